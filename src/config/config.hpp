@@ -1,0 +1,116 @@
+#pragma once
+// The resolved run configuration (schema_version 1; DESIGN.md §5). Parsing and validation live in
+// config/parse.cpp; every field here is already checked and has its default filled in.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/precision.hpp"
+
+namespace gpubench {
+
+/// Current config schema version; configs with another version are rejected (exit 2).
+inline constexpr int kConfigSchemaVersion = 1;
+
+/// A request-length distribution: how many candidates each request (user) holds.
+/// Kinds and params: fixed{length}, uniform{min,max}, lognormal{mean,sigma}, zipf{exponent,max},
+/// empirical{file} (CSV `length,count` or JSON [[length,count],...]; path relative to the config).
+struct RequestSpec {
+  std::string distribution = "fixed";  ///< fixed | uniform | lognormal | zipf | empirical
+  nlohmann::json params = nlohmann::json::object();  ///< distribution parameters (validated)
+  uint64_t seed = 1;                   ///< RNG seed of the lengths (deterministic per seed)
+  std::string base_dir;                ///< folder of the config file: resolves empirical{file}
+};
+
+/// LCE operand shape (DESIGN.md §2): W[M, K_user+K_cand], E_user[U, K_user, N], E_cand[B, K_cand, N].
+struct LceShape {
+  int64_t M = 433;       ///< compressed output embeddings (rows of W)
+  int64_t N = 256;       ///< embedding dimension
+  int64_t K_user = 1178; ///< user embeddings per request
+  int64_t K_cand = 866;  ///< candidate embeddings per candidate
+};
+
+/// One point of the workload sweep: a batch size and a request-length distribution.
+struct WorkloadCase {
+  int64_t batch = 1024;  ///< B: candidates in the batch
+  RequestSpec requests;  ///< candidates per request
+  std::string label;     ///< e.g. "B=1024 fixed(length=70)"
+};
+
+/// The fixed-shape workload; `batch` and `requests` may be lists, giving their cartesian product.
+struct WorkloadSpec {
+  std::string op = "ikbo_lce";       ///< the operation; only ikbo_lce today
+  LceShape shape;                    ///< operand shape
+  std::vector<WorkloadCase> cases;   ///< batch × requests, in config order
+  uint64_t input_seed = 42;          ///< seed of the random operands (never zeros)
+};
+
+/// One step of the ladder, in config order.
+struct VariantSpec {
+  std::string name;                               ///< registry name, e.g. "k_aligned"
+  std::optional<double> min_speedup;              ///< acceptance threshold vs the previous step
+  nlohmann::json options = nlohmann::json::object();  ///< variant options, e.g. time_broadcast
+};
+
+/// Timing method and stopping rule (DESIGN.md §3; defaults follow nvbench's stdrel criterion).
+struct MeasureSpec {
+  std::string mode = "cold";      ///< cold (L2 flushed + inputs rotated) | hot | graph
+  int warmup = 3;                 ///< untimed runs before sampling
+  int min_samples = 10;           ///< stopping rule: at least this many samples
+  int max_samples = 100000;       ///< hard cap on samples
+  double min_time_s = 0.5;        ///< stopping rule: accumulated GPU time [s]
+  double max_rel_stdev = 0.005;   ///< stopping rule: relative stdev of the samples (0.5%)
+  double timeout_s = 15.0;        ///< stop sampling after this wall time [s], saying what was unmet
+  bool l2_flush = true;           ///< cold mode: write a buffer ≥ L2 size before each sample
+  bool rotate_inputs = true;      ///< cold mode: rotate input copies with footprint ≥ 2× L2
+  bool cupti = true;              ///< per-kernel times from CUPTI (falls back to events if taken)
+  double clock_threshold = 0.90;  ///< drop samples whose SM clock < threshold × max SM clock
+};
+
+/// Correctness gate (DESIGN.md §3).
+struct CheckSpec {
+  bool enabled = true;                 ///< run the gate before timing each variant
+  std::optional<double> tolerance;     ///< override of the precision's default rel. error bound
+  std::vector<uint64_t> seeds = {1};   ///< fresh random inputs per seed
+};
+
+/// End-to-end impact from a production profile (DESIGN.md §4, "given" mode).
+struct GivenEndToEnd {
+  double request_ms = 0;  ///< production request latency [ms]
+  double op_ms = 0;       ///< time of the op inside that request [ms] (≤ request_ms)
+};
+
+/// End-to-end settings.
+struct EndToEndSpec {
+  std::optional<GivenEndToEnd> given;  ///< Amdahl from a profile
+  std::optional<double> gpu_hour_usd;  ///< price of one GPU hour [USD] for cost per request
+};
+
+/// Device selection and the datasheet model used for floors when no calibration cache exists.
+struct DeviceSpec {
+  int index = 0;                 ///< CUDA device ordinal
+  std::string model = "h200";    ///< h200 | h100_sxm: datasheet ceilings for `plan` without a GPU
+};
+
+/// The whole resolved config.
+struct Config {
+  int schema_version = kConfigSchemaVersion;
+  std::string name = "ikbo_lce";         ///< report name (file stem)
+  std::string description;               ///< free text
+  DeviceSpec device;
+  Precision precision = Precision::kFp16;
+  bool allow_tf32 = false;               ///< fp32 GEMMs may use TF32 tensor cores
+  WorkloadSpec workload;
+  std::vector<VariantSpec> variants;     ///< the ladder, in order; the first is the baseline
+  MeasureSpec measure;
+  CheckSpec check;
+  EndToEndSpec end_to_end;
+  nlohmann::json resolved;               ///< the config as JSON with defaults filled (for reports)
+  std::string hash;                      ///< sha-like hash of `resolved` (hex), keys compare reports
+};
+
+}  // namespace gpubench

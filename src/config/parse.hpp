@@ -1,0 +1,48 @@
+#pragma once
+// Config parsing and validation. Every problem is collected (not just the first) and reported with
+// its JSON pointer and what was expected: "/workload/requests/params/sigma: must be > 0, got -1".
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.hpp"
+#include "core/errors.hpp"
+
+namespace gpubench {
+
+/// One validation problem: where (RFC 6901 JSON pointer, "" for the document) and what is wrong.
+struct ConfigIssue {
+  std::string pointer;  ///< e.g. "/workload/shape/M"
+  std::string message;  ///< e.g. "must be ≥ 1, got 0"
+};
+
+/// All problems of one config. what() lists them one per line as "pointer: message". Exit 2.
+struct ConfigError : InputError {
+  ConfigError(std::string source, std::vector<ConfigIssue> issues);
+  std::string source;               ///< file path or "<default>"
+  std::vector<ConfigIssue> issues;  ///< never empty
+};
+
+/// What the validator needs to know from the rest of the program (kept out of config/ to keep
+/// the dependency one-way: kernels register names, config only checks them).
+struct ConfigContext {
+  std::vector<std::string> known_variants;  ///< registry names accepted in /variants
+  std::string base_dir = ".";               ///< folder for relative paths (empirical files)
+  std::string source = "<inline>";          ///< named in errors
+};
+
+/// Validates `j` and fills defaults. Throws ConfigError holding every problem found.
+/// Unknown keys are errors with a "did you mean" suggestion.
+Config parse_config(const nlohmann::json& j, const ConfigContext& ctx);
+
+/// Reads and parses a config file (JSON syntax errors name line and column). Throws ConfigError.
+Config load_config(const std::string& path, std::vector<std::string> known_variants);
+
+/// The embedded default (configs/ikbo_lce_default.json: the IKBO reference shape, full ladder).
+Config default_config(std::vector<std::string> known_variants);
+
+/// Closest candidate by edit distance, or "" when none is close (distance > max(2, len/3)).
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace gpubench

@@ -1,0 +1,28 @@
+#pragma once
+// Errors that map to the CLI's exit codes (DESIGN.md §5): 0 ok; 1 regression / failed check;
+// 2 bad input or usage; 3 no usable GPU or a CUDA error.
+#include <stdexcept>
+#include <string>
+
+namespace gpubench {
+
+/// Process exit codes of every verb (DESIGN.md §5).
+enum class ExitCode : int {
+  kOk = 0,           ///< success
+  kFailure = 1,      ///< a regression (compare) or a failed correctness check (run)
+  kBadInput = 2,     ///< bad config, bad arguments, missing file, unknown schema
+  kNoDevice = 3,     ///< no usable GPU, or a CUDA / CUPTI / cuBLAS error
+  kInterrupted = 130 ///< SIGINT (128 + 2); SIGTERM gives 143
+};
+
+/// Bad input or usage: the message names the field (JSON pointer or option) and the fix. Exit 2.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// No usable GPU, or a CUDA-side failure (runtime, driver, cuBLAS, CUPTI). Exit 3.
+struct DeviceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace gpubench

@@ -1,0 +1,174 @@
+#pragma once
+// The in-memory report model: what measure/ records and analysis/ derives; writers only format it.
+// Times are in milliseconds [ms], work in FLOP and bytes, rates in TFLOP/s and GB/s (1e9 B/s).
+// JSON form: report/report_json.cpp (round-trips exactly; schema_version tied to the reader).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpubench {
+
+/// Report schema version; `compare` refuses reports of another version (exit 2).
+inline constexpr int kReportSchemaVersion = 1;
+
+/// Order statistics of a sample set [ms] (analysis/statistics.hpp computes them).
+struct Stats {
+  int64_t count = 0;
+  double min = 0, q1 = 0, median = 0, q3 = 0, max = 0;
+  double mean = 0, stdev = 0;  ///< stdev: sample standard deviation (n − 1)
+  double rel_stdev = 0;        ///< stdev / mean (0 when mean is 0)
+  double iqr = 0;              ///< q3 − q1
+};
+
+/// GPU time of one kernel (or memcpy / memset) name within an op, per sample [ms].
+struct KernelTiming {
+  std::string name;                 ///< demangled kernel name, or "memcpy DtoD", "memset"
+  std::string kind = "kernel";      ///< kernel | memcpy | memset
+  int64_t launches_per_sample = 0;  ///< records of this name in one sample
+  Stats stats;                      ///< over samples of the per-sample summed duration
+  std::vector<double> samples_ms;   ///< raw per-sample durations
+};
+
+/// GPU time of one named op of a variant (e.g. "gemm_cand") per sample [ms].
+struct OpTiming {
+  std::string name;
+  std::string source = "cupti";     ///< cupti: summed activity records | events: CUDA events
+  Stats stats;
+  std::vector<double> samples_ms;
+  std::vector<KernelTiming> kernels;  ///< empty when source is events
+};
+
+/// How sampling went (stopping rule and clock guard; DESIGN.md §3).
+struct SamplingInfo {
+  int64_t warmup = 0;               ///< untimed runs
+  int64_t samples_taken = 0;        ///< timed samples, before the clock guard
+  int64_t samples_dropped_clock = 0;///< dropped: SM clock under the threshold
+  std::string stop_reason;          ///< "criteria met" | "timeout" | "max samples" | "interrupted"
+  std::vector<std::string> unmet;   ///< conditions unmet at stop, e.g. "rel_stdev 0.8% > 0.5%"
+  double gpu_time_s = 0;            ///< accumulated region time [s]
+  double wall_time_s = 0;           ///< wall time spent sampling [s]
+  double mean_sm_clock_mhz = 0;     ///< mean SM clock of the kept samples [MHz]
+  double max_sm_clock_mhz = 0;      ///< the device's maximum SM clock [MHz]
+  int64_t input_sets = 1;           ///< input copies rotated (cold mode)
+  int64_t cupti_dropped_records = 0;///< CUPTI activity records lost (never silently)
+};
+
+/// Result of the correctness gate for one variant.
+struct Correctness {
+  std::string status = "skipped";   ///< pass | fail | skipped
+  std::string reference;            ///< fp32-gpu | fp64-cpu
+  double tolerance = 0;             ///< bound on rel_error
+  double rel_error = 0;             ///< max over seeds of ‖y − ref‖ / ‖ref‖
+  double max_abs_error = 0;         ///< max over seeds of max |y − ref|
+  std::optional<double> rel_error_vs_baseline;  ///< ‖y − y_baseline‖ / ‖y_baseline‖
+  int64_t nonfinite = 0;            ///< NaN/inf elements (unwritten poison shows up here)
+  std::vector<uint64_t> seeds;
+  std::string message;              ///< why it failed, in words
+};
+
+/// Work of one variant on one case (analysis/work.hpp; DESIGN.md §2 formulas).
+struct WorkCounts {
+  double flops = 0;          ///< [FLOP]
+  double bytes_min = 0;      ///< minimum DRAM bytes [B]
+  double intensity = 0;      ///< flops / bytes_min [FLOP/B]
+};
+
+/// Roofline floor of the work on the card (DESIGN.md §2).
+struct Floor {
+  double compute_ms = 0;     ///< flops / gemm rate
+  double memory_ms = 0;      ///< bytes_min / HBM bandwidth
+  double floor_ms = 0;       ///< max of the two
+  std::string bound;         ///< compute | memory
+};
+
+/// End-to-end impact of one step (DESIGN.md §4).
+struct EndToEnd {
+  std::string source;              ///< given | measured
+  double op_ms = 0;                ///< the op's time in the request at this step [ms]
+  double request_ms = 0;           ///< projected request latency at this step [ms]
+  double speedup = 1;              ///< request speedup vs the baseline step
+  double gain = 0;                 ///< 1 − request_ms / baseline request_ms
+  double op_share = 0;             ///< op_ms / request_ms
+  double candidates_per_s = 0;     ///< B / request time
+  double requests_per_s = 0;       ///< U / request time
+  std::optional<double> usd_per_million_requests;  ///< at end_to_end.gpu_hour_usd
+};
+
+/// One ladder step on one case.
+struct VariantResult {
+  std::string name;
+  std::string status = "ok";        ///< ok | failed | skipped
+  std::string error;                ///< why it failed (CUDA error text, correctness, ...)
+  std::vector<std::string> notes;   ///< e.g. "broadcast copy timed", "K padded 1178→1184 (setup)"
+  std::string config_variant;       ///< compiled configuration that ran (tile shape...), if any
+  WorkCounts work;
+  Floor floor;
+  Stats region;                     ///< CUDA-event time of the whole variant [ms]
+  std::vector<double> region_samples_ms;
+  std::vector<double> sm_clock_mhz; ///< per kept sample
+  SamplingInfo sampling;
+  std::vector<OpTiming> ops;
+  Correctness correctness;
+  // Derived by analysis/ (never by measure/):
+  double tflops = 0;                ///< flops / median
+  double gbps = 0;                  ///< bytes_min / median [GB/s]
+  double pct_of_floor = 0;          ///< floor_ms / median × 100
+  std::optional<double> speedup_vs_prev;
+  std::optional<double> speedup_vs_baseline;
+  std::optional<double> min_speedup;
+  std::string acceptance;           ///< ACCEPT | REJECT | "" (no threshold)
+  std::optional<EndToEnd> end_to_end;
+};
+
+/// One workload point (batch × request distribution).
+struct CaseResult {
+  std::string label;                ///< e.g. "B=1024 fixed(length=70)"
+  int64_t batch = 0;
+  nlohmann::json lengths;           ///< workload/ LengthSummary as JSON
+  std::vector<VariantResult> variants;
+};
+
+/// The whole report of one run.
+struct Report {
+  int schema_version = kReportSchemaVersion;
+  std::string tool_version;
+  std::string git_sha;
+  std::string created_at;           ///< ISO 8601 UTC
+  nlohmann::json environment;       ///< GPU, SMs, L2, driver, CUDA, CUPTI, clocks, host
+  nlohmann::json config;            ///< resolved config
+  std::string config_hash;
+  nlohmann::json measurement;       ///< mode, l2 flush, rotation, cupti on/off and why, stopping rule
+  nlohmann::json ceilings;          ///< {gemm_tflops, hbm_gbps, source}
+  std::vector<CaseResult> cases;
+  std::vector<std::string> notes;   ///< run-level notes (CUPTI fallback, busy GPU, ...)
+  bool interrupted = false;         ///< SIGINT/SIGTERM stopped the run early
+  int exit_code = 0;                ///< the run's exit code
+};
+
+void to_json(nlohmann::json& j, const Stats& v);
+void from_json(const nlohmann::json& j, Stats& v);
+void to_json(nlohmann::json& j, const KernelTiming& v);
+void from_json(const nlohmann::json& j, KernelTiming& v);
+void to_json(nlohmann::json& j, const OpTiming& v);
+void from_json(const nlohmann::json& j, OpTiming& v);
+void to_json(nlohmann::json& j, const SamplingInfo& v);
+void from_json(const nlohmann::json& j, SamplingInfo& v);
+void to_json(nlohmann::json& j, const Correctness& v);
+void from_json(const nlohmann::json& j, Correctness& v);
+void to_json(nlohmann::json& j, const WorkCounts& v);
+void from_json(const nlohmann::json& j, WorkCounts& v);
+void to_json(nlohmann::json& j, const Floor& v);
+void from_json(const nlohmann::json& j, Floor& v);
+void to_json(nlohmann::json& j, const EndToEnd& v);
+void from_json(const nlohmann::json& j, EndToEnd& v);
+void to_json(nlohmann::json& j, const VariantResult& v);
+void from_json(const nlohmann::json& j, VariantResult& v);
+void to_json(nlohmann::json& j, const CaseResult& v);
+void from_json(const nlohmann::json& j, CaseResult& v);
+void to_json(nlohmann::json& j, const Report& v);
+void from_json(const nlohmann::json& j, Report& v);
+
+}  // namespace gpubench
