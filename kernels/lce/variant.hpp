@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/work_model.hpp"
 #include "core/precision.hpp"
 
 namespace gpubench::lce {
@@ -55,19 +56,15 @@ class Variant {
   virtual std::string configuration() const { return {}; }
 };
 
-/// How a variant's work is counted (analysis/work.hpp, DESIGN.md §2).
-enum class WorkModel {
-  kBroadcast,   ///< baseline: 2·M·N·(K_user+K_cand)·B FLOP; bytes include the broadcast copy
-  kDecomposed,  ///< decomposed and later: 2·M·N·(K_user·U + K_cand·B) FLOP, minimum bytes
-};
-
 /// Registry entry of a variant.
 struct VariantInfo {
   std::string name;                        ///< config name, e.g. "k_aligned"
   std::string description;                 ///< one line for `gpubench list`
   int ladder_step = 100;                   ///< position in the IKBO ladder (sorting `list`), 0 = baseline
-  WorkModel work_model = WorkModel::kDecomposed;
   std::vector<std::string> options;        ///< accepted keys of the variant's `options` object
+  /// Work model for the given options (baseline: kBroadcastUntimed when time_broadcast is false);
+  /// unset means WorkModel::kDecomposed.
+  std::function<WorkModel(const nlohmann::json& options)> work_model_for;
   std::vector<Precision> precisions;       ///< precisions it supports
   bool test_only = false;                  ///< registered only in test binaries (not listed)
   /// Creates an unbound instance from validated options. Throws InputError on bad options.

@@ -1,15 +1,58 @@
 #include "cli/app.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "cli/verb.hpp"
+#include "core/errors.hpp"
 #include "gpubench/build_info.hpp"
 
 namespace gpubench::cli {
+namespace {
+std::vector<VerbInfo>& verb_storage() {
+  static std::vector<VerbInfo> verbs;
+  return verbs;
+}
+}  // namespace
+
+void register_verb(VerbInfo info) {
+  auto& v = verb_storage();
+  v.push_back(std::move(info));
+  std::stable_sort(v.begin(), v.end(), [](const VerbInfo& a, const VerbInfo& b) { return a.order < b.order; });
+}
+
+const std::vector<VerbInfo>& registered_verbs() { return verb_storage(); }
+
 int run_app(int argc, char** argv) {
   CLI::App app{"gpubench: where GPU kernel time goes, and what an optimization is worth end to end"};
-  app.set_version_flag("--version", fmt::format("gpubench {} ({})", build_info::kVersion, build_info::kGitSha));
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+  app.set_version_flag("--version", fmt::format("gpubench {} (git {})", build_info::kVersion, build_info::kGitSha));
+  app.require_subcommand(1);
+  std::map<CLI::App*, VerbAction> actions;
+  for (const auto& verb : registered_verbs()) {
+    CLI::App* sub = app.add_subcommand(verb.name, verb.description);
+    actions[sub] = verb.setup(*sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help / version / the parse error
+    return rc == 0 ? 0 : static_cast<int>(ExitCode::kBadInput);
+  }
+  try {
+    for (CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
+    return static_cast<int>(ExitCode::kBadInput);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "gpubench: error: %s\n", e.what());
+    return static_cast<int>(ExitCode::kBadInput);
+  } catch (const DeviceError& e) {
+    std::fprintf(stderr, "gpubench: GPU error: %s\n", e.what());
+    return static_cast<int>(ExitCode::kNoDevice);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpubench: internal error: %s\n", e.what());
+    return static_cast<int>(ExitCode::kNoDevice);
+  }
 }
 }  // namespace gpubench::cli

@@ -1,6 +1,7 @@
 #pragma once
 // Config parsing and validation. Every problem is collected (not just the first) and reported with
 // its JSON pointer and what was expected: "/workload/requests/params/sigma: must be > 0, got -1".
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct ConfigError : InputError {
 /// the dependency one-way: kernels register names, config only checks them).
 struct ConfigContext {
   std::vector<std::string> known_variants;  ///< registry names accepted in /variants
+  /// Accepted keys of /variants/i/options per variant name (missing name: no options accepted).
+  std::map<std::string, std::vector<std::string>> variant_options;
   std::string base_dir = ".";               ///< folder for relative paths (empirical files)
   std::string source = "<inline>";          ///< named in errors
 };
@@ -37,10 +40,11 @@ struct ConfigContext {
 Config parse_config(const nlohmann::json& j, const ConfigContext& ctx);
 
 /// Reads and parses a config file (JSON syntax errors name line and column). Throws ConfigError.
-Config load_config(const std::string& path, std::vector<std::string> known_variants);
+/// ctx.base_dir and ctx.source are set from `path`.
+Config load_config(const std::string& path, ConfigContext ctx);
 
 /// The embedded default (configs/ikbo_lce_default.json: the IKBO reference shape, full ladder).
-Config default_config(std::vector<std::string> known_variants);
+Config default_config(ConfigContext ctx);
 
 /// Closest candidate by edit distance, or "" when none is close (distance > max(2, len/3)).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
