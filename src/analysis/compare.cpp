@@ -1,0 +1,345 @@
+#include "analysis/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <stdexcept>
+
+#include "analysis/statistics.hpp"
+#include "core/errors.hpp"
+#include "report/report_io.hpp"
+
+namespace gpubench {
+namespace {
+
+// Median of a scratch buffer, reordering it (nth_element: O(n)).
+double median_inplace(std::vector<double>& v) {
+  const size_t n = v.size();
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(n / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  const double upper = *mid;
+  if (n % 2 == 1) return upper;
+  const double lower = *std::max_element(v.begin(), mid);  // largest of the lower half
+  return 0.5 * (lower + upper);
+}
+
+EntrySide side_of(const std::vector<double>& samples, const VariantResult& v, bool region) {
+  EntrySide s;
+  s.n = static_cast<int64_t>(samples.size());
+  s.median_ms = samples.empty() ? 0 : median_of(samples);
+  s.rel_stdev = relative_stdev(samples);
+  s.status = v.status;
+  if (region) s.correctness = v.correctness.status;
+  return s;
+}
+
+std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
+
+// Fills verdict, ci and note of an entry from its samples (no status / correctness rules here).
+void judge_timing(CompareEntry& e, const std::vector<double>& old_ms, const std::vector<double>& new_ms,
+                  const CompareOptions& o) {
+  if (e.old_side.n < o.min_samples || e.new_side.n < o.min_samples) {
+    e.verdict = Verdict::kUnsure;
+    e.note = fmt::format("too few samples (old {}, new {}; need ≥ {}): raise measure.min_samples", e.old_side.n,
+                         e.new_side.n, o.min_samples);
+    return;
+  }
+  if (!(e.old_side.median_ms > 0) || !(e.new_side.median_ms > 0)) {
+    e.verdict = Verdict::kUnsure;
+    e.note = "median time is 0 ms: nothing to compare";
+    return;
+  }
+  e.ci = bootstrap_median_ratio(old_ms, new_ms, o.confidence, o.resamples, o.seed);
+  e.verdict = classify_interval(*e.ci, o.threshold);
+  e.regression = e.verdict == Verdict::kSlower;
+  if (e.verdict == Verdict::kUnsure) {
+    e.note = fmt::format(
+        "too noisy to decide: interval [{:.3f}, {:.3f}] crosses the ±{} band (rel. stdev old {}, new {}); "
+        "take more samples (measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
+        e.ci->low, e.ci->high, pct(o.threshold), pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev));
+  }
+}
+
+// Region entry of a matched variant: the status and correctness rules first, then timing.
+CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const VariantResult& nv, const CompareOptions& o) {
+  e.old_side = side_of(ov.region_samples_ms, ov, true);
+  e.new_side = side_of(nv.region_samples_ms, nv, true);
+  const bool both_ok = ov.status == "ok" && nv.status == "ok";
+  if (both_ok) judge_timing(e, ov.region_samples_ms, nv.region_samples_ms, o);
+  if (ov.status == "ok" && nv.status == "failed") {
+    e.verdict = Verdict::kFailed;
+    e.regression = true;
+    e.note = "variant failed in NEW (was ok)" + (nv.error.empty() ? std::string() : ": " + nv.error);
+  } else if (ov.correctness.status == "pass" && nv.correctness.status == "fail") {
+    e.verdict = Verdict::kFailed;
+    e.regression = true;
+    e.note = fmt::format("correctness pass → fail: rel. error {:.3g} > tolerance {:.3g}{}", nv.correctness.rel_error,
+                         nv.correctness.tolerance,
+                         nv.correctness.message.empty() ? "" : " (" + nv.correctness.message + ")");
+  } else if (!both_ok) {
+    e.verdict = Verdict::kUnsure;
+    e.note = fmt::format("variant status old {}, new {}: no timing to compare", ov.status, nv.status);
+  }
+  return e;
+}
+
+// Where reports may keep the GPU model and driver (tolerant: the environment block is free-form).
+std::optional<std::string> env_value(const nlohmann::json& env, std::initializer_list<const char*> pointers) {
+  for (const char* p : pointers) {
+    const nlohmann::json::json_pointer ptr(p);
+    if (!env.is_object() || !env.contains(ptr)) continue;
+    const auto& v = env.at(ptr);
+    if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
+    if (v.is_number()) return v.dump();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> gpu_model(const Report& r) {
+  return env_value(r.environment, {"/gpu/name", "/gpu_name", "/device/name", "/gpu", "/devices/0/name"});
+}
+std::optional<std::string> driver_version(const Report& r) {
+  return env_value(r.environment,
+                   {"/driver", "/driver_version", "/gpu/driver", "/gpu/driver_version", "/cuda/driver", "/versions/driver"});
+}
+
+std::string short_hash(const std::string& h) { return h.substr(0, 8); }
+
+std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// Environment and config differences of one report pair; missing values become notes.
+void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
+                std::vector<std::string>& notes) {
+  auto check = [&](const char* what, const std::optional<std::string>& x, const std::optional<std::string>& y) {
+    if (x && y) {
+      if (*x != *y) out.push_back({what, *x, *y, a.path, b.path});
+    } else if (x || y) {
+      notes.push_back(fmt::format("{} not recorded in {}: not checked", what, x ? b.path : a.path));
+    }
+  };
+  check("GPU model", gpu_model(a.report), gpu_model(b.report));
+  check("driver", driver_version(a.report), driver_version(b.report));
+  if (a.report.config_hash != b.report.config_hash) {
+    out.push_back({"config hash", a.report.config_hash, b.report.config_hash, a.path, b.path});
+  }
+}
+
+// Matched entries and unmatched items of one report pair.
+void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOptions& o, CompareResult& res) {
+  const std::string hash = a.report.config_hash;
+  const std::string name = a.report.config.is_object() && a.report.config.contains("name") &&
+                                   a.report.config["name"].is_string()
+                               ? a.report.config["name"].get<std::string>()
+                               : file_name(a.path);
+  auto key = [&](const std::string& c, const std::string& v, const std::string& op) {
+    std::string k = short_hash(hash) + " / " + c;
+    if (!v.empty()) k += " / " + v;
+    if (!op.empty()) k += " / " + op;
+    return k;
+  };
+  auto find_by_name = [](const auto& items, const std::string& wanted, auto field) {
+    return std::find_if(items.begin(), items.end(), [&](const auto& x) { return x.*field == wanted; });
+  };
+  for (const CaseResult& oc : a.report.cases) {
+    const auto nc = find_by_name(b.report.cases, oc.label, &CaseResult::label);
+    if (nc == b.report.cases.end()) {
+      res.unmatched.push_back({"old", key(oc.label, "", ""), a.path});
+      continue;
+    }
+    for (const VariantResult& ov : oc.variants) {
+      const auto nv = find_by_name(nc->variants, ov.name, &VariantResult::name);
+      if (nv == nc->variants.end()) {
+        res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path});
+        continue;
+      }
+      CompareEntry base;
+      base.config_hash = hash;
+      base.config_name = name;
+      base.case_label = oc.label;
+      base.variant = ov.name;
+      res.entries.push_back(judge_region(base, ov, *nv, o));
+      if (ov.status != "ok" || nv->status != "ok") continue;  // the region entry says why
+      for (const OpTiming& oop : ov.ops) {
+        const auto nop = find_by_name(nv->ops, oop.name, &OpTiming::name);
+        if (nop == nv->ops.end()) {
+          res.unmatched.push_back({"old", key(oc.label, ov.name, oop.name), a.path});
+          continue;
+        }
+        CompareEntry e = base;
+        e.op = oop.name;
+        e.old_side = side_of(oop.samples_ms, ov, false);
+        e.new_side = side_of(nop->samples_ms, *nv, false);
+        judge_timing(e, oop.samples_ms, nop->samples_ms, o);
+        res.entries.push_back(std::move(e));
+      }
+      for (const OpTiming& nop : nv->ops) {
+        if (find_by_name(ov.ops, nop.name, &OpTiming::name) == ov.ops.end())
+          res.unmatched.push_back({"new", key(oc.label, ov.name, nop.name), b.path});
+      }
+    }
+    for (const VariantResult& nv : nc->variants) {
+      if (find_by_name(oc.variants, nv.name, &VariantResult::name) == oc.variants.end())
+        res.unmatched.push_back({"new", key(oc.label, nv.name, ""), b.path});
+    }
+  }
+  for (const CaseResult& nc : b.report.cases) {
+    if (find_by_name(a.report.cases, nc.label, &CaseResult::label) == a.report.cases.end())
+      res.unmatched.push_back({"new", key(nc.label, "", ""), b.path});
+  }
+}
+
+LoadedReport load_one(const std::string& path) { return {path, load_report(path)}; }
+
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kFaster: return "FASTER";
+    case Verdict::kSlower: return "SLOWER";
+    case Verdict::kSame: return "SAME";
+    case Verdict::kUnsure: return "UNSURE";
+    case Verdict::kFailed: return "FAILED";
+  }
+  return "UNSURE";
+}
+
+double median_of(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("median of an empty sample");
+  return median_inplace(values);
+}
+
+RatioInterval bootstrap_median_ratio(const std::vector<double>& old_ms, const std::vector<double>& new_ms,
+                                     double confidence, int resamples, uint64_t seed) {
+  if (old_ms.empty() || new_ms.empty()) throw std::invalid_argument("bootstrap: empty sample");
+  if (!(confidence > 0 && confidence < 1)) throw std::invalid_argument("bootstrap: confidence must be in (0, 1)");
+  if (resamples < 1) throw std::invalid_argument("bootstrap: resamples must be ≥ 1");
+  RatioInterval out;
+  const double m_old = median_of(old_ms);
+  const double m_new = median_of(new_ms);
+  if (!(m_old > 0) || !(m_new > 0)) throw std::invalid_argument("bootstrap: medians must be > 0");
+  out.ratio = m_new / m_old;
+
+  // Resample indices as draw mod n: its bias (≤ n / 2^64) is negligible and, unlike
+  // std::uniform_int_distribution, it gives the same draws with every standard library.
+  std::mt19937_64 rng(seed);
+  std::vector<double> a(old_ms.size()), b(new_ms.size()), ratios(static_cast<size_t>(resamples));
+  for (double& r : ratios) {
+    for (double& x : a) x = old_ms[rng() % old_ms.size()];
+    for (double& x : b) x = new_ms[rng() % new_ms.size()];
+    const double ma = median_inplace(a);
+    r = ma > 0 ? median_inplace(b) / ma : HUGE_VAL;
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double alpha = 1 - confidence;
+  out.low = quantile_sorted(ratios, alpha / 2);
+  out.high = quantile_sorted(ratios, 1 - alpha / 2);
+  return out;
+}
+
+Verdict classify_interval(const RatioInterval& ci, double threshold) {
+  if (ci.low > 1 + threshold) return Verdict::kSlower;
+  if (ci.high < 1 - threshold) return Verdict::kFaster;
+  if (ci.low >= 1 - threshold && ci.high <= 1 + threshold) return Verdict::kSame;
+  return Verdict::kUnsure;
+}
+
+int64_t CompareResult::count(Verdict v) const {
+  return std::count_if(entries.begin(), entries.end(), [v](const CompareEntry& e) { return e.verdict == v; });
+}
+
+int64_t CompareResult::regressions() const {
+  return std::count_if(entries.begin(), entries.end(), [](const CompareEntry& e) { return e.regression; });
+}
+
+int CompareResult::exit_code() const {
+  return regressions() > 0 ? static_cast<int>(ExitCode::kFailure) : static_cast<int>(ExitCode::kOk);
+}
+
+std::vector<LoadedReport> load_reports(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(path + ": no such file or folder");
+  if (!fs::is_directory(path, ec)) return {load_one(path)};
+  std::vector<std::string> files;
+  for (const auto& de : fs::directory_iterator(path, ec)) {
+    if (de.is_regular_file() && de.path().extension() == ".json") files.push_back(de.path().string());
+  }
+  if (ec) throw InputError(path + ": cannot list the folder (" + ec.message() + ")");
+  if (files.empty()) throw InputError(path + ": folder holds no *.json reports");
+  std::sort(files.begin(), files.end());
+  std::vector<LoadedReport> out;
+  for (const auto& f : files) out.push_back(load_one(f));
+  return out;
+}
+
+CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
+                              const std::vector<LoadedReport>& new_reports, const CompareOptions& options) {
+  if (!(options.threshold >= 0 && options.threshold < 1))
+    throw InputError(fmt::format("--threshold: {} is outside [0, 1)", options.threshold));
+  if (!(options.confidence > 0 && options.confidence < 1))
+    throw InputError(fmt::format("--confidence: {} is outside (0, 1)", options.confidence));
+  if (options.resamples < 100) throw InputError("--resamples: need at least 100 bootstrap resamples");
+  CompareResult res;
+  res.options = options;
+
+  // Pair reports: same config hash, then same file name, then the single leftovers.
+  std::vector<std::pair<size_t, size_t>> pairs;
+  std::vector<bool> old_used(old_reports.size()), new_used(new_reports.size());
+  auto pair_by = [&](auto same) {
+    for (size_t i = 0; i < old_reports.size(); ++i) {
+      for (size_t k = 0; k < new_reports.size() && !old_used[i]; ++k) {
+        if (new_used[k] || !same(old_reports[i], new_reports[k])) continue;
+        old_used[i] = new_used[k] = true;
+        pairs.emplace_back(i, k);
+      }
+    }
+  };
+  pair_by([](const LoadedReport& x, const LoadedReport& y) {
+    return !x.report.config_hash.empty() && x.report.config_hash == y.report.config_hash;
+  });
+  pair_by([](const LoadedReport& x, const LoadedReport& y) { return file_name(x.path) == file_name(y.path); });
+  if (std::count(old_used.begin(), old_used.end(), false) == 1 &&
+      std::count(new_used.begin(), new_used.end(), false) == 1) {
+    pair_by([](const LoadedReport&, const LoadedReport&) { return true; });
+  }
+  std::sort(pairs.begin(), pairs.end());
+  for (size_t i = 0; i < old_reports.size(); ++i)
+    if (!old_used[i]) res.unmatched.push_back({"old", "report " + old_reports[i].path, old_reports[i].path});
+  for (size_t k = 0; k < new_reports.size(); ++k)
+    if (!new_used[k]) res.unmatched.push_back({"new", "report " + new_reports[k].path, new_reports[k].path});
+
+  for (const auto& [i, k] : pairs) check_pair(old_reports[i], new_reports[k], res.mismatches, res.notes);
+  if (!res.mismatches.empty() && !options.allow_mismatch) {
+    std::string msg = "the reports are not comparable:";
+    for (const Mismatch& m : res.mismatches) {
+      msg += fmt::format("\n  {}: '{}' ({}) vs '{}' ({})", m.what, m.old_value, m.old_file, m.new_value, m.new_file);
+    }
+    msg += "\ncompare runs of the same config on the same GPU model and driver, or pass --allow-mismatch";
+    throw InputError(msg);
+  }
+  for (const auto& [i, k] : pairs) compare_pair(old_reports[i], new_reports[k], options, res);
+  res.report_pairs = static_cast<int64_t>(pairs.size());
+
+  double log_sum = 0;
+  for (const CompareEntry& e : res.entries) {
+    if (!e.op.empty() || !e.ci) continue;
+    log_sum += std::log(e.ci->ratio);
+    ++res.geomean_count;
+  }
+  if (res.geomean_count > 0) res.geomean_ratio = std::exp(log_sum / static_cast<double>(res.geomean_count));
+  return res;
+}
+
+CompareResult compare_paths(const std::string& old_path, const std::string& new_path, const CompareOptions& options) {
+  const auto old_reports = load_reports(old_path);
+  const auto new_reports = load_reports(new_path);
+  CompareResult res = compare_reports(old_reports, new_reports, options);
+  res.old_path = old_path;
+  res.new_path = new_path;
+  return res;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,140 @@
+#pragma once
+// `gpubench compare OLD NEW`: the CI regression gate (DESIGN.md §5). Pure functions over the report
+// model; renderers live in report/compare_render.hpp, the verb in cli/verb_compare.cpp.
+//
+// Method. Each entry (config hash / case label / variant / op; op "" is the variant's region) is judged
+// from its raw samples [ms]: the ratio r = median(new) / median(old) and a bootstrap percentile
+// confidence interval of r (Efron & Tibshirani, "An Introduction to the Bootstrap", 1993, ch. 13:
+// resample each side with replacement B times, take the α/2 and 1 − α/2 quantiles of the B ratios).
+// With threshold t the verdict is an equivalence test on that interval:
+//   whole interval > 1 + t → SLOWER (a regression);  whole interval < 1 − t → FASTER;
+//   whole interval inside [1 − t, 1 + t] → SAME;       anything else → UNSURE (never a regression).
+// Repeat runs of identical code give an interval around 1 narrower than ±t, hence SAME; noisy runs
+// give a wide interval, hence UNSURE with a hint, not a false alarm. Correctness pass → fail, or a
+// variant status ok → failed, is a regression (FAILED) whatever the timing.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace gpubench {
+
+/// Knobs of the comparison; defaults are the CLI defaults.
+struct CompareOptions {
+  double threshold = 0.03;    ///< equivalence band ±t on the median ratio (0.03 = 3%)
+  double confidence = 0.95;   ///< two-sided confidence level of the bootstrap interval, in (0, 1)
+  int resamples = 2000;       ///< bootstrap resamples B per entry
+  uint64_t seed = 0x6770756265ULL;  ///< fixed RNG seed: the same inputs always give the same output
+  int64_t min_samples = 5;    ///< fewer samples on a side → UNSURE ("too few samples")
+  bool allow_mismatch = false;///< compare across GPU model / driver / config differences (marked)
+};
+
+/// Verdict of one entry. Only kSlower and kFailed are regressions.
+enum class Verdict { kFaster, kSlower, kSame, kUnsure, kFailed };
+
+/// Upper-case name of a verdict: FASTER | SLOWER | SAME | UNSURE | FAILED.
+const char* verdict_name(Verdict v);
+
+/// Median of a sample (mean of the two middle values for even sizes). Throws std::invalid_argument
+/// when empty.
+double median_of(std::vector<double> values);
+
+/// A point estimate and its confidence interval.
+struct RatioInterval {
+  double ratio = 1;  ///< median(new) / median(old)
+  double low = 1;    ///< lower bound of the interval
+  double high = 1;   ///< upper bound of the interval
+};
+
+/// Bootstrap percentile interval of median(new) / median(old) (Efron & Tibshirani 1993, ch. 13).
+/// Deterministic for a given seed (mt19937_64, index = draw mod n). Both sides must be non-empty with
+/// positive medians, otherwise std::invalid_argument. Cost: O(resamples · (n_old + n_new)).
+RatioInterval bootstrap_median_ratio(const std::vector<double>& old_ms, const std::vector<double>& new_ms,
+                                     double confidence, int resamples, uint64_t seed);
+
+/// Verdict of an interval against the band [1 − threshold, 1 + threshold] (see the file comment).
+Verdict classify_interval(const RatioInterval& ci, double threshold);
+
+/// One side (old or new) of an entry.
+struct EntrySide {
+  int64_t n = 0;           ///< samples
+  double median_ms = 0;    ///< median of the samples [ms] (0 when none)
+  double rel_stdev = 0;    ///< stdev / mean of the samples (0 when fewer than 2)
+  std::string status;      ///< variant status: ok | failed | skipped
+  std::string correctness; ///< pass | fail | skipped (region entries only)
+};
+
+/// One matched entry: config hash / case / variant / op.
+struct CompareEntry {
+  std::string config_hash;  ///< of the OLD report (the NEW one differs only under --allow-mismatch)
+  std::string config_name;  ///< config `name`, for display
+  std::string case_label;
+  std::string variant;
+  std::string op;           ///< "" for the variant's region (the whole variant)
+  EntrySide old_side, new_side;
+  Verdict verdict = Verdict::kUnsure;
+  std::optional<RatioInterval> ci;  ///< absent when undecidable from the data (too few samples...)
+  bool regression = false;  ///< true for SLOWER and FAILED
+  std::string note;         ///< why UNSURE / FAILED and what to do, or "" when clear
+};
+
+/// An entry or report present on one side only (listed, never a regression).
+struct UnmatchedItem {
+  std::string side;   ///< "old" (removed in NEW) | "new" (added in NEW)
+  std::string key;    ///< e.g. "ab12cd34 / B=1024 fixed(length=70) / fused / gemm_cand", or a file
+  std::string file;   ///< report file it came from
+};
+
+/// An environment or config difference between paired reports.
+struct Mismatch {
+  std::string what;       ///< "GPU model" | "driver" | "config hash"
+  std::string old_value, new_value;
+  std::string old_file, new_file;
+};
+
+/// A report file loaded for comparison.
+struct LoadedReport {
+  std::string path;  ///< as given (or folder/file for folder mode)
+  Report report;
+};
+
+/// The outcome of a comparison; renderers only format it.
+struct CompareResult {
+  CompareOptions options;
+  std::string old_path, new_path;          ///< as given on the command line
+  std::vector<CompareEntry> entries;       ///< matched entries, in OLD report order
+  std::vector<UnmatchedItem> unmatched;
+  std::vector<Mismatch> mismatches;        ///< non-empty only with allow_mismatch
+  std::vector<std::string> notes;          ///< e.g. "GPU model not recorded in OLD: not checked"
+  int64_t report_pairs = 0;                ///< report files paired
+  /// Geometric mean of region ratios (op ""), over entries with an interval; absent when none.
+  std::optional<double> geomean_ratio;
+  int64_t geomean_count = 0;               ///< entries in the geometric mean
+
+  /// Entries with a given verdict.
+  int64_t count(Verdict v) const;
+  /// Entries that are regressions (SLOWER + FAILED).
+  int64_t regressions() const;
+  /// 0 when no regression, 1 otherwise (DESIGN.md §5).
+  int exit_code() const;
+};
+
+/// Loads one report file, or every *.json report in a folder (non-recursive, sorted by name).
+/// Throws InputError naming the file when it is missing, not JSON, not a report, or of a
+/// schema_version other than kReportSchemaVersion; an empty folder is an InputError too.
+std::vector<LoadedReport> load_reports(const std::string& path);
+
+/// Compares two sets of reports. Reports pair by config hash, then (leftovers) by file name, then one
+/// to one when each side holds a single report. A pair that differs in GPU model, driver or config
+/// hash throws InputError naming each difference, unless options.allow_mismatch (then listed in
+/// `mismatches`). Within a pair entries match by case label / variant / op.
+CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
+                              const std::vector<LoadedReport>& new_reports, const CompareOptions& options);
+
+/// load_reports on both paths, then compare_reports (records the paths in the result).
+CompareResult compare_paths(const std::string& old_path, const std::string& new_path,
+                            const CompareOptions& options);
+
+}  // namespace gpubench

@@ -1,0 +1,239 @@
+#include "report/compare_render.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+#include "core/errors.hpp"
+
+namespace gpubench {
+namespace {
+
+std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
+
+std::string signed_pct(double ratio) { return fmt::format("{:+.1f}%", 100.0 * (ratio - 1)); }
+
+std::string op_label(const CompareEntry& e) { return e.op.empty() ? "(region)" : e.op; }
+
+bool multi_config(const CompareResult& r) {
+  return std::any_of(r.entries.begin(), r.entries.end(),
+                     [&](const CompareEntry& e) { return e.config_hash != r.entries.front().config_hash; });
+}
+
+// The cells of one table row, shared by the text and Markdown tables.
+std::vector<std::string> row_cells(const CompareEntry& e, bool with_config) {
+  std::vector<std::string> c;
+  if (with_config) c.push_back(e.config_name + " " + e.config_hash.substr(0, 8));
+  c.push_back(e.case_label);
+  c.push_back(e.variant);
+  c.push_back(op_label(e));
+  c.push_back(e.old_side.n > 0 ? fmt::format("{:.4f}", e.old_side.median_ms) : "-");
+  c.push_back(e.new_side.n > 0 ? fmt::format("{:.4f}", e.new_side.median_ms) : "-");
+  c.push_back(fmt::format("{}/{}", e.old_side.n, e.new_side.n));
+  c.push_back(e.ci ? fmt::format("{:.3f}", e.ci->ratio) : "-");
+  c.push_back(e.ci ? signed_pct(e.ci->ratio) : "-");
+  c.push_back(e.ci ? fmt::format("[{:.3f}, {:.3f}]", e.ci->low, e.ci->high) : "-");
+  c.push_back(verdict_name(e.verdict));
+  c.push_back(e.note);
+  return c;
+}
+
+std::vector<std::string> header_cells(bool with_config, int conf_pct) {
+  std::vector<std::string> h;
+  if (with_config) h.push_back("config");
+  for (const char* s : {"case", "variant", "op", "old median [ms]", "new median [ms]", "n old/new", "ratio",
+                        "change"})
+    h.push_back(s);
+  h.push_back(fmt::format("{}% CI of ratio", conf_pct));
+  h.push_back("verdict");
+  h.push_back("note");
+  return h;
+}
+
+int confidence_pct(const CompareResult& r) { return static_cast<int>(r.options.confidence * 100 + 0.5); }
+
+std::string mismatch_line(const CompareResult& r) {
+  std::string s = "MISMATCH ALLOWED:";
+  for (size_t i = 0; i < r.mismatches.size(); ++i) {
+    const Mismatch& m = r.mismatches[i];
+    s += fmt::format("{} {} '{}' (old) vs '{}' (new)", i ? ";" : "", m.what, m.old_value, m.new_value);
+  }
+  return s + " — timings may differ for reasons other than the code";
+}
+
+std::string geomean_line(const CompareResult& r) {
+  if (!r.geomean_ratio) return "Geometric mean of region ratios (new/old): n/a (no variant with comparable timing)";
+  return fmt::format("Geometric mean of region ratios (new/old): {:.3f} ({}) over {} variant{}", *r.geomean_ratio,
+                     signed_pct(*r.geomean_ratio), r.geomean_count, r.geomean_count == 1 ? "" : "s");
+}
+
+std::string method_line(const CompareResult& r) {
+  return fmt::format(
+      "Method: ratio of medians new/old with a {}% bootstrap percentile interval (Efron & Tibshirani 1993; "
+      "{} resamples, fixed seed); SLOWER/FASTER only when the whole interval lies beyond ±{}, SAME when it "
+      "lies inside; correctness pass → fail is FAILED whatever the timing.",
+      confidence_pct(r), r.options.resamples, pct(r.options.threshold));
+}
+
+std::string md_escape(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '|') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& compare_formats() {
+  static const std::vector<std::string> formats = {"text", "md", "json"};
+  return formats;
+}
+
+std::string compare_summary_line(const CompareResult& r) {
+  const int64_t reg = r.regressions();
+  const int64_t n = static_cast<int64_t>(r.entries.size());
+  std::string head = reg > 0 ? fmt::format("REGRESSION: {} of {} entries regressed ({} slower, {} failed)", reg, n,
+                                           r.count(Verdict::kSlower), r.count(Verdict::kFailed))
+                             : fmt::format("OK: no regression in {} entries", n);
+  return fmt::format("gpubench compare: {}; {} faster, {} same, {} unsure; {} unmatched (threshold ±{}, {}% CI)",
+                     head, r.count(Verdict::kFaster), r.count(Verdict::kSame), r.count(Verdict::kUnsure),
+                     r.unmatched.size(), pct(r.options.threshold), confidence_pct(r));
+}
+
+std::string render_compare_text(const CompareResult& r) {
+  std::string out = compare_summary_line(r) + "\n";
+  if (!r.old_path.empty()) out += fmt::format("old: {}\nnew: {}\n", r.old_path, r.new_path);
+  if (!r.mismatches.empty()) out += mismatch_line(r) + "\n";
+  out += "\n";
+  const bool with_config = multi_config(r);
+  std::vector<std::vector<std::string>> rows = {header_cells(with_config, confidence_pct(r))};
+  for (const CompareEntry& e : r.entries) rows.push_back(row_cells(e, with_config));
+  std::vector<size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i + 1 < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i + 1 == row.size()) {
+        line += row[i];  // the note: last, unpadded
+      } else {
+        line += fmt::format("{:<{}}  ", row[i], width[i]);
+      }
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  out += "\n" + geomean_line(r) + "\n";
+  if (!r.unmatched.empty()) {
+    out += "Unmatched (listed, not judged):\n";
+    for (const UnmatchedItem& u : r.unmatched)
+      out += fmt::format("  {} {}\n", u.side == "old" ? "only in OLD:" : "only in NEW:", u.key);
+  }
+  for (const std::string& n : r.notes) out += "note: " + n + "\n";
+  out += method_line(r) + "\n";
+  return out;
+}
+
+std::string render_compare_markdown(const CompareResult& r) {
+  std::string out = "**" + compare_summary_line(r) + "**\n\n";
+  if (!r.mismatches.empty()) out += "> **" + mismatch_line(r) + "**\n\n";
+  const bool with_config = multi_config(r);
+  const auto header = header_cells(with_config, confidence_pct(r));
+  out += "|";
+  for (const auto& h : header) out += " " + md_escape(h) + " |";
+  out += "\n|";
+  for (size_t i = 0; i < header.size(); ++i) {
+    // Numeric columns right-aligned: medians, n, ratio, change.
+    const size_t first_num = with_config ? 4 : 3;
+    out += (i >= first_num && i < first_num + 5) ? "---:|" : "---|";
+  }
+  out += "\n";
+  for (const CompareEntry& e : r.entries) {
+    auto cells = row_cells(e, with_config);
+    cells[cells.size() - 2] = "**" + cells[cells.size() - 2] + "**";  // verdict
+    out += "|";
+    for (const auto& c : cells) out += " " + md_escape(c) + " |";
+    out += "\n";
+  }
+  out += "\n" + geomean_line(r) + "\n";
+  if (!r.unmatched.empty()) {
+    out += fmt::format("\n<details><summary>Unmatched entries ({}), listed, not judged</summary>\n\n",
+                       r.unmatched.size());
+    for (const UnmatchedItem& u : r.unmatched)
+      out += fmt::format("- {} `{}`\n", u.side == "old" ? "only in OLD:" : "only in NEW:", u.key);
+    out += "\n</details>\n";
+  }
+  if (!r.notes.empty()) {
+    out += "\n";
+    for (const std::string& n : r.notes) out += "- note: " + md_escape(n) + "\n";
+  }
+  out += "\n<sub>" + method_line(r) + "</sub>\n";
+  return out;
+}
+
+nlohmann::json compare_to_json(const CompareResult& r) {
+  using nlohmann::json;
+  json entries = json::array();
+  for (const CompareEntry& e : r.entries) {
+    auto side = [](const EntrySide& s) {
+      json j = {{"n", s.n}, {"median_ms", s.median_ms}, {"rel_stdev", s.rel_stdev}, {"status", s.status}};
+      if (!s.correctness.empty()) j["correctness"] = s.correctness;
+      return j;
+    };
+    json j = {{"config_hash", e.config_hash}, {"config_name", e.config_name}, {"case", e.case_label},
+              {"variant", e.variant}, {"op", e.op}, {"verdict", verdict_name(e.verdict)},
+              {"regression", e.regression}, {"old", side(e.old_side)}, {"new", side(e.new_side)},
+              {"note", e.note}};
+    if (e.ci) {
+      j["ratio"] = e.ci->ratio;
+      j["ci_low"] = e.ci->low;
+      j["ci_high"] = e.ci->high;
+    } else {
+      j["ratio"] = nullptr;
+      j["ci_low"] = nullptr;
+      j["ci_high"] = nullptr;
+    }
+    entries.push_back(std::move(j));
+  }
+  json unmatched = json::array();
+  for (const UnmatchedItem& u : r.unmatched) unmatched.push_back({{"side", u.side}, {"key", u.key}, {"file", u.file}});
+  json mismatches = json::array();
+  for (const Mismatch& m : r.mismatches)
+    mismatches.push_back({{"what", m.what}, {"old", m.old_value}, {"new", m.new_value}, {"old_file", m.old_file},
+                          {"new_file", m.new_file}});
+  const auto& o = r.options;
+  return {
+      {"kind", "gpubench.compare"},
+      {"version", 1},
+      {"old", r.old_path},
+      {"new", r.new_path},
+      {"options",
+       {{"threshold", o.threshold}, {"confidence", o.confidence}, {"resamples", o.resamples}, {"seed", o.seed},
+        {"min_samples", o.min_samples}, {"allow_mismatch", o.allow_mismatch}}},
+      {"method", "bootstrap percentile interval of median(new)/median(old) (Efron & Tibshirani 1993)"},
+      {"summary",
+       {{"entries", r.entries.size()}, {"regressions", r.regressions()}, {"faster", r.count(Verdict::kFaster)},
+        {"slower", r.count(Verdict::kSlower)}, {"same", r.count(Verdict::kSame)},
+        {"unsure", r.count(Verdict::kUnsure)}, {"failed", r.count(Verdict::kFailed)},
+        {"unmatched", r.unmatched.size()}, {"report_pairs", r.report_pairs},
+        {"geomean_ratio", r.geomean_ratio ? json(*r.geomean_ratio) : json(nullptr)},
+        {"geomean_count", r.geomean_count}, {"exit_code", r.exit_code()}}},
+      {"mismatch_allowed", !r.mismatches.empty()},
+      {"mismatches", mismatches},
+      {"entries", entries},
+      {"unmatched", unmatched},
+      {"notes", r.notes},
+  };
+}
+
+std::string render_compare(const CompareResult& r, const std::string& format) {
+  if (format == "text") return render_compare_text(r);
+  if (format == "md") return render_compare_markdown(r);
+  if (format == "json") return compare_to_json(r).dump(2) + "\n";
+  throw InputError("--format: unknown format '" + format + "' (choose text, md or json)");
+}
+
+}  // namespace gpubench

@@ -1,0 +1,446 @@
+// `gpubench compare`: statistics, verdicts, matching, mismatch and bad-input handling, renderings, and
+// the real binary's exit codes (issue: the CI regression gate). Reports are synthetic, with samples
+// drawn from a seeded normal distribution, so every expectation below is about a known truth.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "analysis/compare.hpp"
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "report/compare_render.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// n samples of a time with median `ms` and relative normal noise `rel` (seeded: reproducible).
+std::vector<double> noisy(double ms, double rel, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> d(ms, ms * rel);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = std::max(d(rng), ms * 0.01);
+  return v;
+}
+
+struct Spec {
+  double scale = 1.0;      // every time multiplied by this
+  double rel = 0.01;       // relative noise
+  int n = 30;              // samples per variant
+  uint64_t seed = 1;
+  std::string gpu = "NVIDIA H200";
+  std::string driver = "580.95.05";
+  std::string hash = "c0ffee0123456789";
+  std::string correctness = "pass";
+  std::string status = "ok";
+  bool extra_variant = false;  // adds "fused" to the ladder
+};
+
+// A report with one case and the variants baseline (2.0 ms: ops broadcast 0.7 + gemm 1.3) and
+// decomposed (1.2 ms: op gemm_user 0.2 + gemm_cand 1.0); `status` / `correctness` apply to decomposed.
+Report make_report(const Spec& s) {
+  Report r;
+  r.config_hash = s.hash;
+  r.config = {{"name", "ikbo_test"}};
+  r.environment = {{"gpu", {{"name", s.gpu}, {"driver", s.driver}}}};
+  CaseResult c;
+  c.label = "B=1024 fixed(length=70)";
+  c.batch = 1024;
+  uint64_t seed = s.seed * 1000;
+  auto variant = [&](const std::string& name, std::vector<std::pair<std::string, double>> ops) {
+    VariantResult v;
+    v.name = name;
+    v.correctness.status = "pass";
+    double total = 0;
+    for (auto& [op, ms] : ops) {
+      OpTiming t;
+      t.name = op;
+      t.samples_ms = noisy(ms * s.scale, s.rel, s.n, ++seed);
+      v.ops.push_back(t);
+      total += ms;
+    }
+    v.region_samples_ms = noisy(total * s.scale, s.rel, s.n, ++seed);
+    return v;
+  };
+  c.variants.push_back(variant("baseline", {{"broadcast", 0.7}, {"gemm", 1.3}}));
+  VariantResult d = variant("decomposed", {{"gemm_user", 0.2}, {"gemm_cand", 1.0}});
+  d.status = s.status;
+  d.correctness.status = s.correctness;
+  if (s.correctness == "fail") {
+    d.correctness.rel_error = 0.5;
+    d.correctness.tolerance = 2e-3;
+  }
+  if (s.status == "failed") {
+    d.error = "CUDA error: illegal address";
+    d.region_samples_ms.clear();
+    d.ops.clear();
+  }
+  c.variants.push_back(d);
+  if (s.extra_variant) c.variants.push_back(variant("fused", {{"gemm_fused", 0.6}}));
+  r.cases.push_back(c);
+  return r;
+}
+
+const CompareEntry& entry(const CompareResult& r, const std::string& variant, const std::string& op = "") {
+  for (const auto& e : r.entries)
+    if (e.variant == variant && e.op == op) return e;
+  throw std::runtime_error("no entry " + variant + "/" + op);
+}
+
+CompareResult run(const Spec& a, const Spec& b, CompareOptions o = {}) {
+  return compare_reports({{"old.json", make_report(a)}}, {{"new.json", make_report(b)}}, o);
+}
+
+// A fresh temp folder per test.
+class CompareFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("gpubench_compare_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const Report& r) {
+    const std::string p = (dir_ / name).string();
+    write_file_atomic(p, nlohmann::json(r).dump());
+    return p;
+  }
+  std::string write_text(const std::string& name, const std::string& text) {
+    const std::string p = (dir_ / name).string();
+    write_file_atomic(p, text);
+    return p;
+  }
+  fs::path dir_;
+};
+
+TEST(CompareStats, MedianOddEvenAndEmpty) {
+  EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median_of({7}), 7);
+  EXPECT_THROW(median_of({}), std::invalid_argument);
+}
+
+TEST(CompareStats, BootstrapOfConstantSamplesIsExact) {
+  const std::vector<double> a(10, 2.0), b(12, 2.2);
+  const RatioInterval ci = bootstrap_median_ratio(a, b, 0.95, 500, 7);
+  EXPECT_NEAR(ci.ratio, 1.1, 1e-12);
+  EXPECT_NEAR(ci.low, 1.1, 1e-12);
+  EXPECT_NEAR(ci.high, 1.1, 1e-12);
+}
+
+TEST(CompareStats, BootstrapIsDeterministicAndShrinksWithSamples) {
+  const auto a = noisy(1.0, 0.02, 20, 1), b = noisy(1.05, 0.02, 20, 2);
+  const RatioInterval x = bootstrap_median_ratio(a, b, 0.95, 2000, 42);
+  const RatioInterval y = bootstrap_median_ratio(a, b, 0.95, 2000, 42);
+  EXPECT_EQ(x.low, y.low);
+  EXPECT_EQ(x.high, y.high);
+  EXPECT_LE(x.low, x.ratio);
+  EXPECT_GE(x.high, x.ratio);
+  EXPECT_NEAR(x.ratio, 1.05, 0.02);
+  const RatioInterval big =
+      bootstrap_median_ratio(noisy(1.0, 0.02, 500, 1), noisy(1.05, 0.02, 500, 2), 0.95, 2000, 42);
+  EXPECT_LT(big.high - big.low, 0.5 * (x.high - x.low));
+  // A higher confidence level gives a wider interval on the same data.
+  const RatioInterval wide = bootstrap_median_ratio(a, b, 0.99, 2000, 42);
+  EXPECT_GE(wide.high - wide.low, x.high - x.low);
+  EXPECT_THROW(bootstrap_median_ratio({}, b, 0.95, 100, 1), std::invalid_argument);
+}
+
+TEST(CompareStats, ClassifyAgainstTheBand) {
+  EXPECT_EQ(classify_interval({1.10, 1.05, 1.15}, 0.03), Verdict::kSlower);
+  EXPECT_EQ(classify_interval({0.90, 0.85, 0.95}, 0.03), Verdict::kFaster);
+  EXPECT_EQ(classify_interval({1.00, 0.98, 1.02}, 0.03), Verdict::kSame);
+  EXPECT_EQ(classify_interval({1.04, 1.01, 1.07}, 0.03), Verdict::kUnsure);  // straddles 1.03
+  EXPECT_EQ(classify_interval({1.00, 0.90, 1.10}, 0.03), Verdict::kUnsure);  // too wide
+  EXPECT_EQ(classify_interval({1.00, 0.90, 1.10}, 0.20), Verdict::kSame);
+}
+
+TEST(Compare, IdenticalNoisyRunsAreSameEveryTime) {
+  // Repeat runs of identical code (1% noise, 30 samples) with 25 different noise draws: no false alarm.
+  for (uint64_t seed = 1; seed <= 25; ++seed) {
+    Spec a, b;
+    a.seed = seed;
+    b.seed = seed + 100;
+    const CompareResult r = run(a, b);
+    ASSERT_EQ(r.entries.size(), 6u);  // 2 regions + 4 ops
+    for (const auto& e : r.entries) {
+      EXPECT_EQ(e.verdict, Verdict::kSame) << "seed " << seed << " " << e.variant << "/" << e.op << " "
+                                           << e.ci->low << ".." << e.ci->high;
+    }
+    EXPECT_EQ(r.exit_code(), 0);
+  }
+}
+
+TEST(Compare, TenPercentSlowerWithLowNoiseIsARegression) {
+  Spec a, b;
+  a.rel = b.rel = 0.005;
+  b.seed = 2;
+  b.scale = 1.10;
+  const CompareResult r = run(a, b);
+  const CompareEntry& e = entry(r, "decomposed");
+  EXPECT_EQ(e.verdict, Verdict::kSlower);
+  EXPECT_TRUE(e.regression);
+  EXPECT_NEAR(e.ci->ratio, 1.10, 0.01);
+  EXPECT_GT(e.ci->low, 1.03);
+  EXPECT_EQ(r.count(Verdict::kSlower), 6);
+  EXPECT_EQ(r.exit_code(), 1);
+  ASSERT_TRUE(r.geomean_ratio.has_value());
+  EXPECT_NEAR(*r.geomean_ratio, 1.10, 0.01);
+  EXPECT_EQ(r.geomean_count, 2);
+}
+
+TEST(Compare, OverlappingNoisyRunsAreUnsureAndPass) {
+  Spec a, b;
+  a.rel = b.rel = 0.08;
+  a.n = b.n = 15;
+  b.seed = 3;
+  b.scale = 1.03;
+  const CompareResult r = run(a, b);
+  const CompareEntry& e = entry(r, "baseline");
+  EXPECT_EQ(e.verdict, Verdict::kUnsure);
+  EXPECT_FALSE(e.regression);
+  EXPECT_NE(e.note.find("more samples"), std::string::npos) << e.note;
+  EXPECT_NE(e.note.find("cold mode"), std::string::npos) << e.note;
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Compare, FasterIsNotAFailure) {
+  Spec a, b;
+  b.seed = 4;
+  b.scale = 0.8;
+  const CompareResult r = run(a, b);
+  EXPECT_EQ(r.count(Verdict::kFaster), 6);
+  EXPECT_NEAR(entry(r, "baseline", "gemm").ci->ratio, 0.8, 0.01);
+  EXPECT_EQ(r.regressions(), 0);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Compare, TooFewSamplesIsUnsure) {
+  Spec a, b;
+  a.n = b.n = 4;
+  b.scale = 2.0;  // even a 2x slowdown is not called from 4 samples
+  const CompareResult r = run(a, b);
+  EXPECT_EQ(entry(r, "baseline").verdict, Verdict::kUnsure);
+  EXPECT_NE(entry(r, "baseline").note.find("too few samples"), std::string::npos);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Compare, CorrectnessPassToFailIsARegressionEvenWhenFaster) {
+  Spec a, b;
+  b.scale = 0.5;
+  b.correctness = "fail";
+  const CompareResult r = run(a, b);
+  const CompareEntry& e = entry(r, "decomposed");
+  EXPECT_EQ(e.verdict, Verdict::kFailed);
+  EXPECT_TRUE(e.regression);
+  EXPECT_NE(e.note.find("pass → fail"), std::string::npos);
+  EXPECT_EQ(entry(r, "baseline").verdict, Verdict::kFaster);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Compare, VariantOkToFailedIsARegression) {
+  Spec a, b;
+  b.status = "failed";
+  const CompareResult r = run(a, b);
+  const CompareEntry& e = entry(r, "decomposed");
+  EXPECT_EQ(e.verdict, Verdict::kFailed);
+  EXPECT_NE(e.note.find("illegal address"), std::string::npos);
+  EXPECT_EQ(r.exit_code(), 1);
+  // Fixed in NEW (failed → ok) is not a regression.
+  EXPECT_EQ(run(b, a).exit_code(), 0);
+}
+
+TEST(Compare, AddedAndRemovedVariantsAreListedNotJudged) {
+  Spec a, b;
+  b.extra_variant = true;
+  const CompareResult added = run(a, b);
+  ASSERT_EQ(added.unmatched.size(), 1u);
+  EXPECT_EQ(added.unmatched[0].side, "new");
+  EXPECT_NE(added.unmatched[0].key.find("fused"), std::string::npos);
+  EXPECT_EQ(added.exit_code(), 0);
+  const CompareResult removed = run(b, a);
+  ASSERT_EQ(removed.unmatched.size(), 1u);
+  EXPECT_EQ(removed.unmatched[0].side, "old");
+  EXPECT_EQ(removed.exit_code(), 0);
+}
+
+TEST(Compare, MismatchedGpusAreBadInputUnlessAllowed) {
+  Spec a, b;
+  b.gpu = "NVIDIA H100 80GB HBM3";
+  try {
+    run(a, b);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("GPU model"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("NVIDIA H200"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("NVIDIA H100 80GB HBM3"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("--allow-mismatch"), std::string::npos) << msg;
+  }
+  CompareOptions o;
+  o.allow_mismatch = true;
+  const CompareResult r = run(a, b, o);
+  ASSERT_EQ(r.mismatches.size(), 1u);
+  EXPECT_EQ(r.mismatches[0].what, "GPU model");
+  EXPECT_NE(render_compare_markdown(r).find("MISMATCH ALLOWED"), std::string::npos);
+  EXPECT_NE(render_compare_text(r).find("MISMATCH ALLOWED"), std::string::npos);
+  EXPECT_TRUE(compare_to_json(r)["mismatch_allowed"].get<bool>());
+}
+
+TEST(Compare, DriverAndConfigDifferencesAreNamed) {
+  Spec a, b;
+  b.driver = "575.51.03";
+  b.hash = "deadbeef00000000";
+  try {
+    run(a, b);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("driver: '580.95.05'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("config hash: 'c0ffee0123456789'"), std::string::npos) << msg;
+  }
+}
+
+TEST(CompareRender, MarkdownSummaryFirstThenTableThenGeomean) {
+  Spec a, b;
+  a.rel = b.rel = 0.005;
+  b.scale = 1.10;
+  b.seed = 9;
+  const CompareResult r = run(a, b);
+  const std::string md = render_compare_markdown(r);
+  EXPECT_EQ(md.rfind("**gpubench compare: REGRESSION: 6 of 6 entries regressed (6 slower, 0 failed)", 0), 0u)
+      << md;
+  const auto table = md.find("| case | variant | op |");
+  const auto geo = md.find("Geometric mean of region ratios");
+  ASSERT_NE(table, std::string::npos);
+  ASSERT_NE(geo, std::string::npos);
+  EXPECT_LT(table, geo);
+  EXPECT_NE(md.find("**SLOWER**"), std::string::npos);
+  const std::string text = render_compare_text(r);
+  EXPECT_EQ(text.rfind("gpubench compare: REGRESSION", 0), 0u);
+  EXPECT_NE(text.find("(region)"), std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(render_compare(r, "json"));
+  EXPECT_EQ(j["summary"]["exit_code"], 1);
+  EXPECT_EQ(j["summary"]["slower"], 6);
+  EXPECT_EQ(j["entries"].size(), 6u);
+  EXPECT_EQ(j["entries"][0]["verdict"], "SLOWER");
+  EXPECT_THROW(render_compare(r, "csv"), InputError);
+  // The OK summary for a clean run.
+  EXPECT_EQ(compare_summary_line(run(a, a)).rfind("gpubench compare: OK: no regression in 6 entries", 0), 0u);
+}
+
+TEST_F(CompareFiles, CorruptJsonNamesTheFile) {
+  const std::string bad = write_text("broken.json", "{\"schema_version\": 1, \"cases\": [");
+  const std::string good = write("good.json", make_report({}));
+  try {
+    compare_paths(good, bad, {});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(compare_paths(good, (dir_ / "missing.json").string(), {}), InputError);
+}
+
+TEST_F(CompareFiles, UnknownSchemaVersionIsBadInput) {
+  nlohmann::json j = make_report({});
+  j["schema_version"] = 2;
+  const std::string v2 = write_text("v2.json", j.dump());
+  const std::string good = write("good.json", make_report({}));
+  try {
+    compare_paths(good, v2, {});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("v2.json"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(CompareFiles, FoldersPairReportsByConfigHash) {
+  Spec x, y;
+  y.hash = "1111222233334444";
+  fs::create_directories(dir_ / "old");
+  fs::create_directories(dir_ / "new");
+  write("old/a.json", make_report(x));
+  write("old/b.json", make_report(y));
+  Spec x2 = x, y2 = y;
+  x2.seed = y2.seed = 5;
+  y2.scale = 1.2;
+  y2.rel = x2.rel = 0.005;
+  write("new/renamed_a.json", make_report(x2));  // other file name, same config hash
+  write("new/b.json", make_report(y2));
+  const CompareResult r = compare_paths((dir_ / "old").string(), (dir_ / "new").string(), {});
+  EXPECT_EQ(r.report_pairs, 2);
+  EXPECT_EQ(r.entries.size(), 12u);
+  EXPECT_TRUE(r.unmatched.empty());
+  for (const auto& e : r.entries)
+    EXPECT_EQ(e.verdict, e.config_hash == y.hash ? Verdict::kSlower : Verdict::kSame) << e.config_hash;
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_NE(render_compare_text(r).find("ikbo_test 11112222"), std::string::npos);  // config column
+}
+
+// The real binary: exit codes are what CI sees.
+class CompareBinary : public CompareFiles {
+ protected:
+  void SetUp() override {
+    CompareFiles::SetUp();
+    const char* bin = std::getenv("GPUBENCH_BINARY");
+    if (bin == nullptr || *bin == '\0') GTEST_SKIP() << "GPUBENCH_BINARY unset (run through ctest)";
+    bin_ = bin;
+  }
+  int exit_of(const std::string& args) {
+    const std::string cmd = "'" + bin_ + "' compare " + args + " >'" + (dir_ / "out.txt").string() + "' 2>'" +
+                            (dir_ / "err.txt").string() + "'";
+    const int st = std::system(cmd.c_str());
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+  std::string slurp(const std::string& name) { return read_file((dir_ / name).string()); }
+  std::string bin_;
+};
+
+TEST_F(CompareBinary, ExitCodes) {
+  Spec base, slow, fast, other_gpu;
+  base.rel = slow.rel = fast.rel = 0.005;
+  slow.seed = fast.seed = 2;
+  slow.scale = 1.10;
+  fast.scale = 0.85;
+  other_gpu.gpu = "NVIDIA H100 80GB HBM3";
+  const std::string old_p = write("old.json", make_report(base));
+  const std::string same_p = write("same.json", make_report([] { Spec s; s.seed = 7; return s; }()));
+  const std::string slow_p = write("slow.json", make_report(slow));
+  const std::string fast_p = write("fast.json", make_report(fast));
+  const std::string gpu_p = write("gpu.json", make_report(other_gpu));
+  const std::string bad_p = write_text("bad.json", "not json");
+
+  EXPECT_EQ(exit_of(old_p + " " + same_p), 0) << slurp("out.txt") << slurp("err.txt");
+  EXPECT_NE(slurp("out.txt").find("OK: no regression"), std::string::npos);
+  EXPECT_EQ(exit_of(old_p + " " + slow_p), 1);
+  EXPECT_NE(slurp("out.txt").find("SLOWER"), std::string::npos);
+  EXPECT_EQ(exit_of(old_p + " " + fast_p + " --format md"), 0);
+  EXPECT_EQ(slurp("out.txt").rfind("**gpubench compare: OK", 0), 0u);
+  EXPECT_EQ(exit_of(old_p + " " + gpu_p), 2);
+  EXPECT_NE(slurp("err.txt").find("NVIDIA H100 80GB HBM3"), std::string::npos) << slurp("err.txt");
+  EXPECT_EQ(exit_of(old_p + " " + gpu_p + " --allow-mismatch"), 0);
+  EXPECT_NE(slurp("out.txt").find("MISMATCH ALLOWED"), std::string::npos);
+  EXPECT_EQ(exit_of(old_p + " " + bad_p), 2);
+  EXPECT_NE(slurp("err.txt").find("bad.json"), std::string::npos) << slurp("err.txt");
+  EXPECT_EQ(exit_of(old_p + " " + (dir_ / "nope.json").string()), 2);
+  EXPECT_NE(slurp("err.txt").find("nope.json"), std::string::npos);
+  EXPECT_EQ(exit_of(old_p + " " + slow_p + " --threshold 3"), 2);  // ambiguous: 3% or 3x?
+  // A 10% slowdown under a 15% threshold is not a regression.
+  EXPECT_EQ(exit_of(old_p + " " + slow_p + " --threshold 15%"), 0);
+  // JSON to a file: written, and the exit code still gates.
+  const std::string json_out = (dir_ / "cmp.json").string();
+  EXPECT_EQ(exit_of(old_p + " " + slow_p + " --format json --output " + json_out), 1);
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_out))["summary"]["exit_code"], 1);
+}
+
+}  // namespace
+}  // namespace gpubench
