@@ -122,6 +122,8 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
   };
   check("GPU model", gpu_model(a.report), gpu_model(b.report));
   check("driver", driver_version(a.report), driver_version(b.report));
+  // `run --mode` overrides the mode after the config is hashed: check the mode that actually ran.
+  check("measurement mode", env_value(a.report.measurement, {"/mode"}), env_value(b.report.measurement, {"/mode"}));
   if (a.report.config_hash != b.report.config_hash) {
     out.push_back({"config hash", a.report.config_hash, b.report.config_hash, a.path, b.path});
   }
@@ -172,7 +174,13 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
         e.op = oop.name;
         e.old_side = side_of(oop.samples_ms, ov, false);
         e.new_side = side_of(nop->samples_ms, *nv, false);
-        judge_timing(e, oop.samples_ms, nop->samples_ms, o);
+        if (oop.source == nop->source) {
+          judge_timing(e, oop.samples_ms, nop->samples_ms, o);
+        } else {  // CUPTI kernel sums vs CUDA events (which include launch gaps): not the same quantity
+          e.verdict = Verdict::kUnsure;
+          e.note = fmt::format("op timed by {} in OLD but {} in NEW: not comparable; run both with the same "
+                               "timer (CUPTI is unavailable under nsys/ncu)", oop.source, nop->source);
+        }
         res.entries.push_back(std::move(e));
       }
       for (const OpTiming& nop : nv->ops) {

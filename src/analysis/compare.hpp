@@ -89,7 +89,7 @@ struct UnmatchedItem {
 
 /// An environment or config difference between paired reports.
 struct Mismatch {
-  std::string what;       ///< "GPU model" | "driver" | "config hash"
+  std::string what;       ///< "GPU model" | "driver" | "measurement mode" | "config hash"
   std::string old_value, new_value;
   std::string old_file, new_file;
 };
@@ -127,9 +127,10 @@ struct CompareResult {
 std::vector<LoadedReport> load_reports(const std::string& path);
 
 /// Compares two sets of reports. Reports pair by config hash, then (leftovers) by file name, then one
-/// to one when each side holds a single report. A pair that differs in GPU model, driver or config
-/// hash throws InputError naming each difference, unless options.allow_mismatch (then listed in
-/// `mismatches`). Within a pair entries match by case label / variant / op.
+/// to one when each side holds a single report. A pair that differs in GPU model, driver, measurement
+/// mode (cold / hot / graph) or config hash throws InputError naming each difference, unless
+/// options.allow_mismatch (then listed in `mismatches`). Within a pair entries match by case label /
+/// variant / op; an op timed by CUPTI on one side and CUDA events on the other is UNSURE.
 CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
                               const std::vector<LoadedReport>& new_reports, const CompareOptions& options);
 

@@ -310,6 +310,28 @@ TEST(Compare, DriverAndConfigDifferencesAreNamed) {
   }
 }
 
+TEST(Compare, HotVersusColdRunIsAMismatch) {
+  Report a = make_report({}), b = make_report({});
+  a.measurement = {{"mode", "cold"}};
+  b.measurement = {{"mode", "hot"}};  // `run --mode hot` keeps the config hash
+  try {
+    compare_reports({{"old.json", a}}, {{"new.json", b}}, {});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("measurement mode: 'cold'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Compare, OpsTimedByDifferentTimersAreNotCompared) {
+  Report a = make_report({}), b = make_report([] { Spec s; s.scale = 1.5; return s; }());
+  for (auto& op : b.cases[0].variants[0].ops) op.source = "events";
+  const CompareResult r = compare_reports({{"old.json", a}}, {{"new.json", b}}, {});
+  EXPECT_EQ(entry(r, "baseline", "gemm").verdict, Verdict::kUnsure);
+  EXPECT_NE(entry(r, "baseline", "gemm").note.find("cupti in OLD but events in NEW"), std::string::npos);
+  EXPECT_EQ(entry(r, "baseline").verdict, Verdict::kSlower);  // the region is CUDA events on both sides
+  EXPECT_EQ(entry(r, "decomposed", "gemm_cand").verdict, Verdict::kSlower);
+}
+
 TEST(CompareRender, MarkdownSummaryFirstThenTableThenGeomean) {
   Spec a, b;
   a.rel = b.rel = 0.005;
