@@ -1,0 +1,29 @@
+#include "cli/common.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "kernels/lce/variant.hpp"
+
+namespace gpubench::cli {
+
+ConfigContext registry_context() {
+  ConfigContext ctx;
+  ctx.known_variants = lce::variant_names();
+  for (const auto& v : lce::registered_variants()) ctx.variant_options[v.name] = v.options;
+  return ctx;
+}
+
+Config load_config_or_default(const std::string& path) {
+  if (path.empty()) return default_config(registry_context());
+  return load_config(path, registry_context());
+}
+
+bool use_color(int stream_fd) {
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color && *no_color) return false;
+  return isatty(stream_fd) != 0;
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,19 @@
+#pragma once
+// Helpers shared by the verbs: loading a config with the registry's variant names, and terminal checks.
+#include <string>
+
+#include "config/config.hpp"
+#include "config/parse.hpp"
+
+namespace gpubench::cli {
+
+/// The validation context built from the variant registry (names and accepted options).
+ConfigContext registry_context();
+
+/// Loads `path`, or the embedded default when `path` is empty. Throws ConfigError (exit 2).
+Config load_config_or_default(const std::string& path);
+
+/// True when `stream_fd` is a terminal and NO_COLOR is unset (https://no-color.org).
+bool use_color(int stream_fd);
+
+}  // namespace gpubench::cli

@@ -1,0 +1,52 @@
+// `gpubench devices [--calibrate]`: GPUs, clocks, versions and measured ceilings.
+#include <fmt/core.h>
+
+#include "cli/verb.hpp"
+#include "core/errors.hpp"
+#include "measure/calibrate.hpp"
+#include "measure/device_info.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+VerbAction setup_devices(CLI::App& sub) {
+  auto calibrate = std::make_shared<bool>(false);
+  sub.add_flag("--calibrate", *calibrate,
+               "measure HBM copy bandwidth and the cuBLAS fp16/bf16 GEMM rate (8192^3) and cache them per GPU");
+  return [calibrate]() -> int {
+    const int n = measure::device_count();
+    if (n == 0) {
+      fmt::print(stderr, "gpubench devices: {}\n", measure::device_unavailable_reason(0));
+      return static_cast<int>(ExitCode::kNoDevice);
+    }
+    for (int i = 0; i < n; ++i) {
+      const auto d = measure::query_device(i);
+      const auto env = measure::environment_json(d);
+      fmt::print("[{}] {} ({}) sm_{}{}, {} SMs, L2 {:.0f} MB, {:.1f} GiB ({:.1f} free), max SM clock {:.0f} MHz, "
+                 "memory clock {:.0f} MHz\n    driver {} (CUDA {}), runtime {}, CUPTI API {}\n",
+                 i, d.name, d.uuid, d.cc_major, d.cc_minor, d.sm_count, d.l2_bytes / 1e6, d.memory_bytes / 1073741824.0,
+                 d.free_bytes / 1073741824.0, d.max_sm_clock_mhz, d.memory_clock_mhz,
+                 env["gpu"]["driver"].get<std::string>(), measure::format_cuda_version(d.driver_version),
+                 measure::format_cuda_version(d.runtime_version), d.cupti_version);
+      std::optional<CalibrationCache> cache = measure::load_calibration(d);
+      if (*calibrate) {
+        cache = measure::calibrate(d);
+        fmt::print("    calibrated, cached in {}\n", measure::save_calibration(*cache));
+      }
+      if (cache) {
+        fmt::print("    ceilings ({}): HBM copy {:.0f} GB/s, GEMM fp16 {:.1f} TFLOP/s, bf16 {:.1f} TFLOP/s\n",
+                   cache->measured_at, cache->hbm_gbps, cache->gemm_tflops["fp16"], cache->gemm_tflops["bf16"]);
+      } else {
+        fmt::print("    ceilings: not calibrated (run `gpubench devices --calibrate`; floors use datasheet values)\n");
+      }
+    }
+    return 0;
+  };
+}
+
+}  // namespace
+
+GPUBENCH_REGISTER_VERB(devices, VerbInfo{"devices", "list GPUs, clocks, versions; --calibrate measures the ceilings", 60,
+                                         setup_devices});
+
+}  // namespace gpubench::cli

@@ -1,0 +1,75 @@
+// `gpubench plan CONFIG.json`: work counts, roofline floors and the Amdahl projection; no GPU needed.
+#include <fmt/core.h>
+
+#include <optional>
+
+#include "analysis/amdahl.hpp"
+#include "analysis/analyze.hpp"
+#include "analysis/work.hpp"
+#include "cli/common.hpp"
+#include "cli/verb.hpp"
+#include "kernels/lce/variant.hpp"
+#include "measure/calibrate.hpp"
+#include "measure/device_info.hpp"
+#include "workload/workload.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+/// Op speedups shown in the given-mode what-if table.
+constexpr double kWhatIfSpeedups[] = {1.25, 1.5, 2.0, 4.0, 10.0};
+
+WorkModel model_of(const VariantSpec& v) {
+  const auto* info = lce::find_variant(v.name);
+  return info && info->work_model_for ? info->work_model_for(v.options) : WorkModel::kDecomposed;
+}
+
+VerbAction setup_plan(CLI::App& sub) {
+  auto path = std::make_shared<std::string>();
+  sub.add_option("config", *path, "config file (default: the embedded IKBO reference shape)");
+  return [path]() -> int {
+    const Config c = load_config_or_default(*path);
+    std::optional<measure::DeviceInfo> device;
+    if (measure::device_unavailable_reason(c.device.index).empty()) device = measure::query_device(c.device.index);
+    const Ceilings ceil = measure::ceilings_for(device, c.device.model, c.precision, c.allow_tf32);
+    const auto& s = c.workload.shape;
+    fmt::print("plan: {} — {} M={} N={} K_user={} K_cand={}\n", c.name, to_string(c.precision), s.M, s.N, s.K_user,
+               s.K_cand);
+    fmt::print("ceilings: {:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})\n", ceil.gemm_tflops, ceil.hbm_gbps, ceil.source);
+    for (const auto& wc : c.workload.cases) {
+      const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
+      const LengthSummary ls = summarize(layout);
+      fmt::print("\ncase {}: B={} U={} candidates/request min {} mean {:.1f} p50 {} p99 {} max {}\n", wc.label,
+                 wc.batch, ls.requests, ls.min, ls.mean, ls.p50, ls.p99, ls.max);
+      fmt::print("  {:<11} {:<17} {:>10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>10}\n", "step", "work model", "GFLOP",
+                 "min GB", "FLOP/B", "floor ms", "vs base", "bound", "min_spd");
+      for (const auto& row : plan_rows(c, wc.batch, layout.requests(), ceil, model_of)) {
+        fmt::print("  {:<11} {:<17} {:>10.1f} {:>10.3f} {:>9.1f} {:>10.4f} {:>9.2f}x {:>8} {:>10}\n", row.variant,
+                   to_string(row.work_model), row.work.flops / 1e9, row.work.bytes_min / 1e9, row.work.intensity,
+                   row.floor.floor_ms, row.floor_speedup_vs_baseline, row.floor.bound,
+                   row.min_speedup ? fmt::format("{:.2f}x", *row.min_speedup) : "-");
+      }
+    }
+    if (c.end_to_end.given) {
+      const auto& g = *c.end_to_end.given;
+      fmt::print("\nend to end (given): request {:.3f} ms, op {:.3f} ms (op share {:.1f}%)\n", g.request_ms, g.op_ms,
+                 100 * g.op_ms / g.request_ms);
+      fmt::print("  {:>12} {:>12} {:>16} {:>10}\n", "op speedup", "request ms", "request speedup", "gain");
+      for (double sp : kWhatIfSpeedups) {
+        const AmdahlResult r = amdahl(g.request_ms, g.op_ms, sp);
+        fmt::print("  {:>11.2f}x {:>12.3f} {:>15.2f}x {:>9.1f}%\n", sp, r.request_ms_after, r.speedup, 100 * r.gain);
+      }
+      const AmdahlResult limit = amdahl(g.request_ms, g.op_ms, 1e12);
+      fmt::print("  {:>12} {:>12.3f} {:>15.2f}x {:>9.1f}%   (op removed: Amdahl's limit)\n", "inf",
+                 limit.request_ms_after, limit.speedup, 100 * limit.gain);
+    }
+    return 0;
+  };
+}
+
+}  // namespace
+
+GPUBENCH_REGISTER_VERB(plan, VerbInfo{"plan", "work counts, roofline floors and Amdahl projection (no GPU needed)", 20,
+                                      setup_plan});
+
+}  // namespace gpubench::cli

@@ -1,0 +1,107 @@
+// `gpubench run [CONFIG.json]`: check and time every ladder step, analyze, write the reports.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "analysis/analyze.hpp"
+#include "analysis/work.hpp"
+#include "cli/common.hpp"
+#include "cli/verb.hpp"
+#include "core/errors.hpp"
+#include "measure/calibrate.hpp"
+#include "measure/device_info.hpp"
+#include "measure/interrupt.hpp"
+#include "measure/session.hpp"
+#include "report/terminal.hpp"
+#include "report/writer.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+struct RunArgs {
+  std::string config;
+  std::string output;
+  std::vector<std::string> formats = {"json", "md"};
+  std::vector<std::string> variants;
+  std::string mode;
+  bool no_cupti = false;
+  bool profile = false;
+  bool quiet = false;
+};
+
+int run(const RunArgs& a) {
+  Config config = load_config_or_default(a.config);
+  if (!a.mode.empty()) config.measure.mode = a.mode;
+  for (const auto& f : a.formats)
+    if (!find_report_writer(f)) throw InputError("--format: unknown format '" + f + "' (see `gpubench list`)");
+  for (const auto& v : a.variants) {
+    if (std::none_of(config.variants.begin(), config.variants.end(), [&](const auto& s) { return s.name == v; }))
+      throw InputError("--variant: '" + v + "' is not in this config's /variants");
+  }
+  if (const std::string why = measure::device_unavailable_reason(config.device.index); !why.empty()) {
+    fmt::print(stderr,
+               "gpubench run needs an NVIDIA Hopper GPU (sm_90a: H100/H200) and its driver: {}. "
+               "`gpubench plan {}` shows work counts and floors without one.\n",
+               why, a.config.empty() ? "" : a.config);
+    return static_cast<int>(ExitCode::kNoDevice);
+  }
+  measure::install_interrupt_handlers();
+  const measure::DeviceInfo device = measure::query_device(config.device.index);
+  const auto log = [&](const std::string& line) {
+    if (!a.quiet) fmt::print(stderr, "gpubench: {}\n", line);
+  };
+  log(fmt::format("{} on {} ({} SMs, L2 {:.0f} MB), {} mode", config.name, device.name, device.sm_count,
+                  device.l2_bytes / 1e6, config.measure.mode));
+  measure::RunOptions opts;
+  opts.use_cupti = !a.no_cupti;
+  opts.profile = a.profile;
+  opts.only_variants = a.variants;
+  Report report = measure::run_session(config, device, opts, log);
+
+  const Ceilings ceil = measure::ceilings_for(device, config.device.model, config.precision, config.allow_tf32);
+  report.ceilings = ceil;
+  analyze(report, config, ceil);
+
+  int rc = 0;
+  for (const auto& c : report.cases)
+    for (const auto& v : c.variants)
+      if (v.status == "failed") rc = static_cast<int>(ExitCode::kFailure);
+  if (report.interrupted) rc = 128 + measure::interrupt_signal();
+  report.exit_code = rc;
+
+  const std::string prefix = a.output.empty() ? "gpubench_" + config.name : a.output;
+  write_reports(report, prefix, a.formats);
+  if (!a.profile) fmt::print("{}", render_terminal(report, use_color(STDOUT_FILENO)));
+  for (const auto& f : a.formats) fmt::print("report: {}.{}\n", prefix, find_report_writer(f)->extension);
+  if (a.profile) {
+    const std::string v = a.variants.empty() ? config.variants.back().name : a.variants.front();
+    fmt::print("profile: each variant ran once between cudaProfilerStart/Stop. Nsight Compute on one step:\n"
+               "  ncu --clock-control none --profile-from-start off --nvtx --nvtx-include \"gpubench@{}/\" "
+               "--set full -o {}_{} {} run {} --profile --variant {}\n",
+               v, prefix, v, "build/gpubench", a.config.empty() ? "" : a.config, v);
+  }
+  return rc;
+}
+
+VerbAction setup_run(CLI::App& sub) {
+  auto a = std::make_shared<RunArgs>();
+  sub.add_option("config", a->config, "config file (default: the embedded IKBO reference shape)");
+  sub.add_option("-o,--output", a->output, "report path prefix (default: gpubench_<name>); writes PREFIX.json, PREFIX.md, ...");
+  sub.add_option("-f,--format", a->formats, "report formats: json, md, csv (default: json md)")->delimiter(',');
+  sub.add_option("--variant", a->variants, "run only these ladder steps (others are reported as skipped)");
+  sub.add_option("--mode", a->mode, "override /measure/mode: cold | hot | graph")
+      ->check(CLI::IsMember({"cold", "hot", "graph"}));
+  sub.add_flag("--no-cupti", a->no_cupti, "per-op times from CUDA events only (CUPTI off)");
+  sub.add_flag("--profile", a->profile,
+               "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");
+  sub.add_flag("-q,--quiet", a->quiet, "no progress lines");
+  return [a]() -> int { return run(*a); };
+}
+
+}  // namespace
+
+GPUBENCH_REGISTER_VERB(run, VerbInfo{"run", "check and time the ladder on the GPU; write JSON/Markdown/CSV reports", 10,
+                                     setup_run});
+
+}  // namespace gpubench::cli

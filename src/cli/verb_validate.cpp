@@ -1,0 +1,33 @@
+// `gpubench validate CONFIG.json`: exit 0 and "OK", or every problem with its JSON pointer and exit 2.
+#include <fmt/core.h>
+
+#include "cli/common.hpp"
+#include "cli/verb.hpp"
+#include "core/errors.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+VerbAction setup_validate(CLI::App& sub) {
+  auto path = std::make_shared<std::string>();
+  sub.add_option("config", *path, "config file (JSON, schema_version 1)")->required();
+  return [path]() -> int {
+    try {
+      const Config c = load_config_or_default(*path);
+      fmt::print("OK: {} ({} case{}, {} variant{}, config hash {})\n", c.name, c.workload.cases.size(),
+                 c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);
+      return 0;
+    } catch (const ConfigError& e) {
+      fmt::print(stderr, "{}: {} problem{}:\n", e.source, e.issues.size(), e.issues.size() == 1 ? "" : "s");
+      for (const auto& i : e.issues) fmt::print(stderr, "  {}: {}\n", i.pointer.empty() ? "(document)" : i.pointer, i.message);
+      return static_cast<int>(ExitCode::kBadInput);
+    }
+  };
+}
+
+}  // namespace
+
+GPUBENCH_REGISTER_VERB(validate, VerbInfo{"validate", "check a config; exit 0, or 2 with every error and its JSON path", 30,
+                                          setup_validate});
+
+}  // namespace gpubench::cli

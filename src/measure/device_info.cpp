@@ -1,0 +1,117 @@
+#include "measure/device_info.hpp"
+
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+
+#include "core/cuda_check.hpp"
+#include "core/errors.hpp"
+#include "gpubench/build_info.hpp"
+
+namespace gpubench::measure {
+
+std::string format_cuda_version(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+std::string device_unavailable_reason(int index) {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return std::string("no usable CUDA GPU (") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")";
+  }
+  if (n == 0) return "no CUDA GPU found";
+  if (index < 0 || index >= n) {
+    return "device index " + std::to_string(index) + " does not exist (" + std::to_string(n) +
+           " device(s)); set /device/index";
+  }
+  return "";
+}
+
+DeviceInfo query_device(int index) {
+  if (const std::string why = device_unavailable_reason(index); !why.empty()) throw DeviceError(why);
+  DeviceInfo d;
+  d.index = index;
+  cudaDeviceProp p{};
+  GPUBENCH_CUDA(cudaGetDeviceProperties(&p, index));
+  d.name = p.name;
+  char uuid[64];
+  const auto* b = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
+  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  d.uuid = uuid;
+  d.sm_count = p.multiProcessorCount;
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.l2_bytes = p.l2CacheSize;
+  d.memory_bytes = static_cast<int64_t>(p.totalGlobalMem);
+  d.memory_bus_bits = p.memoryBusWidth;
+  d.smem_per_block_optin = static_cast<int64_t>(p.sharedMemPerBlockOptin);
+  int clock_khz = 0, mem_khz = 0;
+  GPUBENCH_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, index));
+  GPUBENCH_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, index));
+  d.max_sm_clock_mhz = clock_khz / 1000.0;
+  d.memory_clock_mhz = mem_khz / 1000.0;
+  GPUBENCH_CUDA(cudaDriverGetVersion(&d.driver_version));
+  GPUBENCH_CUDA(cudaRuntimeGetVersion(&d.runtime_version));
+  uint32_t cupti = 0;
+  if (cuptiGetVersion(&cupti) == CUPTI_SUCCESS) d.cupti_version = cupti;
+  size_t free_b = 0, total_b = 0;
+  GPUBENCH_CUDA(cudaSetDevice(index));
+  GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  d.free_bytes = static_cast<int64_t>(free_b);
+  return d;
+}
+
+/// The kernel-module driver version ("580.159.04") from /proc/driver/nvidia/version, "" if absent.
+static std::string kernel_driver_version() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  std::smatch m;
+  if (std::regex_search(line, m, std::regex(R"((\d+\.\d+(\.\d+)?))"))) return m[1];
+  return "";
+}
+
+nlohmann::json environment_json(const DeviceInfo& d) {
+  utsname u{};
+  uname(&u);
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  return {
+      {"gpu",
+       {{"index", d.index},
+        {"name", d.name},
+        {"uuid", d.uuid},
+        {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+        {"sm_count", d.sm_count},
+        {"l2_bytes", d.l2_bytes},
+        {"memory_bytes", d.memory_bytes},
+        {"max_sm_clock_mhz", d.max_sm_clock_mhz},
+        {"memory_clock_mhz", d.memory_clock_mhz},
+        {"memory_bus_bits", d.memory_bus_bits},
+        {"driver", kernel_driver_version()},
+        {"driver_cuda_version", format_cuda_version(d.driver_version)}}},
+      {"cuda_runtime", format_cuda_version(d.runtime_version)},
+      {"cupti_api_version", d.cupti_version},
+      {"host", {{"name", host}, {"os", std::string(u.sysname) + " " + u.release}, {"arch", u.machine}}},
+      {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::kGitSha}}},
+  };
+}
+
+}  // namespace gpubench::measure

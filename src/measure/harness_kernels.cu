@@ -1,0 +1,54 @@
+#include "measure/harness_kernels.hpp"
+
+#include "core/cuda_check.hpp"
+
+namespace gpubench::measure {
+namespace {
+
+__device__ __forceinline__ uint64_t globaltimer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void gpubench_harness_l2_flush(uint4* buf, int64_t n16, uint32_t salt) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n16; i += stride) {
+    buf[i] = make_uint4(salt, static_cast<uint32_t>(i), salt ^ 0x9e3779b9u, static_cast<uint32_t>(i >> 32));
+  }
+}
+
+__global__ void gpubench_harness_clock_probe(float* out_mhz, int64_t slot, int64_t spin_ns) {
+  const uint64_t t0 = globaltimer_ns();
+  const long long c0 = clock64();
+  uint64_t t1 = t0;
+  while (t1 - t0 < static_cast<uint64_t>(spin_ns)) t1 = globaltimer_ns();
+  const long long c1 = clock64();
+  out_mhz[slot] = static_cast<float>(static_cast<double>(c1 - c0) / static_cast<double>(t1 - t0) * 1000.0);
+}
+
+__global__ void gpubench_harness_spin(int64_t ns) {
+  const uint64_t t0 = globaltimer_ns();
+  while (globaltimer_ns() - t0 < static_cast<uint64_t>(ns)) {
+  }
+}
+
+}  // namespace
+
+void flush_l2(void* buffer, int64_t bytes, cudaStream_t stream) {
+  static uint32_t salt = 1;
+  gpubench_harness_l2_flush<<<1024, 256, 0, stream>>>(static_cast<uint4*>(buffer), bytes / 16, salt++);
+  GPUBENCH_LAUNCH_CHECK();
+}
+
+void probe_sm_clock(float* out_mhz, int64_t slot, int64_t spin_ns, cudaStream_t stream) {
+  gpubench_harness_clock_probe<<<1, 1, 0, stream>>>(out_mhz, slot, spin_ns);
+  GPUBENCH_LAUNCH_CHECK();
+}
+
+void spin_kernel(int64_t ns, cudaStream_t stream) {
+  gpubench_harness_spin<<<1, 1, 0, stream>>>(ns);
+  GPUBENCH_LAUNCH_CHECK();
+}
+
+}  // namespace gpubench::measure

@@ -1,0 +1,70 @@
+#pragma once
+// Times one variant = an ordered list of named ops on one stream (DESIGN.md §3). The loop reads
+// like a recipe: warm up, then per sample: [cold: flush L2, next input set] → events + NVTX +
+// CUPTI tags around each op → clock probe → stopping rule; then per-op and per-kernel statistics.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "core/device_buffer.hpp"
+#include "kernels/lce/variant.hpp"
+#include "measure/device_info.hpp"
+#include "report/report.hpp"
+
+namespace gpubench::measure {
+
+/// State shared by every variant of a run: the stream, the L2 flush buffer, the clock-probe slot,
+/// and whether CUPTI is usable (or why not).
+class Runner {
+ public:
+  /// Creates the stream and the flush buffer (2× L2). `use_cupti` false → events only.
+  /// Throws DeviceError on CUDA failure.
+  Runner(const DeviceInfo& device, const MeasureSpec& spec, bool use_cupti);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+  /// True when per-kernel times come from CUPTI.
+  bool cupti() const { return cupti_; }
+  /// Why CUPTI is not used ("" when it is): --no-cupti, or the CUPTI error (another profiler).
+  const std::string& cupti_note() const { return cupti_note_; }
+  const MeasureSpec& spec() const { return spec_; }
+  const DeviceInfo& device() const { return device_; }
+
+  /// Measures `input_sets` (the same ops bound to rotated input copies; one set in hot/graph mode
+  /// or when no rotation is needed) and fills `out`'s region, region_samples_ms, sm_clock_mhz,
+  /// sampling and ops. `label` names the NVTX range ("variant" or "variant/case").
+  /// Throws DeviceError when a launch fails; InputError-free.
+  void measure(const std::vector<std::vector<lce::Op>>& input_sets, const std::string& label,
+               VariantResult& out);
+
+  /// Runs every op of `ops` once between cudaProfilerStart/Stop under NVTX ranges (for
+  /// `ncu --profile-from-start off` / `nsys --capture-range=cudaProfilerApi`).
+  void profile_once(const std::vector<lce::Op>& ops, const std::string& label);
+
+ private:
+  DeviceInfo device_;
+  MeasureSpec spec_;
+  cudaStream_t stream_ = nullptr;
+  DeviceBuffer flush_;
+  DeviceBuffer clock_slot_;
+  float* clock_host_ = nullptr;  // pinned
+  bool cupti_ = false;
+  std::string cupti_note_;
+  uint64_t serial_ = 0;  // distinguishes variants in external correlation ids
+};
+
+/// Number of input copies to rotate so their footprint is ≥ 2× L2 (cold mode), capped at 16.
+/// `footprint_bytes`: inputs + output of one set [B].
+int64_t rotation_sets(int64_t footprint_bytes, int64_t l2_bytes, const MeasureSpec& spec);
+
+/// External correlation id layout: [serial:16][sample:32][op:16]; op 0xFFFF = harness, 0xFFFE = graph.
+uint64_t encode_external_id(uint64_t serial, int64_t sample, int op);
+/// Inverse of encode_external_id.
+void decode_external_id(uint64_t id, uint64_t& serial, int64_t& sample, int& op);
+
+}  // namespace gpubench::measure

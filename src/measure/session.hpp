@@ -1,0 +1,36 @@
+#pragma once
+// A whole `gpubench run`: for each workload case, check every ladder step against the fp32 GPU
+// reference and the baseline, then time it. A failing step is recorded as FAILED with its error and
+// the others still run; a sticky CUDA error (which poisons the context) marks the remaining steps
+// "not run" and the partial report is still written. Derived numbers are analysis/'s job.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "measure/device_info.hpp"
+#include "report/report.hpp"
+
+namespace gpubench::measure {
+
+/// Switches of `gpubench run` that are not part of the config.
+struct RunOptions {
+  bool use_cupti = true;                   ///< false: --no-cupti (events only)
+  bool profile = false;                    ///< --profile: one run per variant between cudaProfilerStart/Stop, no sampling
+  std::vector<std::string> only_variants;  ///< --variant filter (empty: the whole ladder)
+};
+
+/// Progress lines ("[2/3] decomposed: check pass ..."); the CLI prints them to stderr.
+using LogFn = std::function<void(const std::string&)>;
+
+/// Runs `config` on `device` and returns the report with raw measurements and correctness
+/// (not yet analyzed). Throws InputError when the workload cannot fit in device memory (the
+/// message gives the need, the free memory and the field to shrink); DeviceError only for
+/// failures outside any variant (stream creation). Variant failures never throw.
+Report run_session(const Config& config, const DeviceInfo& device, const RunOptions& options, const LogFn& log);
+
+/// Device memory a case needs [bytes]: check operands and references per seed, timing input sets,
+/// outputs, and the largest variant workspace (the baseline's broadcast copy [B, K, N]).
+int64_t case_memory_need(const Config& config, int64_t B, int64_t U, int64_t input_sets);
+
+}  // namespace gpubench::measure
