@@ -56,10 +56,13 @@ void judge_timing(CompareEntry& e, const std::vector<double>& old_ms, const std:
   e.verdict = classify_interval(*e.ci, o.threshold);
   e.regression = e.verdict == Verdict::kSlower;
   if (e.verdict == Verdict::kUnsure) {
+    const bool wide = e.ci->high - e.ci->low > 2 * o.threshold;
     e.note = fmt::format(
-        "too noisy to decide: interval [{:.3f}, {:.3f}] crosses the ±{} band (rel. stdev old {}, new {}); "
-        "take more samples (measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
-        e.ci->low, e.ci->high, pct(o.threshold), pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev));
+        "{}: interval [{:.3f}, {:.3f}] {} the ±{} band (rel. stdev old {}, new {}); take more samples "
+        "(measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
+        wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
+        wide ? "is wider than" : "straddles an edge of", pct(o.threshold), pct(e.old_side.rel_stdev),
+        pct(e.new_side.rel_stdev));
   }
 }
 

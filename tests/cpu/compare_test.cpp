@@ -208,8 +208,24 @@ TEST(Compare, OverlappingNoisyRunsAreUnsureAndPass) {
   const CompareEntry& e = entry(r, "baseline");
   EXPECT_EQ(e.verdict, Verdict::kUnsure);
   EXPECT_FALSE(e.regression);
+  EXPECT_NE(e.note.find("too noisy to decide"), std::string::npos) << e.note;
   EXPECT_NE(e.note.find("more samples"), std::string::npos) << e.note;
   EXPECT_NE(e.note.find("cold mode"), std::string::npos) << e.note;
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST(Compare, ChangeRightAtTheThresholdIsUnsureNotSlower) {
+  Spec a, b;
+  a.rel = b.rel = 0.002;
+  a.n = b.n = 60;
+  b.seed = 6;
+  b.scale = 1.03;  // exactly the threshold: the interval straddles 1.03
+  const CompareResult r = run(a, b);
+  const CompareEntry& e = entry(r, "baseline");
+  EXPECT_EQ(e.verdict, Verdict::kUnsure) << e.ci->low << ".." << e.ci->high;
+  EXPECT_LT(e.ci->low, 1.03);
+  EXPECT_GT(e.ci->high, 1.03);
+  EXPECT_NE(e.note.find("change near the threshold"), std::string::npos) << e.note;
   EXPECT_EQ(r.exit_code(), 0);
 }
 
