@@ -1,0 +1,51 @@
+# Shared by scripts/setup, scripts/test and scripts/device-check: install what is missing, configure, build.
+# Sourced, not run. Works on a fresh Debian/Ubuntu machine with a package registry (installs with
+# apt-get) and on a machine with everything present and no network (installs nothing).
+
+GPUBENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+GPUBENCH_BUILD="${GPUBENCH_BUILD:-$GPUBENCH_ROOT/build}"
+
+log() { printf 'gpubench: %s\n' "$*" >&2; }
+
+# Debian packages the build needs (cmake config files / headers), checked with dpkg before apt-get.
+GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev)
+
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+install_missing() {
+  local missing=()
+  for p in "${GPUBENCH_PACKAGES[@]}"; do
+    case "$p" in
+      cmake|make|g++) command -v "$p" >/dev/null 2>&1 || missing+=("$p") ;;
+      *) have_pkg "$p" || missing+=("$p") ;;
+    esac
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    log "dependencies present"
+    return 0
+  fi
+  log "installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+find_nvcc() {
+  if command -v nvcc >/dev/null 2>&1; then command -v nvcc; return; fi
+  for c in /usr/local/cuda/bin/nvcc /usr/local/cuda-13.0/bin/nvcc; do
+    [ -x "$c" ] && { echo "$c"; return; }
+  done
+  log "error: nvcc not found: install the CUDA 13 toolkit (expected at /usr/local/cuda)"
+  return 1
+}
+
+configure_and_build() {
+  local nvcc jobs
+  nvcc="$(find_nvcc)" || return 1
+  jobs="$(nproc 2>/dev/null || echo 2)"
+  cmake -S "$GPUBENCH_ROOT" -B "$GPUBENCH_BUILD" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CUDA_COMPILER="$nvcc" "$@" >/dev/null
+  cmake --build "$GPUBENCH_BUILD" -j"$jobs"
+}
