@@ -1,0 +1,156 @@
+// parse_config (config/parse.hpp): schema_version 1. Each section reads its fields through a
+// Validator that collects every problem; one ConfigError carries them all.
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "config/validator.hpp"
+#include "core/precision.hpp"
+
+namespace gpubench {
+namespace config_detail {
+namespace {
+
+/// Checks /schema_version (required, must be kConfigSchemaVersion).
+void parse_schema(Validator& v, const nlohmann::json& j, Config& c) {
+  int64_t version = 0;
+  const auto ok = v.integer(j, "", "schema_version", version, Range{}, /*required=*/true);
+  if (ok && j.contains("schema_version") && version != kConfigSchemaVersion)
+    v.add("/schema_version", fmt::format("unsupported version {}, expected {}", version,
+                                         kConfigSchemaVersion));
+  c.schema_version = kConfigSchemaVersion;
+}
+
+/// /name, /description, /precision, /allow_tf32.
+void parse_top(Validator& v, const nlohmann::json& j, Config& c) {
+  std::string name = c.name;
+  if (v.string(j, "", "name", name)) {
+    static const std::regex kName("[A-Za-z0-9_.-]+");
+    if (!std::regex_match(name, kName))
+      v.add("/name", fmt::format("must match [A-Za-z0-9_.-]+ (it names report files), got '{}'", name));
+    else
+      c.name = name;
+  }
+  v.string(j, "", "description", c.description);
+  std::string precision(to_string(c.precision));
+  if (v.string(j, "", "precision", precision, {"fp16", "bf16", "fp32"}))
+    c.precision = *parse_precision(precision);
+  v.boolean(j, "", "allow_tf32", c.allow_tf32);
+  if (c.allow_tf32 && c.precision != Precision::kFp32)
+    v.add("/allow_tf32", fmt::format("applies only to precision fp32, got precision {}",
+                                     to_string(c.precision)));
+}
+
+/// /device {index, model}.
+void parse_device(Validator& v, const nlohmann::json& j, Config& c) {
+  auto it = j.find("device");
+  if (it == j.end() || !v.object(*it, "/device", {"index", "model"})) return;
+  v.integer(*it, "/device", "index", c.device.index, Range::at_least(0));
+  v.string(*it, "/device", "model", c.device.model, {"h200", "h100_sxm"});
+}
+
+/// /measure: timing mode and stopping rule.
+void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
+  auto it = j.find("measure");
+  const std::string p = "/measure";
+  if (it == j.end() ||
+      !v.object(*it, p, {"mode", "warmup", "min_samples", "max_samples", "min_time_s",
+                         "max_rel_stdev", "timeout_s", "l2_flush", "rotate_inputs", "cupti",
+                         "clock_threshold"}))
+    return;
+  MeasureSpec& m = c.measure;
+  const auto& o = *it;
+  v.string(o, p, "mode", m.mode, {"cold", "hot", "graph"});
+  v.integer(o, p, "warmup", m.warmup, Range::at_least(0));
+  const bool min_ok = v.integer(o, p, "min_samples", m.min_samples, Range::at_least(1));
+  int max_samples = m.max_samples;
+  if (v.integer(o, p, "max_samples", max_samples, Range::at_least(1))) {
+    if (min_ok && max_samples < m.min_samples)
+      v.add(p + "/max_samples", fmt::format("must be ≥ min_samples ({}), got {}", m.min_samples,
+                                            max_samples));
+    else
+      m.max_samples = max_samples;
+  }
+  v.number(o, p, "min_time_s", m.min_time_s, Range::at_least(0));
+  v.number(o, p, "max_rel_stdev", m.max_rel_stdev, Range::above(0));
+  v.number(o, p, "timeout_s", m.timeout_s, Range::above(0));
+  v.boolean(o, p, "l2_flush", m.l2_flush);
+  v.boolean(o, p, "rotate_inputs", m.rotate_inputs);
+  v.boolean(o, p, "cupti", m.cupti);
+  v.number(o, p, "clock_threshold", m.clock_threshold, Range::closed(0, 1));
+}
+
+/// /check: correctness gate.
+void parse_check(Validator& v, const nlohmann::json& j, Config& c) {
+  auto it = j.find("check");
+  const std::string p = "/check";
+  if (it == j.end() || !v.object(*it, p, {"enabled", "tolerance", "seeds"})) return;
+  v.boolean(*it, p, "enabled", c.check.enabled);
+  double tol = 0;
+  if (it->contains("tolerance") && v.number(*it, p, "tolerance", tol, Range::above(0)))
+    c.check.tolerance = tol;
+  if (auto s = it->find("seeds"); s != it->end()) {
+    if (!s->is_array() || s->empty()) {
+      v.add(p + "/seeds", "expected a non-empty list of integers ≥ 0, got " +
+                              (s->is_array() ? std::string("an empty list") : type_name(*s)));
+      return;
+    }
+    c.check.seeds.clear();
+    for (size_t i = 0; i < s->size(); ++i) {
+      nlohmann::json holder = {{std::to_string(i), (*s)[i]}};
+      uint64_t seed = 0;
+      if (v.seed(holder, p + "/seeds", std::to_string(i).c_str(), seed)) c.check.seeds.push_back(seed);
+    }
+  }
+}
+
+/// /end_to_end {given {request_ms, op_ms}, gpu_hour_usd}.
+void parse_end_to_end(Validator& v, const nlohmann::json& j, Config& c) {
+  auto it = j.find("end_to_end");
+  const std::string p = "/end_to_end";
+  if (it == j.end() || !v.object(*it, p, {"given", "gpu_hour_usd"})) return;
+  double usd = 0;
+  if (it->contains("gpu_hour_usd") && v.number(*it, p, "gpu_hour_usd", usd, Range::above(0)))
+    c.end_to_end.gpu_hour_usd = usd;
+  auto g = it->find("given");
+  const std::string gp = p + "/given";
+  if (g == it->end() || !v.object(*g, gp, {"request_ms", "op_ms"})) return;
+  GivenEndToEnd given;
+  const bool req_ok = v.number(*g, gp, "request_ms", given.request_ms, Range::above(0), true);
+  bool op_ok = v.number(*g, gp, "op_ms", given.op_ms, Range::above(0), true);
+  if (req_ok && op_ok && given.op_ms > given.request_ms) {
+    v.add(gp + "/op_ms", fmt::format("must be ≤ request_ms ({}), got {}", show_number(given.request_ms),
+                                     show_number(given.op_ms)));
+    op_ok = false;
+  }
+  if (req_ok && op_ok) c.end_to_end.given = given;
+}
+
+}  // namespace
+}  // namespace config_detail
+
+Config parse_config(const nlohmann::json& j, const ConfigContext& ctx) {
+  using namespace config_detail;
+  Validator v;
+  Config c;
+  if (!j.is_object()) {
+    v.add("", "expected a JSON object, got " + type_name(j));
+    throw ConfigError(ctx.source, v.issues());
+  }
+  v.object(j, "", {"schema_version", "name", "description", "device", "precision", "allow_tf32",
+                   "workload", "variants", "measure", "check", "end_to_end"});
+  parse_schema(v, j, c);
+  parse_top(v, j, c);
+  parse_device(v, j, c);
+  const WorkloadForm form = parse_workload(v, j, ctx, c);  // after precision: overflow check
+  parse_variants(v, j, ctx, c);
+  parse_measure(v, j, c);
+  parse_check(v, j, c);
+  parse_end_to_end(v, j, c);
+  if (!v.issues().empty()) throw ConfigError(ctx.source, v.issues());
+  c.resolved = resolved_json(c, form);
+  c.hash = fnv1a64_hex(c.resolved.dump());
+  return c;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,98 @@
+// /variants of a config: the ordered ladder. Each item is a name or {name, min_speedup, options}.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "config/validator.hpp"
+
+namespace gpubench::config_detail {
+namespace {
+
+/// Records an unknown variant name at `ptr` with did-you-mean and the known names.
+void unknown_variant(Validator& v, const std::string& ptr, const std::string& name,
+                     const ConfigContext& ctx) {
+  std::string guess = did_you_mean(name, ctx.known_variants);
+  v.add(ptr, fmt::format("unknown variant '{}'{}; known: {}", name,
+                         guess.empty() ? "" : " (did you mean '" + guess + "'?)",
+                         ctx.known_variants.empty() ? "(none registered)" : join(ctx.known_variants)));
+}
+
+/// Checks /variants/i/options against the option names the variant accepts.
+void parse_options(Validator& v, const nlohmann::json& opts, const std::string& ptr,
+                   const std::string& name, const ConfigContext& ctx, VariantSpec& spec) {
+  if (!opts.is_object()) {
+    v.add(ptr, "expected an object, got " + type_name(opts));
+    return;
+  }
+  std::vector<std::string> accepted;
+  if (auto it = ctx.variant_options.find(name); it != ctx.variant_options.end()) accepted = it->second;
+  for (const auto& [key, value] : opts.items()) {
+    const std::string p = child(ptr, key);
+    if (std::find(accepted.begin(), accepted.end(), key) == accepted.end()) {
+      std::string guess = did_you_mean(key, accepted);
+      v.add(p, fmt::format("unknown option of {}{}; accepted: {}", name,
+                           guess.empty() ? "" : " (did you mean '" + guess + "'?)",
+                           accepted.empty() ? "none" : join(accepted)));
+      continue;
+    }
+    std::string why;
+    if (!value.is_boolean() && !(value.is_number() && to_number(value, why)))
+      v.add(p, "expected a boolean or a number, got " + (why.empty() ? type_name(value) : show(value)));
+  }
+  spec.options = opts;
+}
+}  // namespace
+
+void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c) {
+  const std::string ptr = "/variants";
+  auto it = j.find("variants");
+  if (it == j.end()) {
+    // Default ladder: every registered variant, in ladder order.
+    if (ctx.known_variants.empty()) v.add(ptr, "required: no variants are registered to default to");
+    for (const auto& name : ctx.known_variants) c.variants.push_back(VariantSpec{name, {}, {}});
+    return;
+  }
+  if (!it->is_array() || it->empty()) {
+    v.add(ptr, "expected a non-empty list of variants (names or {name, min_speedup, options}), got " +
+                   (it->is_array() ? std::string("an empty list") : type_name(*it)));
+    return;
+  }
+  std::vector<std::pair<std::string, std::string>> seen;  // (name, pointer)
+  for (size_t i = 0; i < it->size(); ++i) {
+    const nlohmann::json& item = (*it)[i];
+    const std::string ip = child(ptr, i);
+    VariantSpec spec;
+    std::string name_ptr = ip;
+    if (item.is_string()) {
+      spec.name = item.get<std::string>();
+    } else if (item.is_object()) {
+      if (!v.object(item, ip, {"name", "min_speedup", "options"})) continue;
+      name_ptr = child(ip, "name");
+      if (!v.string(item, ip, "name", spec.name, {}, /*required=*/true)) continue;
+      double s = 0;
+      if (item.contains("min_speedup") && v.number(item, ip, "min_speedup", s, Range::above(0)))
+        spec.min_speedup = s;
+    } else {
+      v.add(ip, "expected a variant name or an object {name, min_speedup, options}, got " +
+                    type_name(item));
+      continue;
+    }
+    if (std::find(ctx.known_variants.begin(), ctx.known_variants.end(), spec.name) ==
+        ctx.known_variants.end()) {
+      unknown_variant(v, name_ptr, spec.name, ctx);
+      continue;
+    }
+    auto dup = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == spec.name; });
+    if (dup != seen.end()) {
+      v.add(name_ptr, fmt::format("duplicate variant '{}' (already at {})", spec.name, dup->second));
+      continue;
+    }
+    seen.emplace_back(spec.name, name_ptr);
+    if (item.is_object())
+      if (auto o = item.find("options"); o != item.end())
+        parse_options(v, *o, child(ip, "options"), spec.name, ctx, spec);
+    c.variants.push_back(std::move(spec));
+  }
+}
+
+}  // namespace gpubench::config_detail

@@ -1,0 +1,160 @@
+// /workload of a config: op, batch (int or list), requests (object or list), shape, input_seed.
+// Cases are the cartesian product batch × requests in config order (batch outer).
+#include <fmt/format.h>
+
+#include "config/validator.hpp"
+#include "core/precision.hpp"
+#include "workload/distribution.hpp"
+#include "workload/workload.hpp"
+
+namespace gpubench::config_detail {
+namespace {
+
+/// Reads /workload/batch: an integer or a non-empty list; returns (value, pointer) pairs.
+std::vector<std::pair<int64_t, std::string>> parse_batches(Validator& v, const nlohmann::json& w,
+                                                           const std::string& ptr,
+                                                           WorkloadForm& form) {
+  const Range range = Range::closed(1, kInt32Max);  // cand_to_user and offsets are int32
+  std::vector<std::pair<int64_t, std::string>> out;
+  auto it = w.find("batch");
+  if (it == w.end()) return {{WorkloadCase{}.batch, child(ptr, "batch")}};
+  if (it->is_array()) {
+    form.batch_is_array = true;
+    if (it->empty()) v.add(child(ptr, "batch"), "expected a non-empty list of integers ≥ 1");
+    for (size_t i = 0; i < it->size(); ++i) {
+      nlohmann::json holder = {{std::to_string(i), (*it)[i]}};
+      int64_t b = 0;
+      if (v.integer(holder, child(ptr, "batch"), std::to_string(i).c_str(), b, range))
+        out.emplace_back(b, child(child(ptr, "batch"), i));
+    }
+    return out;
+  }
+  int64_t b = 0;
+  if (v.integer(w, ptr, "batch", b, range)) out.emplace_back(b, child(ptr, "batch"));
+  return out;
+}
+
+/// Reads one request object at `ptr` into `spec`; false when it has a problem.
+bool parse_request(Validator& v, const nlohmann::json& r, const std::string& ptr,
+                   const ConfigContext& ctx, RequestSpec& spec) {
+  const size_t mark = v.issues().size();
+  if (!v.object(r, ptr, {"distribution", "params", "seed"})) return false;
+  spec.base_dir = ctx.base_dir;
+  const std::vector<std::string> names = distribution_names();
+  v.string(r, ptr, "distribution", spec.distribution, names);
+  v.seed(r, ptr, "seed", spec.seed);
+  if (auto p = r.find("params"); p != r.end()) spec.params = *p;
+  if (const DistributionInfo* info = find_distribution(spec.distribution);
+      info && v.clean_since(mark)) {
+    for (const auto& issue : check_distribution_params(*info, spec.params, ctx.base_dir)) {
+      const std::string at = child(ptr, "params");
+      v.add(issue.param.empty() ? at : child(at, issue.param), issue.message);
+    }
+  }
+  return v.clean_since(mark);
+}
+
+/// Adds an issue when factors[0]·factors[1]·… overflows int64; it names the product and sits at
+/// the pointer of the largest factor (the field that is too big).
+void check_product(Validator& v, std::string_view formula,
+                   const std::vector<std::pair<int64_t, std::string>>& factors) {
+  int64_t product = 1;
+  bool overflow = false;
+  for (const auto& f : factors) overflow = overflow || __builtin_mul_overflow(product, f.first, &product);
+  if (!overflow) return;
+  size_t big = 0;
+  std::vector<std::string> values;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (factors[i].first > factors[big].first) big = i;
+    values.push_back(std::to_string(factors[i].first));
+  }
+  v.add(factors[big].second,
+        fmt::format("too large: {} = {} overflows int64 (max {})", formula, join(values, "·"),
+                    std::numeric_limits<int64_t>::max()));
+}
+}  // namespace
+
+WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigContext& ctx,
+                            Config& c) {
+  WorkloadForm form;
+  WorkloadSpec& w = c.workload;
+  const std::string ptr = "/workload";
+  auto it = j.find("workload");
+  const nlohmann::json empty = nlohmann::json::object();
+  const nlohmann::json& wj = it == j.end() ? empty : *it;
+  if (!v.object(wj, ptr, {"op", "batch", "requests", "shape", "input_seed"})) return form;
+
+  v.string(wj, ptr, "op", w.op, {"ikbo_lce"});
+  v.seed(wj, ptr, "input_seed", w.input_seed);
+
+  // Shape.
+  const std::string sp = child(ptr, "shape");
+  bool shape_ok = true;
+  if (auto s = wj.find("shape"); s != wj.end() && v.object(*s, sp, {"M", "N", "K_user", "K_cand"})) {
+    const size_t mark = v.issues().size();
+    v.integer(*s, sp, "M", w.shape.M, Range::closed(1, kInt32Max));
+    v.integer(*s, sp, "N", w.shape.N, Range::at_least(1));
+    v.integer(*s, sp, "K_user", w.shape.K_user, Range::closed(0, kInt32Max));
+    v.integer(*s, sp, "K_cand", w.shape.K_cand, Range::closed(0, kInt32Max));
+    shape_ok = v.clean_since(mark);
+    if (shape_ok && w.shape.K_user + w.shape.K_cand < 1) {
+      v.add(sp, fmt::format("K_user + K_cand must be ≥ 1, got {} + {}", w.shape.K_user, w.shape.K_cand));
+      shape_ok = false;
+    }
+  } else if (s != wj.end()) {
+    shape_ok = false;
+  }
+
+  // Requests: one object or a non-empty list of objects.
+  std::vector<RequestSpec> requests;
+  const std::string rp = child(ptr, "requests");
+  if (auto r = wj.find("requests"); r == wj.end()) {
+    RequestSpec spec;  // the IKBO reference: 70 candidates per request
+    spec.params = {{"length", 70}};
+    spec.base_dir = ctx.base_dir;
+    requests.push_back(spec);
+  } else if (r->is_array()) {
+    form.requests_is_array = true;
+    if (r->empty()) v.add(rp, "expected a non-empty list of request objects");
+    for (size_t i = 0; i < r->size(); ++i) {
+      RequestSpec spec;
+      if (parse_request(v, (*r)[i], child(rp, i), ctx, spec)) requests.push_back(spec);
+    }
+  } else if (r->is_object()) {
+    RequestSpec spec;
+    if (parse_request(v, *r, rp, ctx, spec)) requests.push_back(spec);
+  } else {
+    v.add(rp, "expected an object {distribution, params, seed} or a list of them, got " + type_name(*r));
+  }
+
+  const auto batches = parse_batches(v, wj, ptr, form);
+  form.batch_count = batches.size();
+  form.request_count = requests.size();
+  for (const auto& [b, bptr] : batches) {
+    for (const auto& spec : requests) {
+      WorkloadCase wc;
+      wc.batch = b;
+      wc.requests = spec;
+      wc.label = fmt::format("B={} {}", b, describe(spec));
+      w.cases.push_back(std::move(wc));
+    }
+  }
+
+  // Byte sizes must fit int64: E = cat(E_user[cand_to_user], E_cand) [B, K, N] and Y [B, M, N].
+  if (shape_ok && !batches.empty()) {
+    auto biggest = batches.front();
+    for (const auto& b : batches)
+      if (b.first > biggest.first) biggest = b;
+    const std::pair<int64_t, std::string> elt{element_bytes(c.precision), "/precision"};
+    const std::pair<int64_t, std::string> n{w.shape.N, child(sp, "N")};
+    const std::pair<int64_t, std::string> k{w.shape.K_user + w.shape.K_cand,
+                                            child(sp, w.shape.K_user >= w.shape.K_cand ? "K_user" : "K_cand")};
+    const size_t mark = v.issues().size();
+    check_product(v, "B·(K_user+K_cand)·N·element_bytes", {biggest, k, n, elt});
+    if (v.clean_since(mark))
+      check_product(v, "B·M·N·element_bytes", {biggest, {w.shape.M, child(sp, "M")}, n, elt});
+  }
+  return form;
+}
+
+}  // namespace gpubench::config_detail

@@ -1,0 +1,71 @@
+// The resolved config JSON (every default filled in) and its hash (config/validator.hpp).
+#include <fmt/format.h>
+
+#include "config/validator.hpp"
+#include "core/precision.hpp"
+
+namespace gpubench::config_detail {
+
+nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
+  using nlohmann::json;
+  const auto& w = c.workload;
+  // Cases are batch-major: case i·request_count + r holds batch i and request r.
+  json batches = json::array();
+  for (size_t i = 0; i < form.batch_count && i * form.request_count < w.cases.size(); ++i)
+    batches.push_back(w.cases[i * form.request_count].batch);
+  json requests = json::array();
+  for (size_t r = 0; r < form.request_count && r < w.cases.size(); ++r) {
+    const RequestSpec& s = w.cases[r].requests;
+    requests.push_back({{"distribution", s.distribution}, {"params", s.params}, {"seed", s.seed}});
+  }
+  json variants = json::array();
+  for (const auto& v : c.variants) {
+    json item = {{"name", v.name}, {"options", v.options}};
+    if (v.min_speedup) item["min_speedup"] = *v.min_speedup;
+    variants.push_back(std::move(item));
+  }
+  const auto& m = c.measure;
+  json end_to_end = json::object();
+  if (c.end_to_end.given)
+    end_to_end["given"] = {{"request_ms", c.end_to_end.given->request_ms},
+                           {"op_ms", c.end_to_end.given->op_ms}};
+  if (c.end_to_end.gpu_hour_usd) end_to_end["gpu_hour_usd"] = *c.end_to_end.gpu_hour_usd;
+  return {
+      {"schema_version", c.schema_version},
+      {"name", c.name},
+      {"description", c.description},
+      {"device", {{"index", c.device.index}, {"model", c.device.model}}},
+      {"precision", std::string(to_string(c.precision))},
+      {"allow_tf32", c.allow_tf32},
+      {"workload",
+       {{"op", w.op},
+        {"batch", form.batch_is_array || batches.size() != 1 ? batches : batches[0]},
+        {"requests", form.requests_is_array || requests.size() != 1 ? requests : requests[0]},
+        {"shape", {{"M", w.shape.M}, {"N", w.shape.N}, {"K_user", w.shape.K_user}, {"K_cand", w.shape.K_cand}}},
+        {"input_seed", w.input_seed}}},
+      {"variants", variants},
+      {"measure",
+       {{"mode", m.mode}, {"warmup", m.warmup}, {"min_samples", m.min_samples},
+        {"max_samples", m.max_samples}, {"min_time_s", m.min_time_s},
+        {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", m.timeout_s}, {"l2_flush", m.l2_flush},
+        {"rotate_inputs", m.rotate_inputs}, {"cupti", m.cupti},
+        {"clock_threshold", m.clock_threshold}}},
+      // The effective tolerance: the override, else the precision's default (DESIGN.md §3).
+      {"check",
+       {{"enabled", c.check.enabled},
+        {"tolerance", c.check.tolerance.value_or(default_tolerance(c.precision))},
+        {"seeds", c.check.seeds}}},
+      {"end_to_end", end_to_end},
+  };
+}
+
+std::string fnv1a64_hex(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
+  for (unsigned char ch : bytes) {
+    h ^= ch;
+    h *= 0x100000001b3ULL;  // FNV 64-bit prime
+  }
+  return fmt::format("{:016x}", h);
+}
+
+}  // namespace gpubench::config_detail

@@ -1,0 +1,125 @@
+#pragma once
+// Internal to the config and workload stages: typed readers of JSON values and an issue collector
+// that every config section writes into (parse.cpp, parse_workload.cpp, parse_variants.cpp).
+// Messages follow one pattern: "expected an integer, got string", "must be > 0, got -1".
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config/config.hpp"
+#include "config/parse.hpp"
+
+namespace gpubench::config_detail {
+
+/// JSON type of a value for messages: integer | number | string | boolean | array | object | null.
+std::string type_name(const nlohmann::json& v);
+
+/// Compact text of a value for messages (numbers as written, strings quoted), cut at 40 chars.
+std::string show(const nlohmann::json& v);
+
+/// Formats a number for messages without trailing zeros ("0.5", "-1", "1e+20").
+std::string show_number(double x);
+
+/// RFC 6901 escaping of one reference token ("~" → "~0", "/" → "~1").
+std::string escape_token(std::string_view key);
+
+/// `base` + "/" + escaped `key`.
+std::string child(const std::string& base, std::string_view key);
+
+/// `base` + "/" + index.
+std::string child(const std::string& base, size_t index);
+
+/// An integer-valued JSON number that fits int64 (integral floats such as 1e3 are accepted).
+/// On failure returns nullopt and sets `why` ("expected an integer, got 1.5").
+std::optional<int64_t> to_int64(const nlohmann::json& v, std::string& why);
+
+/// A finite JSON number. On failure returns nullopt and sets `why`.
+std::optional<double> to_number(const nlohmann::json& v, std::string& why);
+
+/// A closed or open interval on the real line, for range messages ("must be ≥ 1, got 0").
+struct Range {
+  std::optional<double> lo, hi;  ///< unset: unbounded on that side
+  bool lo_open = false, hi_open = false;
+  /// x ≥ lo.
+  static Range at_least(double lo) { return {lo, std::nullopt, false, false}; }
+  /// x > lo.
+  static Range above(double lo) { return {lo, std::nullopt, true, false}; }
+  /// lo ≤ x ≤ hi.
+  static Range closed(double lo, double hi) { return {lo, hi, false, false}; }
+  /// "" when `x` is inside, else the violated bound: "must be ≥ 1, got 0", "must be ≤ 1, got 1.5".
+  std::string violation(double x) const;
+};
+
+/// Largest int32: lengths, offsets and cand_to_user are int32 on the device.
+inline constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+/// Collects every problem of a config; sections read fields through it and never throw.
+class Validator {
+ public:
+  /// Records one problem.
+  void add(std::string pointer, std::string message);
+  /// Problems so far, in the order found.
+  const std::vector<ConfigIssue>& issues() const { return issues_; }
+  /// True when no problem was recorded since `mark` (a previous issues().size()).
+  bool clean_since(size_t mark) const { return issues_.size() == mark; }
+
+  /// Checks that `j` is an object (else records "expected an object, got …" and returns false) and
+  /// records each key not in `keys` as "unknown key (did you mean 'x'?)".
+  bool object(const nlohmann::json& j, const std::string& ptr,
+              std::initializer_list<std::string_view> keys);
+
+  /// Reads obj[key] when present into `out` (left at its default when absent). Records a type or
+  /// range problem at ptr/key and returns false when bad; `required` records a missing key.
+  bool integer(const nlohmann::json& obj, const std::string& ptr, const char* key, int64_t& out,
+               Range range, bool required = false);
+  /// int-typed variant of integer() (range capped at int32).
+  bool integer(const nlohmann::json& obj, const std::string& ptr, const char* key, int& out,
+               Range range);
+  /// uint64 seed: an integer in [0, 2^63).
+  bool seed(const nlohmann::json& obj, const std::string& ptr, const char* key, uint64_t& out);
+  /// Finite number in `range`.
+  bool number(const nlohmann::json& obj, const std::string& ptr, const char* key, double& out,
+              Range range, bool required = false);
+  /// Boolean.
+  bool boolean(const nlohmann::json& obj, const std::string& ptr, const char* key, bool& out);
+  /// String; `one_of` (when non-empty) lists the accepted values (did-you-mean on a miss).
+  bool string(const nlohmann::json& obj, const std::string& ptr, const char* key, std::string& out,
+              const std::vector<std::string>& one_of = {}, bool required = false);
+
+ private:
+  std::vector<ConfigIssue> issues_;
+};
+
+/// "a, b, c".
+std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
+
+/// What parse_workload learned about the written form of /workload (for the resolved JSON).
+struct WorkloadForm {
+  bool batch_is_array = false;
+  bool requests_is_array = false;
+  size_t batch_count = 1;     ///< distinct entries of /workload/batch
+  size_t request_count = 1;   ///< entries of /workload/requests
+};
+
+/// Parses /workload into c.workload (needs c.precision for the overflow check).
+WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigContext& ctx,
+                            Config& c);
+
+/// Parses /variants into c.variants; absent → every name of ctx.known_variants, in order.
+void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c);
+
+/// The config as JSON with every default filled in (keys sorted: dump() is stable).
+nlohmann::json resolved_json(const Config& c, const WorkloadForm& form);
+
+/// FNV-1a 64-bit hash of `bytes` as 16 lowercase hex digits.
+/// Source: Fowler–Noll–Vo, http://www.isthe.com/chongo/tech/comp/fnv/ (offset basis
+/// 0xcbf29ce484222325, prime 0x100000001b3).
+std::string fnv1a64_hex(std::string_view bytes);
+
+}  // namespace gpubench::config_detail

@@ -1,0 +1,52 @@
+// empirical{file}: lengths drawn with the frequencies of a measured histogram (read_empirical:
+// CSV `length,count` or JSON), e.g. configs/data/ebnerd_inview_lengths.csv. `file` is relative to
+// the config's folder.
+#include <algorithm>
+#include <memory>
+
+#include "core/errors.hpp"
+#include "workload/distribution.hpp"
+#include "workload/workload.hpp"
+
+namespace gpubench {
+namespace {
+
+std::vector<ParamIssue> check(const nlohmann::json& params, const std::string& base_dir) {
+  std::vector<ParamIssue> issues;
+  try {
+    (void)read_empirical(resolve_path(base_dir, params.at("file").get<std::string>()));
+  } catch (const InputError& e) {
+    issues.push_back({"file", e.what()});
+  }
+  return issues;
+}
+
+LengthSampler sampler(const nlohmann::json& params, const std::string& base_dir) {
+  auto table = read_empirical(resolve_path(base_dir, params.at("file").get<std::string>()));
+  auto lengths = std::make_shared<std::vector<int64_t>>();
+  auto cdf = std::make_shared<std::vector<double>>();
+  double total = 0;
+  for (const auto& [length, count] : table) {
+    lengths->push_back(length);
+    cdf->push_back(total += count);
+  }
+  return [lengths, cdf, total](std::mt19937_64& rng) {
+    // First entry whose cumulative count exceeds the target: zero-count lengths never win.
+    const double target = uniform01(rng) * total;
+    auto it = std::upper_bound(cdf->begin(), cdf->end(), target);
+    if (it == cdf->end()) --it;  // rounding guard
+    return (*lengths)[static_cast<size_t>(it - cdf->begin())];
+  };
+}
+}  // namespace
+
+GPUBENCH_REGISTER_DISTRIBUTION(empirical, DistributionInfo{
+    .name = "empirical",
+    .description = "measured histogram from a file (CSV length,count or JSON), path relative to the config",
+    .order = 4,
+    .params = {{"file", ParamType::kString, "histogram file, relative to the config's folder"}},
+    .check = check,
+    .sampler = sampler,
+});
+
+}  // namespace gpubench
