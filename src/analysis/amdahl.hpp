@@ -1,0 +1,39 @@
+#pragma once
+// End-to-end impact of an op speedup (Amdahl's law, DESIGN.md §4) and the product metrics of a request time.
+#include <cstdint>
+#include <optional>
+
+namespace gpubench {
+
+/// A request of `request_ms` spending `op_ms` in the op, after the op becomes `op_speedup`× faster.
+struct AmdahlResult {
+  double request_ms_after = 0;  ///< T' = T − t_op + t_op / s [ms]
+  double speedup = 1;           ///< T / T'
+  double gain = 0;              ///< 1 − T' / T (fraction of latency saved; negative for a slowdown)
+};
+
+/// Amdahl's law: T' = T − t_op + t_op/s, speedup T/T', gain 1 − T'/T.
+/// Example (DESIGN.md §1): T = 100 ms, t_op = 40 ms, s = 4 → T' = 70 ms, speedup 1.43, gain 0.30.
+/// s < 1 is a slowdown (T' > T). Throws InputError when request_ms ≤ 0, op_ms < 0, op_ms > request_ms
+/// or op_speedup ≤ 0; messages name end_to_end.given.request_ms / op_ms.
+AmdahlResult amdahl(double request_ms, double op_ms, double op_speedup);
+
+/// T' of amdahl(): the request time after the op is made `op_speedup`× faster [ms]. Same errors.
+double projected_request_ms(double request_ms, double op_ms, double op_speedup);
+
+/// Throughput and cost of a request time.
+struct ProductMetrics {
+  double requests_per_s = 0;    ///< U / request_s
+  double candidates_per_s = 0;  ///< B / request_s
+  std::optional<double> usd_per_million_requests;  ///< gpu_hour_usd / 3600 · request_s / U · 1e6
+};
+
+/// Product metrics under this model: one GPU serves the batch of one forward pass, `requests` (U)
+/// requests holding `candidates` (B) candidates, in `request_ms`, back to back, GPU fully busy, billed
+/// per GPU-second. So requests/s = U / request_s, candidates/s = B / request_s, and one request costs
+/// request_s / U GPU-seconds: usd per million requests = gpu_hour_usd / 3600 · request_s / U · 1e6 (only
+/// when gpu_hour_usd is set). Throws InputError when request_ms ≤ 0, U < 1, B < U or gpu_hour_usd < 0.
+ProductMetrics product_metrics(double request_ms, int64_t requests, int64_t candidates,
+                               std::optional<double> gpu_hour_usd);
+
+}  // namespace gpubench

@@ -1,0 +1,120 @@
+#include "analysis/analyze.hpp"
+
+#include "analysis/amdahl.hpp"
+#include "core/errors.hpp"
+
+namespace gpubench {
+
+namespace {
+
+/// Resets every field analyze() derives, so a re-run or a failed variant starts clean.
+void clear_derived(VariantResult& v) {
+  v.work = {};
+  v.floor = {};
+  v.tflops = 0;
+  v.gbps = 0;
+  v.pct_of_floor = 0;
+  v.speedup_vs_prev.reset();
+  v.speedup_vs_baseline.reset();
+  v.min_speedup.reset();
+  v.acceptance.clear();
+  v.end_to_end.reset();
+}
+
+WorkModel model_of_result(const VariantResult& v, const std::string& case_label) {
+  if (v.work_model.empty()) return WorkModel::kDecomposed;
+  if (const auto m = parse_work_model(v.work_model)) return *m;
+  throw InputError("case \"" + case_label + "\", variant " + v.name + ": unknown work_model \"" +
+                   v.work_model + "\"; expected broadcast, broadcast_untimed or decomposed");
+}
+
+int64_t requests_of(const CaseResult& c) {
+  if (!c.lengths.is_object() || !c.lengths.contains("requests") || !c.lengths.at("requests").is_number_integer()) {
+    throw InputError("case \"" + c.label + "\": lengths.requests (U) missing; cannot count work");
+  }
+  return c.lengths.at("requests").get<int64_t>();
+}
+
+std::optional<double> min_speedup_of(const Config& config, const std::string& name) {
+  for (const auto& spec : config.variants) {
+    if (spec.name == name) return spec.min_speedup;
+  }
+  return std::nullopt;
+}
+
+/// The end-to-end block of one step whose op ran `op_speedup`× faster than the baseline.
+EndToEnd given_end_to_end(const GivenEndToEnd& given, double op_speedup, int64_t U, int64_t B,
+                          std::optional<double> gpu_hour_usd, const char* source) {
+  const AmdahlResult a = amdahl(given.request_ms, given.op_ms, op_speedup);
+  const ProductMetrics p = product_metrics(a.request_ms_after, U, B, gpu_hour_usd);
+  EndToEnd e;
+  e.source = source;
+  e.op_ms = given.op_ms / op_speedup;
+  e.request_ms = a.request_ms_after;
+  e.speedup = a.speedup;
+  e.gain = a.gain;
+  e.op_share = e.op_ms / e.request_ms;
+  e.requests_per_s = p.requests_per_s;
+  e.candidates_per_s = p.candidates_per_s;
+  e.usd_per_million_requests = p.usd_per_million_requests;
+  return e;
+}
+
+bool usable(const VariantResult& v) { return v.status == "ok" && v.region.median > 0; }
+
+}  // namespace
+
+void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
+  report.ceilings = nlohmann::json{
+      {"gemm_tflops", ceilings.gemm_tflops}, {"hbm_gbps", ceilings.hbm_gbps}, {"source", ceilings.source}};
+  const auto& e2e = config.end_to_end;
+  for (CaseResult& c : report.cases) {
+    const VariantResult* prev_ok = nullptr;
+    const VariantResult* baseline =
+        !c.variants.empty() && usable(c.variants.front()) ? &c.variants.front() : nullptr;
+    for (VariantResult& v : c.variants) {
+      clear_derived(v);
+      if (!usable(v)) continue;
+      const int64_t U = requests_of(c);
+      const double median = v.region.median;  // [ms]
+      v.work = count_work(config.workload.shape, c.batch, U, config.precision, model_of_result(v, c.label));
+      v.floor = compute_floor(v.work, ceilings);
+      v.tflops = v.work.flops / (median * 1e-3) / 1e12;
+      v.gbps = v.work.bytes_min / (median * 1e-3) / 1e9;
+      v.pct_of_floor = v.floor.floor_ms / median * 100.0;
+      if (prev_ok) v.speedup_vs_prev = prev_ok->region.median / median;
+      if (baseline) v.speedup_vs_baseline = baseline->region.median / median;
+      v.min_speedup = min_speedup_of(config, v.name);
+      if (v.min_speedup && v.speedup_vs_prev) {
+        v.acceptance = *v.speedup_vs_prev >= *v.min_speedup ? "ACCEPT" : "REJECT";
+      }
+      if (e2e.given && v.speedup_vs_baseline) {
+        v.end_to_end = given_end_to_end(*e2e.given, *v.speedup_vs_baseline, U, c.batch, e2e.gpu_hour_usd, "given");
+      }
+      prev_ok = &v;
+    }
+  }
+}
+
+std::vector<PlanRow> plan_rows(const Config& config, int64_t B, int64_t U, const Ceilings& ceilings,
+                               const std::function<WorkModel(const VariantSpec&)>& model_of) {
+  std::vector<PlanRow> rows;
+  rows.reserve(config.variants.size());
+  for (const VariantSpec& spec : config.variants) {
+    PlanRow r;
+    r.variant = spec.name;
+    r.work_model = model_of(spec);
+    r.work = count_work(config.workload.shape, B, U, config.precision, r.work_model);
+    r.floor = compute_floor(r.work, ceilings);
+    r.min_speedup = spec.min_speedup;
+    r.floor_speedup_vs_baseline = rows.empty() ? 1.0 : rows.front().floor.floor_ms / r.floor.floor_ms;
+    if (config.end_to_end.given) {
+      r.projected = given_end_to_end(*config.end_to_end.given, r.floor_speedup_vs_baseline, U, B,
+                                     config.end_to_end.gpu_hour_usd, "projected");
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace gpubench

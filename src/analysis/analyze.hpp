@@ -1,0 +1,56 @@
+#pragma once
+// Derived fields of a report (DESIGN.md §2–§4): work, floors, rates, ladder speedups, acceptance and the
+// end-to-end (Amdahl) block; and the rows of `gpubench plan` (no GPU needed).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/work.hpp"
+#include "analysis/work_model.hpp"
+#include "config/config.hpp"
+#include "report/report.hpp"
+
+namespace gpubench {
+
+/// Fills, for every case and every variant of `report`, the fields analysis/ owns:
+///  - work (count_work with the variant's `work_model` string, the case's B, U = lengths["requests"],
+///    config.workload.shape and config.precision; an empty work_model counts as "decomposed"), floor;
+///  - tflops = flops / median / 1e9, gbps = bytes_min / median / 1e6, pct_of_floor = floor_ms / median·100
+///    (median = region.median [ms]);
+///  - speedup_vs_prev = median of the previous variant with status ok / this median;
+///    speedup_vs_baseline = median of the case's first variant (when ok) / this median (1 for the baseline);
+///  - min_speedup (from config.variants by name) and acceptance "ACCEPT" when speedup_vs_prev ≥ min_speedup,
+///    "REJECT" otherwise, "" when there is no threshold or no previous ok step;
+///  - end_to_end (config.end_to_end.given set): source "given"; op_ms = given.op_ms / speedup_vs_baseline;
+///    request_ms via amdahl(); speedup and gain vs the given request; op_share; product metrics
+///    (product_metrics(request_ms, U, B, gpu_hour_usd)).
+/// Variants with status other than ok, or without a positive region median, get none of these (they are
+/// reset to their defaults, so analyze() may be re-run). Also sets report.ceilings to `ceilings`.
+/// Throws InputError for an unknown work_model string or a case whose lengths lack "requests".
+void analyze(Report& report, const Config& config, const Ceilings& ceilings);
+
+/// One row of `gpubench plan`: the work and floor of one ladder step at a given B and U.
+struct PlanRow {
+  std::string variant;               ///< config name
+  WorkModel work_model = WorkModel::kDecomposed;
+  WorkCounts work;                   ///< FLOP, minimum bytes, intensity [FLOP/B]
+  Floor floor;                       ///< roofline floor on `ceilings` [ms] and its bound
+  std::optional<double> min_speedup; ///< the step's acceptance threshold, if any
+  /// Projected op speedup vs the baseline = baseline floor_ms / this floor_ms: assumes every step runs at
+  /// the same fraction of its own floor as the baseline does (i.e. op time ∝ floor).
+  double floor_speedup_vs_baseline = 1;
+  /// Given-mode configs only: the Amdahl projection at that op speedup: op_ms = given.op_ms /
+  /// floor_speedup_vs_baseline, request_ms = amdahl(given.request_ms, given.op_ms, speedup), speedup/gain
+  /// vs the given request, product metrics at U and B (source "projected").
+  std::optional<EndToEnd> projected;
+};
+
+/// The plan of `config`'s ladder at batch `B` with `U` requests: one row per config variant, in order,
+/// with `model_of` giving each step's work model (the caller asks the variant registry).
+/// Throws InputError from count_work / compute_floor / amdahl on bad sizes or ceilings.
+std::vector<PlanRow> plan_rows(const Config& config, int64_t B, int64_t U, const Ceilings& ceilings,
+                               const std::function<WorkModel(const VariantSpec&)>& model_of);
+
+}  // namespace gpubench

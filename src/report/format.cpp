@@ -1,0 +1,97 @@
+#include "report/format.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace gpubench::fmtx {
+
+namespace {
+constexpr const char* kDash = "—";
+}
+
+std::string ms(double v) {
+  if (!(v > 0)) return kDash;
+  if (v < 1) return fmt::format("{:.4f}", v);
+  if (v < 10) return fmt::format("{:.3f}", v);
+  if (v < 100) return fmt::format("{:.2f}", v);
+  if (v < 1000) return fmt::format("{:.1f}", v);
+  return fmt::format("{:.0f}", v);
+}
+
+std::string speedup(const std::optional<double>& v) { return v ? fmt::format("{:.2f}x", *v) : kDash; }
+
+std::string percent(double fraction, int digits) { return fmt::format("{:.{}f}%", fraction * 100.0, digits); }
+
+std::string fixed(double v, int digits) { return v == 0 ? kDash : fmt::format("{:.{}f}", v, digits); }
+
+std::string sci(double v) { return fmt::format("{:.1e}", v); }
+
+std::string usd(const std::optional<double>& v) {
+  if (!v) return kDash;
+  if (*v >= 100) return fmt::format("${:.0f}", *v);
+  if (*v >= 1) return fmt::format("${:.2f}", *v);
+  return fmt::format("${:.4g}", *v);
+}
+
+std::string si(double v) {
+  const double a = std::fabs(v);
+  if (a >= 1e9) return fmt::format("{:.2f}G", v / 1e9);
+  if (a >= 1e6) return fmt::format("{:.2f}M", v / 1e6);
+  if (a >= 1e3) return fmt::format("{:.1f}k", v / 1e3);
+  return fmt::format("{:.1f}", v);
+}
+
+std::string status(const VariantResult& v) {
+  if (v.status == "failed") return "FAILED";
+  if (v.status != "ok") return v.status;
+  return v.acceptance.empty() ? "ok" : "ok " + v.acceptance;
+}
+
+std::string rel_error(const Correctness& c) {
+  if (c.status == "skipped" || c.status.empty()) return kDash;
+  return sci(c.rel_error);
+}
+
+std::string scalar(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string key_values(const nlohmann::json& obj, const std::vector<std::string>& preferred) {
+  if (!obj.is_object()) return {};
+  std::vector<std::pair<std::string, std::string>> items;  // flattened (key, text)
+  for (const auto& [k, v] : obj.items()) {
+    if (v.is_object()) {
+      for (const auto& [k2, v2] : v.items()) {
+        if (v2.is_primitive() && !v2.is_null()) items.emplace_back(k + "." + k2, scalar(v2));
+      }
+    } else if (v.is_primitive() && !v.is_null()) {
+      items.emplace_back(k, scalar(v));
+    }
+  }
+  auto rank = [&](const std::string& key) {
+    const auto it = std::find(preferred.begin(), preferred.end(), key);
+    return it == preferred.end() ? preferred.size() : static_cast<size_t>(it - preferred.begin());
+  };
+  std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) {
+    const size_t ra = rank(a.first), rb = rank(b.first);
+    return ra != rb ? ra < rb : a.first < b.first;
+  });
+  std::string out;
+  for (const auto& [k, text] : items) out += (out.empty() ? "" : " · ") + k + ": " + text;
+  return out;
+}
+
+int fastest_variant(const CaseResult& c) {
+  int best = -1;
+  for (size_t i = 0; i < c.variants.size(); ++i) {
+    const auto& v = c.variants[i];
+    if (v.status != "ok" || !(v.region.median > 0)) continue;
+    if (best < 0 || v.region.median < c.variants[static_cast<size_t>(best)].region.median) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+}  // namespace gpubench::fmtx

@@ -1,0 +1,42 @@
+#pragma once
+// Number and cell formatting shared by the Markdown, CSV and terminal renderings, so every format prints
+// the same figures the same way. Pure text; nothing here computes a derived value.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report.hpp"
+
+namespace gpubench::fmtx {
+
+/// A time [ms] with 4 significant digits in fixed notation: 0.4821, 1.230, 12.35, 123.5, 1235; "—" for ≤ 0.
+std::string ms(double v);
+/// A speedup "2.20x"; "—" when absent.
+std::string speedup(const std::optional<double>& v);
+/// A fraction as a percentage with `digits` decimals: 0.005 → "0.50%".
+std::string percent(double fraction, int digits = 2);
+/// A value with fixed decimals; "—" when it is 0 (not computed).
+std::string fixed(double v, int digits);
+/// Scientific with 1 decimal: 3.1e-04.
+std::string sci(double v);
+/// US dollars with 4 significant digits: "$0.1234"; "—" when absent.
+std::string usd(const std::optional<double>& v);
+/// A rate with SI suffix: 1.53e5 → "153.0k", 2.1e6 → "2.10M".
+std::string si(double v);
+
+/// "ok", "ok ACCEPT", "ok REJECT", "FAILED", "skipped": the status cell of a ladder row.
+std::string status(const VariantResult& v);
+/// The relative error cell: "3.1e-04" when a check ran, "—" when skipped.
+std::string rel_error(const Correctness& c);
+/// "key: value" for each scalar entry of `obj` (objects flattened one level as key.sub), preferred keys
+/// first in the given order, then the others alphabetically; joined with " · ". "" for a non-object.
+std::string key_values(const nlohmann::json& obj, const std::vector<std::string>& preferred);
+/// Text of a scalar JSON value (strings unquoted, bools true/false, numbers as written).
+std::string scalar(const nlohmann::json& v);
+
+/// Index of the ok variant with the smallest region median in `c`, or -1.
+int fastest_variant(const CaseResult& c);
+
+}  // namespace gpubench::fmtx

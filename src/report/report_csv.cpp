@@ -1,0 +1,91 @@
+// CSV rendering: one row per (case, variant, op); a variant without ops (failed, skipped, or timed by
+// events only) gets one row with an empty op. RFC 4180 quoting; numbers are written in full precision
+// (shortest round-trip form); an absent value is an empty field. Columns (stable; append only):
+//   case, batch, requests                 workload point (requests = U from lengths)
+//   variant, status, acceptance           ladder step, ok|failed|skipped, ACCEPT|REJECT|""
+//   op, op_source, op_median_ms, op_q1_ms, op_q3_ms, op_share   the op's GPU time and share of the region
+//   region_median_ms, region_q1_ms, region_q3_ms, region_rel_stdev, samples   whole-variant event time
+//   flops, bytes_min, tflops, gbps, floor_ms, bound, pct_of_floor             work and roofline
+//   speedup_vs_prev, speedup_vs_baseline, min_speedup                          ladder
+//   correctness, rel_error                                                     correctness gate
+//   request_ms, e2e_speedup, e2e_gain, requests_per_s, candidates_per_s, usd_per_million_requests  Amdahl
+//   error                                                                       why it failed
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "report/writer.hpp"
+
+namespace gpubench {
+
+namespace {
+
+constexpr const char* kCsvHeader =
+    "case,batch,requests,variant,status,acceptance,op,op_source,op_median_ms,op_q1_ms,op_q3_ms,op_share,"
+    "region_median_ms,region_q1_ms,region_q3_ms,region_rel_stdev,samples,flops,bytes_min,tflops,gbps,"
+    "floor_ms,bound,pct_of_floor,speedup_vs_prev,speedup_vs_baseline,min_speedup,correctness,rel_error,"
+    "request_ms,e2e_speedup,e2e_gain,requests_per_s,candidates_per_s,usd_per_million_requests,error";
+
+std::string quote(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) { return fmt::format("{}", v); }
+std::string num(const std::optional<double>& v) { return v ? num(*v) : std::string(); }
+
+void row(std::string& out, const std::vector<std::string>& fields) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ',';
+    out += quote(fields[i]);
+  }
+  out += '\n';
+}
+
+}  // namespace
+
+std::string render_csv(const Report& r) {
+  std::string out = std::string(kCsvHeader) + "\n";
+  for (const auto& c : r.cases) {
+    const std::string U = c.lengths.is_object() && c.lengths.contains("requests") ? c.lengths["requests"].dump() : "";
+    for (const auto& v : c.variants) {
+      const bool ok = v.status == "ok";
+      const auto& e = v.end_to_end;
+      auto fields_for = [&](const OpTiming* op) {
+        const double region = v.region.median;
+        return std::vector<std::string>{
+            c.label, std::to_string(c.batch), U, v.name, v.status, v.acceptance,
+            op ? op->name : "", op ? op->source : "", op ? num(op->stats.median) : "",
+            op ? num(op->stats.q1) : "", op ? num(op->stats.q3) : "",
+            op && region > 0 ? num(op->stats.median / region) : "",
+            ok ? num(region) : "", ok ? num(v.region.q1) : "", ok ? num(v.region.q3) : "",
+            ok ? num(v.region.rel_stdev) : "", std::to_string(v.region.count),
+            ok ? num(v.work.flops) : "", ok ? num(v.work.bytes_min) : "", ok ? num(v.tflops) : "",
+            ok ? num(v.gbps) : "", ok ? num(v.floor.floor_ms) : "", v.floor.bound,
+            ok ? num(v.pct_of_floor) : "", num(v.speedup_vs_prev), num(v.speedup_vs_baseline),
+            num(v.min_speedup), v.correctness.status, v.correctness.status == "skipped" ? "" : num(v.correctness.rel_error),
+            e ? num(e->request_ms) : "", e ? num(e->speedup) : "", e ? num(e->gain) : "",
+            e ? num(e->requests_per_s) : "", e ? num(e->candidates_per_s) : "",
+            e ? num(e->usd_per_million_requests) : "", v.error};
+      };
+      if (v.ops.empty()) {
+        row(out, fields_for(nullptr));
+      } else {
+        for (const auto& op : v.ops) row(out, fields_for(&op));
+      }
+    }
+  }
+  return out;
+}
+
+GPUBENCH_REGISTER_REPORT_WRITER(csv, ReportWriter{"csv", "csv", "CSV: one row per case × variant × op",
+                                                   render_csv});
+
+}  // namespace gpubench

@@ -1,0 +1,177 @@
+// Markdown rendering of a report. Sections, in order:
+//   # title (config name) · environment line · measurement line · ceilings line · notes
+//   per case: ## label, request-length line, ladder table, work table, sampling table (samples kept,
+//   dropped by the clock guard, stop reason, unmet stopping conditions), failures, per-op / per-kernel
+//   breakdown, end-to-end table (when any variant has one).
+// Ladder columns: step | median ms | q1–q3 ms | rel. stdev | vs prev | vs baseline | TFLOP/s | GB/s |
+//   % of floor | error (rel) | status (ok/FAILED/skipped + ACCEPT/REJECT).
+#include <string>
+
+#include <fmt/format.h>
+
+#include "report/format.hpp"
+#include "report/writer.hpp"
+
+namespace gpubench {
+
+namespace {
+
+/// Escapes text for a Markdown table cell (pipes, newlines).
+std::string cell(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+void ladder_table(std::string& out, const CaseResult& c) {
+  out += "| step | median ms | q1–q3 ms | rel. stdev | vs prev | vs baseline | TFLOP/s | GB/s | % of floor | "
+         "error (rel) | status |\n";
+  out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& v : c.variants) {
+    if (v.status != "ok") {
+      out += fmt::format("| {} | — | — | — | — | — | — | — | — | {} | {} |\n", cell(v.name),
+                         fmtx::rel_error(v.correctness), fmtx::status(v));
+      continue;
+    }
+    out += fmt::format("| {} | {} | {}–{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(v.name),
+                       fmtx::ms(v.region.median), fmtx::ms(v.region.q1), fmtx::ms(v.region.q3),
+                       fmtx::percent(v.region.rel_stdev), fmtx::speedup(v.speedup_vs_prev),
+                       fmtx::speedup(v.speedup_vs_baseline), fmtx::fixed(v.tflops, 1), fmtx::fixed(v.gbps, 0),
+                       v.floor.floor_ms > 0 ? fmtx::percent(v.pct_of_floor / 100.0, 1) : "—",
+                       fmtx::rel_error(v.correctness), fmtx::status(v));
+  }
+}
+
+void work_table(std::string& out, const CaseResult& c) {
+  bool any = false;
+  for (const auto& v : c.variants) any = any || v.work.flops > 0;
+  if (!any) return;
+  out += "\n| step | work model | GFLOP | min GB | FLOP/B | floor ms | bound | min speedup |\n";
+  out += "|---|---|---:|---:|---:|---:|---|---:|\n";
+  for (const auto& v : c.variants) {
+    if (v.work.flops <= 0) continue;
+    out += fmt::format("| {} | {} | {:.1f} | {:.3f} | {:.0f} | {} | {} | {} |\n", cell(v.name), v.work_model,
+                       v.work.flops / 1e9, v.work.bytes_min / 1e9, v.work.intensity, fmtx::ms(v.floor.floor_ms),
+                       v.floor.bound, v.min_speedup ? fmt::format("{:.2f}x", *v.min_speedup) : "—");
+  }
+}
+
+void sampling_table(std::string& out, const CaseResult& c) {
+  bool any = false;
+  for (const auto& v : c.variants) any = any || v.sampling.samples_taken > 0;
+  if (!any) return;
+  out += "\n| step | samples kept / taken | dropped (clock) | stop | unmet | mean SM clock MHz | GPU time s |\n";
+  out += "|---|---:|---:|---|---|---:|---:|\n";
+  for (const auto& v : c.variants) {
+    const SamplingInfo& s = v.sampling;
+    if (s.samples_taken == 0) continue;
+    std::string unmet;
+    for (const auto& u : s.unmet) unmet += (unmet.empty() ? "" : "; ") + u;
+    out += fmt::format("| {} | {} / {} | {} | {} | {} | {:.0f} | {:.3f} |\n", cell(v.name), v.region.count,
+                       s.samples_taken, s.samples_dropped_clock, cell(s.stop_reason), cell(unmet.empty() ? "—" : unmet),
+                       s.mean_sm_clock_mhz, s.gpu_time_s);
+  }
+}
+
+void failures(std::string& out, const CaseResult& c) {
+  bool header = false;
+  for (const auto& v : c.variants) {
+    if (v.status == "ok") continue;
+    if (!header) out += "\n";
+    header = true;
+    const std::string why = !v.error.empty() ? v.error : v.correctness.message;
+    out += fmt::format("- **{}** {}: {}\n", v.name, fmtx::status(v), why.empty() ? "(no reason recorded)" : why);
+  }
+}
+
+void op_breakdown(std::string& out, const CaseResult& c) {
+  bool any = false;
+  for (const auto& v : c.variants) any = any || !v.ops.empty();
+  if (!any) return;
+  out += "\n#### Per-op / per-kernel time\n\n";
+  out += "| step | op | kernel | launches | median ms | share of region |\n";
+  out += "|---|---|---|---:|---:|---:|\n";
+  for (const auto& v : c.variants) {
+    const double region = v.region.median;
+    auto share = [&](double t) { return region > 0 ? fmtx::percent(t / region, 1) : std::string("—"); };
+    for (const auto& op : v.ops) {
+      out += fmt::format("| {} | {} | ({}) | | {} | {} |\n", cell(v.name), cell(op.name), op.source,
+                         fmtx::ms(op.stats.median), share(op.stats.median));
+      for (const auto& k : op.kernels) {
+        out += fmt::format("| | | {} | {} | {} | {} |\n", cell(k.name), k.launches_per_sample,
+                           fmtx::ms(k.stats.median), share(k.stats.median));
+      }
+    }
+  }
+}
+
+void end_to_end_table(std::string& out, const CaseResult& c) {
+  bool any = false;
+  for (const auto& v : c.variants) any = any || v.end_to_end.has_value();
+  if (!any) return;
+  out += "\n#### End to end (Amdahl)\n\n";
+  out += "| step | source | op ms | request ms | speedup | gain | requests/s | candidates/s | $/1M requests |\n";
+  out += "|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& v : c.variants) {
+    if (!v.end_to_end) continue;
+    const EndToEnd& e = *v.end_to_end;
+    out += fmt::format("| {} | {} | {} | {} | {:.2f}x | {} | {} | {} | {} |\n", cell(v.name), e.source,
+                       fmtx::ms(e.op_ms), fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1),
+                       fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
+                       fmtx::usd(e.usd_per_million_requests));
+  }
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r) {
+  std::string out;
+  const std::string name = r.config.is_object() && r.config.contains("name") ? fmtx::scalar(r.config["name"]) : "gpubench";
+  out += fmt::format("# gpubench report: {}\n\n", name);
+  out += fmt::format("gpubench {} ({}) · {} · config {}{}\n\n", r.tool_version, r.git_sha, r.created_at,
+                     r.config_hash, r.interrupted ? " · **INTERRUPTED: partial results**" : "");
+  if (const auto env = fmtx::key_values(r.environment, {"gpu", "name", "sms", "l2_bytes", "driver", "cuda",
+                                                        "cupti", "clocks", "sm_clock_mhz", "host"});
+      !env.empty()) {
+    out += "**Environment:** " + env + "\n\n";
+  }
+  if (const auto m = fmtx::key_values(r.measurement, {"mode", "l2_flush", "rotate_inputs", "timer", "cupti",
+                                                      "cupti_reason", "stopping_rule", "cuda_graph"});
+      !m.empty()) {
+    out += "**Measurement:** " + m + "\n\n";
+  }
+  if (const auto ceil = fmtx::key_values(r.ceilings, {"gemm_tflops", "hbm_gbps", "source"}); !ceil.empty()) {
+    out += "**Ceilings (floors):** " + ceil + "\n\n";
+  }
+  if (!r.notes.empty()) {
+    out += "**Notes:**\n";
+    for (const auto& n : r.notes) out += "- " + n + "\n";
+    out += "\n";
+  }
+  for (const auto& c : r.cases) {
+    out += fmt::format("## {}\n\n", c.label.empty() ? fmt::format("B={}", c.batch) : c.label);
+    if (c.lengths.is_object() && !c.lengths.empty()) {
+      out += "Requests: " + fmtx::key_values(c.lengths, {"requests", "min", "mean", "p50", "p99", "max"}) + "\n\n";
+    }
+    ladder_table(out, c);
+    work_table(out, c);
+    sampling_table(out, c);
+    failures(out, c);
+    for (const auto& v : c.variants) {
+      for (const auto& n : v.notes) out += fmt::format("- {}: {}\n", v.name, n);
+    }
+    op_breakdown(out, c);
+    end_to_end_table(out, c);
+    out += "\n";
+  }
+  return out;
+}
+
+GPUBENCH_REGISTER_REPORT_WRITER(md, ReportWriter{"md", "md", "Markdown: ladder, work, per-op and end-to-end tables",
+                                                  render_markdown});
+
+}  // namespace gpubench

@@ -1,0 +1,123 @@
+#include "report/terminal.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include <fmt/color.h>
+#include <fmt/format.h>
+
+#include "report/format.hpp"
+
+namespace gpubench {
+
+namespace {
+
+/// Display width of UTF-8 text: code points (every glyph we print is one column wide).
+size_t width(const std::string& s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+}
+
+/// A table whose rows may carry a color; the first `left_columns` columns and the last are left-aligned,
+/// the others (numbers) right-aligned.
+struct Table {
+  std::vector<std::string> header;
+  size_t left_columns = 1;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::optional<fmt::text_style>> row_style;  ///< whole-row color
+  std::vector<std::optional<fmt::text_style>> last_style; ///< color of the last cell only
+
+  std::string render(bool color) const {
+    std::vector<size_t> w(header.size(), 0);
+    auto grow = [&](const std::vector<std::string>& r) {
+      for (size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], width(r[i]));
+    };
+    grow(header);
+    for (const auto& r : rows) grow(r);
+    auto line = [&](const std::vector<std::string>& r, std::optional<fmt::text_style> rs,
+                    std::optional<fmt::text_style> ls) {
+      std::string out;
+      for (size_t i = 0; i < r.size(); ++i) {
+        const std::string fill(w[i] - width(r[i]), ' ');
+        const bool last = i + 1 == r.size();
+        std::string text = last ? r[i] : i < left_columns ? r[i] + fill : fill + r[i];
+        const auto style = last && ls ? ls : rs;
+        if (color && style) text = fmt::format(*style, "{}", text);
+        out += "  " + text;
+      }
+      return out + "\n";
+    };
+    std::string out = line(header, std::nullopt, std::nullopt);
+    for (size_t i = 0; i < rows.size(); ++i) out += line(rows[i], row_style[i], last_style[i]);
+    return out;
+  }
+
+  void add(std::vector<std::string> r, std::optional<fmt::text_style> rs = {},
+           std::optional<fmt::text_style> ls = {}) {
+    rows.push_back(std::move(r));
+    row_style.push_back(rs);
+    last_style.push_back(ls);
+  }
+};
+
+std::string ladder(const CaseResult& c, bool color) {
+  Table t;
+  t.header = {"step", "median [ms]", "q1–q3 [ms]", "rel.stdev", "vs prev", "vs base", "TFLOP/s",
+              "GB/s", "% floor", "err (rel)", "status"};
+  const int fastest = fmtx::fastest_variant(c);
+  for (size_t i = 0; i < c.variants.size(); ++i) {
+    const auto& v = c.variants[i];
+    std::optional<fmt::text_style> rs, ls;
+    if (static_cast<int>(i) == fastest) rs = fmt::fg(fmt::terminal_color::green);
+    if (v.status == "failed") rs = fmt::fg(fmt::terminal_color::red);
+    if (v.acceptance == "REJECT") ls = fmt::fg(fmt::terminal_color::yellow);
+    if (v.status != "ok") {
+      t.add({v.name, "—", "—", "—", "—", "—", "—", "—", "—", fmtx::rel_error(v.correctness),
+             fmtx::status(v) + (v.error.empty() ? "" : ": " + v.error)},
+            rs, ls);
+      continue;
+    }
+    t.add({v.name, fmtx::ms(v.region.median), fmtx::ms(v.region.q1) + "–" + fmtx::ms(v.region.q3),
+           fmtx::percent(v.region.rel_stdev), fmtx::speedup(v.speedup_vs_prev), fmtx::speedup(v.speedup_vs_baseline),
+           fmtx::fixed(v.tflops, 1), fmtx::fixed(v.gbps, 0),
+           v.floor.floor_ms > 0 ? fmtx::percent(v.pct_of_floor / 100.0, 1) : "—", fmtx::rel_error(v.correctness),
+           fmtx::status(v)},
+          rs, ls);
+  }
+  return t.render(color);
+}
+
+std::string breakdown(const CaseResult& c, bool color) {
+  Table t;
+  t.header = {"step", "op / kernel", "launches", "median [ms]", "share of region"};
+  t.left_columns = 2;
+  for (const auto& v : c.variants) {
+    const double region = v.region.median;
+    auto share = [&](double x) { return region > 0 ? fmtx::percent(x / region, 1) : std::string("—"); };
+    for (const auto& op : v.ops) {
+      t.add({v.name, op.name + " (" + op.source + ")", "", fmtx::ms(op.stats.median), share(op.stats.median)});
+      for (const auto& k : op.kernels) {
+        std::string name = k.name.size() > 60 ? k.name.substr(0, 57) + "..." : k.name;
+        t.add({"", "  " + name, std::to_string(k.launches_per_sample), fmtx::ms(k.stats.median),
+               share(k.stats.median)});
+      }
+    }
+  }
+  return t.rows.empty() ? std::string() : t.render(color);
+}
+
+}  // namespace
+
+std::string render_terminal(const Report& report, bool color) {
+  std::string out;
+  if (report.interrupted) out += "INTERRUPTED: partial results\n";
+  for (const auto& n : report.notes) out += "note: " + n + "\n";
+  for (const auto& c : report.cases) {
+    out += "\n" + (c.label.empty() ? fmt::format("B={}", c.batch) : c.label) + "\n";
+    out += ladder(c, color);
+    if (const auto b = breakdown(c, color); !b.empty()) out += "\n" + b;
+  }
+  return out;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,63 @@
+#include "report/writer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+
+namespace gpubench {
+
+namespace {
+/// Function-local static: safe to use from other translation units' static registrars.
+std::vector<ReportWriter>& writers() {
+  static std::vector<ReportWriter> all;
+  return all;
+}
+}  // namespace
+
+void register_report_writer(ReportWriter writer) {
+  auto& all = writers();
+  if (find_report_writer(writer.name) != nullptr) {
+    std::fprintf(stderr, "gpubench: report writer \"%s\" registered twice\n", writer.name.c_str());
+    std::abort();
+  }
+  all.push_back(std::move(writer));
+  std::sort(all.begin(), all.end(), [](const ReportWriter& a, const ReportWriter& b) { return a.name < b.name; });
+}
+
+const std::vector<ReportWriter>& report_writers() { return writers(); }
+
+const ReportWriter* find_report_writer(const std::string& name) {
+  for (const auto& w : writers()) {
+    if (w.name == name) return &w;
+  }
+  for (const auto& w : writers()) {
+    if (w.extension == name) return &w;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> report_format_names() {
+  std::vector<std::string> names;
+  for (const auto& w : writers()) names.push_back(w.name);
+  return names;
+}
+
+void write_reports(const Report& report, const std::string& prefix, const std::vector<std::string>& formats) {
+  std::vector<std::pair<std::string, std::string>> files;  // (path, content)
+  for (const auto& f : formats) {
+    const ReportWriter* w = find_report_writer(f);
+    if (!w) {
+      std::string known;
+      for (const auto& n : report_format_names()) known += (known.empty() ? "" : ", ") + n;
+      throw InputError("--format: unknown report format \"" + f + "\"; known: " + known);
+    }
+    files.emplace_back(prefix + "." + w->extension, w->render(report));
+  }
+  for (const auto& [path, content] : files) write_file_atomic(path, content);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,54 @@
+#pragma once
+// Report writers: one file per format (report_json.cpp, report_markdown.cpp, report_csv.cpp) registers
+// itself with GPUBENCH_REGISTER_REPORT_WRITER; adding a format is adding a file. Writers only format the
+// report model (nothing is computed here: analysis/analyze.hpp fills the derived fields first).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace gpubench {
+
+/// One output format.
+struct ReportWriter {
+  std::string name;         ///< format name used by --format and `gpubench list`, e.g. "md"
+  std::string extension;    ///< file extension without the dot, e.g. "md"
+  std::string description;  ///< one line for `gpubench list`
+  std::function<std::string(const Report&)> render;  ///< the whole file's text
+};
+
+/// Adds a writer (from a static registrar). A duplicate name aborts at start-up.
+void register_report_writer(ReportWriter writer);
+/// All writers, sorted by name.
+const std::vector<ReportWriter>& report_writers();
+/// The writer named `name` (or whose extension is `name`), or nullptr.
+const ReportWriter* find_report_writer(const std::string& name);
+/// Names of every format, sorted (for `gpubench list` and --format validation).
+std::vector<std::string> report_format_names();
+
+/// Renders `report` in each of `formats` and writes PREFIX.<extension> for each, atomically
+/// (core/atomic_file.hpp: temp file + rename, so an existing report is replaced only by a complete one).
+/// All formats are rendered before any file is written. Throws InputError for an unknown format (listing
+/// the known ones) or an unwritable path.
+void write_reports(const Report& report, const std::string& prefix, const std::vector<std::string>& formats);
+
+/// The JSON file: to_json(report) dumped with 2-space indent and a trailing newline.
+std::string render_json(const Report& report);
+/// The Markdown file (see report_markdown.cpp for its sections).
+std::string render_markdown(const Report& report);
+/// The CSV file (see report_csv.cpp for its columns).
+std::string render_csv(const Report& report);
+
+namespace detail {
+/// Static registrar: constructing one registers `writer`.
+struct ReportWriterRegistrar {
+  explicit ReportWriterRegistrar(ReportWriter writer) { register_report_writer(std::move(writer)); }
+};
+}  // namespace detail
+
+}  // namespace gpubench
+
+/// GPUBENCH_REGISTER_REPORT_WRITER(md, ReportWriter{...}) at file scope.
+#define GPUBENCH_REGISTER_REPORT_WRITER(ident, ...) \
+  static ::gpubench::detail::ReportWriterRegistrar gpubench_report_writer_##ident{__VA_ARGS__}

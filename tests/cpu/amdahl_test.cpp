@@ -1,0 +1,55 @@
+#include <gtest/gtest.h>
+
+#include "analysis/amdahl.hpp"
+#include "core/errors.hpp"
+
+using namespace gpubench;
+
+TEST(Amdahl, FortyOfHundredAtFourX) {
+  const auto r = amdahl(100, 40, 4);
+  EXPECT_DOUBLE_EQ(r.request_ms_after, 70);
+  EXPECT_NEAR(r.speedup, 1.4285714285714286, 1e-12);  // 100 / 70
+  EXPECT_NEAR(r.gain, 0.3, 1e-12);
+  EXPECT_DOUBLE_EQ(projected_request_ms(100, 40, 4), 70);
+}
+
+TEST(Amdahl, SlowdownAndEdgeShares) {
+  const auto slow = amdahl(100, 40, 0.5);  // the op takes twice as long
+  EXPECT_DOUBLE_EQ(slow.request_ms_after, 140);
+  EXPECT_LT(slow.speedup, 1);
+  EXPECT_NEAR(slow.gain, -0.4, 1e-12);
+
+  const auto none = amdahl(100, 0, 10);  // the op is not in the request
+  EXPECT_DOUBLE_EQ(none.request_ms_after, 100);
+  EXPECT_DOUBLE_EQ(none.speedup, 1);
+  EXPECT_DOUBLE_EQ(none.gain, 0);
+
+  const auto all = amdahl(50, 50, 5);  // the whole request is the op
+  EXPECT_DOUBLE_EQ(all.request_ms_after, 10);
+  EXPECT_DOUBLE_EQ(all.speedup, 5);
+}
+
+TEST(Amdahl, RejectsImpossibleInputs) {
+  try {
+    amdahl(100, 120, 2);
+    FAIL() << "op_ms > request_ms must throw";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("end_to_end/given/op_ms"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(amdahl(100, -1, 2), InputError);
+  EXPECT_THROW(amdahl(0, 0, 2), InputError);
+  EXPECT_THROW(amdahl(100, 40, 0), InputError);
+  EXPECT_THROW(amdahl(100, 40, -2), InputError);
+}
+
+TEST(Amdahl, ProductMetrics) {
+  const auto m = product_metrics(70, 15, 1024, 3.6);
+  EXPECT_NEAR(m.requests_per_s, 15 / 0.07, 1e-9);
+  EXPECT_NEAR(m.candidates_per_s, 1024 / 0.07, 1e-9);
+  ASSERT_TRUE(m.usd_per_million_requests.has_value());
+  // $3.6/h = $0.001/s; 0.07 s per 15 requests → $0.001·0.07/15 per request → ×1e6.
+  EXPECT_NEAR(*m.usd_per_million_requests, 4.666666666666667, 1e-9);
+  EXPECT_FALSE(product_metrics(70, 15, 1024, std::nullopt).usd_per_million_requests.has_value());
+  EXPECT_THROW(product_metrics(0, 15, 1024, std::nullopt), InputError);
+  EXPECT_THROW(product_metrics(70, 20, 10, std::nullopt), InputError);
+}

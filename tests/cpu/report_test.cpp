@@ -1,0 +1,211 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "analysis/analyze.hpp"
+#include "analysis/statistics.hpp"
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "report/report_io.hpp"
+#include "report/terminal.hpp"
+#include "report/writer.hpp"
+
+using namespace gpubench;
+namespace fs = std::filesystem;
+
+namespace {
+
+Stats stats_of(std::vector<double> x) { return compute_stats(x); }
+
+/// A report with every field and optional set: 1 case, baseline (2 ops, one with kernels),
+/// decomposed (1 op), fused FAILED (no ops). Analyzed with given end-to-end.
+Report full_report() {
+  Report r;
+  r.tool_version = "0.1.0";
+  r.git_sha = "abc123def456";
+  r.created_at = "2026-11-30T14:00:00Z";
+  r.environment = {{"gpu", "NVIDIA H200"}, {"sms", 132}, {"driver", "580.65"}, {"cuda", "13.0"}};
+  r.config = {{"name", "ikbo_lce"}, {"precision", "fp16"}};
+  r.config_hash = "deadbeef";
+  r.measurement = {{"mode", "cold"}, {"l2_flush", true}, {"cupti", "on"}};
+  r.notes = {"CUPTI taken by nsys: events only"};
+  r.interrupted = true;
+  r.exit_code = 130;
+
+  CaseResult c;
+  c.label = "B=1024 fixed(length=70)";
+  c.batch = 1024;
+  c.lengths = {{"requests", 15}, {"min", 44}, {"max", 70}, {"mean", 68.27}, {"histogram", {{44, 1}, {70, 14}}}};
+
+  VariantResult base;
+  base.name = "baseline";
+  base.work_model = "broadcast";
+  base.notes = {"broadcast copy timed"};
+  base.config_variant = "cublas";
+  base.region_samples_ms = {4.0, 3.98, 4.02, 0.1 + 0.2};  // 0.30000000000000004 must survive
+  base.region = stats_of({3.98, 4.0, 4.02});
+  base.sm_clock_mhz = {1980, 1975};
+  base.sampling = {3, 12, 1, "criteria met", {"rel_stdev 0.8% > 0.5%"}, 0.51, 1.2, 1977.5, 1980, 4, 2};
+  OpTiming copy{"broadcast", "cupti", stats_of({1.4}), {1.4}, {}};
+  KernelTiming k{"broadcast_kernel<__half>", "kernel", 1, stats_of({1.4}), {1.4}};
+  copy.kernels = {k, KernelTiming{"memcpy DtoD", "memcpy", 2, stats_of({0.1}), {0.1}}};
+  OpTiming gemm{"bmm", "cupti", stats_of({2.6}), {2.6}, {}};
+  base.ops = {copy, gemm};
+  base.correctness = {"pass", "fp32-gpu", 2e-3, 3.1e-4, 0.01, 0.0, 0, {1, 2}, ""};
+
+  VariantResult dec;
+  dec.name = "decomposed";
+  dec.work_model = "decomposed";
+  dec.region = stats_of({1.98, 2.0, 2.02});
+  dec.region.rel_stdev = 0.005;
+  dec.ops = {OpTiming{"gemm_user", "events", stats_of({0.1}), {0.1}, {}}};
+  dec.correctness = {"pass", "fp32-gpu", 2e-3, 3.1e-4, 0.01, 1e-6, 0, {1}, ""};
+
+  VariantResult fused;
+  fused.name = "fused";
+  fused.status = "failed";
+  fused.error = "CUDA error | illegal address, at launch";
+  fused.correctness = {"fail", "fp32-gpu", 2e-3, 0.5, 3.0, std::nullopt, 7, {1}, "7 non-finite"};
+
+  c.variants = {base, dec, fused};
+  r.cases.push_back(c);
+
+  Config cfg;
+  cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}, {"fused", 1.1, {}}};
+  cfg.end_to_end.given = GivenEndToEnd{100, 40};
+  cfg.end_to_end.gpu_hour_usd = 3.6;
+  analyze(r, cfg, datasheet_ceilings("h200", Precision::kFp16, false));
+  return r;
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("gpubench_report_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+TEST(ReportJson, FullRoundTripIsExact) {
+  const Report r = full_report();
+  ASSERT_TRUE(r.cases[0].variants[1].end_to_end.has_value());
+  ASSERT_TRUE(r.cases[0].variants[1].end_to_end->usd_per_million_requests.has_value());
+  const std::string text = nlohmann::json(r).dump();
+  const Report back = parse_report(nlohmann::json::parse(text), "test");
+  EXPECT_EQ(nlohmann::json(back).dump(), text);
+  EXPECT_EQ(back.cases[0].variants[0].region_samples_ms[3], 0.1 + 0.2);
+  EXPECT_EQ(back.cases[0].variants[0].ops[0].kernels[1].kind, "memcpy");
+  EXPECT_EQ(*back.cases[0].variants[1].speedup_vs_prev, *r.cases[0].variants[1].speedup_vs_prev);
+  EXPECT_EQ(back.git_sha, "abc123def456");
+  EXPECT_TRUE(back.interrupted);
+}
+
+TEST(ReportJson, EmptyOptionalsAreOmitted) {
+  const Report r = full_report();
+  const nlohmann::json base = r.cases[0].variants[0];
+  EXPECT_FALSE(base.contains("speedup_vs_prev"));    // the baseline has no previous step
+  EXPECT_FALSE(base.contains("min_speedup"));
+  EXPECT_TRUE(base.contains("speedup_vs_baseline"));
+  const nlohmann::json fused = r.cases[0].variants[2];
+  EXPECT_FALSE(fused.contains("end_to_end"));
+  EXPECT_FALSE(fused["correctness"].contains("rel_error_vs_baseline"));
+  EXPECT_TRUE(nlohmann::json(r.cases[0].variants[1])["correctness"].contains("rel_error_vs_baseline"));
+}
+
+TEST(ReportJson, RejectsOtherSchemaVersionsAndWrongTypes) {
+  nlohmann::json j = full_report();
+  j["schema_version"] = 2;
+  EXPECT_THROW(parse_report(j, "x.json"), InputError);
+  j["schema_version"] = 1;
+  j["cases"][0]["batch"] = "many";
+  EXPECT_THROW(parse_report(j, "x.json"), InputError);
+}
+
+TEST(ReportMarkdown, LadderRowAndFailure) {
+  const std::string md = render_markdown(full_report());
+  // decomposed: 2 ms, 2x the 4 ms baseline, 200.5 GFLOP / 2 ms = 100.3 TFLOP/s, 0.692 GB / 2 ms = 346 GB/s,
+  // floor 0.2027 ms = 10.1% of 2 ms.
+  EXPECT_NE(md.find("| decomposed | 2.000 | 1.990–2.010 | 0.50% | 2.00x | 2.00x | 100.3 | 346 | 10.1% | "
+                    "3.1e-04 | ok ACCEPT |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| fused | — | — | — | — | — | — | — | — | 5.0e-01 | FAILED |"), std::string::npos) << md;
+  EXPECT_NE(md.find("**fused** FAILED: CUDA error | illegal address, at launch"), std::string::npos) << md;
+  EXPECT_NE(md.find("**Environment:** gpu: NVIDIA H200"), std::string::npos) << md;
+  EXPECT_NE(md.find("INTERRUPTED"), std::string::npos);
+  EXPECT_NE(md.find("| | | broadcast_kernel<__half> | 1 | 1.400 | 35.0% |"), std::string::npos) << md;
+  // End to end: decomposed 2x → 40 ms op → 20 ms, request 80 ms, 1.25x, 20% gain.
+  EXPECT_NE(md.find("| decomposed | given | 20.00 | 80.00 | 1.25x | 20.0% |"), std::string::npos) << md;
+}
+
+TEST(ReportCsv, HeaderAndOneRowPerOp) {
+  const std::string csv = render_csv(full_report());
+  std::istringstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("case,batch,requests,variant,status,acceptance,op,", 0), 0u);
+  EXPECT_EQ(header.substr(header.size() - 6), ",error");
+  int rows = 0;
+  std::string line;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 2 + 1 + 1);  // baseline 2 ops, decomposed 1 op, fused none → one row
+  EXPECT_NE(csv.find("\nB=1024 fixed(length=70),1024,15,decomposed,ok,ACCEPT,gemm_user,events,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",\"CUDA error | illegal address, at launch\"\n"), std::string::npos) << csv;  // RFC 4180
+}
+
+TEST(ReportTerminal, ColorOnlyWhenAskedAndSameLayout) {
+  const Report r = full_report();
+  const std::string plain = render_terminal(r, false);
+  const std::string colored = render_terminal(r, true);
+  EXPECT_EQ(plain.find("\x1b["), std::string::npos);
+  EXPECT_NE(colored.find("\x1b[31m"), std::string::npos);  // FAILED red
+  EXPECT_NE(colored.find("\x1b[32m"), std::string::npos);  // fastest green
+  EXPECT_EQ(std::regex_replace(colored, std::regex("\x1b\\[[0-9;]*m"), ""), plain);
+  EXPECT_NE(plain.find("median [ms]"), std::string::npos);
+  EXPECT_NE(plain.find("FAILED: CUDA error | illegal address"), std::string::npos);
+}
+
+TEST(ReportWriters, RegistryListsFormats) {
+  const auto names = report_format_names();
+  for (const char* f : {"csv", "json", "md"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), f), names.end()) << f;
+  }
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  ASSERT_NE(find_report_writer("md"), nullptr);
+  EXPECT_EQ(find_report_writer("nope"), nullptr);
+}
+
+TEST(ReportWriters, WritesAtomicallyAndReplaces) {
+  const fs::path dir = temp_dir("write");
+  const std::string prefix = (dir / "run").string();
+  write_file_atomic(prefix + ".json", "old contents that are longer than nothing");
+  const Report r = full_report();
+  write_reports(r, prefix, {"json", "md", "csv"});
+  EXPECT_EQ(read_file(prefix + ".json"), render_json(r));
+  EXPECT_EQ(read_file(prefix + ".md"), render_markdown(r));
+  EXPECT_EQ(read_file(prefix + ".csv"), render_csv(r));
+  EXPECT_EQ(nlohmann::json(load_report(prefix + ".json")).dump(), nlohmann::json(r).dump());
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(files, 3);
+
+  // An unknown format fails before any file is touched.
+  const std::string before = read_file(prefix + ".md");
+  Report changed = r;
+  changed.git_sha = "000000000000";
+  EXPECT_THROW(write_reports(changed, prefix, {"md", "xml"}), InputError);
+  EXPECT_EQ(read_file(prefix + ".md"), before);
+  fs::remove_all(dir);
+}
