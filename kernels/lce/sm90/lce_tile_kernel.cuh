@@ -1,0 +1,279 @@
+#pragma once
+// The LCE tensor-core tile kernel (sm_90a), shared by `fused` and `pipelined` (DESIGN.md §2).
+//
+// Layout choice: each tile computes a block of Y[b]^T. wgmma's M dimension runs over N (the
+// embedding dimension, contiguous in E and Y: 256 = 4·64, no waste) and wgmma's N dimension over
+// the rows of W (M = 433 → two 224-wide tiles, 448 rows computed, 3.4% waste; 64/128-row tiles over
+// M would compute 448 or 512 rows but a 224-wide W tile is shared by more output). So
+//   A = E[b] slice [K, 64 of N], N contiguous → MN-major A ("transposed" A), TMA box {64, 64, 1};
+//   B = W slice    [224 of M, K], K contiguous → K-major B, TMA box {64, 224}.
+// Both are 16-bit, 128-byte swizzled, 64 K per stage; fp32 accumulators (112 per thread).
+//
+// Warp roles (384 threads, 1 CTA per SM): warpgroup 0 = producer (one thread issues the TMA loads
+// into a STAGES-deep ring guarded by full/empty mbarriers, registers lowered by setmaxnreg),
+// warpgroups 1 and 2 = consumers (wgmma, then the epilogue).
+//   kPingPong = false (cooperative): both consumers share each tile (64 N rows each, tile 128×224).
+//   kPingPong = true: consumers take alternate tiles (64×224 each); named barriers order their
+//     mainloops so one's epilogue overlaps the other's mainloop.
+// Tiles: t < user_tiles are user tiles (Y_user[u] = W_user·E_user[u], fp32, then a ready flag
+// released per [u, 64-row N block, M tile]); the rest are candidate tiles, whose epilogue adds
+// Y_user[cand_to_user[b]] (after acquiring the flag when `ready` is set), converts and stores
+// 16-byte vectors. A CTA walks t = blockIdx.x, += gridDim.x (persistent when grid < tiles); user
+// tiles come first in every CTA's order, so with all CTAs resident the flag waits cannot deadlock.
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/lce/sm90/arch.cuh"
+#include "kernels/lce/sm90/wgmma.cuh"
+
+namespace gpubench::lce::sm90 {
+
+inline constexpr int kBlockK = 64;      ///< K per ring stage: one 128-byte swizzle row of 16-bit
+inline constexpr int kTileM = kWgmmaN;  ///< rows of W (columns of Y^T) per tile: 224
+inline constexpr int kWgRows = 64;      ///< N rows per consumer warpgroup (wgmma M)
+inline constexpr int kThreads = 384;    ///< producer warpgroup + 2 consumer warpgroups
+inline constexpr int kEpiStride = 20;   ///< fp32 row stride of the epilogue staging (conflict-free)
+inline constexpr uint32_t kWgBarrier = 1;     ///< named barriers 1, 2: one per consumer warpgroup
+inline constexpr uint32_t kOrderBarrier = 3;  ///< named barriers 3, 4: ping-pong mainloop order
+
+/// Compile-time shape of one kernel configuration.
+template <bool kPingPong>
+struct TileConfig {
+  static constexpr int kConsumersPerTile = kPingPong ? 1 : 2;
+  static constexpr int kTileN = kWgRows * kConsumersPerTile;  ///< N rows per tile
+  static constexpr int kStages = kPingPong ? 5 : 4;
+  static constexpr int kABytes = kBlockK * kWgRows * 2;       ///< one E box [64 K][64 N]: 8 KiB
+  static constexpr int kBBytes = kTileM * kBlockK * 2;        ///< one W box [224 M][64 K]: 28 KiB
+  static constexpr int kStageBytes = kABytes * kConsumersPerTile + kBBytes;
+  static constexpr int kEpiBytes = 8 * 32 * kEpiStride * 4;   ///< [8 warps][32 M][20] fp32
+  /// Dynamic shared memory: 1 KiB alignment slack + ring + epilogue staging + 2·STAGES mbarriers.
+  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + 2 * kStages * 8;
+};
+
+/// Run-time parameters of the tile kernel (host fills them; see LceLaunch in lce_setup.cuh).
+struct LceParams {
+  int M = 0, N = 0;
+  int m_tiles = 0, n_tiles = 0;       ///< ceil(M / 224), ceil(N / kTileN)
+  int n_blocks64 = 0;                 ///< ceil(N / 64): flag granularity over N
+  int user_tiles = 0, total_tiles = 0;
+  int kt_user = 0, kt_cand = 0;       ///< ceil(K / 64) stages per tile
+  int has_user = 0;                   ///< candidate epilogues add Y_user (0 when K_user = 0)
+  const int32_t* cand_to_user = nullptr;  ///< [B]
+  float* y_user = nullptr;            ///< [U, M, N] fp32
+  void* y = nullptr;                  ///< [B, M, N] fp16 / bf16
+  uint32_t* ready = nullptr;          ///< [U, n_blocks64, m_tiles] flags (0 → 1), nullptr: no waits
+};
+
+/// One tile's coordinates.
+struct TileCoord {
+  bool user;
+  int batch, mt, nt, k_tiles;
+};
+
+/// Tile index → coordinates (user tiles first; M tile fastest, then N tile, then batch).
+__device__ __forceinline__ TileCoord decode_tile(const LceParams& p, int t) {
+  TileCoord c;
+  c.user = t < p.user_tiles;
+  int r = c.user ? t : t - p.user_tiles;
+  c.mt = r % p.m_tiles;
+  r /= p.m_tiles;
+  c.nt = r % p.n_tiles;
+  c.batch = r / p.n_tiles;
+  c.k_tiles = c.user ? p.kt_user : p.kt_cand;
+  return c;
+}
+
+/// Two fp32 → one packed pair of T (fp16 or bf16), round to nearest.
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float a, float b) {
+  if constexpr (std::is_same_v<T, __half>) {
+    __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<uint32_t*>(&h);
+  } else {
+    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<uint32_t*>(&h);
+  }
+}
+
+/// The epilogue of one consumer warpgroup: its 64(N) × 224(M) fp32 accumulators → Y (candidate
+/// tile, + Y_user row) or Y_user (user tile, fp32), staged per warp through shared memory in
+/// 32-column chunks so that every global access is a 16-byte vector along N.
+template <class T>
+__device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoord& c, int n_wg, float (&acc)[kAccRegs],
+                                              float* stage, int cw) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const int m0 = c.mt * kTileM;
+  const int u = c.user ? c.batch : (p.has_user ? __ldg(p.cand_to_user + c.batch) : 0);
+  // Flags only for warpgroup tiles inside the problem (a cooperative tile's second half is empty when N ≤ 64).
+  const bool inside = c.mt < p.m_tiles && n_wg < p.N;
+  uint32_t* flag = (p.ready && inside)
+                       ? p.ready + (static_cast<size_t>(u) * p.n_blocks64 + n_wg / 64) * p.m_tiles + c.mt
+                       : nullptr;
+  if (!c.user && p.has_user && flag) {
+    if (threadIdx.x % 128 == 0) flag_wait_acquire(flag, 1);
+    named_sync(kWgBarrier + cw, 128);
+  }
+#pragma unroll
+  for (int chunk = 0; chunk < kTileM / 32; ++chunk) {
+#pragma unroll
+    for (int jj = 0; jj < 4; ++jj)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int cb = 0; cb < 2; ++cb) {
+          const int ml = 8 * jj + 2 * (lane % 4) + cb, nl = lane / 4 + 8 * i;
+          stage[ml * kEpiStride + nl] = acc[4 * (chunk * 4 + jj) + 2 * i + cb];
+        }
+    __syncwarp();
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const int v = lane + 32 * q, ml = v >> 1, half = v & 1;
+      const int m = m0 + chunk * 32 + ml, n = n_wg + warp * 16 + half * 8;
+      if (m < p.M && n < p.N) {
+        float4 x0 = *reinterpret_cast<const float4*>(stage + ml * kEpiStride + half * 8);
+        float4 x1 = *reinterpret_cast<const float4*>(stage + ml * kEpiStride + half * 8 + 4);
+        const size_t off = (static_cast<size_t>(c.batch) * p.M + m) * p.N + n;
+        if (c.user) {
+          reinterpret_cast<float4*>(p.y_user + off)[0] = x0;
+          reinterpret_cast<float4*>(p.y_user + off)[1] = x1;
+        } else {
+          if (p.has_user) {
+            const float4* yu = reinterpret_cast<const float4*>(p.y_user + (static_cast<size_t>(u) * p.M + m) * p.N + n);
+            const float4 u0 = __ldcg(yu), u1 = __ldcg(yu + 1);  // L2: written by this launch
+            x0.x += u0.x; x0.y += u0.y; x0.z += u0.z; x0.w += u0.w;
+            x1.x += u1.x; x1.y += u1.y; x1.z += u1.z; x1.w += u1.w;
+          }
+          uint4 o;
+          o.x = pack2<T>(x0.x, x0.y);
+          o.y = pack2<T>(x0.z, x0.w);
+          o.z = pack2<T>(x1.x, x1.y);
+          o.w = pack2<T>(x1.z, x1.w);
+          *reinterpret_cast<uint4*>(static_cast<T*>(p.y) + off) = o;
+        }
+      }
+    }
+    __syncwarp();
+  }
+  if (c.user && flag) {
+    named_sync(kWgBarrier + cw, 128);
+    if (threadIdx.x % 128 == 0) {
+      __threadfence();
+      flag_store_release(flag, 1);
+    }
+  }
+}
+
+/// The tile kernel. Maps: w_* 2-D {K, M} box {64, 224}; e_* 3-D {N, K, batch} box {64, 64, 1};
+/// 16-bit, 128-byte swizzle. Dynamic shared memory: TileConfig<kPingPong>::kSmemBytes.
+/// kTag: a number distinct per including .cu file (its ladder step). Two translation units must not
+/// share one instantiation: each registers its own copy with the runtime under the same host stub,
+/// and attributes set through one copy then miss the copy that launches (seen: invalid argument).
+template <class T, bool kPingPong, int kTag>
+__global__ void __launch_bounds__(kThreads, 1)
+    lce_tile_kernel(const __grid_constant__ CUtensorMap w_user, const __grid_constant__ CUtensorMap w_cand,
+                    const __grid_constant__ CUtensorMap e_user, const __grid_constant__ CUtensorMap e_cand,
+                    const LceParams p) {
+  using Cfg = TileConfig<kPingPong>;
+  constexpr int S = Cfg::kStages;
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
+  float* epi = reinterpret_cast<float*>(smem + S * Cfg::kStageBytes);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + S * Cfg::kStageBytes + Cfg::kEpiBytes);
+  uint64_t* empty = full + S;
+  const int wg = threadIdx.x / 128;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], 4 * Cfg::kConsumersPerTile);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (wg == 0) {  // ---------------------------------------------------------------- producer
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      tma_prefetch_map(&w_cand);
+      tma_prefetch_map(&e_cand);
+      uint32_t idx = 0;
+      for (int t = blockIdx.x; t < p.total_tiles; t += gridDim.x) {
+        const TileCoord c = decode_tile(p, t);
+        const CUtensorMap* wm = c.user ? &w_user : &w_cand;
+        const CUtensorMap* em = c.user ? &e_user : &e_cand;
+        const int n_base = c.nt * Cfg::kTileN;
+        // E boxes wholly past N (cooperative tile, N ≤ 64) are not loaded: that consumer's
+        // results are never stored, so its stale shared memory is harmless.
+        const int a_boxes = min(Cfg::kConsumersPerTile, (p.N - n_base + kWgRows - 1) / kWgRows);
+        const uint32_t bytes = a_boxes * Cfg::kABytes + Cfg::kBBytes;
+        for (int kt = 0; kt < c.k_tiles; ++kt, ++idx) {
+          const uint32_t s = idx % S;
+          mbar_wait(&empty[s], ((idx / S) & 1) ^ 1);
+          mbar_arrive_expect_tx(&full[s], bytes);
+          uint8_t* st = smem + s * Cfg::kStageBytes;
+          for (int a = 0; a < a_boxes; ++a)
+            tma_load_3d(st + a * Cfg::kABytes, em, &full[s], n_base + a * kWgRows, kt * kBlockK, c.batch);
+          tma_load_2d(st + Cfg::kConsumersPerTile * Cfg::kABytes, wm, &full[s], kt * kBlockK, c.mt * kTileM);
+        }
+      }
+    }
+  } else {  // --------------------------------------------------------------------- consumers
+    setmaxnreg_inc<232>();
+    const int cw = wg - 1;
+    const int lane = threadIdx.x % 32;
+    float* stage = epi + (cw * 4 + (threadIdx.x / 32) % 4) * 32 * kEpiStride;
+    float acc[kAccRegs];
+    uint32_t idx = 0;
+    int j = 0;
+    for (int t = blockIdx.x; t < p.total_tiles; t += gridDim.x, ++j) {
+      const TileCoord c = decode_tile(p, t);
+      if (kPingPong && (j % 2) != cw) {  // the other consumer's tile: skip its stages
+        idx += c.k_tiles;
+        continue;
+      }
+      if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
+#pragma unroll
+      for (int i = 0; i < kAccRegs; ++i) acc[i] = 0.f;
+      for (int kt = 0; kt < c.k_tiles; ++kt, ++idx) {
+        const uint32_t s = idx % S;
+        mbar_wait(&full[s], (idx / S) & 1);
+        const uint8_t* st = smem + s * Cfg::kStageBytes;
+        const uint8_t* a = st + (kPingPong ? 0 : cw) * Cfg::kABytes;
+        const uint8_t* b = st + Cfg::kConsumersPerTile * Cfg::kABytes;
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBlockK / 16; ++kk) {
+          const uint64_t da = make_desc_sw128(a + kk * 16 * 128);  // 16 K rows of 128 bytes
+          const uint64_t db = make_desc_sw128(b + kk * 16 * 2);    // 16 K elements along the row
+          if constexpr (std::is_same_v<T, __half>)
+            wgmma_m64n224k16_f16(acc, da, db, 1u);
+          else
+            wgmma_m64n224k16_bf16(acc, da, db, 1u);
+        }
+        wgmma_commit();
+        wgmma_wait<1>();
+        if (kt > 0) {  // the previous stage's wgmma group has completed: release it
+          __syncwarp();
+          if (lane == 0) mbar_arrive(&empty[(idx - 1) % S]);
+        }
+      }
+      if (kPingPong && t + static_cast<int>(gridDim.x) < p.total_tiles) named_arrive(kOrderBarrier + (1 - cw), 256);
+      wgmma_wait<0>();
+#pragma unroll
+      for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
+      if (c.k_tiles > 0) {
+        __syncwarp();
+        if (lane == 0) mbar_arrive(&empty[(idx - 1) % S]);
+      }
+      const int n_wg = c.nt * Cfg::kTileN + (kPingPong ? 0 : cw * kWgRows);
+      tile_epilogue<T>(p, c, n_wg, acc, stage, cw);
+    }
+  }
+}
+
+}  // namespace gpubench::lce::sm90
