@@ -87,6 +87,24 @@ TEST(Workload, DeterministicPerSeedAndDifferentAcrossSeeds) {
   }
 }
 
+TEST(Workload, GoldenSequencesPinTheSamplers) {
+  // Seed 1, B=1024: these lengths must not change with the platform or standard library (the
+  // samplers use mt19937_64 raw outputs and our own inverse CDFs). A change here changes every
+  // report's workload: bump nothing silently.
+  auto first10 = [](const RequestSpec& s) {
+    auto l = make_request_layout(1024, s);
+    return std::vector<int32_t>(l.lengths.begin(), l.lengths.begin() + 10);
+  };
+  EXPECT_EQ(first10(spec("uniform", {{"min", 1}, {"max", 100}})),
+            (std::vector<int32_t>{29, 63, 31, 47, 85, 10, 29, 66, 49, 25}));
+  EXPECT_EQ(first10(spec("lognormal", {{"mean", 70}, {"sigma", 0.8}})),
+            (std::vector<int32_t>{21, 21, 46, 10, 37, 150, 48, 16, 59, 67}));
+  EXPECT_EQ(first10(spec("zipf", {{"exponent", 1.5}, {"max", 500}})),
+            (std::vector<int32_t>{1, 1, 2, 1, 1, 41, 2, 1, 3, 4}));
+  EXPECT_EQ(first10(spec("empirical", {{"file", "data/ebnerd_inview_lengths.csv"}})),
+            (std::vector<int32_t>{5, 5, 8, 5, 7, 23, 8, 5, 9, 11}));
+}
+
 TEST(Workload, FixedSeventyAtB1024GivesFifteenRequests) {
   auto l = make_request_layout(1024, spec("fixed", {{"length", 70}}));
   ASSERT_EQ(l.requests(), 15);  // 14 × 70 = 980, the last request holds the remaining 44
