@@ -3,7 +3,8 @@
 //   Y[b]      = W_cand · E_cand[b] + Y_user[c2u[b]]       our sm_90a kernel (TMA ring + wgmma,
 //                                                        epilogue adds the user row, 16-byte stores)
 // The candidate kernel is lce_tile_kernel in cooperative mode, one CTA per 128(N)×224(M) tile
-// (not persistent; that is step 4, `pipelined`). Math and shapes: DESIGN.md §2.
+// (not persistent; that is step 4, `pipelined`); the fp32 user row is loaded into the accumulators
+// before the mainloop, so the epilogue only converts and stores. Math and shapes: DESIGN.md §2.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -21,43 +22,37 @@ namespace {
 
 constexpr int kTag = 3;  ///< this file's own kernel instantiations (lce_tile_kernel)
 
-using sm90::TileConfig;
-using Cfg = TileConfig<false>;
-
 /// `fused`: cuBLAS user GEMM (fp32 Y_user) + the cooperative tile kernel over candidate tiles.
 class FusedVariant final : public Variant {
  public:
+  explicit FusedVariant(int block_k) : block_k_(block_k) {}
   ~FusedVariant() override {
-    if (blas_) cublasDestroy(blas_);
+    if (blas_) (void)cublasDestroy(blas_);
   }
 
   void setup(const Problem& pr, cudaStream_t stream) override {
     sm90::check_problem(pr, "fused");
     pr_ = pr;
-    const bool bf16 = pr.precision == Precision::kBf16;
     const int64_t k_total = pr.K_user + pr.K_cand;
     w_cand_ = sm90::pad_columns(pr.W, pr.M, k_total, pr.K_user, pr.K_cand, stream);
     y_user_ = DeviceBuffer(static_cast<size_t>(pr.U * pr.M * pr.N) * sizeof(float));
     l_ = {};
-    l_.bf16 = bf16;
-    l_.w_cand = sm90::make_w_map(w_cand_.get(), pr.M, pr.K_cand, sm90::round_up8(pr.K_cand), bf16, "W_cand");
-    l_.e_cand = sm90::make_e_map(pr.E_cand, pr.N, pr.K_cand, pr.B, bf16, "E_cand");
-    l_.w_user = l_.w_cand;  // unused: user tiles run in cuBLAS
-    l_.e_user = l_.e_cand;
-    sm90::fill_tile_counts<false>(pr, /*user_in_kernel=*/false, l_.params);
+    // Cooperative, no cluster, not persistent; user tiles run in cuBLAS.
+    if (block_k_ == 64)
+      sm90::bind_config<sm90::TileConfig<false, false, 64>, kTag>(pr, nullptr, w_cand_.get(), false, false, l_);
+    else
+      sm90::bind_config<sm90::TileConfig<false, false, 32>, kTag>(pr, nullptr, w_cand_.get(), false, false, l_);
     l_.params.cand_to_user = pr.cand_to_user;
     l_.params.y_user = y_user_.as<float>();
     l_.params.y = pr.Y;
     l_.params.ready = nullptr;  // Y_user is complete before the kernel starts (stream order)
-    l_.grid = l_.params.total_tiles;
-    sm90::configure_for<false, kTag>(l_);
     if (pr.K_user > 0 && !blas_) GPUBENCH_CUBLAS(cublasCreate(&blas_));
   }
 
   std::vector<Op> ops() override {
     std::vector<Op> out;
     if (pr_.K_user > 0) out.push_back({"gemm_user", [this](cudaStream_t s) { user_gemm(s); }});
-    out.push_back({"gemm_cand_fused", [this](cudaStream_t s) { sm90::launch_for<false, kTag>(l_, s); }});
+    out.push_back({"gemm_cand_fused", [this](cudaStream_t s) { l_.launch(l_, s); }});
     return out;
   }
 
@@ -68,8 +63,9 @@ class FusedVariant final : public Variant {
   }
 
   std::string configuration() const override {
-    return "tile 128(N)x224(M)x64(K), " + std::to_string(Cfg::kStages) +
-           " stages, TMA + wgmma m64n224k16, 1 producer warp + 2 cooperative consumer warpgroups, grid " +
+    return "tile 128(N)x224(M)x" + std::to_string(l_.block_k) + "(K), " + std::to_string(l_.stages) +
+           " stages, TMA + wgmma m64n224k16, 1 producer warp + 2 cooperative consumer warpgroups, "
+           "user row preloaded into the accumulators, grid " +
            std::to_string(l_.grid) + " CTAs";
   }
 
@@ -88,6 +84,7 @@ class FusedVariant final : public Variant {
         static_cast<int>(pr_.U), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
 
+  int block_k_;
   Problem pr_;
   DeviceBuffer w_cand_;   ///< [M, round_up8(K_cand)] padded copy of W's candidate columns
   DeviceBuffer y_user_;   ///< [U, M, N] fp32
@@ -102,11 +99,13 @@ GPUBENCH_REGISTER_LCE_VARIANT(
                .name = "fused",
                .description = "cuBLAS user GEMM + our TMA/wgmma candidate GEMM with the broadcast-add in its epilogue",
                .ladder_step = 3,
-               .options = {},
+               .options = {"block_k"},
                .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
                .precisions = {Precision::kFp16, Precision::kBf16},
                .test_only = false,
-               .create = [](const nlohmann::json&) -> std::unique_ptr<Variant> { return std::make_unique<FusedVariant>(); },
+               .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
+                 return std::make_unique<FusedVariant>(sm90::parse_block_k(options, "fused"));
+               },
            });
 
 }  // namespace gpubench::lce

@@ -30,31 +30,30 @@ constexpr int kTag = 4;  ///< this file's own kernel instantiations (lce_tile_ke
 /// `pipelined`: persistent user + candidate tiles in one kernel (ping-pong or cooperative).
 class PipelinedVariant final : public Variant {
  public:
-  explicit PipelinedVariant(bool pingpong) : pingpong_(pingpong) {}
+  PipelinedVariant(bool pingpong, bool cluster, int block_k)
+      : pingpong_(pingpong), cluster_(cluster), block_k_(block_k) {}
 
   void setup(const Problem& pr, cudaStream_t stream) override {
     sm90::check_problem(pr, "pipelined");
     pr_ = pr;
-    const bool bf16 = pr.precision == Precision::kBf16;
     const int64_t k_total = pr.K_user + pr.K_cand;
-    l_ = {};
-    l_.bf16 = bf16;
-    l_.pingpong = pingpong_;
     w_cand_ = sm90::pad_columns(pr.W, pr.M, k_total, pr.K_user, pr.K_cand, stream);
-    l_.w_cand = sm90::make_w_map(w_cand_.get(), pr.M, pr.K_cand, sm90::round_up8(pr.K_cand), bf16, "W_cand");
-    l_.e_cand = sm90::make_e_map(pr.E_cand, pr.N, pr.K_cand, pr.B, bf16, "E_cand");
-    if (pr.K_user > 0) {
-      w_user_ = sm90::pad_columns(pr.W, pr.M, k_total, 0, pr.K_user, stream);
-      l_.w_user = sm90::make_w_map(w_user_.get(), pr.M, pr.K_user, sm90::round_up8(pr.K_user), bf16, "W_user");
-      l_.e_user = sm90::make_e_map(pr.E_user, pr.N, pr.K_user, pr.U, bf16, "E_user");
-    } else {  // no user tiles: placeholders, never read
-      l_.w_user = l_.w_cand;
-      l_.e_user = l_.e_cand;
-    }
-    if (pingpong_)
-      sm90::fill_tile_counts<true>(pr, /*user_in_kernel=*/true, l_.params);
+    if (pr.K_user > 0) w_user_ = sm90::pad_columns(pr.W, pr.M, k_total, 0, pr.K_user, stream);
+    l_ = {};
+    using sm90::TileConfig;
+    const void *wu = w_user_.get(), *wc = w_cand_.get();
+    if (pingpong_ && cluster_)
+      sm90::bind_config<TileConfig<true, true, 64>, kTag>(pr, wu, wc, true, true, l_);
+    else if (pingpong_ && block_k_ == 64)
+      sm90::bind_config<TileConfig<true, false, 64>, kTag>(pr, wu, wc, true, true, l_);
+    else if (pingpong_)
+      sm90::bind_config<TileConfig<true, false, 32>, kTag>(pr, wu, wc, true, true, l_);
+    else if (cluster_)
+      sm90::bind_config<TileConfig<false, true, 64>, kTag>(pr, wu, wc, true, true, l_);
+    else if (block_k_ == 64)
+      sm90::bind_config<TileConfig<false, false, 64>, kTag>(pr, wu, wc, true, true, l_);
     else
-      sm90::fill_tile_counts<false>(pr, /*user_in_kernel=*/true, l_.params);
+      sm90::bind_config<TileConfig<false, false, 32>, kTag>(pr, wu, wc, true, true, l_);
     y_user_ = DeviceBuffer(static_cast<size_t>(pr.U * pr.M * pr.N) * sizeof(float));
     flags_count_ = static_cast<size_t>(pr.U) * l_.params.n_blocks64 * l_.params.m_tiles;
     ready_ = DeviceBuffer(flags_count_ * sizeof(uint32_t));
@@ -62,21 +61,13 @@ class PipelinedVariant final : public Variant {
     l_.params.y_user = y_user_.as<float>();
     l_.params.y = pr.Y;
     l_.params.ready = pr.K_user > 0 ? ready_.as<uint32_t>() : nullptr;
-    l_.grid = std::min(sm90::sm_count(), l_.params.total_tiles);
-    if (pingpong_)
-      sm90::configure_for<true, kTag>(l_);
-    else
-      sm90::configure_for<false, kTag>(l_);
   }
 
   std::vector<Op> ops() override {
     return {{"lce_persistent", [this](cudaStream_t s) {
                if (l_.params.ready)
                  GPUBENCH_CUDA(cudaMemsetAsync(l_.params.ready, 0, flags_count_ * sizeof(uint32_t), s));
-               if (pingpong_)
-                 sm90::launch_for<true, kTag>(l_, s);
-               else
-                 sm90::launch_for<false, kTag>(l_, s);
+               l_.launch(l_, s);
              }}};
   }
 
@@ -88,16 +79,20 @@ class PipelinedVariant final : public Variant {
   }
 
   std::string configuration() const override {
-    const int stages = pingpong_ ? sm90::TileConfig<true>::kStages : sm90::TileConfig<false>::kStages;
-    return std::string(pingpong_ ? "ping-pong: tile 64(N)x224(M)x64(K) per consumer warpgroup"
-                                 : "cooperative: tile 128(N)x224(M)x64(K) per CTA") +
-           ", " + std::to_string(stages) + " stages, TMA + wgmma m64n224k16, persistent grid " +
+    const std::string k = std::to_string(l_.block_k);
+    return std::string(pingpong_ ? "ping-pong: tile 64(N)x224(M)x" + k + "(K) per consumer warpgroup"
+                                 : "cooperative: tile 128(N)x224(M)x" + k + "(K) per CTA") +
+           ", " + std::to_string(l_.stages) + " stages, TMA + wgmma m64n224k16, cluster " +
+           (!cluster_ ? std::string("none") : pingpong_ ? std::string("1(M)x4(N) with TMA multicast")
+                                                         : std::string("2(M)x2(N) with TMA multicast")) +
+           ", persistent grid " +
            std::to_string(l_.grid) + ", " + std::to_string(l_.params.user_tiles) + " user + " +
            std::to_string(l_.params.total_tiles - l_.params.user_tiles) + " candidate tiles";
   }
 
  private:
-  bool pingpong_;
+  bool pingpong_, cluster_;
+  int block_k_;
   Problem pr_;
   DeviceBuffer w_user_, w_cand_;  ///< K-padded copies [M, round_up8(K)]
   DeviceBuffer y_user_;           ///< [U, M, N] fp32, written by user tiles
@@ -115,6 +110,14 @@ bool parse_pingpong(const nlohmann::json& options) {
   throw InputError("pipelined: options.schedule must be \"pingpong\" or \"cooperative\", got " + s.dump());
 }
 
+/// Parses {"cluster": true | false} (default false: TMA multicast clusters measured slower). Throws InputError.
+bool parse_cluster(const nlohmann::json& options) {
+  if (!options.is_object() || !options.contains("cluster")) return false;
+  const auto& c = options.at("cluster");
+  if (!c.is_boolean()) throw InputError("pipelined: options.cluster must be true or false, got " + c.dump());
+  return c.get<bool>();
+}
+
 }  // namespace
 
 GPUBENCH_REGISTER_LCE_VARIANT(
@@ -123,12 +126,16 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .name = "pipelined",
         .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles (ping-pong)",
         .ladder_step = 4,
-        .options = {"schedule"},
+        .options = {"schedule", "cluster", "block_k"},
         .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
         .precisions = {Precision::kFp16, Precision::kBf16},
         .test_only = false,
         .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
-          return std::make_unique<PipelinedVariant>(parse_pingpong(options));
+          const bool cluster = parse_cluster(options);
+          const int block_k = options.is_object() && options.contains("block_k") ? sm90::parse_block_k(options, "pipelined")
+                              : cluster ? 64 : sm90::kDefaultBlockK;
+          if (cluster && block_k != 64) throw InputError("pipelined: options.cluster needs block_k 64");
+          return std::make_unique<PipelinedVariant>(parse_pingpong(options), cluster, block_k);
         },
     });
 

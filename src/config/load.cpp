@@ -45,12 +45,80 @@ std::string reason(const std::string& what) {
   return p == std::string::npos ? what : what.substr(p + 2);
 }
 
+/// Records keys that appear twice in one object (nlohmann keeps only the last value silently).
+/// Walks the parser's events keeping the JSON pointer of the current position.
+class DuplicateKeys {
+ public:
+  /// nlohmann::json::parser_callback_t body; always keeps the element.
+  bool on_event(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        enter_element();
+        frames_.push_back({event == E::object_start, {}, {}, 0});
+        break;
+      case E::object_end:
+      case E::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case E::key:
+        if (!frames_.empty()) {
+          auto& top = frames_.back();
+          top.token = parsed.get<std::string>();
+          if (std::find(top.keys.begin(), top.keys.end(), top.token) != top.keys.end())
+            issues_.push_back({pointer(), "duplicate key; JSON keeps only the last value, remove one"});
+          else
+            top.keys.push_back(top.token);
+        }
+        break;
+      case E::value:
+        enter_element();
+        break;
+    }
+    return true;
+  }
+  /// Duplicates found, in document order.
+  const std::vector<ConfigIssue>& issues() const { return issues_; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::vector<std::string> keys;  ///< keys seen so far (objects)
+    std::string token;              ///< reference token of the current child
+    size_t next_index;              ///< next element index (arrays)
+  };
+  /// A new element starts: inside an array it takes the next index.
+  void enter_element() {
+    if (!frames_.empty() && !frames_.back().object)
+      frames_.back().token = std::to_string(frames_.back().next_index++);
+  }
+  std::string pointer() const {
+    std::string p;
+    for (const auto& f : frames_) {
+      p += '/';
+      for (char ch : f.token) p += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
+    }
+    return p;
+  }
+  std::vector<Frame> frames_;
+  std::vector<ConfigIssue> issues_;
+};
+
 /// Parses `text` (named `source` in errors) into JSON; throws ConfigError with line and column.
-nlohmann::json parse_text(const std::string& text, const std::string& source) {
+/// Duplicate keys are returned in `duplicates` (reported with the validation problems).
+nlohmann::json parse_text(const std::string& text, const std::string& source,
+                          std::vector<ConfigIssue>& duplicates) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ConfigError(source, {{"", "empty file, expected a JSON object"}});
   try {
-    return nlohmann::json::parse(text);
+    DuplicateKeys dups;
+    auto j = nlohmann::json::parse(text, [&dups](int, nlohmann::json::parse_event_t event,
+                                                 nlohmann::json& parsed) {
+      return dups.on_event(event, parsed);
+    });
+    duplicates = dups.issues();
+    return j;
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based index of the last character read: the offending one.
     auto [line, col] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
@@ -69,12 +137,29 @@ nlohmann::json parse_text(const std::string& text, const std::string& source) {
     throw ConfigError(source, {{"", fmt::format("invalid JSON{}: {}", where, reason(msg))}});
   }
 }
+/// parse_config, with the duplicate-key problems of the text added to its own.
+Config parse_with(const nlohmann::json& j, const ConfigContext& ctx,
+                  const std::vector<ConfigIssue>& duplicates) {
+  try {
+    Config c = parse_config(j, ctx);
+    if (duplicates.empty()) return c;
+  } catch (const ConfigError& e) {
+    if (duplicates.empty()) throw;
+    std::vector<ConfigIssue> all = duplicates;
+    all.insert(all.end(), e.issues.begin(), e.issues.end());
+    throw ConfigError(ctx.source, std::move(all));
+  }
+  throw ConfigError(ctx.source, duplicates);
+}
 }  // namespace
 
 ConfigError::ConfigError(std::string source_, std::vector<ConfigIssue> issues_)
     : InputError(format_issues(issues_)), source(std::move(source_)), issues(std::move(issues_)) {}
 
 Config load_config(const std::string& path, ConfigContext ctx) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(path, {{"", "'" + path + "' is a directory, expected a JSON config file"}});
   std::ifstream f(path, std::ios::binary);
   if (!f) throw ConfigError(path, {{"", "cannot open config file '" + path + "'"}});
   std::stringstream buf;
@@ -82,12 +167,16 @@ Config load_config(const std::string& path, ConfigContext ctx) {
   const auto parent = std::filesystem::path(path).parent_path();
   ctx.base_dir = parent.empty() ? "." : parent.string();
   ctx.source = path;
-  return parse_config(parse_text(buf.str(), path), ctx);
+  std::vector<ConfigIssue> duplicates;
+  const nlohmann::json j = parse_text(buf.str(), path, duplicates);
+  return parse_with(j, ctx, duplicates);
 }
 
 Config default_config(ConfigContext ctx) {
   ctx.source = "<default>";
-  return parse_config(parse_text(build_info::kDefaultConfigJson, ctx.source), ctx);
+  std::vector<ConfigIssue> duplicates;
+  const nlohmann::json j = parse_text(build_info::kDefaultConfigJson, ctx.source, duplicates);
+  return parse_with(j, ctx, duplicates);
 }
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {

@@ -288,6 +288,19 @@ TEST(Config, EmpiricalFileResolvesAgainstTheConfigFolder) {
   EXPECT_EQ(c.workload.cases[0].requests.seed, 3u);
 }
 
+TEST(Config, DuplicateKeysAreReportedWithTheOtherProblems) {
+  try {
+    load_config(kFixtures + "/duplicate_keys.json", context());
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.issues.size(), 3u) << e.what();
+    EXPECT_EQ(e.issues[0].pointer, "/workload/batch");
+    EXPECT_NE(e.issues[0].message.find("duplicate key"), std::string::npos);
+    EXPECT_EQ(e.issues[1].pointer, "/variants/0/options/time_broadcast");
+    EXPECT_EQ(e.issues[2].pointer, "/workload/shape/M");  // validation still ran
+  }
+}
+
 TEST(Config, SchemaVersionIsRequiredAndChecked) {
   auto j = good();
   j.erase("schema_version");

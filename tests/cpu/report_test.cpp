@@ -209,3 +209,21 @@ TEST(ReportWriters, WritesAtomicallyAndReplaces) {
   EXPECT_EQ(read_file(prefix + ".md"), before);
   fs::remove_all(dir);
 }
+
+TEST(ReportTerminal, PlanTable) {
+  Config cfg;
+  cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}};
+  cfg.end_to_end.given = GivenEndToEnd{100, 40};
+  const auto ceil = datasheet_ceilings("h200", Precision::kFp16, false);
+  const auto rows = plan_rows(cfg, 1024, 15, ceil, [](const VariantSpec& s) {
+    return s.name == "baseline" ? WorkModel::kBroadcast : WorkModel::kDecomposed;
+  });
+  const std::string text = render_plan_terminal(rows, ceil, 1024, 15);
+  EXPECT_NE(text.find("B=1024 candidates, U=15 requests"), std::string::npos) << text;
+  EXPECT_NE(text.find("464.0"), std::string::npos) << text;   // baseline GFLOP
+  EXPECT_NE(text.find("200.5"), std::string::npos) << text;   // decomposed GFLOP
+  EXPECT_NE(text.find("0.5907"), std::string::npos) << text;  // baseline floor (memory-bound)
+  EXPECT_NE(text.find("2.91x"), std::string::npos) << text;   // floor speedup 0.5907 / 0.2027
+  EXPECT_NE(text.find("73.72"), std::string::npos) << text;   // projected request ms
+  EXPECT_NE(text.find("Amdahl projection"), std::string::npos);
+}

@@ -79,18 +79,65 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const void* tmap, uint64_
       : "memory");
 }
 
+/// Multicast variant of tma_load_2d: the box lands at the same shared offset, and completes its
+/// bytes on the mbarrier at the same offset, in every CTA of the cluster whose bit is in `mask`.
+__device__ __forceinline__ void tma_load_2d_mc(void* dst, const void* tmap, uint64_t* bar, int32_t c0, int32_t c1,
+                                               uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, "
+      "%4}], [%2], %5;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(tmap)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "h"(mask)
+      : "memory");
+}
+
+/// Multicast variant of tma_load_3d (see tma_load_2d_mc).
+__device__ __forceinline__ void tma_load_3d_mc(void* dst, const void* tmap, uint64_t* bar, int32_t c0, int32_t c1,
+                                               int32_t c2, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, "
+      "%4, %5}], [%2], %6;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(tmap)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "h"(mask)
+      : "memory");
+}
+
+// ---- clusters ------------------------------------------------------------------------------
+
+/// This CTA's rank in its cluster (0 when launched without clusters).
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+/// Cluster-wide barrier (release/acquire): every thread of every CTA of the cluster, converged warps.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+/// One arrival on the mbarrier at `bar`'s offset in the shared memory of cluster CTA `rank`.
+__device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
+  asm volatile(
+      "{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
+      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}" ::"r"(smem_addr(bar)),
+      "r"(rank)
+      : "memory");
+}
+
 // ---- wgmma ---------------------------------------------------------------------------------
 
-/// Shared-memory matrix descriptor for wgmma, 128-byte swizzle (the layout TMA writes with
-/// CU_TENSOR_MAP_SWIZZLE_128B: rows of 128 bytes, 8-row atoms of 1024 bytes).
+/// Shared-memory matrix descriptor for wgmma over a tile that TMA wrote with a 128- or 64-byte
+/// swizzle (`swizzle_bytes`): rows of that many bytes, 8-row atoms (1024 or 512 bytes).
 ///   bits 0-13 start address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4,
-///   62-63 swizzle mode (1 = 128B). Both offsets are set to 1024 bytes: the stride between 8-row
-///   atoms (SBO). The leading offset (LBO) is unused for our tiles: K-major tiles span one 128-byte
-///   swizzle row per k16 step and the MN-major A tile spans exactly one 64-element atom in MN.
-__device__ __forceinline__ uint64_t make_desc_sw128(const void* smem) {
+///   62-63 swizzle mode (1 = 128B, 2 = 64B). Both offsets are set to the atom size: the stride
+///   between 8-row atoms (SBO). The leading offset (LBO) is unused for our tiles: K-major tiles span
+///   one swizzle row per k16 step and the MN-major A tile spans exactly one 64-element atom in MN.
+template <int kSwizzleBytes>
+__device__ __forceinline__ uint64_t make_desc(const void* smem) {
+  static_assert(kSwizzleBytes == 128 || kSwizzleBytes == 64, "128- or 64-byte swizzle");
   const uint64_t addr = smem_addr(smem);
-  constexpr uint64_t kOffset = 1024 >> 4;
-  return ((addr & 0x3FFFF) >> 4) | (kOffset << 16) | (kOffset << 32) | (1ull << 62);
+  constexpr uint64_t kOffset = (8 * kSwizzleBytes) >> 4;
+  constexpr uint64_t kMode = kSwizzleBytes == 128 ? 1 : 2;
+  return ((addr & 0x3FFFF) >> 4) | (kOffset << 16) | (kOffset << 32) | (kMode << 62);
 }
 
 /// Orders prior register writes of the accumulators before the next wgmma (warpgroup-wide).

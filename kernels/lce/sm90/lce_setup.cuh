@@ -4,6 +4,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -21,9 +22,11 @@ namespace gpubench::lce::sm90 {
 struct LceLaunch {
   CUtensorMap w_user{}, w_cand{}, e_user{}, e_cand{};  ///< see lce_tile_kernel for boxes
   LceParams params;
-  int grid = 0;            ///< CTAs (= tiles when not persistent, ≤ SM count when persistent)
+  int grid = 0;            ///< CTAs: cluster tiles × cluster size, or the resident clusters when persistent
   bool bf16 = false;       ///< element type: bf16, else fp16
-  bool pingpong = false;   ///< TileConfig<true> (ping-pong consumers), else cooperative
+  bool pingpong = false;   ///< ping-pong consumers, else cooperative
+  int stages = 0, block_k = 0;  ///< of the bound configuration (for configuration())
+  void (*launch)(const LceLaunch&, cudaStream_t) = nullptr;  ///< the bound instantiation
 };
 
 /// Rounds `k` up to a multiple of 8 (16-byte rows of 16-bit elements).
@@ -52,6 +55,16 @@ inline void check_problem(const Problem& pr, const char* variant) {
                      std::to_string(major) + "." + std::to_string(minor));
 }
 
+/// Parses the option {"block_k": 32 | 64} (K per ring stage; default kDefaultBlockK). Throws InputError.
+inline constexpr int kDefaultBlockK = 32;
+inline int parse_block_k(const nlohmann::json& options, const char* variant) {
+  if (!options.is_object() || !options.contains("block_k")) return kDefaultBlockK;
+  const auto& b = options.at("block_k");
+  if (b == 32) return 32;
+  if (b == 64) return 64;
+  throw InputError(std::string(variant) + ": options.block_k must be 32 or 64, got " + b.dump());
+}
+
 /// Copies columns [col0, col0 + cols) of a row-major 16-bit matrix [rows, ld_src] into a new
 /// zero-padded buffer [rows, round_up8(cols)] on `stream` (untimed setup: TMA needs 16-byte strides).
 inline DeviceBuffer pad_columns(const void* src, int64_t rows, int64_t ld_src, int64_t col0, int64_t cols,
@@ -65,78 +78,116 @@ inline DeviceBuffer pad_columns(const void* src, int64_t rows, int64_t ld_src, i
   return dst;
 }
 
-/// Tensor map over a padded W block [M, ld] (K valid columns), box {64 K, 224 M}.
+/// Tensor map over a padded W block [M, ld] (K valid columns), box {Cfg::kBK K, Cfg::kWRows M},
+/// swizzle Cfg::kSwizzleW.
+template <class Cfg>
 inline CUtensorMap make_w_map(const void* w, int64_t M, int64_t K, int64_t ld, bool bf16, const char* what) {
   const uint64_t dims[2] = {static_cast<uint64_t>(K), static_cast<uint64_t>(M)};
   const uint64_t strides[1] = {static_cast<uint64_t>(ld * 2)};
-  const uint32_t box[2] = {kBlockK, kTileM};
-  return make_tensor_map_2byte(w, bf16, 2, dims, strides, box, what);
+  const uint32_t box[2] = {Cfg::kBK, Cfg::kWRows};
+  return make_tensor_map_2byte(w, bf16, 2, dims, strides, box, Cfg::kSwizzleW, what);
 }
 
-/// Tensor map over E [batch, K, N] (row-major), box {64 N, 64 K, 1}.
+/// Tensor map over E [batch, K, N] (row-major), box {64 N, Cfg::kBK K, 1}, 128-byte swizzle.
+template <class Cfg>
 inline CUtensorMap make_e_map(const void* e, int64_t N, int64_t K, int64_t batch, bool bf16, const char* what) {
   const uint64_t dims[3] = {static_cast<uint64_t>(N), static_cast<uint64_t>(K), static_cast<uint64_t>(batch)};
   const uint64_t strides[2] = {static_cast<uint64_t>(N * 2), static_cast<uint64_t>(K * N * 2)};
-  const uint32_t box[3] = {kWgRows, kBlockK, 1};
-  return make_tensor_map_2byte(e, bf16, 3, dims, strides, box, what);
+  const uint32_t box[3] = {kWgRows, Cfg::kBK, 1};
+  return make_tensor_map_2byte(e, bf16, 3, dims, strides, box, 128, what);
 }
 
-/// Number of multiprocessors of the current device.
-inline int sm_count() {
-  int dev = 0, n = 0;
-  GPUBENCH_CUDA(cudaGetDevice(&dev));
-  GPUBENCH_CUDA(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
-  return n;
-}
-
-/// Tile counts of `params` for problem `pr` (user tiles only when `user_in_kernel`).
-template <bool kPingPong>
+/// Tile counts of `params` for problem `pr` (user tiles only when `user_in_kernel`), in cluster tiles.
+template <class Cfg>
 inline void fill_tile_counts(const Problem& pr, bool user_in_kernel, LceParams& params) {
-  using Cfg = TileConfig<kPingPong>;
   params.M = static_cast<int>(pr.M);
   params.N = static_cast<int>(pr.N);
   params.m_tiles = static_cast<int>((pr.M + kTileM - 1) / kTileM);
   params.n_tiles = static_cast<int>((pr.N + Cfg::kTileN - 1) / Cfg::kTileN);
   params.n_blocks64 = static_cast<int>((pr.N + 63) / 64);
-  params.kt_user = static_cast<int>((pr.K_user + kBlockK - 1) / kBlockK);
-  params.kt_cand = static_cast<int>((pr.K_cand + kBlockK - 1) / kBlockK);
+  params.kt_user = static_cast<int>((pr.K_user + Cfg::kBK - 1) / Cfg::kBK);
+  params.kt_cand = static_cast<int>((pr.K_cand + Cfg::kBK - 1) / Cfg::kBK);
   params.has_user = pr.K_user > 0 ? 1 : 0;
-  const int per_batch = params.m_tiles * params.n_tiles;
+  params.m_groups = (params.m_tiles + Cfg::kCM - 1) / Cfg::kCM;
+  params.n_groups = (params.n_tiles + Cfg::kCN - 1) / Cfg::kCN;
+  const int per_batch = params.m_groups * params.n_groups;  // cluster tiles
   params.user_tiles = (user_in_kernel && pr.K_user > 0) ? static_cast<int>(pr.U) * per_batch : 0;
   params.total_tiles = params.user_tiles + static_cast<int>(pr.B) * per_batch;
 }
 
-/// Raises the kernel's dynamic shared-memory limit (once per configuration; setup time).
-template <class T, bool kPingPong, int kTag>
-inline void configure_tile_kernel() {
-  GPUBENCH_CUDA(cudaFuncSetAttribute(lce_tile_kernel<T, kPingPong, kTag>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     TileConfig<kPingPong>::kSmemBytes));
+/// Launch configuration with the cluster attribute of Cfg (`attr` must outlive `cfg`).
+template <class Cfg>
+inline cudaLaunchConfig_t launch_config(int grid, cudaStream_t stream, cudaLaunchAttribute* attr) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(grid));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+  cfg.stream = stream;
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = Cfg::kClusterSize;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
 }
 
-/// Enqueues lce_tile_kernel for `l` on `stream`. Throws DeviceError on a launch failure.
-template <class T, bool kPingPong, int kTag>
+/// Enqueues lce_tile_kernel<T, Cfg, kTag> for `l` on `stream`. Throws DeviceError on failure.
+template <class T, class Cfg, int kTag>
 inline void launch_tile_kernel(const LceLaunch& l, cudaStream_t stream) {
-  lce_tile_kernel<T, kPingPong, kTag><<<l.grid, kThreads, TileConfig<kPingPong>::kSmemBytes, stream>>>(
-      l.w_user, l.w_cand, l.e_user, l.e_cand, l.params);
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t cfg = launch_config<Cfg>(l.grid, stream, attr);
+  GPUBENCH_CUDA(cudaLaunchKernelEx(&cfg, lce_tile_kernel<T, Cfg, kTag>, l.w_user, l.w_cand, l.e_user, l.e_cand,
+                                   l.params));
   GPUBENCH_LAUNCH_CHECK();
 }
 
-/// Sets up the kernel attributes for the element type of `l`, configuration kPingPong, file tag kTag.
-template <bool kPingPong, int kTag>
-inline void configure_for(const LceLaunch& l) {
-  if (l.bf16)
-    configure_tile_kernel<__nv_bfloat16, kPingPong, kTag>();
-  else
-    configure_tile_kernel<__half, kPingPong, kTag>();
+/// Raises the kernel's shared-memory limit and returns the grid (CTAs) for `clusters` cluster
+/// tiles; `persistent`: at most as many clusters as can be resident at once
+/// (cudaOccupancyMaxActiveClusters), which the ready-flag waits rely on.
+template <class T, class Cfg, int kTag>
+inline int configure_tile_kernel(int clusters, bool persistent) {
+  GPUBENCH_CUDA(cudaFuncSetAttribute(lce_tile_kernel<T, Cfg, kTag>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     Cfg::kSmemBytes));
+  if (!persistent) return clusters * Cfg::kClusterSize;
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t cfg = launch_config<Cfg>(clusters * Cfg::kClusterSize, nullptr, attr);
+  int active = 0;
+  GPUBENCH_CUDA(cudaOccupancyMaxActiveClusters(&active, lce_tile_kernel<T, Cfg, kTag>, &cfg));
+  if (active < 1)
+    throw DeviceError("lce_tile_kernel: no cluster of " + std::to_string(Cfg::kClusterSize) + " CTAs fits");
+  return std::min(active, clusters) * Cfg::kClusterSize;
 }
 
-/// Launches with the element type of `l`, configuration kPingPong, file tag kTag.
-template <bool kPingPong, int kTag>
-inline void launch_for(const LceLaunch& l, cudaStream_t stream) {
-  if (l.bf16)
-    launch_tile_kernel<__nv_bfloat16, kPingPong, kTag>(l, stream);
-  else
-    launch_tile_kernel<__half, kPingPong, kTag>(l, stream);
+/// Fills `l` for configuration Cfg: tensor maps (W from the K-padded copies `w_user_pad` /
+/// `w_cand_pad`, [M, round_up8(K)]; w_user_pad unused when the user GEMM runs elsewhere), tile
+/// counts, kernel attributes, grid and launch function. `l.params` pointers (y, y_user, ready,
+/// cand_to_user) are the caller's.
+template <class Cfg, int kTag>
+inline void bind_config(const Problem& pr, const void* w_user_pad, const void* w_cand_pad, bool user_in_kernel,
+                        bool persistent, LceLaunch& l) {
+  const bool bf16 = pr.precision == Precision::kBf16;
+  l.bf16 = bf16;
+  l.pingpong = Cfg::kPingPong;
+  l.w_cand = make_w_map<Cfg>(w_cand_pad, pr.M, pr.K_cand, round_up8(pr.K_cand), bf16, "W_cand");
+  l.e_cand = make_e_map<Cfg>(pr.E_cand, pr.N, pr.K_cand, pr.B, bf16, "E_cand");
+  if (user_in_kernel && pr.K_user > 0) {
+    l.w_user = make_w_map<Cfg>(w_user_pad, pr.M, pr.K_user, round_up8(pr.K_user), bf16, "W_user");
+    l.e_user = make_e_map<Cfg>(pr.E_user, pr.N, pr.K_user, pr.U, bf16, "E_user");
+  } else {  // no user tiles in this kernel: placeholders, never read
+    l.w_user = l.w_cand;
+    l.e_user = l.e_cand;
+  }
+  fill_tile_counts<Cfg>(pr, user_in_kernel, l.params);
+  if (bf16) {
+    l.grid = configure_tile_kernel<__nv_bfloat16, Cfg, kTag>(l.params.total_tiles, persistent);
+    l.launch = &launch_tile_kernel<__nv_bfloat16, Cfg, kTag>;
+  } else {
+    l.grid = configure_tile_kernel<__half, Cfg, kTag>(l.params.total_tiles, persistent);
+    l.launch = &launch_tile_kernel<__half, Cfg, kTag>;
+  }
+  l.stages = Cfg::kStages;
+  l.block_k = Cfg::kBK;
 }
 
 }  // namespace gpubench::lce::sm90

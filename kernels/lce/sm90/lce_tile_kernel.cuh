@@ -33,7 +33,6 @@
 
 namespace gpubench::lce::sm90 {
 
-inline constexpr int kBlockK = 64;      ///< K per ring stage: one 128-byte swizzle row of 16-bit
 inline constexpr int kTileM = kWgmmaN;  ///< rows of W (columns of Y^T) per tile: 224
 inline constexpr int kWgRows = 64;      ///< N rows per consumer warpgroup (wgmma M)
 inline constexpr int kThreads = 384;    ///< producer warpgroup + 2 consumer warpgroups
@@ -42,13 +41,25 @@ inline constexpr uint32_t kWgBarrier = 1;     ///< named barriers 1, 2: one per 
 inline constexpr uint32_t kOrderBarrier = 3;  ///< named barriers 3, 4: ping-pong mainloop order
 
 /// Compile-time shape of one kernel configuration.
-template <bool kPingPong>
+template <bool kPingPongT, bool kCluster, int kBlockK>
 struct TileConfig {
+  static constexpr bool kPingPong = kPingPongT;
+  /// K per ring stage: 64 (W rows of 128 bytes, 128-byte swizzle) or 32 (64 bytes, 64-byte
+  /// swizzle: half the bytes per stage, twice the stages in the same shared memory).
+  static constexpr int kBK = kBlockK;
+  static_assert(kBK == 64 || kBK == 32, "K per stage: 64 or 32");
+  static constexpr int kSwizzleW = kBK * 2;  ///< W (K-major) swizzle span in bytes
   static constexpr int kConsumersPerTile = kPingPong ? 1 : 2;
+  /// Cluster shape (kCluster): kCM CTAs along M share (multicast) their E boxes, kCN CTAs along N
+  /// share the W box (each loads 224/kCN rows). Cooperative 2×2, ping-pong 1×4; else 1×1.
+  static constexpr int kCM = kCluster && !kPingPong ? 2 : 1;
+  static constexpr int kCN = kCluster ? (kPingPong ? 4 : 2) : 1;
+  static constexpr int kClusterSize = kCM * kCN;
+  static constexpr int kWRows = kTileM / kCN;  ///< W rows each CTA loads (multiple of 8)
   static constexpr int kTileN = kWgRows * kConsumersPerTile;  ///< N rows per tile
-  static constexpr int kStages = kPingPong ? 5 : 4;
-  static constexpr int kABytes = kBlockK * kWgRows * 2;       ///< one E box [64 K][64 N]: 8 KiB
-  static constexpr int kBBytes = kTileM * kBlockK * 2;        ///< one W box [224 M][64 K]: 28 KiB
+  static constexpr int kStages = kBK == 64 ? (kPingPong ? 5 : 4) : (kPingPong ? 11 : 9);
+  static constexpr int kABytes = kBK * kWgRows * 2;           ///< one E box [BK][64 N]: 8 / 4 KiB
+  static constexpr int kBBytes = kTileM * kBK * 2;            ///< one W box [224 M][BK]: 28 / 14 KiB
   static constexpr int kStageBytes = kABytes * kConsumersPerTile + kBBytes;
   static constexpr int kEpiBytes = 8 * 32 * kEpiStride * 4;   ///< [8 warps][32 M][20] fp32
   /// Dynamic shared memory: 1 KiB alignment slack + ring + epilogue staging + 2·STAGES mbarriers.
@@ -59,8 +70,9 @@ struct TileConfig {
 struct LceParams {
   int M = 0, N = 0;
   int m_tiles = 0, n_tiles = 0;       ///< ceil(M / 224), ceil(N / kTileN)
+  int m_groups = 0, n_groups = 0;     ///< ceil(m_tiles / kCM), ceil(n_tiles / kCN): cluster tiles per batch
   int n_blocks64 = 0;                 ///< ceil(N / 64): flag granularity over N
-  int user_tiles = 0, total_tiles = 0;
+  int user_tiles = 0, total_tiles = 0;  ///< in cluster tiles (= CTA tiles without clusters)
   int kt_user = 0, kt_cand = 0;       ///< ceil(K / 64) stages per tile
   int has_user = 0;                   ///< candidate epilogues add Y_user (0 when K_user = 0)
   const int32_t* cand_to_user = nullptr;  ///< [B]
@@ -75,15 +87,18 @@ struct TileCoord {
   int batch, mt, nt, k_tiles;
 };
 
-/// Tile index → coordinates (user tiles first; M tile fastest, then N tile, then batch).
-__device__ __forceinline__ TileCoord decode_tile(const LceParams& p, int t) {
+/// Cluster tile index → this CTA's tile (user tiles first; M group fastest, then N group, then
+/// batch). CTA (rm, rn) of the cluster takes M tile mg·kCM + rm and N tile ng·kCN + rn; tiles past
+/// m_tiles / n_tiles are phantoms (loads clamped, nothing stored).
+template <int kCM, int kCN>
+__device__ __forceinline__ TileCoord decode_tile(const LceParams& p, int t, int rm, int rn) {
   TileCoord c;
   c.user = t < p.user_tiles;
   int r = c.user ? t : t - p.user_tiles;
-  c.mt = r % p.m_tiles;
-  r /= p.m_tiles;
-  c.nt = r % p.n_tiles;
-  c.batch = r / p.n_tiles;
+  c.mt = (r % p.m_groups) * kCM + rm;
+  r /= p.m_groups;
+  c.nt = (r % p.n_groups) * kCN + rn;
+  c.batch = r / p.n_groups;
   c.k_tiles = c.user ? p.kt_user : p.kt_cand;
   return c;
 }
@@ -100,24 +115,50 @@ __device__ __forceinline__ uint32_t pack2(float a, float b) {
   }
 }
 
+/// The ready flag of user tile (u, 64-row N block of n_wg, M tile), nullptr when there are no flags
+/// or the warpgroup tile lies outside the problem (phantom, or a cooperative tile's empty half).
+__device__ __forceinline__ uint32_t* ready_flag(const LceParams& p, const TileCoord& c, int u, int n_wg) {
+  if (!p.ready || c.mt >= p.m_tiles || n_wg >= p.N) return nullptr;
+  return p.ready + (static_cast<size_t>(u) * p.n_blocks64 + n_wg / 64) * p.m_tiles + c.mt;
+}
+
+/// Accumulators at the start of a tile: zero for user tiles; for candidate tiles the fp32 user
+/// row Y_user[cand_to_user[b]] in the wgmma fragment layout (after acquiring its ready flag when the
+/// user tiles run in this launch), so the epilogue has no global loads. 112 independent `__ldcg`
+/// per thread (L2: Y_user is written during the launch); each warp access covers 4 rows × 32 bytes.
+__device__ __forceinline__ void init_accumulators(const LceParams& p, const TileCoord& c, int n_wg,
+                                                  float (&acc)[kAccRegs], int cw) {
+  // One definition per register (a select, no branch): a zero path merged with a load path made
+  // ptxas serialize the wgmma pipeline (C7515).
+  const bool add = !c.user && p.has_user;
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const int u = add ? __ldg(p.cand_to_user + c.batch) : 0;
+  if (const uint32_t* flag = add ? ready_flag(p, c, u, n_wg) : nullptr) {
+    if (threadIdx.x % 128 == 0) flag_wait_acquire(flag, 1);
+    named_sync(kWgBarrier + cw, 128);
+  }
+  const float* yu = p.y_user + static_cast<size_t>(u) * p.M * p.N;
+  const int m0 = c.mt * kTileM + 2 * (lane % 4), n0 = n_wg + warp * 16 + lane / 4;
+#pragma unroll
+  for (int j = 0; j < kAccRegs / 4; ++j)
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int cb = 0; cb < 2; ++cb) {
+        const int m = m0 + 8 * j + cb, n = n0 + 8 * i;
+        acc[4 * j + 2 * i + cb] = (add && m < p.M && n < p.N) ? __ldcg(yu + static_cast<size_t>(m) * p.N + n) : 0.f;
+      }
+}
+
 /// The epilogue of one consumer warpgroup: its 64(N) × 224(M) fp32 accumulators → Y (candidate
-/// tile, + Y_user row) or Y_user (user tile, fp32), staged per warp through shared memory in
-/// 32-column chunks so that every global access is a 16-byte vector along N.
+/// tile, converted) or Y_user (user tile, fp32, then its ready flag is released), staged per warp
+/// through shared memory in 32-column chunks so that every global access is a 16-byte vector along N.
 template <class T>
 __device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoord& c, int n_wg, float (&acc)[kAccRegs],
                                               float* stage, int cw) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int m0 = c.mt * kTileM;
-  const int u = c.user ? c.batch : (p.has_user ? __ldg(p.cand_to_user + c.batch) : 0);
-  // Flags only for warpgroup tiles inside the problem (a cooperative tile's second half is empty when N ≤ 64).
-  const bool inside = c.mt < p.m_tiles && n_wg < p.N;
-  uint32_t* flag = (p.ready && inside)
-                       ? p.ready + (static_cast<size_t>(u) * p.n_blocks64 + n_wg / 64) * p.m_tiles + c.mt
-                       : nullptr;
-  if (!c.user && p.has_user && flag) {
-    if (threadIdx.x % 128 == 0) flag_wait_acquire(flag, 1);
-    named_sync(kWgBarrier + cw, 128);
-  }
+  uint32_t* flag = c.user ? ready_flag(p, c, c.batch, n_wg) : nullptr;
 #pragma unroll
   for (int chunk = 0; chunk < kTileM / 32; ++chunk) {
 #pragma unroll
@@ -141,13 +182,7 @@ __device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoor
         if (c.user) {
           reinterpret_cast<float4*>(p.y_user + off)[0] = x0;
           reinterpret_cast<float4*>(p.y_user + off)[1] = x1;
-        } else {
-          if (p.has_user) {
-            const float4* yu = reinterpret_cast<const float4*>(p.y_user + (static_cast<size_t>(u) * p.M + m) * p.N + n);
-            const float4 u0 = __ldcg(yu), u1 = __ldcg(yu + 1);  // L2: written by this launch
-            x0.x += u0.x; x0.y += u0.y; x0.z += u0.z; x0.w += u0.w;
-            x1.x += u1.x; x1.y += u1.y; x1.z += u1.z; x1.w += u1.w;
-          }
+        } else {  // the user row is already in the accumulators (init_accumulators)
           uint4 o;
           o.x = pack2<T>(x0.x, x0.y);
           o.y = pack2<T>(x0.z, x0.w);
@@ -169,16 +204,16 @@ __device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoor
 }
 
 /// The tile kernel. Maps: w_* 2-D {K, M} box {64, 224}; e_* 3-D {N, K, batch} box {64, 64, 1};
-/// 16-bit, 128-byte swizzle. Dynamic shared memory: TileConfig<kPingPong>::kSmemBytes.
+/// E: 128-byte swizzle, W: Cfg::kSwizzleW. Dynamic shared memory: Cfg::kSmemBytes.
 /// kTag: a number distinct per including .cu file (its ladder step). Two translation units must not
 /// share one instantiation: each registers its own copy with the runtime under the same host stub,
 /// and attributes set through one copy then miss the copy that launches (seen: invalid argument).
-template <class T, bool kPingPong, int kTag>
+template <class T, class Cfg, int kTag>
 __global__ void __launch_bounds__(kThreads, 1)
     lce_tile_kernel(const __grid_constant__ CUtensorMap w_user, const __grid_constant__ CUtensorMap w_cand,
                     const __grid_constant__ CUtensorMap e_user, const __grid_constant__ CUtensorMap e_cand,
                     const LceParams p) {
-  using Cfg = TileConfig<kPingPong>;
+  constexpr bool kPingPong = Cfg::kPingPong;
   constexpr int S = Cfg::kStages;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t{1023});
@@ -186,15 +221,21 @@ __global__ void __launch_bounds__(kThreads, 1)
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + S * Cfg::kStageBytes + Cfg::kEpiBytes);
   uint64_t* empty = full + S;
   const int wg = threadIdx.x / 128;
+  constexpr int CS = Cfg::kClusterSize, CM = Cfg::kCM, CN = Cfg::kCN;
+  const int rank = CS > 1 ? static_cast<int>(cluster_ctarank()) : 0;
+  const int rm = rank % CM, rn = rank / CM;
+  const int first = blockIdx.x / CS, step = gridDim.x / CS;  // cluster tiles
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], 4 * Cfg::kConsumersPerTile);
+      // Writers into this CTA's stage: its M group (E boxes) and N group (W rows).
+      mbar_init(&empty[s], (CM + CN - 1) * 4 * Cfg::kConsumersPerTile);
     }
     fence_barrier_init();
   }
   __syncthreads();
+  if constexpr (CS > 1) cluster_sync();  // partners' barriers exist before any multicast/arrive
 
   if (wg == 0) {  // ---------------------------------------------------------------- producer
     setmaxnreg_dec<40>();
@@ -202,23 +243,38 @@ __global__ void __launch_bounds__(kThreads, 1)
       tma_prefetch_map(&w_cand);
       tma_prefetch_map(&e_cand);
       uint32_t idx = 0;
-      for (int t = blockIdx.x; t < p.total_tiles; t += gridDim.x) {
-        const TileCoord c = decode_tile(p, t);
+      // Multicast masks: my M group (same rn) and my N group (same rm).
+      uint16_t mask_m = 0, mask_n = 0;
+      for (int i = 0; i < CM; ++i) mask_m |= uint16_t(1u << (rn * CM + i));
+      for (int j = 0; j < CN; ++j) mask_n |= uint16_t(1u << (j * CM + rm));
+      for (int t = first; t < p.total_tiles; t += step) {
+        const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
         const CUtensorMap* wm = c.user ? &w_user : &w_cand;
         const CUtensorMap* em = c.user ? &e_user : &e_cand;
-        const int n_base = c.nt * Cfg::kTileN;
-        // E boxes wholly past N (cooperative tile, N ≤ 64) are not loaded: that consumer's
-        // results are never stored, so its stale shared memory is harmless.
-        const int a_boxes = min(Cfg::kConsumersPerTile, (p.N - n_base + kWgRows - 1) / kWgRows);
-        const uint32_t bytes = a_boxes * Cfg::kABytes + Cfg::kBBytes;
+        // Boxes wholly outside the tensor are clamped to row/column 0: they only feed outputs
+        // that are never stored (N or M past the end), and every box then carries its full bytes.
+        int w_row = c.mt * kTileM + rn * Cfg::kWRows;
+        if (w_row >= p.M) w_row = 0;
         for (int kt = 0; kt < c.k_tiles; ++kt, ++idx) {
           const uint32_t s = idx % S;
           mbar_wait(&empty[s], ((idx / S) & 1) ^ 1);
-          mbar_arrive_expect_tx(&full[s], bytes);
+          mbar_arrive_expect_tx(&full[s], Cfg::kStageBytes);
           uint8_t* st = smem + s * Cfg::kStageBytes;
-          for (int a = 0; a < a_boxes; ++a)
-            tma_load_3d(st + a * Cfg::kABytes, em, &full[s], n_base + a * kWgRows, kt * kBlockK, c.batch);
-          tma_load_2d(st + Cfg::kConsumersPerTile * Cfg::kABytes, wm, &full[s], kt * kBlockK, c.mt * kTileM);
+#pragma unroll
+          for (int a = 0; a < Cfg::kConsumersPerTile; ++a) {
+            if (a % CM != rm) continue;  // an M partner loads this box for both of us
+            int n = c.nt * Cfg::kTileN + a * kWgRows;
+            if (n >= p.N) n = 0;
+            if constexpr (CM > 1)
+              tma_load_3d_mc(st + a * Cfg::kABytes, em, &full[s], n, kt * Cfg::kBK, c.batch, mask_m);
+            else
+              tma_load_3d(st + a * Cfg::kABytes, em, &full[s], n, kt * Cfg::kBK, c.batch);
+          }
+          uint8_t* wdst = st + Cfg::kConsumersPerTile * Cfg::kABytes + rn * Cfg::kWRows * Cfg::kSwizzleW;
+          if constexpr (CN > 1)
+            tma_load_2d_mc(wdst, wm, &full[s], kt * Cfg::kBK, w_row, mask_n);
+          else
+            tma_load_2d(wdst, wm, &full[s], kt * Cfg::kBK, w_row);
         }
       }
     }
@@ -228,17 +284,31 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int lane = threadIdx.x % 32;
     float* stage = epi + (cw * 4 + (threadIdx.x / 32) % 4) * 32 * kEpiStride;
     float acc[kAccRegs];
+    // Releases ring stage s in every CTA that writes into ours (M group and N group, self included).
+    auto release = [&](uint32_t s) {
+      __syncwarp();
+      if (lane != 0) return;
+      if constexpr (CS == 1) {
+        mbar_arrive(&empty[s]);
+      } else {
+        for (int i = 0; i < CM; ++i) mbar_arrive_cluster(&empty[s], rn * CM + i);
+        for (int jn = 0; jn < CN; ++jn)
+          if (jn != rn) mbar_arrive_cluster(&empty[s], jn * CM + rm);
+      }
+    };
     uint32_t idx = 0;
     int j = 0;
-    for (int t = blockIdx.x; t < p.total_tiles; t += gridDim.x, ++j) {
-      const TileCoord c = decode_tile(p, t);
+    for (int t = first; t < p.total_tiles; t += step, ++j) {
+      const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
       if (kPingPong && (j % 2) != cw) {  // the other consumer's tile: skip its stages
         idx += c.k_tiles;
         continue;
       }
-      if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
+      const int n_wg = c.nt * Cfg::kTileN + (kPingPong ? 0 : cw * kWgRows);
+      init_accumulators(p, c, n_wg, acc, cw);  // before the turn: its loads overlap the wait
 #pragma unroll
-      for (int i = 0; i < kAccRegs; ++i) acc[i] = 0.f;
+      for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
+      if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
       for (int kt = 0; kt < c.k_tiles; ++kt, ++idx) {
         const uint32_t s = idx % S;
         mbar_wait(&full[s], (idx / S) & 1);
@@ -247,9 +317,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         const uint8_t* b = st + Cfg::kConsumersPerTile * Cfg::kABytes;
         wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < kBlockK / 16; ++kk) {
-          const uint64_t da = make_desc_sw128(a + kk * 16 * 128);  // 16 K rows of 128 bytes
-          const uint64_t db = make_desc_sw128(b + kk * 16 * 2);    // 16 K elements along the row
+        for (int kk = 0; kk < Cfg::kBK / 16; ++kk) {
+          const uint64_t da = make_desc<128>(a + kk * 16 * 128);          // 16 K rows of 128 bytes
+          const uint64_t db = make_desc<Cfg::kSwizzleW>(b + kk * 16 * 2);  // 16 K elements along the row
           if constexpr (std::is_same_v<T, __half>)
             wgmma_m64n224k16_f16(acc, da, db, 1u);
           else
@@ -257,22 +327,20 @@ __global__ void __launch_bounds__(kThreads, 1)
         }
         wgmma_commit();
         wgmma_wait<1>();
-        if (kt > 0) {  // the previous stage's wgmma group has completed: release it
-          __syncwarp();
-          if (lane == 0) mbar_arrive(&empty[(idx - 1) % S]);
-        }
+        if (kt > 0) release((idx - 1) % S);  // the previous stage's wgmma group has completed
       }
-      if (kPingPong && t + static_cast<int>(gridDim.x) < p.total_tiles) named_arrive(kOrderBarrier + (1 - cw), 256);
+      if (kPingPong && t + step < p.total_tiles) named_arrive(kOrderBarrier + (1 - cw), 256);
       wgmma_wait<0>();
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
-      if (c.k_tiles > 0) {
-        __syncwarp();
-        if (lane == 0) mbar_arrive(&empty[(idx - 1) % S]);
-      }
-      const int n_wg = c.nt * Cfg::kTileN + (kPingPong ? 0 : cw * kWgRows);
+      if (c.k_tiles > 0) release((idx - 1) % S);
       tile_epilogue<T>(p, c, n_wg, acc, stage, cw);
     }
+  }
+  // No CTA leaves while a partner may still multicast into it or arrive on its barriers.
+  if constexpr (CS > 1) {
+    __syncwarp();
+    cluster_sync();
   }
 }
 
