@@ -1,14 +1,19 @@
 // Ladder step 4, `pipelined`: one persistent warp-specialized sm_90a kernel computes the user
-// tiles and the candidate tiles (DESIGN.md §2). grid = number of SMs; each CTA walks the tile list
-// (user tiles first, then candidates; M tile fastest, so an E[b] slice and the whole of W stay in
-// L2 while the CTAs working on neighbouring tiles read them). A producer warp issues TMA loads into
-// a multi-stage ring on full/empty mbarriers; two consumer warpgroups (setmaxnreg 232, producer 40)
-// run wgmma, by default in ping-pong (alternate 64(N)×224(M) tiles, named barriers order their
-// mainloops so one warpgroup's epilogue overlaps the other's mainloop); option
-// {"schedule": "cooperative"} shares each 128×224 tile between both instead. User-tile epilogues
-// write fp32 Y_user and release a ready flag per [u, 64-row N block, M tile]; candidate epilogues
-// acquire it, add the user row, convert and store 16-byte vectors. Flags are zeroed by a memset
-// at the start of the op (part of the timed work). Kernel: kernels/lce/sm90/lce_tile_kernel.cuh.
+// tiles and the candidate tiles (DESIGN.md §2). grid = the CTAs that fit at once (132 on H200);
+// each CTA walks the tile list (user tiles first, then candidates; M tile fastest, so an E[b] slice
+// and the whole of W stay in L2 while neighbouring CTAs read them). A producer warp issues TMA loads
+// into a multi-stage ring on full/empty mbarriers; two consumer warpgroups (setmaxnreg 232,
+// producer 40) run wgmma. User-tile epilogues write fp32 Y_user and release a ready flag per
+// [u, 64-row N block, M tile]; candidate tiles acquire it and load the user row into their
+// accumulators before the mainloop, so their epilogue only converts and stores 16-byte vectors.
+// Flags are zeroed by a memset at the start of the op (part of the timed work).
+// Options (NOTES.md has the measurements at the reference shape):
+//   "schedule": "cooperative" (default: both consumers share each 128(N)×224(M) tile; fastest) or
+//               "pingpong" (consumers take alternate 64×224 tiles, named barriers order their
+//               mainloops so one's epilogue overlaps the other's mainloop; measured slower);
+//   "cluster":  true = 2×2 (cooperative) or 1×4 (ping-pong) CTA clusters sharing E/W boxes by TMA
+//               multicast (measured slower; default false); "block_k": 64 (default) or 32.
+// Kernel: kernels/lce/sm90/lce_tile_kernel.cuh.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -27,7 +32,7 @@ namespace {
 
 constexpr int kTag = 4;  ///< this file's own kernel instantiations (lce_tile_kernel)
 
-/// `pipelined`: persistent user + candidate tiles in one kernel (ping-pong or cooperative).
+/// `pipelined`: persistent user + candidate tiles in one kernel (cooperative or ping-pong).
 class PipelinedVariant final : public Variant {
  public:
   PipelinedVariant(bool pingpong, bool cluster, int block_k)
@@ -101,9 +106,9 @@ class PipelinedVariant final : public Variant {
   sm90::LceLaunch l_;
 };
 
-/// Parses {"schedule": "pingpong" | "cooperative"} (default pingpong). Throws InputError.
+/// Parses {"schedule": "pingpong" | "cooperative"} (default cooperative: measured faster). Throws InputError.
 bool parse_pingpong(const nlohmann::json& options) {
-  if (!options.is_object() || !options.contains("schedule")) return true;
+  if (!options.is_object() || !options.contains("schedule")) return false;
   const auto& s = options.at("schedule");
   if (s == "pingpong") return true;
   if (s == "cooperative") return false;
@@ -124,7 +129,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
     pipelined,
     VariantInfo{
         .name = "pipelined",
-        .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles (ping-pong)",
+        .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles",
         .ladder_step = 4,
         .options = {"schedule", "cluster", "block_k"},
         .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
@@ -132,8 +137,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .test_only = false,
         .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
           const bool cluster = parse_cluster(options);
-          const int block_k = options.is_object() && options.contains("block_k") ? sm90::parse_block_k(options, "pipelined")
-                              : cluster ? 64 : sm90::kDefaultBlockK;
+          const int block_k = sm90::parse_block_k(options, "pipelined");
           if (cluster && block_k != 64) throw InputError("pipelined: options.cluster needs block_k 64");
           return std::make_unique<PipelinedVariant>(parse_pingpong(options), cluster, block_k);
         },

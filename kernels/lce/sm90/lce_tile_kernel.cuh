@@ -3,11 +3,13 @@
 //
 // Layout choice: each tile computes a block of Y[b]^T. wgmma's M dimension runs over N (the
 // embedding dimension, contiguous in E and Y: 256 = 4·64, no waste) and wgmma's N dimension over
-// the rows of W (M = 433 → two 224-wide tiles, 448 rows computed, 3.4% waste; 64/128-row tiles over
-// M would compute 448 or 512 rows but a 224-wide W tile is shared by more output). So
-//   A = E[b] slice [K, 64 of N], N contiguous → MN-major A ("transposed" A), TMA box {64, 64, 1};
-//   B = W slice    [224 of M, K], K contiguous → K-major B, TMA box {64, 224}.
-// Both are 16-bit, 128-byte swizzled, 64 K per stage; fp32 accumulators (112 per thread).
+// the rows of W (M = 433 → two 224-wide tiles, 448 rows computed, 3.4% waste; 128-row tiles over M
+// would compute 512 rows, 64-row tiles 448 but 7 blocks split unevenly over 2 warpgroups). So
+//   A = E[b] slice [BK, 64 of N], N contiguous → MN-major A ("transposed" A), TMA box {64, BK, 1},
+//       128-byte swizzle;
+//   B = W slice    [224 of M, BK], K contiguous → K-major B, TMA box {BK, 224 / kCN},
+//       128-byte (BK = 64) or 64-byte (BK = 32) swizzle.
+// 16-bit operands, fp32 accumulators (112 per thread, one m64n224k16 wgmma per 16 K).
 //
 // Warp roles (384 threads, 1 CTA per SM): warpgroup 0 = producer (one thread issues the TMA loads
 // into a STAGES-deep ring guarded by full/empty mbarriers, registers lowered by setmaxnreg),
@@ -15,11 +17,14 @@
 //   kPingPong = false (cooperative): both consumers share each tile (64 N rows each, tile 128×224).
 //   kPingPong = true: consumers take alternate tiles (64×224 each); named barriers order their
 //     mainloops so one's epilogue overlaps the other's mainloop.
+//   kCluster: kCM × kCN CTAs share E boxes (along M) and W rows (along N) by TMA multicast; each
+//     consumer warp then releases a stage in every CTA that writes into its shared memory.
 // Tiles: t < user_tiles are user tiles (Y_user[u] = W_user·E_user[u], fp32, then a ready flag
-// released per [u, 64-row N block, M tile]); the rest are candidate tiles, whose epilogue adds
-// Y_user[cand_to_user[b]] (after acquiring the flag when `ready` is set), converts and stores
-// 16-byte vectors. A CTA walks t = blockIdx.x, += gridDim.x (persistent when grid < tiles); user
-// tiles come first in every CTA's order, so with all CTAs resident the flag waits cannot deadlock.
+// released per [u, 64-row N block, M tile]); the rest are candidate tiles, whose accumulators start
+// as the fp32 row Y_user[cand_to_user[b]] (after acquiring the flag when `ready` is set), so their
+// epilogue only converts and stores 16-byte vectors. A cluster walks cluster tiles t = its index,
+// += clusters in the grid (persistent when the grid is smaller); user tiles come first in every
+// CTA's order, so with all CTAs resident the flag waits cannot deadlock.
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
