@@ -59,7 +59,7 @@ std::string scalar(const nlohmann::json& v) {
   return v.dump();
 }
 
-std::string key_values(const nlohmann::json& obj, const std::vector<std::string>& preferred) {
+std::string key_values(const nlohmann::json& obj, const std::vector<std::string>& preferred, bool only_preferred) {
   if (!obj.is_object()) return {};
   std::vector<std::pair<std::string, std::string>> items;  // flattened (key, text)
   for (const auto& [k, v] : obj.items()) {
@@ -75,6 +75,11 @@ std::string key_values(const nlohmann::json& obj, const std::vector<std::string>
     const auto it = std::find(preferred.begin(), preferred.end(), key);
     return it == preferred.end() ? preferred.size() : static_cast<size_t>(it - preferred.begin());
   };
+  if (only_preferred) {
+    auto kept = items;
+    std::erase_if(kept, [&](const auto& item) { return rank(item.first) == preferred.size(); });
+    if (!kept.empty()) items = std::move(kept);
+  }
   std::stable_sort(items.begin(), items.end(), [&](const auto& a, const auto& b) {
     const size_t ra = rank(a.first), rb = rank(b.first);
     return ra != rb ? ra < rb : a.first < b.first;

@@ -32,7 +32,9 @@ std::string status(const VariantResult& v);
 std::string rel_error(const Correctness& c);
 /// "key: value" for each scalar entry of `obj` (objects flattened one level as key.sub), preferred keys
 /// first in the given order, then the others alphabetically; joined with " · ". "" for a non-object.
-std::string key_values(const nlohmann::json& obj, const std::vector<std::string>& preferred);
+/// With `only_preferred`, entries not in `preferred` are left out (unless none is preferred: then all show).
+std::string key_values(const nlohmann::json& obj, const std::vector<std::string>& preferred,
+                       bool only_preferred = false);
 /// Text of a scalar JSON value (strings unquoted, bools true/false, numbers as written).
 std::string scalar(const nlohmann::json& v);
 

@@ -134,13 +134,21 @@ std::string render_markdown(const Report& r) {
   out += fmt::format("# gpubench report: {}\n\n", name);
   out += fmt::format("gpubench {} ({}) · {} · config {}{}\n\n", r.tool_version, r.git_sha, r.created_at,
                      r.config_hash, r.interrupted ? " · **INTERRUPTED: partial results**" : "");
-  if (const auto env = fmtx::key_values(r.environment, {"gpu", "name", "sms", "l2_bytes", "driver", "cuda",
-                                                        "cupti", "clocks", "sm_clock_mhz", "host"});
+  // measure/device_info.cpp writes {gpu: {name, sm_count, l2_bytes, driver, ...}, cuda_runtime, host: {...}};
+  // a flat environment (hand-written reports) shows every scalar.
+  if (const auto env = fmtx::key_values(
+          r.environment,
+          {"gpu.name", "gpu", "name", "gpu.sm_count", "gpu.l2_bytes", "gpu.compute_capability", "gpu.driver", "driver",
+           "gpu.driver_cuda_version", "cuda_runtime", "cuda", "cupti_api_version", "gpu.max_sm_clock_mhz",
+           "gpu.memory_clock_mhz", "host.name", "host.os"},
+          true);
       !env.empty()) {
     out += "**Environment:** " + env + "\n\n";
   }
-  if (const auto m = fmtx::key_values(r.measurement, {"mode", "l2_flush", "rotate_inputs", "timer", "cupti",
-                                                      "cupti_reason", "stopping_rule", "cuda_graph"});
+  if (const auto m = fmtx::key_values(r.measurement, {"mode", "l2_flush", "l2_flush_bytes", "rotate_inputs", "cupti",
+                                                      "cupti_note", "clock_guard", "stopping_rule.min_samples",
+                                                      "stopping_rule.min_time_s", "stopping_rule.max_rel_stdev",
+                                                      "stopping_rule.timeout_s", "stopping_rule.warmup"});
       !m.empty()) {
     out += "**Measurement:** " + m + "\n\n";
   }

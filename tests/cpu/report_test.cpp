@@ -30,7 +30,8 @@ Report full_report() {
   r.tool_version = "0.1.0";
   r.git_sha = "abc123def456";
   r.created_at = "2026-11-30T14:00:00Z";
-  r.environment = {{"gpu", "NVIDIA H200"}, {"sms", 132}, {"driver", "580.65"}, {"cuda", "13.0"}};
+  r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"uuid", "GPU-1"}, {"sm_count", 132}, {"driver", "580.65"}}},
+                   {"cuda_runtime", "13.0"}, {"tool", {{"version", "0.1.0"}}}};
   r.config = {{"name", "ikbo_lce"}, {"precision", "fp16"}};
   r.config_hash = "deadbeef";
   r.measurement = {{"mode", "cold"}, {"l2_flush", true}, {"cupti", "on"}};
@@ -138,7 +139,10 @@ TEST(ReportMarkdown, LadderRowAndFailure) {
       << md;
   EXPECT_NE(md.find("| fused | — | — | — | — | — | — | — | — | 5.0e-01 | FAILED |"), std::string::npos) << md;
   EXPECT_NE(md.find("**fused** FAILED: CUDA error | illegal address, at launch"), std::string::npos) << md;
-  EXPECT_NE(md.find("**Environment:** gpu: NVIDIA H200"), std::string::npos) << md;
+  EXPECT_NE(md.find("**Environment:** gpu.name: NVIDIA H200 · gpu.sm_count: 132 · gpu.driver: 580.65 · "
+                    "cuda_runtime: 13.0\n"),
+            std::string::npos)
+      << md;  // uuid and tool version are left out of the line (they stay in the JSON)
   EXPECT_NE(md.find("INTERRUPTED"), std::string::npos);
   EXPECT_NE(md.find("| | | broadcast_kernel<__half> | 1 | 1.400 | 35.0% |"), std::string::npos) << md;
   // End to end: decomposed 2x → 40 ms op → 20 ms, request 80 ms, 1.25x, 20% gain.
