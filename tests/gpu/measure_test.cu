@@ -1,0 +1,129 @@
+// GPU tests of the measurement engine (label `gpu`): a kernel of known length, CUPTI record counts,
+// the events-only path, and that the L2 flush really evicts.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include "core/device_buffer.hpp"
+#include "measure/device_info.hpp"
+#include "measure/harness_kernels.hpp"
+#include "measure/runner.hpp"
+#include "support/gpu.hpp"
+
+namespace gpubench::measure {
+namespace {
+
+__global__ void read_sum(const float4* x, int64_t n, float* out) {
+  float acc = 0;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const float4 v = x[i];
+    acc += v.x + v.y + v.z + v.w;
+  }
+  if (acc == 12345.f) *out = acc;  // keeps the loads alive; practically never true
+}
+
+MeasureSpec quick_spec(const std::string& mode) {
+  MeasureSpec s;
+  s.mode = mode;
+  s.min_samples = 20;
+  s.min_time_s = 0.02;
+  s.max_rel_stdev = 0.02;
+  s.timeout_s = 5;
+  return s;
+}
+
+TEST(MeasureGpu, SpinKernelOfKnownLengthWithin2Percent) {
+  GPUBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  Runner runner(d, quick_spec("hot"), /*use_cupti=*/true);
+  constexpr int64_t kSpinNs = 2'000'000;  // 2 ms
+  std::vector<lce::Op> ops = {{"spin", [](cudaStream_t s) { spin_kernel(kSpinNs, s); }}};
+  VariantResult r;
+  runner.measure({ops}, "spin", r);
+  ASSERT_GT(r.region.count, 0);
+  EXPECT_NEAR(r.region.median, 2.0, 0.04) << "region (events)";
+  if (runner.cupti()) {
+    ASSERT_EQ(r.ops.size(), 1u);
+    ASSERT_EQ(r.ops[0].kernels.size(), 1u);
+    EXPECT_NEAR(r.ops[0].kernels[0].stats.median, 2.0, 0.04) << "CUPTI kernel time";
+  }
+}
+
+TEST(MeasureGpu, CuptiCountsEveryLaunchAndKernelSumsFitTheRegion) {
+  GPUBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  Runner runner(d, quick_spec("cold"), true);
+  if (!runner.cupti()) GTEST_SKIP() << runner.cupti_note();
+  std::vector<lce::Op> ops = {
+      {"three_spins", [](cudaStream_t s) { for (int i = 0; i < 3; ++i) spin_kernel(100'000, s); }},
+      {"one_spin", [](cudaStream_t s) { spin_kernel(200'000, s); }},
+  };
+  VariantResult r;
+  runner.measure({ops}, "counts", r);
+  ASSERT_EQ(r.ops.size(), 2u);
+  ASSERT_EQ(r.ops[0].kernels.size(), 1u);
+  EXPECT_EQ(r.ops[0].kernels[0].launches_per_sample, 3);
+  EXPECT_EQ(r.ops[1].kernels[0].launches_per_sample, 1);
+  EXPECT_EQ(r.sampling.cupti_dropped_records, 0);
+  ASSERT_EQ(r.ops[0].samples_ms.size(), r.region_samples_ms.size());
+  for (size_t s = 0; s < r.region_samples_ms.size(); ++s) {
+    EXPECT_LE(r.ops[0].samples_ms[s] + r.ops[1].samples_ms[s], r.region_samples_ms[s] * 1.001 + 1e-3) << "sample " << s;
+  }
+  EXPECT_NEAR(r.ops[0].stats.median, 0.3, 0.01);
+}
+
+TEST(MeasureGpu, EventsOnlyPathTimesEachOp) {
+  GPUBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  Runner runner(d, quick_spec("hot"), /*use_cupti=*/false);
+  EXPECT_FALSE(runner.cupti());
+  EXPECT_FALSE(runner.cupti_note().empty());
+  std::vector<lce::Op> ops = {{"a", [](cudaStream_t s) { spin_kernel(500'000, s); }},
+                              {"b", [](cudaStream_t s) { spin_kernel(1'000'000, s); }}};
+  VariantResult r;
+  runner.measure({ops}, "events", r);
+  ASSERT_EQ(r.ops.size(), 2u);
+  EXPECT_EQ(r.ops[0].source, "events");
+  EXPECT_NEAR(r.ops[0].stats.median, 0.5, 0.02);
+  EXPECT_NEAR(r.ops[1].stats.median, 1.0, 0.03);
+}
+
+TEST(MeasureGpu, L2FlushEvictsAReadThatFitsInL2) {
+  GPUBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  const int64_t bytes = d.l2_bytes / 2;  // fits in L2
+  DeviceBuffer buf(static_cast<size_t>(bytes)), out(sizeof(float));
+  GPUBENCH_CUDA(cudaMemset(buf.get(), 1, static_cast<size_t>(bytes)));
+  std::vector<lce::Op> ops = {{"read", [&](cudaStream_t s) {
+                                 read_sum<<<d.sm_count * 4, 512, 0, s>>>(buf.as<float4>(), bytes / 16, out.as<float>());
+                               }}};
+  auto spec_cold = quick_spec("cold");
+  spec_cold.rotate_inputs = false;
+  VariantResult hot, cold;
+  {
+    Runner r(d, quick_spec("hot"), false);
+    r.measure({ops}, "hot", hot);
+  }
+  {
+    Runner r(d, spec_cold, false);
+    r.measure({ops}, "cold", cold);
+  }
+  EXPECT_GT(cold.region.median, hot.region.median * 1.15)
+      << "cold " << cold.region.median << " ms vs hot " << hot.region.median << " ms";
+}
+
+TEST(MeasureGpu, ClockProbeReadsAPlausibleSmClock) {
+  GPUBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  Runner runner(d, quick_spec("hot"), false);
+  std::vector<lce::Op> ops = {{"spin", [](cudaStream_t s) { spin_kernel(200'000, s); }}};
+  VariantResult r;
+  runner.measure({ops}, "clock", r);
+  ASSERT_FALSE(r.sm_clock_mhz.empty());
+  EXPECT_GT(r.sampling.mean_sm_clock_mhz, 0.3 * d.max_sm_clock_mhz);
+  EXPECT_LT(r.sampling.mean_sm_clock_mhz, 1.1 * d.max_sm_clock_mhz);
+}
+
+}  // namespace
+}  // namespace gpubench::measure
