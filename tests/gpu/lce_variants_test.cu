@@ -1,0 +1,249 @@
+// Every registered LCE variant (so later ladder steps are tested on arrival) × fp16/bf16/fp32 ×
+// edge shapes, against the fp64 CPU reference; plus the full reference shape against the fp32 GPU
+// reference and the baseline (label `gpu`). Each case: fresh random inputs (seed per case), output
+// poisoned with NaN, a guard region after Y that must stay untouched, all ops run twice (a variant
+// must give the same Y when re-run, as it is during timing).
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "core/device_buffer.hpp"
+#include "core/errors.hpp"
+#include "kernels/lce/check.hpp"
+#include "kernels/lce/reference.hpp"
+#include "kernels/lce/variant.hpp"
+#include "support/gpu.hpp"
+#include "workload/device_inputs.hpp"
+
+namespace gpubench::lce {
+namespace {
+
+constexpr size_t kGuardBytes = 4096;  // after Y: must still hold the poison after the run
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { GPUBENCH_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+  ~Stream() { GPUBENCH_CUDA_NOTHROW(cudaStreamDestroy(s)); }
+};
+
+RequestLayout layout_from_lengths(const std::vector<int32_t>& lengths) {
+  RequestLayout l;
+  l.lengths = lengths;
+  l.offsets = {0};
+  for (size_t u = 0; u < lengths.size(); ++u) {
+    l.offsets.push_back(l.offsets.back() + lengths[u]);
+    for (int32_t i = 0; i < lengths[u]; ++i) l.cand_to_user.push_back(static_cast<int32_t>(u));
+  }
+  l.batch = l.offsets.back();
+  return l;
+}
+
+/// An edge shape. `optional`: a variant may refuse it in setup with InputError (then skipped).
+struct EdgeCase {
+  std::string name;
+  LceShape shape;
+  std::vector<int32_t> lengths;
+  bool optional = false;
+};
+
+const std::vector<EdgeCase>& edge_cases() {
+  static const std::vector<EdgeCase> cases = {
+      {"one_per_request", {64, 64, 32, 40}, std::vector<int32_t>(16, 1)},
+      {"one_request_all", {64, 64, 48, 24}, {40}},
+      {"k_user_zero", {48, 32, 0, 64}, {7, 7, 6}},
+      {"k_cand_zero", {48, 32, 64, 0}, {3, 5, 4}},
+      {"k_1023_1025", {33, 64, 1023, 1025}, {5, 1, 6}},
+      {"k_7_9_b37", {40, 24, 7, 9}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 1}},
+      {"b37_uneven", {100, 64, 70, 50}, {1, 9, 2, 20, 5}},
+      {"m1_n256", {1, 256, 100, 60}, {4, 16}},
+      {"m433_n8", {433, 8, 40, 30}, {3, 7}},
+      {"n256", {64, 256, 72, 56}, {10, 10, 4}},
+      {"n5_unaligned", {20, 5, 9, 11}, {2, 3}, /*optional=*/true},
+  };
+  return cases;
+}
+
+std::vector<std::string> all_variant_names() {
+  std::vector<std::string> names;
+  for (const auto& v : registered_variants()) names.push_back(v.name);
+  return names;
+}
+
+bool supports(const VariantInfo& info, Precision p) {
+  for (Precision q : info.precisions)
+    if (q == p) return true;
+  return false;
+}
+
+/// Enqueues every op of `v` and waits.
+void run_all(Variant& v, cudaStream_t s) {
+  for (const Op& op : v.ops()) op.launch(s);
+  GPUBENCH_CUDA(cudaStreamSynchronize(s));
+}
+
+/// True when every byte of [p, p + bytes) on the device is 0xFF (the poison).
+bool still_poisoned(const void* p, size_t bytes) {
+  std::vector<unsigned char> host(bytes);
+  GPUBENCH_CUDA(cudaMemcpy(host.data(), p, bytes, cudaMemcpyDeviceToHost));
+  for (unsigned char c : host)
+    if (c != 0xFF) return false;
+  return true;
+}
+
+using VariantCase = std::tuple<std::string, Precision, int>;
+
+class LceVariantEdge : public ::testing::TestWithParam<VariantCase> {};
+
+TEST_P(LceVariantEdge, MatchesFp64Reference) {
+  GPUBENCH_REQUIRE_GPU();
+  const auto& [name, precision, case_index] = GetParam();
+  const VariantInfo* info = find_variant(name);
+  ASSERT_NE(info, nullptr);
+  if (!supports(*info, precision)) GTEST_SKIP() << name << " does not list " << to_string(precision);
+  const EdgeCase& c = edge_cases()[case_index];
+  const RequestLayout layout = layout_from_lengths(c.lengths);
+  const uint64_t seed = 1000 + 10 * static_cast<uint64_t>(case_index) + static_cast<uint64_t>(precision);
+  Stream st;
+  const DeviceOperands d = make_device_operands(c.shape, layout, precision, seed, st.s);
+  const std::vector<double> want = reference_fp64_host(make_host_operands(c.shape, layout, precision, seed));
+  const int64_t count = layout.batch * c.shape.M * c.shape.N;
+  const size_t y_bytes = output_bytes(c.shape, layout.batch, precision);
+  DeviceBuffer y(y_bytes + kGuardBytes);
+  poison_output(y.get(), count + static_cast<int64_t>(kGuardBytes) / element_bytes(precision), precision, st.s);
+
+  std::unique_ptr<Variant> v = info->create(nlohmann::json::object());
+  try {
+    v->setup(d.problem(y.get()), st.s);
+  } catch (const InputError& e) {
+    if (c.optional) GTEST_SKIP() << name << " refuses optional shape " << c.name << ": " << e.what();
+    throw;
+  }
+  for (int run = 0; run < 2; ++run) {
+    if (run == 1) {
+      poison_output(y.get(), count, precision, st.s);
+    }
+    run_all(*v, st.s);
+    const ErrorStats s = compare_host(y.get(), precision, want, st.s);
+    EXPECT_EQ(s.nonfinite, 0) << name << " " << c.name << " run " << run << ": unwritten or non-finite outputs";
+    EXPECT_LT(s.rel_error, default_tolerance(precision))
+        << name << " " << c.name << " run " << run << " max_abs " << s.max_abs_error << " ref_norm " << s.ref_norm;
+    EXPECT_GT(s.ref_norm, 0.0);
+  }
+  EXPECT_TRUE(still_poisoned(static_cast<const char*>(y.get()) + y_bytes, kGuardBytes))
+      << name << " wrote past the end of Y";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lce, LceVariantEdge,
+    ::testing::Combine(::testing::ValuesIn(all_variant_names()),
+                       ::testing::Values(Precision::kFp16, Precision::kBf16, Precision::kFp32),
+                       ::testing::Range(0, static_cast<int>(edge_cases().size()))),
+    [](const ::testing::TestParamInfo<VariantCase>& info) {
+      return std::get<0>(info.param) + "_" + std::string(to_string(std::get<1>(info.param))) + "_" +
+             edge_cases()[std::get<2>(info.param)].name;
+    });
+
+// Options other than the defaults, on one odd shape each.
+TEST(LceVariantOptions, BaselineUntimedBroadcastAndKAlignedWithCublas) {
+  GPUBENCH_REQUIRE_GPU();
+  const LceShape shape{40, 24, 7, 9};
+  const RequestLayout layout = layout_from_lengths({3, 1, 4, 1, 5});
+  Stream st;
+  for (const auto& [name, options] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"baseline", {{"time_broadcast", false}}}, {"k_aligned", {{"library", "cublas"}}}}) {
+    const VariantInfo* info = find_variant(name);
+    ASSERT_NE(info, nullptr) << name;
+    const DeviceOperands d = make_device_operands(shape, layout, Precision::kFp16, 4242, st.s);
+    const std::vector<double> want =
+        reference_fp64_host(make_host_operands(shape, layout, Precision::kFp16, 4242));
+    DeviceBuffer y(output_bytes(shape, layout.batch, Precision::kFp16));
+    poison_output(y.get(), layout.batch * shape.M * shape.N, Precision::kFp16, st.s);
+    std::unique_ptr<Variant> v = info->create(options);
+    v->setup(d.problem(y.get()), st.s);
+    if (name == "baseline") {
+      EXPECT_EQ(info->work_model_for(options), WorkModel::kBroadcastUntimed);
+      ASSERT_EQ(v->ops().size(), 1u);
+      EXPECT_EQ(v->ops()[0].name, "gemm");
+    }
+    run_all(*v, st.s);
+    const ErrorStats s = compare_host(y.get(), Precision::kFp16, want, st.s);
+    EXPECT_TRUE(passes(s, default_tolerance(Precision::kFp16))) << name << " rel " << s.rel_error;
+  }
+}
+
+// The full reference shape (DESIGN.md §2), fp16: each variant vs the fp32 GPU reference and vs the
+// baseline. Operands, reference and baseline output are computed once for the suite.
+class LceVariantFullShape : public ::testing::TestWithParam<std::string> {
+ protected:
+  static constexpr Precision kP = Precision::kFp16;
+  struct Shared {
+    Stream st;
+    LceShape shape{433, 256, 1178, 866};
+    RequestLayout layout;
+    DeviceOperands d;
+    DeviceBuffer y_ref, y_base;
+    int64_t count = 0;
+  };
+  static Shared* shared_;
+
+  static void SetUpTestSuite() {
+    if (!gpubench::testing::gpu_unavailable_reason().empty()) return;
+    auto owned = std::make_unique<Shared>();  // published only when complete
+    Shared& s = *owned;
+    std::vector<int32_t> lengths(1024 / 70, 70);
+    lengths.push_back(1024 % 70);  // the last request takes the remainder: U = 15
+    s.layout = layout_from_lengths(lengths);
+    s.d = make_device_operands(s.shape, s.layout, kP, 2026, s.st.s);
+    s.count = s.layout.batch * s.shape.M * s.shape.N;
+    s.y_ref = DeviceBuffer(static_cast<size_t>(s.count) * sizeof(float));
+    GPUBENCH_CUDA(cudaMemsetAsync(s.y_ref.get(), 0xFF, s.y_ref.bytes(), s.st.s));
+    reference_fp32(s.d.problem(nullptr), s.y_ref.as<float>(), s.st.s);
+    s.y_base = DeviceBuffer(output_bytes(s.shape, s.layout.batch, kP));
+    poison_output(s.y_base.get(), s.count, kP, s.st.s);
+    auto base = find_variant("baseline")->create(nlohmann::json::object());
+    base->setup(s.d.problem(s.y_base.get()), s.st.s);
+    run_all(*base, s.st.s);
+    shared_ = owned.release();
+  }
+  static void TearDownTestSuite() {
+    delete shared_;
+    shared_ = nullptr;
+  }
+};
+LceVariantFullShape::Shared* LceVariantFullShape::shared_ = nullptr;
+
+TEST_P(LceVariantFullShape, MatchesFp32ReferenceAndBaseline) {
+  GPUBENCH_REQUIRE_GPU();
+  ASSERT_NE(shared_, nullptr);
+  Shared& s = *shared_;
+  ASSERT_EQ(s.layout.requests(), 15);
+  const VariantInfo* info = find_variant(GetParam());
+  ASSERT_NE(info, nullptr);
+  if (!supports(*info, kP)) GTEST_SKIP() << GetParam() << " does not list fp16";
+  DeviceBuffer y(output_bytes(s.shape, s.layout.batch, kP));
+  poison_output(y.get(), s.count, kP, s.st.s);
+  auto v = info->create(nlohmann::json::object());
+  v->setup(s.d.problem(y.get()), s.st.s);
+  run_all(*v, s.st.s);
+  const ErrorStats r = compare_to_reference(y.get(), kP, s.y_ref.as<float>(), s.count, s.st.s);
+  EXPECT_EQ(r.nonfinite, 0);
+  EXPECT_LT(r.rel_error, default_tolerance(kP)) << "max_abs " << r.max_abs_error;
+  EXPECT_GT(r.ref_norm, 0.0);
+  const ErrorStats b = compare_outputs(y.get(), s.y_base.get(), kP, s.count, s.st.s);
+  EXPECT_EQ(b.nonfinite, 0);
+  EXPECT_LT(b.rel_error, default_tolerance(kP)) << "vs baseline, max_abs " << b.max_abs_error;
+  // The baseline itself against the reference (once, through its own parameter).
+  if (GetParam() == "baseline") EXPECT_EQ(b.rel_error, 0.0) << "baseline must be deterministic";
+}
+
+INSTANTIATE_TEST_SUITE_P(Lce, LceVariantFullShape, ::testing::ValuesIn(all_variant_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace gpubench::lce
