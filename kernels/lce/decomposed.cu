@@ -36,7 +36,8 @@ class Decomposed final : public Variant {
     std::vector<Op> ops;
     if (K == 0) {  // no features: Y = 0
       ops.push_back({"zero", [this, MN](cudaStream_t s) {
-                       GPUBENCH_CUDA(cudaMemsetAsync(p_.Y, 0, static_cast<size_t>(p_.B * MN) * element_bytes(p_.precision), s));
+                       const size_t bytes = static_cast<size_t>(p_.B * MN * element_bytes(p_.precision));
+                       GPUBENCH_CUDA(cudaMemsetAsync(p_.Y, 0, bytes, s));
                      }});
       return ops;
     }

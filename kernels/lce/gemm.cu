@@ -21,10 +21,10 @@ int as_int(int64_t v, const char* what) {
 
 // Largest power of two ≤ 256 dividing the address and every batch stride [bytes]: what cuBLASLt's
 // heuristic may assume about an operand (its default assumption is 256).
-uint32_t alignment_bytes(const void* p, int64_t stride_elems, int64_t ld_elems, int64_t elt) {
+// (The leading dimension's alignment is cuBLASLt's own check.)
+uint32_t alignment_bytes(const void* p, int64_t stride_elems, int64_t elt) {
   uint64_t bits = reinterpret_cast<uintptr_t>(p) | 256u;
   if (stride_elems != 0) bits |= static_cast<uint64_t>(stride_elems * elt);
-  (void)ld_elems;  // the leading dimension's alignment is checked by cuBLASLt itself
   return static_cast<uint32_t>(bits & (~bits + 1));
 }
 
@@ -132,23 +132,24 @@ bool LtGemm::plan(const RowMajorGemm& g, Precision precision, bool allow_tf32) {
   cublasLtMatmulPreference_t pref = nullptr;
   GPUBENCH_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
   const uint64_t ws = workspace_.bytes();
-  const uint32_t align_a = alignment_bytes(g.B, g.stride_b, g.ldb, elt);
-  const uint32_t align_b = alignment_bytes(g.A, g.stride_a, g.lda, elt);
-  const uint32_t align_c = alignment_bytes(g.C, g.stride_c, g.ldc, elt);
-  cublasStatus_t st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof(align_a));
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof(align_b));
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof(align_c));
-  if (st == CUBLAS_STATUS_SUCCESS)
-    st = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof(align_c));
+  const uint32_t align_a = alignment_bytes(g.B, g.stride_b, elt);
+  const uint32_t align_b = alignment_bytes(g.A, g.stride_a, elt);
+  const uint32_t align_c = alignment_bytes(g.C, g.stride_c, elt);
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  auto set_pref = [&](cublasLtMatmulPreferenceAttributes_t attr, const auto& value) {
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof(value));
+  };
+  set_pref(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, ws);
+  set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, align_a);
+  set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, align_b);
+  set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, align_c);
+  set_pref(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, align_c);
   int found = 0;
   if (st == CUBLAS_STATUS_SUCCESS)
     st = cublasLtMatmulAlgoGetHeuristic(lt_, desc_, a_, b_, c_, c_, pref, 1, &result_, &found);
   cublasLtMatmulPreferenceDestroy(pref);
-  if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && found == 0)) {
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED ||
+      (st == CUBLAS_STATUS_SUCCESS && (found == 0 || result_.state != CUBLAS_STATUS_SUCCESS))) {
     why_ = "cuBLASLt heuristic found no algorithm (alignment A/B/C " + std::to_string(align_a) + "/" +
            std::to_string(align_b) + "/" + std::to_string(align_c) + " B): " + cublasGetStatusName(st);
     return false;
@@ -169,10 +170,13 @@ std::string LtGemm::describe() const {
   uint32_t tile = 0, stages = 0;
   int32_t split_k = 0;
   size_t written = 0;
-  cublasLtMatmulAlgoConfigGetAttribute(&result_.algo, CUBLASLT_ALGO_CONFIG_ID, &algo_id, sizeof(algo_id), &written);
-  cublasLtMatmulAlgoConfigGetAttribute(&result_.algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile), &written);
-  cublasLtMatmulAlgoConfigGetAttribute(&result_.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof(stages), &written);
-  cublasLtMatmulAlgoConfigGetAttribute(&result_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split_k, sizeof(split_k), &written);
+  // Informational only: a failed query leaves the field at its default (-1 / 0).
+  const cublasLtMatmulAlgo_t* algo = &result_.algo;
+  (void)cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &algo_id, sizeof(algo_id), &written);
+  (void)cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile), &written);
+  (void)cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof(stages), &written);
+  (void)cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &split_k, sizeof(split_k),
+                                             &written);
   return "cuBLASLt algo=" + std::to_string(algo_id) + " tile=" + std::to_string(tile) +
          " stages=" + std::to_string(stages) + " splitK=" + std::to_string(split_k);
 }
