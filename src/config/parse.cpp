@@ -1,6 +1,7 @@
 // parse_config (config/parse.hpp): schema_version 1. Each section reads its fields through a
 // Validator that collects every problem; one ConfigError carries them all.
-#include <regex>
+#include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -25,8 +26,10 @@ void parse_schema(Validator& v, const nlohmann::json& j, Config& c) {
 void parse_top(Validator& v, const nlohmann::json& j, Config& c) {
   std::string name = c.name;
   if (v.string(j, "", "name", name)) {
-    static const std::regex kName("[A-Za-z0-9_.-]+");
-    if (!std::regex_match(name, kName))
+    const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-';
+    });
+    if (!ok)
       v.add("/name", fmt::format("must match [A-Za-z0-9_.-]+ (it names report files), got '{}'", name));
     else
       c.name = name;
