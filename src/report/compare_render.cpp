@@ -126,24 +126,24 @@ std::string render_compare_text(const CompareResult& r) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
-  out += "\n" + geomean_line(r) + "\n";
+  out += fmt::format("\n{}\n", geomean_line(r));
   if (!r.unmatched.empty()) {
     out += "Unmatched (listed, not judged):\n";
     for (const UnmatchedItem& u : r.unmatched)
       out += fmt::format("  {} {}\n", u.side == "old" ? "only in OLD:" : "only in NEW:", u.key);
   }
-  for (const std::string& n : r.notes) out += "note: " + n + "\n";
+  for (const std::string& n : r.notes) out += fmt::format("note: {}\n", n);
   out += method_line(r) + "\n";
   return out;
 }
 
 std::string render_compare_markdown(const CompareResult& r) {
-  std::string out = "**" + compare_summary_line(r) + "**\n\n";
-  if (!r.mismatches.empty()) out += "> **" + mismatch_line(r) + "**\n\n";
+  std::string out = fmt::format("**{}**\n\n", compare_summary_line(r));
+  if (!r.mismatches.empty()) out += fmt::format("> **{}**\n\n", mismatch_line(r));
   const bool with_config = multi_config(r);
   const auto header = header_cells(with_config, confidence_pct(r));
   out += "|";
-  for (const auto& h : header) out += " " + md_escape(h) + " |";
+  for (const auto& h : header) out += fmt::format(" {} |", md_escape(h));
   out += "\n|";
   for (size_t i = 0; i < header.size(); ++i) {
     // Numeric columns right-aligned: medians, n, ratio, change.
@@ -153,12 +153,12 @@ std::string render_compare_markdown(const CompareResult& r) {
   out += "\n";
   for (const CompareEntry& e : r.entries) {
     auto cells = row_cells(e, with_config);
-    cells[cells.size() - 2] = "**" + cells[cells.size() - 2] + "**";  // verdict
+    cells[cells.size() - 2] = fmt::format("**{}**", cells[cells.size() - 2]);  // verdict
     out += "|";
-    for (const auto& c : cells) out += " " + md_escape(c) + " |";
+    for (const auto& c : cells) out += fmt::format(" {} |", md_escape(c));
     out += "\n";
   }
-  out += "\n" + geomean_line(r) + "\n";
+  out += fmt::format("\n{}\n", geomean_line(r));
   if (!r.unmatched.empty()) {
     out += fmt::format("\n<details><summary>Unmatched entries ({}), listed, not judged</summary>\n\n",
                        r.unmatched.size());
@@ -168,9 +168,9 @@ std::string render_compare_markdown(const CompareResult& r) {
   }
   if (!r.notes.empty()) {
     out += "\n";
-    for (const std::string& n : r.notes) out += "- note: " + md_escape(n) + "\n";
+    for (const std::string& n : r.notes) out += fmt::format("- note: {}\n", md_escape(n));
   }
-  out += "\n<sub>" + method_line(r) + "</sub>\n";
+  out += fmt::format("\n<sub>{}</sub>\n", method_line(r));
   return out;
 }
 
