@@ -56,18 +56,23 @@ std::string rel_error(const Correctness& c) {
 
 std::string scalar(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return fmt::format("{:.6g}", v.get<double>());
   return v.dump();
 }
 
 std::string key_values(const nlohmann::json& obj, const std::vector<std::string>& preferred, bool only_preferred) {
   if (!obj.is_object()) return {};
+  // Scalars only; null and "" say nothing.
+  auto shown = [](const nlohmann::json& v) {
+    return v.is_primitive() && !v.is_null() && !(v.is_string() && v.get_ref<const std::string&>().empty());
+  };
   std::vector<std::pair<std::string, std::string>> items;  // flattened (key, text)
   for (const auto& [k, v] : obj.items()) {
     if (v.is_object()) {
       for (const auto& [k2, v2] : v.items()) {
-        if (v2.is_primitive() && !v2.is_null()) items.emplace_back(k + "." + k2, scalar(v2));
+        if (shown(v2)) items.emplace_back(k + "." + k2, scalar(v2));
       }
-    } else if (v.is_primitive() && !v.is_null()) {
+    } else if (shown(v)) {
       items.emplace_back(k, scalar(v));
     }
   }

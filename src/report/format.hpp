@@ -30,12 +30,13 @@ std::string si(double v);
 std::string status(const VariantResult& v);
 /// The relative error cell: "3.1e-04" when a check ran, "—" when skipped.
 std::string rel_error(const Correctness& c);
-/// "key: value" for each scalar entry of `obj` (objects flattened one level as key.sub), preferred keys
+/// "key: value" for each non-empty scalar entry of `obj` (objects flattened one level as key.sub), preferred keys
 /// first in the given order, then the others alphabetically; joined with " · ". "" for a non-object.
 /// With `only_preferred`, entries not in `preferred` are left out (unless none is preferred: then all show).
 std::string key_values(const nlohmann::json& obj, const std::vector<std::string>& preferred,
                        bool only_preferred = false);
-/// Text of a scalar JSON value (strings unquoted, bools true/false, numbers as written).
+/// Text of a scalar JSON value: strings unquoted, bools true/false, integers as written, floating-point
+/// numbers with 6 significant digits (68.26666666666667 → 68.2667, 1980.0 → 1980).
 std::string scalar(const nlohmann::json& v);
 
 /// Index of the ok variant with the smallest region median in `c`, or -1.

@@ -97,7 +97,7 @@ void op_breakdown(std::string& out, const CaseResult& c) {
   out += "|---|---|---|---:|---:|---:|\n";
   for (const auto& v : c.variants) {
     const double region = v.region.median;
-    auto share = [&](double t) { return region > 0 ? fmtx::percent(t / region, 1) : std::string("—"); };
+    auto share = [&](double t) { return region > 0 && t > 0 ? fmtx::percent(t / region, 1) : std::string("—"); };
     for (const auto& op : v.ops) {
       out += fmt::format("| {} | {} | ({}) | | {} | {} |\n", cell(v.name), cell(op.name), op.source,
                          fmtx::ms(op.stats.median), share(op.stats.median));
@@ -169,8 +169,13 @@ std::string render_markdown(const Report& r) {
     work_table(out, c);
     sampling_table(out, c);
     failures(out, c);
+    bool notes = false;
     for (const auto& v : c.variants) {
-      for (const auto& n : v.notes) out += fmt::format("- {}: {}\n", v.name, n);
+      for (const auto& n : v.notes) {
+        if (!notes) out += "\n";  // a blank line ends the table before the list
+        notes = true;
+        out += fmt::format("- {}: {}\n", v.name, n);
+      }
     }
     op_breakdown(out, c);
     end_to_end_table(out, c);

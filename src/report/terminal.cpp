@@ -94,7 +94,7 @@ std::string breakdown(const CaseResult& c, bool color) {
   t.left_columns = 2;
   for (const auto& v : c.variants) {
     const double region = v.region.median;
-    auto share = [&](double x) { return region > 0 ? fmtx::percent(x / region, 1) : std::string("—"); };
+    auto share = [&](double x) { return region > 0 && x > 0 ? fmtx::percent(x / region, 1) : std::string("—"); };
     for (const auto& op : v.ops) {
       t.add({v.name, op.name + " (" + op.source + ")", "", fmtx::ms(op.stats.median), share(op.stats.median)});
       for (const auto& k : op.kernels) {

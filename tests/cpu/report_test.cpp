@@ -12,6 +12,7 @@
 #include "analysis/statistics.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "report/format.hpp"
 #include "report/report_io.hpp"
 #include "report/terminal.hpp"
 #include "report/writer.hpp"
@@ -230,4 +231,15 @@ TEST(ReportTerminal, PlanTable) {
   EXPECT_NE(text.find("2.91x"), std::string::npos) << text;   // floor speedup 0.5907 / 0.2027
   EXPECT_NE(text.find("73.72"), std::string::npos) << text;   // projected request ms
   EXPECT_NE(text.find("Amdahl projection"), std::string::npos);
+}
+
+TEST(ReportFormat, KeyValuesSkipsEmptyAndRoundsFloats) {
+  const nlohmann::json env = {{"gpu", {{"name", "H200"}, {"uuid", "GPU-1"}}}, {"note", ""}, {"mean", 68.26666666666667},
+                              {"clock", 1980.0}, {"sms", 132}};
+  EXPECT_EQ(fmtx::key_values(env, {"gpu.name", "sms"}), "gpu.name: H200 · sms: 132 · clock: 1980 · gpu.uuid: GPU-1 · mean: 68.2667");
+  EXPECT_EQ(fmtx::key_values(env, {"gpu.name", "sms"}, true), "gpu.name: H200 · sms: 132");
+  EXPECT_EQ(fmtx::key_values(env, {"absent"}, true).substr(0, 11), "clock: 1980");  // nothing preferred: all
+  EXPECT_EQ(fmtx::ms(0.48213), "0.4821");
+  EXPECT_EQ(fmtx::ms(12.345), "12.35");
+  EXPECT_EQ(fmtx::ms(0), "—");
 }
