@@ -13,6 +13,13 @@ namespace {
 constexpr size_t kBufferBytes = 8u << 20;  // 8 MiB per CUPTI buffer (≈ 40k kernel records)
 constexpr size_t kAlign = 8;               // CUPTI requires 8-byte aligned buffers
 
+// External correlation records precede *API* records only (cupti_activity.h,
+// cuptiActivityPushExternalCorrelationId), so RUNTIME must be on for kernels to be tied to our ops.
+// Seen on the H200: without it, every kernel record had no external id.
+constexpr CUpti_ActivityKind kActivityKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+
 struct State {
   std::mutex mu;
   std::vector<ActivityRecord> records;                     // completed, unresolved external ids
@@ -100,14 +107,9 @@ std::string CuptiActivity::start() {
   if (s.active) return "";
   if (const CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed); r != CUPTI_SUCCESS)
     return cupti_error(r, "cuptiActivityRegisterCallbacks");
-  for (const CUpti_ActivityKind kind :
-       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-        CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
+  for (const CUpti_ActivityKind kind : kActivityKinds) {
     if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
-      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
-      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
-      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+      for (const CUpti_ActivityKind k : kActivityKinds) cuptiActivityDisable(k);
       return cupti_error(r, "cuptiActivityEnable");
     }
   }
@@ -150,10 +152,7 @@ void CuptiActivity::stop() {
   State& s = state();
   if (!s.active) return;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  for (const CUpti_ActivityKind k : kActivityKinds) cuptiActivityDisable(k);
   s.active = false;
 }
 

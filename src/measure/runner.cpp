@@ -194,7 +194,8 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
   StoppingCriterion criterion(spec_);
   criterion.initialize();
   std::vector<Sample> samples;
-  double max_clock = 0;
+  // Clock guard reference: the device's maximum SM clock (cudaDevAttrClockRate).
+  const double max_clock = device_.max_sm_clock_mhz > 0 ? device_.max_sm_clock_mhz : 1e9;
   while (!criterion.is_finished()) {
     if (interrupt_requested()) break;
     const int64_t s = static_cast<int64_t>(samples.size());
@@ -210,14 +211,12 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
     if (!graph_mode)
       for (size_t i = 0; i < n_ops; ++i) smp.op_event_ms.push_back(elapsed_ms(op_events[i], op_events[i + 1]));
     smp.clock_mhz = *clock_host_;
-    max_clock = std::max(max_clock, smp.clock_mhz);
     samples.push_back(smp);
-    // Provisional clock guard against the highest clock seen so far; final pass below.
     if (smp.clock_mhz >= spec_.clock_threshold * max_clock) criterion.add_sample(smp.region_ms);
   }
   const bool interrupted = interrupt_requested();
 
-  // Clock guard (final): keep samples at ≥ threshold × the highest SM clock observed in this run.
+  // Clock guard: keep samples whose SM clock is ≥ threshold × the device's maximum SM clock.
   std::vector<char> kept(samples.size(), 0);
   for (size_t s = 0; s < samples.size(); ++s) kept[s] = samples[s].clock_mhz >= spec_.clock_threshold * max_clock;
 

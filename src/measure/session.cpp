@@ -123,7 +123,7 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
       {"rotate_inputs", m.mode == "cold" && m.rotate_inputs},
       {"cupti", runner.cupti()},
       {"cupti_note", runner.cupti_note()},
-      {"clock_guard", fmt::format("samples under {:.0f}% of the run's highest SM clock dropped", m.clock_threshold * 100)},
+      {"clock_guard", fmt::format("samples under {:.0f}% of the device's max SM clock dropped", m.clock_threshold * 100)},
       {"stopping_rule", {{"min_samples", m.min_samples}, {"min_time_s", m.min_time_s},
                          {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", m.timeout_s}, {"warmup", m.warmup}}},
       {"profile", options.profile},

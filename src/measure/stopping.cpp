@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -18,6 +19,7 @@ void StoppingCriterion::initialize() {
   n_ = 0;
   mean_ = m2_ = sum_ms_ = 0;
   reason_.clear();
+  checkpoints_.clear();
   start_s_ = wall_seconds();
 }
 
@@ -43,6 +45,17 @@ bool StoppingCriterion::is_finished() {
   if (enough_samples && enough_time && quiet) {
     reason_ = "criteria met";
     return true;
+  }
+  if (enough_samples && enough_time && n_ % kCheckpointEvery == 0 && std::isfinite(rel_stdev())) {
+    checkpoints_.push_back(rel_stdev());
+    if (checkpoints_.size() >= kWindow) {
+      const auto first = checkpoints_.end() - static_cast<std::ptrdiff_t>(kWindow);
+      const auto [lo, hi] = std::minmax_element(first, checkpoints_.end());
+      if (*hi > 0 && (*hi - *lo) / *hi < kConvergedSpread) {
+        reason_ = "noise converged";
+        return true;
+      }
+    }
   }
   if (n_ >= spec_.max_samples) {
     reason_ = "max samples";

@@ -37,11 +37,29 @@ TEST(StoppingCriterion, NoisySamplesRunToTheSampleCapAndSayWhatWasUnmet) {
   c.initialize();
   int n = 0;
   while (!c.is_finished()) c.add_sample(++n % 2 ? 1.0 : 1.2);  // ±9% noise
-  EXPECT_EQ(c.samples(), 50);
+  EXPECT_EQ(c.samples(), 50);  // below the first convergence window
   EXPECT_EQ(c.reason(), "max samples");
   ASSERT_EQ(c.unmet().size(), 1u);
   EXPECT_NE(c.unmet()[0].find("rel_stdev"), std::string::npos);
   EXPECT_NEAR(c.rel_stdev(), 0.1 / 1.1, 0.005);
+}
+
+TEST(StoppingCriterion, StopsWhenNoiseStopsImprovingAboveTheTarget) {
+  MeasureSpec s;
+  s.min_samples = 10;
+  s.min_time_s = 0;
+  s.max_rel_stdev = 0.001;  // unreachable for ±5% alternating samples
+  s.max_samples = 100000;
+  s.timeout_s = 60;
+  StoppingCriterion c(s);
+  c.initialize();
+  int n = 0;
+  while (!c.is_finished()) c.add_sample(++n % 2 ? 0.95 : 1.05);
+  EXPECT_EQ(c.reason(), "noise converged");
+  EXPECT_LT(c.samples(), 5000);
+  EXPECT_EQ(c.samples() % StoppingCriterion::kCheckpointEvery, 0);
+  ASSERT_EQ(c.unmet().size(), 1u);
+  EXPECT_NEAR(c.rel_stdev(), 0.05, 0.001);
 }
 
 TEST(StoppingCriterion, TimeoutEndsSampling) {
