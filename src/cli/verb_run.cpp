@@ -32,7 +32,11 @@ struct RunArgs {
 
 int run(const RunArgs& a) {
   Config config = load_config_or_default(a.config);
-  if (!a.mode.empty()) config.measure.mode = a.mode;
+  if (!a.mode.empty()) {  // the override is part of what ran: resolved config and hash follow it
+    config.measure.mode = a.mode;
+    config.resolved["measure"]["mode"] = a.mode;
+    config.hash = config_hash(config.resolved);
+  }
   for (const auto& f : a.formats)
     if (!find_report_writer(f)) throw InputError("--format: unknown format '" + f + "' (see `gpubench list`)");
   for (const auto& v : a.variants) {

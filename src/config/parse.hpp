@@ -43,8 +43,17 @@ Config parse_config(const nlohmann::json& j, const ConfigContext& ctx);
 /// ctx.base_dir and ctx.source are set from `path`.
 Config load_config(const std::string& path, ConfigContext ctx);
 
+/// Parses config text as load_config does with a file's content (JSON syntax errors with line and
+/// column, duplicate keys, then parse_config); ctx.source and ctx.base_dir are used as given.
+/// Throws ConfigError (an InputError) on any bad input, never anything else.
+Config parse_config_text(const std::string& text, const ConfigContext& ctx);
+
 /// The embedded default (configs/ikbo_lce_default.json: the IKBO reference shape, full ladder).
 Config default_config(ConfigContext ctx);
+
+/// The config hash of a resolved config: FNV-1a 64 of resolved.dump() as 16 hex digits. Call it again
+/// after changing `resolved` (e.g. a command-line override) so reports keep keying what really ran.
+std::string config_hash(const nlohmann::json& resolved);
 
 /// Closest candidate by edit distance, or "" when none is close (distance > max(2, len/3)).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);

@@ -1,6 +1,7 @@
 // The resolved config JSON (every default filled in) and its hash (config/validator.hpp).
 #include <fmt/format.h>
 
+#include "config/parse.hpp"
 #include "config/validator.hpp"
 #include "core/precision.hpp"
 
@@ -29,6 +30,7 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   if (c.end_to_end.given)
     end_to_end["given"] = {{"request_ms", c.end_to_end.given->request_ms},
                            {"op_ms", c.end_to_end.given->op_ms}};
+  if (c.end_to_end.pipeline) end_to_end["pipeline"] = pipeline_json(*c.end_to_end.pipeline);
   if (c.end_to_end.gpu_hour_usd) end_to_end["gpu_hour_usd"] = *c.end_to_end.gpu_hour_usd;
   return {
       {"schema_version", c.schema_version},
@@ -69,3 +71,7 @@ std::string fnv1a64_hex(std::string_view bytes) {
 }
 
 }  // namespace gpubench::config_detail
+
+namespace gpubench {
+std::string config_hash(const nlohmann::json& resolved) { return config_detail::fnv1a64_hex(resolved.dump()); }
+}  // namespace gpubench
