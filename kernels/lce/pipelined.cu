@@ -11,8 +11,13 @@
 //   "schedule": "cooperative" (default: both consumers share each 128(N)×224(M) tile; fastest) or
 //               "pingpong" (consumers take alternate 64×224 tiles, named barriers order their
 //               mainloops so one's epilogue overlaps the other's mainloop; measured slower);
-//   "cluster":  true = 2×2 (cooperative) or 1×4 (ping-pong) CTA clusters sharing E/W boxes by TMA
-//               multicast (measured slower; default false); "block_k": 64 (default) or 32.
+//   "cluster":  true or "2x2" = 2(M)×2(N) (cooperative) or 1×4 (ping-pong) CTA clusters sharing
+//               E/W boxes by TMA multicast (measured slower; default false); "2x1" (E shared by
+//               the two M tiles) or "1x2" (W shared by two N tiles): cooperative only;
+//   "block_k":  64 (default) or 32;
+//   "stages":   5 (default for cooperative BK 64 without a 2x2 cluster: the epilogue then stages 8 M
+//               columns per chunk through 5 KiB of shared memory instead of 32 through 20 KiB) or 4;
+//   "l2_prefetch": E boxes prefetched into L2 this many stages ahead (default 0 = off; measured slower).
 // Kernel: kernels/lce/sm90/lce_tile_kernel.cuh.
 #include <cuda_runtime_api.h>
 
@@ -31,12 +36,15 @@ namespace gpubench::lce {
 namespace {
 
 constexpr int kTag = 4;  ///< this file's own kernel instantiations (lce_tile_kernel)
+constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
 
 /// `pipelined`: persistent user + candidate tiles in one kernel (cooperative or ping-pong).
 class PipelinedVariant final : public Variant {
  public:
-  PipelinedVariant(bool pingpong, bool cluster, int block_k)
-      : pingpong_(pingpong), cluster_(cluster), block_k_(block_k) {}
+  /// cluster: 0 none, 22 = 2×2 (1×4 ping-pong), 21 = 2(M)×1, 12 = 1×2(N); stages: 4 or 5.
+  /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
+  PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead)
+      : pingpong_(pingpong), cluster_(cluster), block_k_(block_k), stages_(stages), l2_ahead_(l2_ahead) {}
 
   void setup(const Problem& pr, cudaStream_t stream) override {
     sm90::check_problem(pr, "pipelined");
@@ -47,7 +55,18 @@ class PipelinedVariant final : public Variant {
     l_ = {};
     using sm90::TileConfig;
     const void *wu = w_user_.get(), *wc = w_cand_.get();
-    if (pingpong_ && cluster_)
+    const bool s5 = stages_ == 5;
+    if (cluster_ == 21 && s5)
+      sm90::bind_config<TileConfig<false, true, 64, 21, 5>, kTag>(pr, wu, wc, true, true, l_);
+    else if (cluster_ == 21)
+      sm90::bind_config<TileConfig<false, true, 64, 21>, kTag>(pr, wu, wc, true, true, l_);
+    else if (cluster_ == 12 && s5)
+      sm90::bind_config<TileConfig<false, true, 64, 12, 5>, kTag>(pr, wu, wc, true, true, l_);
+    else if (cluster_ == 12)
+      sm90::bind_config<TileConfig<false, true, 64, 12>, kTag>(pr, wu, wc, true, true, l_);
+    else if (!pingpong_ && !cluster_ && s5)
+      sm90::bind_config<TileConfig<false, false, 64, 0, 5>, kTag>(pr, wu, wc, true, true, l_);
+    else if (pingpong_ && cluster_)
       sm90::bind_config<TileConfig<true, true, 64>, kTag>(pr, wu, wc, true, true, l_);
     else if (pingpong_ && block_k_ == 64)
       sm90::bind_config<TileConfig<true, false, 64>, kTag>(pr, wu, wc, true, true, l_);
@@ -66,6 +85,7 @@ class PipelinedVariant final : public Variant {
     l_.params.y_user = y_user_.as<float>();
     l_.params.y = pr.Y;
     l_.params.ready = pr.K_user > 0 ? ready_.as<uint32_t>() : nullptr;
+    l_.params.l2_ahead = l2_ahead_;
   }
 
   std::vector<Op> ops() override {
@@ -85,19 +105,23 @@ class PipelinedVariant final : public Variant {
 
   std::string configuration() const override {
     const std::string k = std::to_string(l_.block_k);
+    const std::string cl = cluster_ == 0    ? "none"
+                           : cluster_ == 21 ? "2(M)x1(N) with TMA multicast"
+                           : cluster_ == 12 ? "1(M)x2(N) with TMA multicast"
+                           : pingpong_      ? "1(M)x4(N) with TMA multicast"
+                                            : "2(M)x2(N) with TMA multicast";
     return std::string(pingpong_ ? "ping-pong: tile 64(N)x224(M)x" + k + "(K) per consumer warpgroup"
                                  : "cooperative: tile 128(N)x224(M)x" + k + "(K) per CTA") +
-           ", " + std::to_string(l_.stages) + " stages, TMA + wgmma m64n224k16, cluster " +
-           (!cluster_ ? std::string("none") : pingpong_ ? std::string("1(M)x4(N) with TMA multicast")
-                                                         : std::string("2(M)x2(N) with TMA multicast")) +
+           ", " + std::to_string(l_.stages) + " stages, TMA + wgmma m64n224k16, cluster " + cl +
+           ", L2 prefetch of E " + (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) +
            ", persistent grid " +
            std::to_string(l_.grid) + ", " + std::to_string(l_.params.user_tiles) + " user + " +
            std::to_string(l_.params.total_tiles - l_.params.user_tiles) + " candidate tiles";
   }
 
  private:
-  bool pingpong_, cluster_;
-  int block_k_;
+  bool pingpong_;
+  int cluster_, block_k_, stages_, l2_ahead_;
   Problem pr_;
   DeviceBuffer w_user_, w_cand_;  ///< K-padded copies [M, round_up8(K)]
   DeviceBuffer y_user_;           ///< [U, M, N] fp32, written by user tiles
@@ -115,12 +139,16 @@ bool parse_pingpong(const nlohmann::json& options) {
   throw InputError("pipelined: options.schedule must be \"pingpong\" or \"cooperative\", got " + s.dump());
 }
 
-/// Parses {"cluster": true | false} (default false: TMA multicast clusters measured slower). Throws InputError.
-bool parse_cluster(const nlohmann::json& options) {
-  if (!options.is_object() || !options.contains("cluster")) return false;
+/// Parses {"cluster": false | true | "2x2" | "2x1" | "1x2"} → 0, 22, 22, 21, 12 (default 0: TMA
+/// multicast clusters measured slower). Throws InputError.
+int parse_cluster(const nlohmann::json& options) {
+  if (!options.is_object() || !options.contains("cluster")) return 0;
   const auto& c = options.at("cluster");
-  if (!c.is_boolean()) throw InputError("pipelined: options.cluster must be true or false, got " + c.dump());
-  return c.get<bool>();
+  if (c.is_boolean()) return c.get<bool>() ? 22 : 0;
+  if (c == "2x2") return 22;
+  if (c == "2x1") return 21;
+  if (c == "1x2") return 12;
+  throw InputError("pipelined: options.cluster must be true, false, \"2x2\", \"2x1\" or \"1x2\", got " + c.dump());
 }
 
 }  // namespace
@@ -131,15 +159,23 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .name = "pipelined",
         .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles",
         .ladder_step = 4,
-        .options = {"schedule", "cluster", "block_k"},
+        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch"},
         .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
         .precisions = {Precision::kFp16, Precision::kBf16},
         .test_only = false,
         .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
-          const bool cluster = parse_cluster(options);
+          const int cluster = parse_cluster(options);
           const int block_k = sm90::parse_block_k(options, "pipelined");
+          const bool pingpong = parse_pingpong(options);
+          int stages = sm90::parse_stages(options, "pipelined");
+          if (stages == 0) stages = (!pingpong && block_k == 64 && cluster != 22) ? 5 : 4;  // 5: measured 2% faster
           if (cluster && block_k != 64) throw InputError("pipelined: options.cluster needs block_k 64");
-          return std::make_unique<PipelinedVariant>(parse_pingpong(options), cluster, block_k);
+          if ((cluster == 21 || cluster == 12) && pingpong)
+            throw InputError("pipelined: options.cluster \"2x1\" / \"1x2\" need the cooperative schedule");
+          if (stages == 5 && (pingpong || block_k != 64 || cluster == 22))
+            throw InputError("pipelined: options.stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster");
+          const int l2 = sm90::parse_l2_prefetch(options, "pipelined", kDefaultL2Ahead);
+          return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2);
         },
     });
 

@@ -90,6 +90,15 @@ __device__ __forceinline__ void tma_load_2d_mc(void* dst, const void* tmap, uint
       : "memory");
 }
 
+/// L2 prefetch of a 3-D box at element coordinates (c0, c1, c2) of `tmap`: no shared memory, no
+/// barrier; warms L2 (from DRAM) for a later tma_load_3d of the same box.
+__device__ __forceinline__ void tma_prefetch_l2_3d(const void* tmap, int32_t c0, int32_t c1, int32_t c2) {
+  asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.tile [%0, {%1, %2, %3}];" ::"l"(
+                   reinterpret_cast<uint64_t>(tmap)),
+               "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+
 /// Multicast variant of tma_load_3d (see tma_load_2d_mc).
 __device__ __forceinline__ void tma_load_3d_mc(void* dst, const void* tmap, uint64_t* bar, int32_t c0, int32_t c1,
                                                int32_t c2, uint16_t mask) {

@@ -67,6 +67,26 @@ inline int parse_block_k(const nlohmann::json& options, const char* variant) {
   throw InputError(std::string(variant) + ": options.block_k must be 32 or 64, got " + b.dump());
 }
 
+/// Parses the option {"stages": 4 | 5} (ring depth of the cooperative BK 64 kernel); 0 when absent
+/// (the variant picks its default). Throws InputError.
+inline int parse_stages(const nlohmann::json& options, const char* variant) {
+  if (!options.is_object() || !options.contains("stages")) return 0;
+  const auto& c = options.at("stages");
+  if (c == 4) return 4;
+  if (c == 5) return 5;
+  throw InputError(std::string(variant) + ": options.stages must be 4 or 5, got " + c.dump());
+}
+
+/// Parses the option {"l2_prefetch": stages} (E boxes prefetched into L2 that many ring stages
+/// ahead of the loads, 0 = off; 0 … 64; default `def`). Throws InputError.
+inline int parse_l2_prefetch(const nlohmann::json& options, const char* variant, int def) {
+  if (!options.is_object() || !options.contains("l2_prefetch")) return def;
+  const auto& c = options.at("l2_prefetch");
+  if (!c.is_number_integer() || c.get<int>() < 0 || c.get<int>() > 64)
+    throw InputError(std::string(variant) + ": options.l2_prefetch must be an integer 0 … 64, got " + c.dump());
+  return c.get<int>();
+}
+
 /// Copies columns [col0, col0 + cols) of a row-major 16-bit matrix [rows, ld_src] into a new
 /// zero-padded buffer [rows, round_up8(cols)] on `stream` (untimed setup: TMA needs 16-byte strides).
 inline DeviceBuffer pad_columns(const void* src, int64_t rows, int64_t ld_src, int64_t col0, int64_t cols,
@@ -122,7 +142,7 @@ template <class Cfg>
 inline cudaLaunchConfig_t launch_config(int grid, cudaStream_t stream, cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(grid));
-  cfg.blockDim = dim3(kThreads);
+  cfg.blockDim = dim3(Cfg::kThreads);
   cfg.dynamicSmemBytes = Cfg::kSmemBytes;
   cfg.stream = stream;
   attr[0].id = cudaLaunchAttributeClusterDimension;

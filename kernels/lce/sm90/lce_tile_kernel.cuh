@@ -40,15 +40,22 @@ namespace gpubench::lce::sm90 {
 
 inline constexpr int kTileM = kWgmmaN;  ///< rows of W (columns of Y^T) per tile: 224
 inline constexpr int kWgRows = 64;      ///< N rows per consumer warpgroup (wgmma M)
-inline constexpr int kThreads = 384;    ///< producer warpgroup + 2 consumer warpgroups
 inline constexpr int kEpiStride = 20;   ///< fp32 row stride of the epilogue staging (conflict-free)
 inline constexpr uint32_t kWgBarrier = 1;     ///< named barriers 1, 2: one per consumer warpgroup
 inline constexpr uint32_t kOrderBarrier = 3;  ///< named barriers 3, 4: ping-pong mainloop order
 
 /// Compile-time shape of one kernel configuration.
-template <bool kPingPongT, bool kCluster, int kBlockK>
+/// kClusterShape (with kCluster, cooperative only): 0 = 2(M)×2(N), 21 = 2(M)×1, 12 = 1(M)×2(N).
+/// kStagesT: ring stages (0 = the default below); when the default 32-column epilogue staging
+///   (20 KiB) no longer fits beside the ring, the epilogue stages 8 M columns per chunk (5 KiB).
+template <bool kPingPongT, bool kCluster, int kBlockK, int kClusterShape = 0, int kStagesT = 0>
 struct TileConfig {
   static constexpr bool kPingPong = kPingPongT;
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = 128 * (1 + kConsumers);  ///< producer warpgroup + 2 consumers
+  /// setmaxnreg split (65536 registers per SM): producer 40 + 2 consumers × 232.
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;
   /// K per ring stage: 64 (W rows of 128 bytes, 128-byte swizzle) or 32 (64 bytes, 64-byte
   /// swizzle: half the bytes per stage, twice the stages in the same shared memory).
   static constexpr int kBK = kBlockK;
@@ -57,18 +64,23 @@ struct TileConfig {
   static constexpr int kConsumersPerTile = kPingPong ? 1 : 2;
   /// Cluster shape (kCluster): kCM CTAs along M share (multicast) their E boxes, kCN CTAs along N
   /// share the W box (each loads 224/kCN rows). Cooperative 2×2, ping-pong 1×4; else 1×1.
-  static constexpr int kCM = kCluster && !kPingPong ? 2 : 1;
-  static constexpr int kCN = kCluster ? (kPingPong ? 4 : 2) : 1;
+  static constexpr int kCM = kCluster && !kPingPong && kClusterShape != 12 ? 2 : 1;
+  static constexpr int kCN = kCluster ? (kPingPong ? 4 : kClusterShape == 21 ? 1 : 2) : 1;
   static constexpr int kClusterSize = kCM * kCN;
   static constexpr int kWRows = kTileM / kCN;  ///< W rows each CTA loads (multiple of 8)
   static constexpr int kTileN = kWgRows * kConsumersPerTile;  ///< N rows per tile
-  static constexpr int kStages = kBK == 64 ? (kPingPong ? 5 : 4) : (kPingPong ? 11 : 9);
+  static constexpr int kStages = kStagesT > 0 ? kStagesT : kBK == 64 ? (kPingPong ? 5 : 4) : (kPingPong ? 11 : 9);
   static constexpr int kABytes = kBK * kWgRows * 2;           ///< one E box [BK][64 N]: 8 / 4 KiB
   static constexpr int kBBytes = kTileM * kBK * 2;            ///< one W box [224 M][BK]: 28 / 14 KiB
   static constexpr int kStageBytes = kABytes * kConsumersPerTile + kBBytes;
-  static constexpr int kEpiBytes = 8 * 32 * kEpiStride * 4;   ///< [8 warps][32 M][20] fp32
+  static constexpr int kMaxSmem = 232448;  ///< sm_90 opt-in limit per block (227 KiB)
+  /// Epilogue staging: M columns per chunk, 32 (20 KiB) unless only 8 (5 KiB) fit.
+  static constexpr int kEpiCols =
+      1024 + kStages * kStageBytes + 8 * 32 * kEpiStride * 4 + 2 * kStages * 8 <= kMaxSmem ? 32 : 8;
+  static constexpr int kEpiBytes = 8 * kEpiCols * kEpiStride * 4;  ///< [8 warps][kEpiCols M][20] fp32
   /// Dynamic shared memory: 1 KiB alignment slack + ring + epilogue staging + 2·STAGES mbarriers.
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + 2 * kStages * 8;
+  static_assert(kSmemBytes <= kMaxSmem, "ring + epilogue staging exceed 227 KiB");
 };
 
 /// Run-time parameters of the tile kernel (host fills them; see LceLaunch in lce_setup.cuh).
@@ -84,6 +96,7 @@ struct LceParams {
   float* y_user = nullptr;            ///< [U, M, N] fp32
   void* y = nullptr;                  ///< [B, M, N] fp16 / bf16
   uint32_t* ready = nullptr;          ///< [U, n_blocks64, m_tiles] flags (0 → 1), nullptr: no waits
+  int l2_ahead = 0;                   ///< E boxes prefetched into L2 this many stages ahead (0: off)
 };
 
 /// One tile's coordinates.
@@ -102,9 +115,9 @@ __device__ __forceinline__ TileCoord decode_tile(const LceParams& p, int t, int 
   int r = c.user ? t : t - p.user_tiles;
   c.mt = (r % p.m_groups) * kCM + rm;
   r /= p.m_groups;
+  c.k_tiles = c.user ? p.kt_user : p.kt_cand;
   c.nt = (r % p.n_groups) * kCN + rn;
   c.batch = r / p.n_groups;
-  c.k_tiles = c.user ? p.kt_user : p.kt_cand;
   return c;
 }
 
@@ -127,20 +140,37 @@ __device__ __forceinline__ uint32_t* ready_flag(const LceParams& p, const TileCo
   return p.ready + (static_cast<size_t>(u) * p.n_blocks64 + n_wg / 64) * p.m_tiles + c.mt;
 }
 
+/// The ready flags one consumer warpgroup has already acquired (flags only go 0 → 1 within a
+/// launch): bit u of `mask` for request u < 32 at the M tile / 64-row N block `key`. A persistent
+/// CTA keeps its (M tile, N tile) (the grid is a multiple of the tiles per batch at the reference
+/// shape), so after the first tile of each request the L2 round trip of the acquire disappears.
+struct FlagCache {
+  int key = -1;
+  uint32_t mask = 0;
+};
+
 /// Accumulators at the start of a tile: zero for user tiles; for candidate tiles the fp32 user
 /// row Y_user[cand_to_user[b]] in the wgmma fragment layout (after acquiring its ready flag when the
 /// user tiles run in this launch), so the epilogue has no global loads. 112 independent `__ldcg`
 /// per thread (L2: Y_user is written during the launch); each warp access covers 4 rows × 32 bytes.
 __device__ __forceinline__ void init_accumulators(const LceParams& p, const TileCoord& c, int n_wg,
-                                                  float (&acc)[kAccRegs], int cw) {
+                                                  float (&acc)[kAccRegs], int cw, FlagCache& seen) {
   // One definition per register (a select, no branch): a zero path merged with a load path made
   // ptxas serialize the wgmma pipeline (C7515).
   const bool add = !c.user && p.has_user;
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int u = add ? __ldg(p.cand_to_user + c.batch) : 0;
   if (const uint32_t* flag = add ? ready_flag(p, c, u, n_wg) : nullptr) {
-    if (threadIdx.x % 128 == 0) flag_wait_acquire(flag, 1);
-    named_sync(kWgBarrier + cw, 128);
+    const int key = c.mt * p.n_blocks64 + n_wg / 64;  // uniform over the warpgroup
+    if (key != seen.key) {
+      seen.key = key;
+      seen.mask = 0;
+    }
+    if (u >= 32 || !((seen.mask >> u) & 1u)) {
+      if (threadIdx.x % 128 == 0) flag_wait_acquire(flag, 1);
+      named_sync(kWgBarrier + cw, 128);  // orders every thread's loads below after the acquire
+      if (u < 32) seen.mask |= 1u << u;
+    }
   }
   const float* yu = p.y_user + static_cast<size_t>(u) * p.M * p.N;
   const int m0 = c.mt * kTileM + 2 * (lane % 4), n0 = n_wg + warp * 16 + lane / 4;
@@ -157,30 +187,31 @@ __device__ __forceinline__ void init_accumulators(const LceParams& p, const Tile
 
 /// The epilogue of one consumer warpgroup: its 64(N) × 224(M) fp32 accumulators → Y (candidate
 /// tile, converted) or Y_user (user tile, fp32, then its ready flag is released), staged per warp
-/// through shared memory in 32-column chunks so that every global access is a 16-byte vector along N.
-template <class T>
+/// through shared memory in kEpiCols-column chunks (32, or 8 when the ring leaves only 5 KiB) so
+/// that every global access is a 16-byte vector along N.
+template <class T, int kEpiCols>
 __device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoord& c, int n_wg, float (&acc)[kAccRegs],
                                               float* stage, int cw) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int m0 = c.mt * kTileM;
   uint32_t* flag = c.user ? ready_flag(p, c, c.batch, n_wg) : nullptr;
 #pragma unroll
-  for (int chunk = 0; chunk < kTileM / 32; ++chunk) {
+  for (int chunk = 0; chunk < kTileM / kEpiCols; ++chunk) {
 #pragma unroll
-    for (int jj = 0; jj < 4; ++jj)
+    for (int jj = 0; jj < kEpiCols / 8; ++jj)
 #pragma unroll
       for (int i = 0; i < 2; ++i)
 #pragma unroll
         for (int cb = 0; cb < 2; ++cb) {
           const int ml = 8 * jj + 2 * (lane % 4) + cb, nl = lane / 4 + 8 * i;
-          stage[ml * kEpiStride + nl] = acc[4 * (chunk * 4 + jj) + 2 * i + cb];
+          stage[ml * kEpiStride + nl] = acc[4 * (chunk * (kEpiCols / 8) + jj) + 2 * i + cb];
         }
     __syncwarp();
 #pragma unroll
-    for (int q = 0; q < 2; ++q) {
+    for (int q = 0; q < (2 * kEpiCols + 31) / 32; ++q) {  // 2·kEpiCols 16-byte vectors per chunk
       const int v = lane + 32 * q, ml = v >> 1, half = v & 1;
-      const int m = m0 + chunk * 32 + ml, n = n_wg + warp * 16 + half * 8;
-      if (m < p.M && n < p.N) {
+      const int m = m0 + chunk * kEpiCols + ml, n = n_wg + warp * 16 + half * 8;
+      if (v < 2 * kEpiCols && m < p.M && n < p.N) {
         float4 x0 = *reinterpret_cast<const float4*>(stage + ml * kEpiStride + half * 8);
         float4 x1 = *reinterpret_cast<const float4*>(stage + ml * kEpiStride + half * 8 + 4);
         const size_t off = (static_cast<size_t>(c.batch) * p.M + m) * p.N + n;
@@ -214,7 +245,7 @@ __device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoor
 /// share one instantiation: each registers its own copy with the runtime under the same host stub,
 /// and attributes set through one copy then miss the copy that launches (seen: invalid argument).
 template <class T, class Cfg, int kTag>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
     lce_tile_kernel(const __grid_constant__ CUtensorMap w_user, const __grid_constant__ CUtensorMap w_cand,
                     const __grid_constant__ CUtensorMap e_user, const __grid_constant__ CUtensorMap e_cand,
                     const LceParams p) {
@@ -243,7 +274,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if constexpr (CS > 1) cluster_sync();  // partners' barriers exist before any multicast/arrive
 
   if (wg == 0) {  // ---------------------------------------------------------------- producer
-    setmaxnreg_dec<40>();
+    setmaxnreg_dec<Cfg::kProducerRegs>();
     if (threadIdx.x == 0) {
       tma_prefetch_map(&w_cand);
       tma_prefetch_map(&e_cand);
@@ -252,6 +283,17 @@ __global__ void __launch_bounds__(kThreads, 1)
       uint16_t mask_m = 0, mask_n = 0;
       for (int i = 0; i < CM; ++i) mask_m |= uint16_t(1u << (rn * CM + i));
       for (int j = 0; j < CN; ++j) mask_n |= uint16_t(1u << (j * CM + rm));
+      // L2 prefetch cursor (pt, pkt): p.l2_ahead stages ahead of the loads, across tiles. E comes
+      // from DRAM on first touch; warming L2 early turns the ring's loads into L2 hits.
+      int pt = first, pkt = 0;
+      TileCoord pc = decode_tile<CM, CN>(p, pt < p.total_tiles ? pt : 0, rm, rn);
+      auto advance = [&]() {
+        if (++pkt < pc.k_tiles) return;
+        pkt = 0;
+        pt += step;
+        if (pt < p.total_tiles) pc = decode_tile<CM, CN>(p, pt, rm, rn);
+      };
+      for (int i = 0; i < p.l2_ahead && pt < p.total_tiles; ++i) advance();
       for (int t = first; t < p.total_tiles; t += step) {
         const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
         const CUtensorMap* wm = c.user ? &w_user : &w_cand;
@@ -280,15 +322,25 @@ __global__ void __launch_bounds__(kThreads, 1)
             tma_load_2d_mc(wdst, wm, &full[s], kt * Cfg::kBK, w_row, mask_n);
           else
             tma_load_2d(wdst, wm, &full[s], kt * Cfg::kBK, w_row);
+          if (p.l2_ahead > 0 && pt < p.total_tiles) {
+            const CUtensorMap* pm = pc.user ? &e_user : &e_cand;
+#pragma unroll
+            for (int a = 0; a < Cfg::kConsumersPerTile; ++a) {
+              const int n = pc.nt * Cfg::kTileN + a * kWgRows;
+              if (a % CM == rm && n < p.N) tma_prefetch_l2_3d(pm, n, pkt * Cfg::kBK, pc.batch);
+            }
+            advance();
+          }
         }
       }
     }
   } else {  // --------------------------------------------------------------------- consumers
-    setmaxnreg_inc<232>();
+    setmaxnreg_inc<Cfg::kConsumerRegs>();
     const int cw = wg - 1;
     const int lane = threadIdx.x % 32;
-    float* stage = epi + (cw * 4 + (threadIdx.x / 32) % 4) * 32 * kEpiStride;
+    float* stage = epi + (cw * 4 + (threadIdx.x / 32) % 4) * Cfg::kEpiCols * kEpiStride;
     float acc[kAccRegs];
+    FlagCache seen;
     // Releases ring stage s in every CTA that writes into ours (M group and N group, self included).
     auto release = [&](uint32_t s) {
       __syncwarp();
@@ -310,7 +362,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         continue;
       }
       const int n_wg = c.nt * Cfg::kTileN + (kPingPong ? 0 : cw * kWgRows);
-      init_accumulators(p, c, n_wg, acc, cw);  // before the turn: its loads overlap the wait
+      init_accumulators(p, c, n_wg, acc, cw, seen);  // before the turn: its loads overlap the wait
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
@@ -339,7 +391,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (c.k_tiles > 0) release((idx - 1) % S);
-      tile_epilogue<T>(p, c, n_wg, acc, stage, cw);
+      tile_epilogue<T, Cfg::kEpiCols>(p, c, n_wg, acc, stage, cw);
     }
   }
   // No CTA leaves while a partner may still multicast into it or arrive on its barriers.
