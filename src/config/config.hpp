@@ -87,9 +87,31 @@ struct GivenEndToEnd {
   double op_ms = 0;       ///< time of the op inside that request [ms] (≤ request_ms)
 };
 
+/// One embedding table of the measured pipeline: `rows` rows of N elements (N = /workload/shape/N) in the
+/// config precision; the gather reads K rows of it per request (user) or candidate (K_user / K_cand).
+struct PipelineTable {
+  int64_t rows = 100000;  ///< rows of the table (row indices are int32: ≤ 2^31 − 1)
+};
+
+/// The request as a pipeline of GPU ops (DESIGN.md §4, "measured" mode), timed with each ladder step
+/// swapped in: gather (E_user [U, K_user, N], E_cand [B, K_cand, N] from the tables at seeded row
+/// indices) → LCE (Y [B, M, N]) → MLP over the flattened Y [B, M·N] (cuBLAS GEMM + bias + activation
+/// per layer; the last layer has width 1 and no activation: one score per candidate) → per-request
+/// top-k of the scores (CUB segmented sort over the request offsets).
+struct PipelineSpec {
+  PipelineTable user;                 ///< user-feature table
+  PipelineTable cand;                 ///< candidate-feature table
+  std::vector<int64_t> mlp_layers = {256, 64, 1};  ///< output width of each layer; the last is 1
+  std::string activation = "relu";    ///< hidden layers: relu | gelu | identity
+  int64_t top_k = 10;                 ///< candidates kept per request (fewer when a request is shorter)
+  bool cuda_graph = false;            ///< time the request as one CUDA graph launch (op "request_graph")
+  uint64_t seed = 7;                  ///< seed of the tables, row indices and MLP weights
+};
+
 /// End-to-end settings.
 struct EndToEndSpec {
   std::optional<GivenEndToEnd> given;  ///< Amdahl from a profile
+  std::optional<PipelineSpec> pipeline;  ///< measured mode: the request as GPU ops (exclusive with given)
   std::optional<double> gpu_hour_usd;  ///< price of one GPU hour [USD] for cost per request
 };
 

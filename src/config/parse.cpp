@@ -107,14 +107,15 @@ void parse_check(Validator& v, const nlohmann::json& j, Config& c) {
   }
 }
 
-/// /end_to_end {given {request_ms, op_ms}, gpu_hour_usd}.
+/// /end_to_end {given {request_ms, op_ms} | pipeline {...} (parse_end_to_end.cpp), gpu_hour_usd}.
 void parse_end_to_end(Validator& v, const nlohmann::json& j, Config& c) {
   auto it = j.find("end_to_end");
   const std::string p = "/end_to_end";
-  if (it == j.end() || !v.object(*it, p, {"given", "gpu_hour_usd"})) return;
+  if (it == j.end() || !v.object(*it, p, {"given", "pipeline", "gpu_hour_usd"})) return;
   double usd = 0;
   if (it->contains("gpu_hour_usd") && v.number(*it, p, "gpu_hour_usd", usd, Range::above(0)))
     c.end_to_end.gpu_hour_usd = usd;
+  parse_pipeline(v, *it, c);
   auto g = it->find("given");
   const std::string gp = p + "/given";
   if (g == it->end() || !v.object(*g, gp, {"request_ms", "op_ms"})) return;

@@ -114,6 +114,13 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
 /// Parses /variants into c.variants; absent → every name of ctx.known_variants, in order.
 void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c);
 
+/// Parses /end_to_end/pipeline (when present) of the /end_to_end object into c.end_to_end.pipeline
+/// (needs c.workload.shape for the feature-count check). Rejects it next to /end_to_end/given.
+void parse_pipeline(Validator& v, const nlohmann::json& end_to_end, Config& c);
+
+/// The resolved JSON of a pipeline block (every default filled in).
+nlohmann::json pipeline_json(const PipelineSpec& spec);
+
 /// The config as JSON with every default filled in (keys sorted: dump() is stable).
 nlohmann::json resolved_json(const Config& c, const WorkloadForm& form);
 
