@@ -1,12 +1,11 @@
-// ConfigError, load_config, default_config and did_you_mean (config/parse.hpp).
+// ConfigError, load_config, parse_config_text, default_config and did_you_mean (config/parse.hpp).
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "config/parse.hpp"
+#include "core/text_file.hpp"
 #include "gpubench/build_info.hpp"
 
 namespace gpubench {
@@ -160,15 +159,24 @@ Config load_config(const std::string& path, ConfigContext ctx) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw ConfigError(path, {{"", "'" + path + "' is a directory, expected a JSON config file"}});
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ConfigError(path, {{"", "cannot open config file '" + path + "'"}});
-  std::stringstream buf;
-  buf << f.rdbuf();
+  std::string text;
+  switch (read_text_file(path, kMaxInputFileBytes, text)) {
+    case ReadStatus::kOk: break;
+    case ReadStatus::kCannotOpen:
+      throw ConfigError(path, {{"", "cannot open config file '" + path + "'"}});
+    case ReadStatus::kTooLarge:
+      throw ConfigError(path, {{"", fmt::format("'{}' is larger than {} MiB, expected a JSON config file",
+                                                path, kMaxInputFileBytes >> 20)}});
+  }
   const auto parent = std::filesystem::path(path).parent_path();
   ctx.base_dir = parent.empty() ? "." : parent.string();
   ctx.source = path;
+  return parse_config_text(text, ctx);
+}
+
+Config parse_config_text(const std::string& text, const ConfigContext& ctx) {
   std::vector<ConfigIssue> duplicates;
-  const nlohmann::json j = parse_text(buf.str(), path, duplicates);
+  const nlohmann::json j = parse_text(text, ctx.source, duplicates);
   return parse_with(j, ctx, duplicates);
 }
 

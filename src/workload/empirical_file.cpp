@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "config/validator.hpp"
 #include "core/errors.hpp"
+#include "core/text_file.hpp"
 #include "workload/workload.hpp"
 
 namespace gpubench {
@@ -130,11 +130,15 @@ std::vector<std::pair<int64_t, double>> read_json(const std::string& path, const
 }  // namespace
 
 std::vector<std::pair<int64_t, double>> read_empirical(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw InputError(path + ": cannot open the empirical length file (missing or unreadable)");
-  std::stringstream buf;
-  buf << f.rdbuf();
-  const std::string text = buf.str();
+  std::string text;
+  switch (read_text_file(path, kMaxInputFileBytes, text)) {
+    case ReadStatus::kOk: break;
+    case ReadStatus::kCannotOpen:
+      throw InputError(path + ": cannot open the empirical length file (missing or unreadable)");
+    case ReadStatus::kTooLarge:
+      throw InputError(fmt::format("{}: larger than {} MiB; expected a length histogram file", path,
+                                   kMaxInputFileBytes >> 20));
+  }
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos)
     throw InputError(path + ": empty file; expected a CSV with header `length,count` or JSON");

@@ -1,0 +1,23 @@
+#pragma once
+// Reading an input file whole, with a size cap: a config or histogram path may name /dev/zero, a
+// pipe or a huge file, and reading it unbounded would exhaust memory (found by tests/fuzz).
+#include <cstddef>
+#include <string>
+
+namespace gpubench {
+
+/// Outcome of read_text_file.
+enum class ReadStatus {
+  kOk,          ///< `out` holds the whole file
+  kCannotOpen,  ///< missing, unreadable, or a read error (a directory reads as an error)
+  kTooLarge,    ///< more than `max_bytes`; `out` is left empty
+};
+
+/// Reads `path` into `out`, at most `max_bytes` bytes [bytes]; stops reading as soon as the cap is
+/// passed, so endless files (/dev/zero) end quickly too.
+ReadStatus read_text_file(const std::string& path, size_t max_bytes, std::string& out);
+
+/// Cap for config and histogram files [bytes]: 64 MiB, far above any real one.
+inline constexpr size_t kMaxInputFileBytes = size_t{64} << 20;
+
+}  // namespace gpubench

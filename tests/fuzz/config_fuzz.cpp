@@ -1,0 +1,52 @@
+// libFuzzer target: arbitrary bytes through the config reader (issue 9). Any input must end in a
+// Config or an InputError (ConfigError); a crash, a sanitizer report, a hang or any other exception
+// is a bug. Built by tests/fuzz/CMakeLists.txt with clang only; run it with scripts/fuzz.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "config/parse.hpp"
+#include "core/errors.hpp"
+
+namespace {
+
+/// The context `gpubench` builds from its variant registry (cli/common.cpp), spelled out here so
+/// the target needs no kernels. Relative empirical files resolve in tests/data/configs/empirical,
+/// where the seed fixtures' histogram files are.
+const gpubench::ConfigContext& context() {
+  static const gpubench::ConfigContext ctx = [] {
+    gpubench::ConfigContext c;
+    c.known_variants = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
+    c.variant_options = {{"baseline", {"time_broadcast"}},
+                         {"decomposed", {}},
+                         {"k_aligned", {"library"}},
+                         {"fused", {"block_k"}},
+                         {"pipelined", {"schedule", "cluster", "block_k"}}};
+    c.base_dir = GPUBENCH_FUZZ_BASE_DIR;
+    c.source = "<fuzz>";
+    return c;
+  }();
+  return ctx;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  // 1. The file path: syntax errors, duplicate keys, then validation.
+  try {
+    (void)gpubench::parse_config_text(text, context());
+  } catch (const gpubench::InputError&) {
+  }
+  // 2. Arbitrary bytes as JSON (no exceptions), and whatever parses through the validator.
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_discarded()) {
+    try {
+      (void)gpubench::parse_config(j, context());
+    } catch (const gpubench::InputError&) {
+    }
+  }
+  return 0;
+}
