@@ -7,6 +7,7 @@
 #include "analysis/analyze.hpp"
 #include "analysis/work.hpp"
 #include "cli/common.hpp"
+#include "cli/progress.hpp"
 #include "cli/verb.hpp"
 #include "core/errors.hpp"
 #include "measure/calibrate.hpp"
@@ -14,6 +15,7 @@
 #include "measure/interrupt.hpp"
 #include "measure/session.hpp"
 #include "report/terminal.hpp"
+#include "report/trace.hpp"
 #include "report/writer.hpp"
 
 namespace gpubench::cli {
@@ -28,6 +30,8 @@ struct RunArgs {
   bool no_cupti = false;
   bool profile = false;
   bool quiet = false;
+  bool verbose = false;
+  std::string trace;
 };
 
 int run(const RunArgs& a) {
@@ -52,16 +56,21 @@ int run(const RunArgs& a) {
   }
   measure::install_interrupt_handlers();
   const measure::DeviceInfo device = measure::query_device(config.device.index);
-  const auto log = [&](const std::string& line) {
-    if (!a.quiet) fmt::print(stderr, "gpubench: {}\n", line);
-  };
+  ProgressPrinter printer(stderr, a.quiet, a.verbose, isatty(STDERR_FILENO) != 0, use_color(STDERR_FILENO));
+  const auto log = [&](const std::string& line) { printer.log(line); };
   log(fmt::format("{} on {} ({} SMs, L2 {:.0f} MB), {} mode", config.name, device.name, device.sm_count,
                   device.l2_bytes / 1e6, config.measure.mode));
   measure::RunOptions opts;
   opts.use_cupti = !a.no_cupti;
   opts.profile = a.profile;
   opts.only_variants = a.variants;
+  opts.progress = [&](const measure::SampleProgress& p) { printer.progress(p); };
+  opts.on_variant = [&](const VariantResult& v) { printer.variant_done(v); };
+  TraceRecorder trace;
+  trace.set_device(fmt::format("GPU {}: {}", device.index, device.name));
+  if (!a.trace.empty()) opts.trace = &trace;
   Report report = measure::run_session(config, device, opts, log);
+  printer.finish();
 
   const Ceilings ceil = measure::ceilings_for(device, config.device.model, config.precision, config.allow_tf32);
   report.ceilings = ceil;
@@ -78,6 +87,12 @@ int run(const RunArgs& a) {
   write_reports(report, prefix, a.formats);
   if (!a.profile) fmt::print("{}", render_terminal(report, use_color(STDOUT_FILENO)));
   for (const auto& f : a.formats) fmt::print("report: {}.{}\n", prefix, find_report_writer(f)->extension);
+  if (!a.trace.empty()) {
+    write_trace(trace, a.trace);
+    fmt::print("trace: {}{}\n", a.trace,
+               report.measurement.value("cupti", false) ? " (open in https://ui.perfetto.dev or chrome://tracing)"
+                                                       : " (empty: CUPTI was not available)");
+  }
   if (a.profile) {
     const std::string v = a.variants.empty() ? config.variants.back().name : a.variants.front();
     fmt::print("profile: each variant ran once between cudaProfilerStart/Stop. Nsight Compute on one step:\n"
@@ -100,6 +115,10 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_flag("--profile", a->profile,
                "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");
   sub.add_flag("-q,--quiet", a->quiet, "no progress lines");
+  sub.add_flag("-v,--verbose", a->verbose, "per-op and per-kernel medians after each step");
+  sub.add_option("--trace", a->trace,
+                 "write a Chrome trace / Perfetto timeline (JSON) of the CUPTI records of the first " +
+                     std::to_string(TraceRecorder::kDefaultMaxSamples) + " samples of each step");
   return [a]() -> int { return run(*a); };
 }
 

@@ -171,6 +171,22 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
   };
 
   NvtxRange variant_range(label);
+  StoppingCriterion criterion(spec_);
+  auto report_progress = [&](const char* phase, int64_t taken) {
+    SampleProgress p;
+    p.label = label;
+    p.phase = phase;
+    p.samples = criterion.samples();
+    p.taken = taken;
+    p.rel_stdev = criterion.rel_stdev();
+    p.target_rel_stdev = spec_.max_rel_stdev;
+    p.gpu_time_s = criterion.gpu_time_s();
+    p.min_time_s = spec_.min_time_s;
+    p.elapsed_s = taken > 0 ? criterion.elapsed_s() : 0.0;
+    p.timeout_s = spec_.timeout_s;
+    progress_(p);
+  };
+  if (progress_) report_progress("warm-up", 0);
   // Warm-up: module load, cuBLAS heuristics, clocks ramp. The first warm-up run is tagged so the
   // kernels per op are known (graph mode attributes graph kernels to ops by launch order).
   std::vector<int64_t> kernels_per_op(n_ops, 0);
@@ -191,8 +207,8 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
   }
 
   // Sampling.
-  StoppingCriterion criterion(spec_);
   criterion.initialize();
+  double last_progress = wall_seconds();
   std::vector<Sample> samples;
   // Clock guard reference: the device's maximum SM clock (cudaDevAttrClockRate).
   const double max_clock = device_.max_sm_clock_mhz > 0 ? device_.max_sm_clock_mhz : 1e9;
@@ -213,7 +229,14 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
     smp.clock_mhz = *clock_host_;
     samples.push_back(smp);
     if (smp.clock_mhz >= spec_.clock_threshold * max_clock) criterion.add_sample(smp.region_ms);
+    if (progress_) {
+      if (const double now = wall_seconds(); now - last_progress >= kProgressInterval) {
+        last_progress = now;
+        report_progress("sampling", static_cast<int64_t>(samples.size()));
+      }
+    }
   }
+  if (progress_) report_progress("collecting", static_cast<int64_t>(samples.size()));
   const bool interrupted = interrupt_requested();
 
   // Clock guard: keep samples whose SM clock is ≥ threshold × the device's maximum SM clock.
@@ -227,6 +250,12 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
   };
   std::vector<std::map<std::string, KernelAcc>> kernels(n_ops);
   std::vector<std::map<int64_t, double>> op_cupti_ms(n_ops);
+  TraceVariant* trace = nullptr;
+  if (cupti_ && trace_) {
+    std::vector<std::string> op_names;
+    for (const auto& op : input_sets.front()) op_names.push_back(op.name);
+    trace = &trace_->begin_variant(label, std::move(op_names));
+  }
   if (cupti_) {
     auto records = CuptiActivity::take();
     std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
@@ -243,6 +272,10 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
           ++op;
         }
         if (op >= static_cast<int>(n_ops)) op = static_cast<int>(n_ops) - 1;
+      }
+      if (trace && sm < trace_->max_samples()) {
+        trace->records.push_back({r.name, r.kind, r.start_ns, r.end_ns, r.stream_id, sm,
+                                  op < static_cast<int>(n_ops) ? op : -1, kept[static_cast<size_t>(sm)] != 0});
       }
       if (op >= static_cast<int>(n_ops)) continue;  // harness kernels
       auto& acc = kernels[op][r.name];

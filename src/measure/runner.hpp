@@ -12,7 +12,9 @@
 #include "core/device_buffer.hpp"
 #include "kernels/lce/variant.hpp"
 #include "measure/device_info.hpp"
+#include "measure/progress.hpp"
 #include "report/report.hpp"
+#include "report/trace.hpp"
 
 namespace gpubench::measure {
 
@@ -46,6 +48,14 @@ class Runner {
   /// `ncu --profile-from-start off` / `nsys --capture-range=cudaProfilerApi`).
   void profile_once(const std::vector<lce::Op>& ops, const std::string& label);
 
+  /// Minimum time between two progress calls [s].
+  static constexpr double kProgressInterval = 0.1;
+  /// Progress callback for the measure() calls that follow (empty: none). Costs one clock read per sample.
+  void set_progress(ProgressFn fn) { progress_ = std::move(fn); }
+  /// Raw-record sink (--trace): measure() appends the CUPTI records (harness ones included) of its first
+  /// trace->max_samples() samples as one TraceVariant. nullptr (default): nothing kept. Not owned.
+  void set_trace(TraceRecorder* trace) { trace_ = trace; }
+
  private:
   DeviceInfo device_;
   MeasureSpec spec_;
@@ -56,6 +66,8 @@ class Runner {
   bool cupti_ = false;
   std::string cupti_note_;
   uint64_t serial_ = 0;  // distinguishes variants in external correlation ids
+  ProgressFn progress_;
+  TraceRecorder* trace_ = nullptr;
 };
 
 /// Number of input copies to rotate so their footprint is ≥ 2× L2 (cold mode), capped at 16.

@@ -114,6 +114,7 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
   report.config_hash = config.hash;
 
   Runner runner(device, config.measure, options.use_cupti && config.measure.cupti);
+  runner.set_trace(options.trace);
   const cudaStream_t stream = runner.stream();
   const auto& m = config.measure;
   report.measurement = {
@@ -155,6 +156,7 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
                                    "/workload/shape, or use fewer /check/seeds", wc.label, need / 1073741824.0,
                                    free_b / 1073741824.0));
     }
+    if (options.trace) options.trace->set_case(wc.label);
     log(fmt::format("case {}: B={} U={} ({} input set{})", wc.label, wc.batch, U, n_sets, n_sets > 1 ? "s" : ""));
 
     std::vector<CheckSet> checks;
@@ -231,7 +233,16 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
           vr.status = "skipped";
           vr.error = "profile run (not timed)";
         } else {
+          if (options.progress) {
+            runner.set_progress([&, step = static_cast<int64_t>(vi + 1)](SampleProgress p) {
+              p.case_label = wc.label;
+              p.step = step;
+              p.steps = static_cast<int64_t>(n_variants);
+              options.progress(p);
+            });
+          }
           runner.measure(sets, spec.name, vr);
+          if (options.on_variant) options.on_variant(vr);
           if (vr.correctness.status == "fail") {
             vr.status = "failed";
             vr.error = "correctness: " + vr.correctness.message;

@@ -9,7 +9,9 @@
 
 #include "config/config.hpp"
 #include "measure/device_info.hpp"
+#include "measure/progress.hpp"
 #include "report/report.hpp"
+#include "report/trace.hpp"
 
 namespace gpubench::measure {
 
@@ -18,6 +20,9 @@ struct RunOptions {
   bool use_cupti = true;                   ///< false: --no-cupti (events only)
   bool profile = false;                    ///< --profile: one run per variant between cudaProfilerStart/Stop, no sampling
   std::vector<std::string> only_variants;  ///< --variant filter (empty: the whole ladder)
+  ProgressFn progress;                     ///< live sampling progress with the ladder position (empty: none)
+  std::function<void(const VariantResult&)> on_variant;  ///< after each timed step (--verbose prints its ops)
+  TraceRecorder* trace = nullptr;          ///< --trace: raw CUPTI records of the first samples (not owned)
 };
 
 /// Progress lines ("[2/3] decomposed: check pass ..."); the CLI prints them to stderr.
