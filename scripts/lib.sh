@@ -8,7 +8,16 @@ GPUBENCH_BUILD="${GPUBENCH_BUILD:-$GPUBENCH_ROOT/build}"
 log() { printf 'gpubench: %s\n' "$*" >&2; }
 
 # Debian packages the build needs (cmake config files / headers), checked with dpkg before apt-get.
-GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev)
+# python3-matplotlib: scripts/plot and its test (counted present when any python3 imports matplotlib).
+GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3-matplotlib)
+
+have_matplotlib() {
+  local py
+  for py in python3 /usr/bin/python3; do
+    "$py" -c 'import matplotlib' >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
@@ -17,6 +26,7 @@ install_missing() {
   for p in "${GPUBENCH_PACKAGES[@]}"; do
     case "$p" in
       cmake|make|g++) command -v "$p" >/dev/null 2>&1 || missing+=("$p") ;;
+      python3-matplotlib) have_matplotlib || missing+=("$p") ;;
       *) have_pkg "$p" || missing+=("$p") ;;
     esac
   done

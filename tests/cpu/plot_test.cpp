@@ -1,0 +1,108 @@
+// scripts/plot on report fixtures (tests/data/reports): a real H200 ladder report (samples trimmed to 20)
+// and a synthetic 3-case B sweep with measured end-to-end blocks. Skipped, visibly, when no python3 with
+// matplotlib is found (scripts/setup installs Debian's python3-matplotlib).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSource = GPUBENCH_SOURCE_DIR;
+
+int shell(const std::string& cmd) {
+  const int st = std::system(cmd.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+class Plot : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // python3 on PATH first; Debian's /usr/bin/python3 too (a pyenv python3 may shadow the one apt serves).
+    for (const std::string py : {"python3", "/usr/bin/python3"}) {
+      if (shell(py + " -c 'import matplotlib' >/dev/null 2>&1") == 0) {
+        python_ = py;
+        break;
+      }
+    }
+    if (python_.empty()) GTEST_SKIP() << "SKIPPED: no python3 with matplotlib (apt-get install python3-matplotlib)";
+    dir_ = fs::temp_directory_path() / ("gpubench_plot_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  int plot(const std::string& args) {
+    return shell(python_ + " '" + kSource + "/scripts/plot' " + args + " -o '" + dir_.string() + "' >'" +
+                 (dir_.string() + ".out") + "' 2>&1");
+  }
+  /// PNG signature, a plausible size, and the IHDR width/height of a real chart.
+  void expect_png(const std::string& name) {
+    const std::string data = slurp(dir_ / name);
+    ASSERT_GT(data.size(), 5000u) << name;
+    EXPECT_EQ(data.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << name;
+    auto be32 = [&](size_t at) {
+      return (static_cast<uint32_t>(static_cast<unsigned char>(data[at])) << 24) |
+             (static_cast<uint32_t>(static_cast<unsigned char>(data[at + 1])) << 16) |
+             (static_cast<uint32_t>(static_cast<unsigned char>(data[at + 2])) << 8) |
+             static_cast<uint32_t>(static_cast<unsigned char>(data[at + 3]));
+    };
+    EXPECT_EQ(data.substr(12, 4), "IHDR") << name;
+    EXPECT_GT(be32(16), 300u) << name << " width";
+    EXPECT_GT(be32(20), 200u) << name << " height";
+  }
+  void expect_svg(const std::string& name, const std::string& must_contain) {
+    const std::string data = slurp(dir_ / name);
+    EXPECT_NE(data.find("<svg"), std::string::npos) << name;
+    EXPECT_NE(data.find(must_contain), std::string::npos) << name << " lacks " << must_contain;
+  }
+  std::string output() { return slurp(dir_.string() + ".out"); }
+
+  std::string python_;
+  fs::path dir_;
+};
+
+TEST_F(Plot, LadderAndRooflineOfARealReport) {
+  ASSERT_EQ(plot("'" + kSource + "/tests/data/reports/h200_default.json'"), 0) << output();
+  for (const char* chart : {"ladder", "roofline"}) {
+    expect_png(std::string("h200_default_") + chart + ".png");
+    EXPECT_TRUE(fs::exists(dir_ / (std::string("h200_default_") + chart + ".svg")));
+  }
+  // matplotlib's SVG keeps text as glyph paths plus a comment per text item: the speedup label is there.
+  expect_svg("h200_default_ladder.svg", "5.23x");
+  EXPECT_FALSE(fs::exists(dir_ / "h200_default_end_to_end.png")) << "no end_to_end blocks, no chart";
+}
+
+TEST_F(Plot, EndToEndPerCaseAndTheSweep) {
+  const std::string report = "'" + kSource + "/tests/data/reports/synthetic_bsweep_e2e.json'";
+  ASSERT_EQ(plot(report), 0) << output();
+  for (int c = 0; c < 3; ++c) {
+    for (const char* chart : {"ladder", "roofline", "end_to_end"})
+      expect_png("synthetic_bsweep_e2e_" + std::string(chart) + "_case" + std::to_string(c) + ".png");
+  }
+  expect_svg("synthetic_bsweep_e2e_end_to_end_case1.svg", "measured pipeline");
+  ASSERT_EQ(plot("--sweep " + report), 0) << output();
+  expect_png("synthetic_bsweep_e2e_sweep.png");
+  expect_svg("synthetic_bsweep_e2e_sweep.svg", "batch B [candidates]");
+}
+
+TEST_F(Plot, RefusesASweepOfOneCaseAndANonReport) {
+  EXPECT_EQ(plot("--sweep '" + kSource + "/tests/data/reports/h200_default.json'"), 2);
+  EXPECT_NE(output().find("--sweep needs a report with several cases"), std::string::npos) << output();
+  EXPECT_EQ(plot("'" + kSource + "/configs/ikbo_lce_default.json'"), 2);
+  EXPECT_NE(output().find("not a gpubench report"), std::string::npos) << output();
+}
+
+}  // namespace
