@@ -62,6 +62,40 @@ EndToEnd given_end_to_end(const GivenEndToEnd& given, double op_speedup, int64_t
 
 bool usable(const VariantResult& v) { return v.status == "ok" && v.region.median > 0; }
 
+bool pipeline_usable(const VariantResult& v) {
+  return v.pipeline && v.pipeline->status == "ok" && v.pipeline->request.median > 0;
+}
+
+/// Measured mode (DESIGN.md §4): the request time is the measured pipeline median with this step swapped in;
+/// the prediction is Amdahl from the isolated op times, T_base − t_op,base + t_op,this.
+EndToEnd measured_end_to_end(const VariantResult& v, const VariantResult& baseline, int64_t U, int64_t B,
+                             std::optional<double> gpu_hour_usd) {
+  const double measured = v.pipeline->request.median;
+  const double base_request = baseline.pipeline->request.median;
+  double lce_in_pipeline = 0;  // the LCE stages' medians inside the measured request
+  for (const OpTiming& s : v.pipeline->stages)
+    if (s.name.rfind("lce:", 0) == 0) lce_in_pipeline += s.stats.median;
+  const ProductMetrics p = product_metrics(measured, U, B, gpu_hour_usd);
+  EndToEnd e;
+  e.source = "measured";
+  e.op_ms = lce_in_pipeline > 0 ? lce_in_pipeline : v.region.median;
+  e.request_ms = measured;
+  e.speedup = base_request / measured;
+  e.gain = 1.0 - measured / base_request;
+  e.op_share = e.op_ms / measured;
+  e.requests_per_s = p.requests_per_s;
+  e.candidates_per_s = p.candidates_per_s;
+  e.usd_per_million_requests = p.usd_per_million_requests;
+  e.measured_request_ms = measured;
+  const double predicted = base_request - baseline.region.median + v.region.median;
+  if (predicted > 0) {
+    e.predicted_request_ms = predicted;
+    e.difference_ms = measured - predicted;
+    e.difference_rel = (measured - predicted) / predicted;
+  }
+  return e;
+}
+
 }  // namespace
 
 void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
@@ -88,7 +122,9 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
       if (v.min_speedup && v.speedup_vs_prev) {
         v.acceptance = *v.speedup_vs_prev >= *v.min_speedup ? "ACCEPT" : "REJECT";
       }
-      if (e2e.given && v.speedup_vs_baseline) {
+      if (baseline && pipeline_usable(*baseline) && pipeline_usable(v)) {
+        v.end_to_end = measured_end_to_end(v, *baseline, U, c.batch, e2e.gpu_hour_usd);
+      } else if (e2e.given && v.speedup_vs_baseline) {
         v.end_to_end = given_end_to_end(*e2e.given, *v.speedup_vs_baseline, U, c.batch, e2e.gpu_hour_usd, "given");
       }
       prev_ok = &v;

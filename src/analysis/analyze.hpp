@@ -25,7 +25,12 @@ namespace gpubench {
 ///    "REJECT" otherwise, "" when there is no threshold or no previous ok step;
 ///  - end_to_end (config.end_to_end.given set): source "given"; op_ms = given.op_ms / speedup_vs_baseline;
 ///    request_ms via amdahl(); speedup and gain vs the given request; op_share; product metrics
-///    (product_metrics(request_ms, U, B, gpu_hour_usd)).
+///    (product_metrics(request_ms, U, B, gpu_hour_usd));
+///  - or, when this variant and the case's first variant both carry an ok `pipeline` (measured mode), source
+///    "measured": request_ms = measured_request_ms = pipeline.request.median; speedup and gain vs the
+///    baseline's pipeline median; op_ms = sum of the "lce:*" stage medians (else region.median);
+///    predicted_request_ms = baseline pipeline median − baseline region.median + this region.median (Amdahl
+///    from the isolated op times), difference_ms = measured − predicted, difference_rel = difference / predicted.
 /// Variants with status other than ok, or without a positive region median, get none of these (they are
 /// reset to their defaults, so analyze() may be re-run). Also sets report.ceilings to `ceilings`.
 /// Throws InputError for an unknown work_model string or a case whose lengths lack "requests".

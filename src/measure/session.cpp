@@ -15,6 +15,7 @@
 #include "kernels/lce/reference.hpp"
 #include "kernels/lce/variant.hpp"
 #include "measure/interrupt.hpp"
+#include "measure/pipeline_session.hpp"
 #include "measure/runner.hpp"
 #include "workload/device_inputs.hpp"
 #include "workload/workload.hpp"
@@ -260,6 +261,15 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
         }
       }
       cr.variants.push_back(std::move(vr));
+    }
+    if (config.end_to_end.pipeline && !poisoned && !options.profile && !interrupt_requested()) {
+      checks.clear();  // the ladder's operands are done: room for the pipeline's tables and weights
+      timing_ops.clear();
+      timing_y.clear();
+      if (std::string why = measure_pipeline(config, layout, runner, cr, log); !why.empty()) {
+        poisoned = true;
+        poisoned_by = std::move(why);
+      }
     }
     report.cases.push_back(std::move(cr));
   }

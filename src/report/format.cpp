@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -91,6 +92,21 @@ std::string key_values(const nlohmann::json& obj, const std::vector<std::string>
   });
   std::string out;
   for (const auto& [k, text] : items) out += (out.empty() ? "" : " · ") + k + ": " + text;
+  return out;
+}
+
+std::string pipeline_stages(const PipelineTiming& p) {
+  std::vector<std::pair<std::string, double>> parts;
+  for (const OpTiming& s : p.stages) {
+    const bool lce = s.name.rfind("lce:", 0) == 0;
+    if (lce && !parts.empty() && parts.back().first == "lce") {
+      parts.back().second += s.stats.median;
+    } else {
+      parts.emplace_back(lce ? "lce" : s.name, s.stats.median);
+    }
+  }
+  std::string out;
+  for (const auto& [name, t] : parts) out += (out.empty() ? "" : " · ") + name + " " + ms(t);
   return out;
 }
 

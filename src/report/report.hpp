@@ -95,6 +95,24 @@ struct EndToEnd {
   double candidates_per_s = 0;     ///< B / request time
   double requests_per_s = 0;       ///< U / request time
   std::optional<double> usd_per_million_requests;  ///< at end_to_end.gpu_hour_usd
+  // Measured mode only (source "measured"; analysis/analyze.cpp):
+  std::optional<double> measured_request_ms;   ///< median of the measured pipeline with this step [ms]
+  /// Amdahl from the isolated op times: baseline pipeline median − baseline op median + this op median [ms]
+  std::optional<double> predicted_request_ms;
+  std::optional<double> difference_ms;         ///< measured − predicted [ms] (launch gaps, overlap, caches)
+  std::optional<double> difference_rel;        ///< (measured − predicted) / predicted
+};
+
+/// The whole request measured as a pipeline of GPU ops with one ladder step's LCE swapped in
+/// (DESIGN.md §4 measured mode; written by measure/, never derived).
+struct PipelineTiming {
+  std::string status = "ok";        ///< ok | failed
+  std::string error;                ///< why it failed
+  Stats request;                    ///< CUDA-event time of the whole request [ms]
+  std::vector<double> request_samples_ms;
+  SamplingInfo sampling;
+  std::vector<OpTiming> stages;     ///< "gather", "lce:<op>"..., "mlp_0"..., "topk" (CUPTI or events)
+  std::vector<std::string> notes;   ///< e.g. "CUDA graph replay", "k_aligned reads its setup-time padded copy"
 };
 
 /// One ladder step on one case.
@@ -122,6 +140,7 @@ struct VariantResult {
   std::optional<double> min_speedup;
   std::string acceptance;           ///< ACCEPT | REJECT | "" (no threshold)
   std::optional<EndToEnd> end_to_end;
+  std::optional<PipelineTiming> pipeline;  ///< measured request (end_to_end.pipeline set), by measure/
 };
 
 /// One workload point (batch × request distribution).
@@ -165,6 +184,8 @@ void to_json(nlohmann::json& j, const Floor& v);
 void from_json(const nlohmann::json& j, Floor& v);
 void to_json(nlohmann::json& j, const EndToEnd& v);
 void from_json(const nlohmann::json& j, EndToEnd& v);
+void to_json(nlohmann::json& j, const PipelineTiming& v);
+void from_json(const nlohmann::json& j, PipelineTiming& v);
 void to_json(nlohmann::json& j, const VariantResult& v);
 void from_json(const nlohmann::json& j, VariantResult& v);
 void to_json(nlohmann::json& j, const CaseResult& v);

@@ -158,6 +158,10 @@ void to_json(json& j, const EndToEnd& v) {
            {"speedup", v.speedup},   {"gain", v.gain},         {"op_share", v.op_share},
            {"candidates_per_s", v.candidates_per_s}, {"requests_per_s", v.requests_per_s}};
   write_opt(j, "usd_per_million_requests", v.usd_per_million_requests);
+  write_opt(j, "measured_request_ms", v.measured_request_ms);
+  write_opt(j, "predicted_request_ms", v.predicted_request_ms);
+  write_opt(j, "difference_ms", v.difference_ms);
+  write_opt(j, "difference_rel", v.difference_rel);
 }
 
 void from_json(const json& j, EndToEnd& v) {
@@ -170,6 +174,26 @@ void from_json(const json& j, EndToEnd& v) {
   read(j, "candidates_per_s", v.candidates_per_s);
   read(j, "requests_per_s", v.requests_per_s);
   read(j, "usd_per_million_requests", v.usd_per_million_requests);
+  read(j, "measured_request_ms", v.measured_request_ms);
+  read(j, "predicted_request_ms", v.predicted_request_ms);
+  read(j, "difference_ms", v.difference_ms);
+  read(j, "difference_rel", v.difference_rel);
+}
+
+void to_json(json& j, const PipelineTiming& v) {
+  j = json{{"status", v.status},   {"error", v.error},       {"request", v.request},
+           {"request_samples_ms", v.request_samples_ms},      {"sampling", v.sampling},
+           {"stages", v.stages},   {"notes", v.notes}};
+}
+
+void from_json(const json& j, PipelineTiming& v) {
+  read(j, "status", v.status);
+  read(j, "error", v.error);
+  read(j, "request", v.request);
+  read(j, "request_samples_ms", v.request_samples_ms);
+  read(j, "sampling", v.sampling);
+  read(j, "stages", v.stages);
+  read(j, "notes", v.notes);
 }
 
 void to_json(json& j, const VariantResult& v) {
@@ -195,6 +219,7 @@ void to_json(json& j, const VariantResult& v) {
   write_opt(j, "speedup_vs_baseline", v.speedup_vs_baseline);
   write_opt(j, "min_speedup", v.min_speedup);
   write_opt(j, "end_to_end", v.end_to_end);
+  write_opt(j, "pipeline", v.pipeline);
 }
 
 void from_json(const json& j, VariantResult& v) {
@@ -220,6 +245,7 @@ void from_json(const json& j, VariantResult& v) {
   read(j, "min_speedup", v.min_speedup);
   read(j, "acceptance", v.acceptance);
   read(j, "end_to_end", v.end_to_end);
+  read(j, "pipeline", v.pipeline);
 }
 
 void to_json(json& j, const CaseResult& v) {

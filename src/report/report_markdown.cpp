@@ -124,6 +124,23 @@ void end_to_end_table(std::string& out, const CaseResult& c) {
                        fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
                        fmtx::usd(e.usd_per_million_requests));
   }
+  bool measured = false;
+  for (const auto& v : c.variants) measured = measured || (v.end_to_end && v.end_to_end->measured_request_ms);
+  if (!measured) return;
+  out += "\nMeasured pipeline vs the Amdahl prediction from the isolated op times "
+         "(predicted = baseline request − baseline op + this op; launch gaps and overlap make them differ):\n\n";
+  out += "| step | predicted ms | measured ms | difference | stages (median ms) |\n";
+  out += "|---|---:|---:|---:|---|\n";
+  for (const auto& v : c.variants) {
+    if (!v.end_to_end || !v.end_to_end->measured_request_ms) continue;
+    const EndToEnd& e = *v.end_to_end;
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", cell(v.name), fmtx::ms(e.predicted_request_ms.value_or(0)),
+                       fmtx::ms(*e.measured_request_ms),
+                       e.difference_ms ? fmt::format("{:+.4f} ms ({:+.1f}%)", *e.difference_ms,
+                                                     e.difference_rel.value_or(0) * 100)
+                                       : std::string("—"),
+                       v.pipeline ? cell(fmtx::pipeline_stages(*v.pipeline)) : std::string());
+  }
 }
 
 }  // namespace

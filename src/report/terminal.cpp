@@ -119,7 +119,20 @@ std::string end_to_end(const CaseResult& c, bool color) {
            fmtx::usd(e.usd_per_million_requests)});
   }
   t.left_columns = 2;
-  return t.rows.empty() ? std::string() : t.render(color);
+  if (t.rows.empty()) return {};
+  std::string out = t.render(color);
+  Table m;  // measured mode: the pipeline against the Amdahl prediction from the isolated op times
+  m.header = {"step", "predicted [ms]", "measured [ms]", "difference", "stages [ms]"};
+  for (const auto& v : c.variants) {
+    if (!v.end_to_end || !v.end_to_end->measured_request_ms) continue;
+    const EndToEnd& e = *v.end_to_end;
+    m.add({v.name, fmtx::ms(e.predicted_request_ms.value_or(0)), fmtx::ms(*e.measured_request_ms),
+           e.difference_ms ? fmt::format("{:+.4f} ({:+.1f}%)", *e.difference_ms, e.difference_rel.value_or(0) * 100)
+                           : std::string("—"),
+           v.pipeline ? fmtx::pipeline_stages(*v.pipeline) : std::string()});
+  }
+  if (!m.rows.empty()) out += "\npipeline measured vs predicted (baseline request − baseline op + this op):\n" + m.render(color);
+  return out;
 }
 
 }  // namespace

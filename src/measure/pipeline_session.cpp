@@ -1,0 +1,180 @@
+// measure_pipeline (measure/pipeline_session.hpp): the measured end-to-end mode, per case.
+#include "measure/pipeline_session.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "core/cuda_check.hpp"
+#include "core/errors.hpp"
+#include "kernels/lce/variant.hpp"
+#include "kernels/pipeline/pipeline.hpp"
+#include "measure/interrupt.hpp"
+
+namespace gpubench::measure {
+namespace {
+
+/// True when the CUDA context is unusable after an error (sticky errors persist across a second sync).
+bool context_poisoned() {
+  if (cudaDeviceSynchronize() == cudaSuccess) return false;
+  (void)cudaGetLastError();
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+
+/// A captured, instantiated request graph; destroyed with the last op that launches it.
+struct RequestGraph {
+  cudaGraphExec_t exec = nullptr;
+  ~RequestGraph() {
+    if (exec) GPUBENCH_CUDA_NOTHROW(cudaGraphExecDestroy(exec));
+  }
+};
+
+/// The request's ops captured into one graph, as one op "request_graph". Throws DeviceError.
+std::vector<lce::Op> as_graph(const std::vector<lce::Op>& ops, cudaStream_t stream) {
+  auto graph = std::make_shared<RequestGraph>();
+  cudaGraph_t g = nullptr;
+  GPUBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    for (const auto& op : ops) op.launch(stream);
+  } catch (...) {
+    if (cudaStreamEndCapture(stream, &g) == cudaSuccess && g) (void)cudaGraphDestroy(g);
+    throw;
+  }
+  GPUBENCH_CUDA(cudaStreamEndCapture(stream, &g));
+  const cudaError_t inst = cudaGraphInstantiate(&graph->exec, g, 0);
+  GPUBENCH_CUDA_NOTHROW(cudaGraphDestroy(g));
+  GPUBENCH_CUDA(inst);
+  return {{"request_graph", [graph](cudaStream_t s) { GPUBENCH_CUDA(cudaGraphLaunch(graph->exec, s)); }}};
+}
+
+/// Scores [B] and top-k slots [U·k] of one eager run of the request, on the host.
+struct RequestOutput {
+  std::vector<float> scores;
+  std::vector<int32_t> topk;
+};
+
+RequestOutput run_once(const std::vector<lce::Op>& ops, const pipeline::RequestPipeline& req, int64_t k,
+                       cudaStream_t stream) {
+  for (const auto& op : ops) op.launch(stream);
+  RequestOutput out;
+  out.scores.resize(static_cast<size_t>(req.B()));
+  out.topk.resize(static_cast<size_t>(req.U() * k));
+  GPUBENCH_CUDA(cudaMemcpyAsync(out.scores.data(), req.scores(), out.scores.size() * sizeof(float),
+                                cudaMemcpyDeviceToHost, stream));
+  GPUBENCH_CUDA(cudaMemcpyAsync(out.topk.data(), req.topk().idx(), out.topk.size() * sizeof(int32_t),
+                                cudaMemcpyDeviceToHost, stream));
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  return out;
+}
+
+/// "scores vs <first>'s pipeline: rel. error 2.1e-04; top-k identical in 98.4% of requests".
+std::string agreement_note(const RequestOutput& y, const RequestOutput& ref, const std::string& ref_name, int64_t U,
+                           int64_t k) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < y.scores.size(); ++i) {
+    const double d = static_cast<double>(y.scores[i]) - ref.scores[i];
+    num += d * d;
+    den += static_cast<double>(ref.scores[i]) * ref.scores[i];
+  }
+  int64_t same = 0;
+  for (int64_t u = 0; u < U; ++u) {
+    bool eq = true;
+    for (int64_t j = 0; j < k; ++j) eq = eq && y.topk[static_cast<size_t>(u * k + j)] == ref.topk[static_cast<size_t>(u * k + j)];
+    same += eq;
+  }
+  return fmt::format("scores vs {}'s pipeline: rel. error {:.2e}; top-k identical in {:.1f}% of requests (near-ties "
+                     "may reorder)",
+                     ref_name, den > 0 ? std::sqrt(num / den) : std::sqrt(num), 100.0 * same / std::max<int64_t>(U, 1));
+}
+
+const VariantSpec* spec_for(const Config& config, const CaseResult& cr, size_t i) {
+  if (i < config.variants.size() && config.variants[i].name == cr.variants[i].name) return &config.variants[i];
+  for (const auto& s : config.variants)
+    if (s.name == cr.variants[i].name) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string measure_pipeline(const Config& config, const RequestLayout& layout, Runner& runner, CaseResult& cr,
+                             const LogFn& log) {
+  const PipelineSpec& spec = *config.end_to_end.pipeline;
+  const cudaStream_t stream = runner.stream();
+  const auto fail_all = [&](const std::string& why) {
+    for (auto& v : cr.variants) {
+      if (v.status != "ok") continue;
+      v.pipeline.emplace();
+      v.pipeline->status = "failed";
+      v.pipeline->error = why;
+    }
+  };
+  const int64_t need = pipeline::pipeline_memory_bytes(spec, config.workload.shape, layout.batch, layout.requests(),
+                                                       config.precision);
+  size_t free_b = 0, total_b = 0;
+  GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  if (need > static_cast<int64_t>(free_b * 0.9)) {
+    const std::string why = fmt::format("pipeline needs {:.2f} GiB of device memory, {:.2f} GiB free; shrink "
+                                        "/end_to_end/pipeline/tables/*/rows or /end_to_end/pipeline/mlp/layers",
+                                        need / 1073741824.0, free_b / 1073741824.0);
+    fail_all(why);
+    log(cr.label + ": " + why);
+    return {};
+  }
+  std::unique_ptr<pipeline::RequestPipeline> req;
+  try {
+    req = std::make_unique<pipeline::RequestPipeline>(spec, config.workload.shape, layout, config.precision,
+                                                      config.allow_tf32, stream);
+  } catch (const std::exception& e) {
+    fail_all(std::string("pipeline setup: ") + e.what());
+    log(cr.label + ": pipeline setup failed: " + e.what());
+    return context_poisoned() ? std::string("pipeline setup: ") + e.what() : std::string();
+  }
+  std::optional<RequestOutput> first;
+  std::string first_name;
+  for (size_t i = 0; i < cr.variants.size(); ++i) {
+    VariantResult& vr = cr.variants[i];
+    if (vr.status != "ok" || interrupt_requested()) continue;
+    const VariantSpec* vs = spec_for(config, cr, i);
+    const lce::VariantInfo* info = lce::find_variant(vr.name);
+    PipelineTiming pt;
+    try {
+      if (!vs || !info) throw InputError("variant " + vr.name + " not found in the config or the registry");
+      auto variant = info->create(vs->options);
+      variant->setup(req->lce_problem(), stream);
+      std::vector<lce::Op> ops = req->ops(variant->ops());
+      const RequestOutput out = run_once(ops, *req, spec.top_k, stream);
+      if (!first) {
+        first = out;
+        first_name = vr.name;
+      } else {
+        pt.notes.push_back(agreement_note(out, *first, first_name, req->U(), spec.top_k));
+      }
+      if (spec.cuda_graph) {
+        ops = as_graph(ops, stream);
+        pt.notes.push_back("request replayed as one CUDA graph (op request_graph; per-kernel times in its kernels)");
+      }
+      VariantResult timed;
+      runner.measure({ops}, "pipeline/" + vr.name, timed);
+      pt.request = timed.region;
+      pt.request_samples_ms = std::move(timed.region_samples_ms);
+      pt.sampling = timed.sampling;
+      pt.stages = std::move(timed.ops);
+      log(fmt::format("[pipeline] {}: request median {:.4f} ms over {} samples ({})", vr.name, pt.request.median,
+                      pt.request.count, pt.sampling.stop_reason));
+    } catch (const std::exception& e) {
+      pt.status = "failed";
+      pt.error = e.what();
+      log(fmt::format("[pipeline] {}: FAILED: {}", vr.name, e.what()));
+      if (context_poisoned()) {
+        vr.pipeline = std::move(pt);
+        return "the CUDA context was poisoned by the pipeline with " + vr.name + " (" + e.what() + ")";
+      }
+    }
+    vr.pipeline = std::move(pt);
+  }
+  return {};
+}
+
+}  // namespace gpubench::measure
