@@ -98,6 +98,19 @@ TEST_F(Plot, EndToEndPerCaseAndTheSweep) {
   expect_svg("synthetic_bsweep_e2e_sweep.svg", "batch B [candidates]");
 }
 
+TEST_F(Plot, HtmlPageIsSelfContainedWithTablesAndCharts) {
+  const std::string page = dir_.string() + "/r.html";
+  ASSERT_EQ(plot("'" + kSource + "/tests/data/reports/synthetic_bsweep_e2e.json' --html '" + page + "'"), 0) << output();
+  const std::string html = slurp(page);
+  size_t images = 0;
+  for (size_t p = html.find("data:image/png;base64,"); p != std::string::npos; p = html.find("data:image/png;base64,", p + 1))
+    ++images;
+  EXPECT_EQ(images, 10u) << "3 cases x (ladder, roofline, end_to_end) + the sweep";
+  EXPECT_EQ(html.find("src='http"), std::string::npos) << "no external resources";
+  EXPECT_NE(html.find("<td>k_aligned</td><td>ok ACCEPT</td><td>0.2371</td>"), std::string::npos)
+      << "ladder row of B=512 (median scaled 0.5x from the H200 report)";
+}
+
 TEST_F(Plot, RefusesASweepOfOneCaseAndANonReport) {
   EXPECT_EQ(plot("--sweep '" + kSource + "/tests/data/reports/h200_default.json'"), 2);
   EXPECT_NE(output().find("--sweep needs a report with several cases"), std::string::npos) << output();
