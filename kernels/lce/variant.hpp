@@ -66,7 +66,7 @@ struct VariantInfo {
   /// unset means WorkModel::kDecomposed.
   std::function<WorkModel(const nlohmann::json& options)> work_model_for;
   std::vector<Precision> precisions;       ///< precisions it supports
-  bool test_only = false;                  ///< registered only in test binaries (not listed)
+  bool test_only = false;                  ///< hidden unless GPUBENCH_ENABLE_TEST_VARIANTS=1 (never listed)
   /// Creates an unbound instance from validated options. Throws InputError on bad options.
   std::function<std::unique_ptr<Variant>(const nlohmann::json& options)> create;
 };
@@ -77,7 +77,11 @@ void register_variant(VariantInfo info);
 const std::vector<VariantInfo>& registered_variants();
 /// The entry named `name`, or nullptr.
 const VariantInfo* find_variant(const std::string& name);
-/// Names of all non-test-only variants (for config validation and `gpubench list`).
+/// True when the environment has GPUBENCH_ENABLE_TEST_VARIANTS=1 (the GPU tests set it for the
+/// gpubench processes they start): test-only steps such as `test_fault` become valid config names.
+bool test_variants_enabled();
+/// Names accepted in configs: the non-test-only variants, plus the test-only ones when
+/// test_variants_enabled(). `gpubench list` never shows test-only variants.
 std::vector<std::string> variant_names();
 
 namespace detail {

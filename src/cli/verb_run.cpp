@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 
 #include "analysis/analyze.hpp"
 #include "analysis/work.hpp"
 #include "cli/common.hpp"
+#include "cli/isolate.hpp"
 #include "cli/progress.hpp"
 #include "cli/verb.hpp"
 #include "core/errors.hpp"
@@ -32,7 +35,33 @@ struct RunArgs {
   bool quiet = false;
   bool verbose = false;
   std::string trace;
+  bool isolate = false;        // --isolate
+  bool no_isolate = false;     // --no-isolate
+  double variant_timeout = 0;  // --variant-timeout [s]; 0: automatic
 };
+
+/// --isolate (cli/isolate.hpp): on by default when more than one step runs; off with --no-isolate,
+/// and by default with --profile or --trace (both want one process). nullopt: run in-process.
+std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) {
+  if (a.isolate && a.no_isolate) throw InputError("--isolate and --no-isolate: choose one");
+  if (a.isolate && (a.profile || !a.trace.empty()))
+    throw InputError("--isolate: not with --profile or --trace (they need one process); drop --isolate");
+  IsolateOptions o;
+  for (const auto& s : config.variants)
+    if (a.variants.empty() || std::find(a.variants.begin(), a.variants.end(), s.name) != a.variants.end())
+      o.variants.push_back(s.name);
+  if (a.no_isolate || (!a.isolate && (o.variants.size() < 2 || a.profile || !a.trace.empty()))) return std::nullopt;
+  std::error_code ec;
+  o.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw DeviceError("--isolate: cannot find this program's path (/proc/self/exe); use --no-isolate");
+  o.config_path = a.config;
+  o.variant_timeout_s = a.variant_timeout;
+  if (!a.mode.empty()) o.child_flags = {"--mode", a.mode};
+  if (a.no_cupti) o.child_flags.emplace_back("--no-cupti");
+  if (a.quiet) o.child_flags.emplace_back("-q");
+  if (a.verbose) o.child_flags.emplace_back("-v");
+  return o;
+}
 
 int run(const RunArgs& a) {
   Config config = load_config_or_default(a.config);
@@ -55,6 +84,9 @@ int run(const RunArgs& a) {
     return static_cast<int>(ExitCode::kNoDevice);
   }
   measure::install_interrupt_handlers();
+  if (const auto iso = isolation(a, config))  // before any CUDA context: children do the GPU work
+    return run_isolated_verb(config, *iso, a.output.empty() ? "gpubench_" + config.name : a.output, a.formats,
+                             a.quiet);
   const measure::DeviceInfo device = measure::query_device(config.device.index);
   ProgressPrinter printer(stderr, a.quiet, a.verbose, isatty(STDERR_FILENO) != 0, use_color(STDERR_FILENO));
   const auto log = [&](const std::string& line) { printer.log(line); };
@@ -115,6 +147,14 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_flag("--profile", a->profile,
                "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");
   sub.add_flag("-q,--quiet", a->quiet, "no progress lines");
+  sub.add_flag("--isolate", a->isolate,
+               "run each ladder step in its own child process: a crash, fault or hang fails only that step "
+               "(default when more than one step runs)");
+  sub.add_flag("--no-isolate", a->no_isolate, "run every step in this process");
+  sub.add_option("--variant-timeout", a->variant_timeout,
+                 "with --isolate: seconds one step's child may run before it is killed (default: from the "
+                 "config's cases and /measure/timeout_s)")
+      ->check(CLI::NonNegativeNumber);
   sub.add_flag("-v,--verbose", a->verbose, "per-op and per-kernel medians after each step");
   sub.add_option("--trace", a->trace,
                  "write a Chrome trace / Perfetto timeline (JSON) of the CUPTI records of the first " +

@@ -1,0 +1,352 @@
+// `gpubench run --isolate`: one child process per ladder step (cli/isolate.hpp).
+#include "cli/isolate.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "analysis/analyze.hpp"
+#include "analysis/work.hpp"
+#include "cli/common.hpp"
+#include "core/errors.hpp"
+#include "gpubench/build_info.hpp"
+#include "measure/interrupt.hpp"
+#include "report/report_io.hpp"
+#include "report/terminal.hpp"
+#include "report/writer.hpp"
+#include "workload/workload.hpp"
+
+extern char** environ;
+
+namespace gpubench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+/// Poll period of the wait loop: child exit, stderr lines, timeout, interrupts [ms].
+constexpr int kPollMs = 50;
+/// After forwarding SIGINT/SIGTERM, how long the child may take to write its partial report [s].
+constexpr double kInterruptGraceS = 60;
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+/// A child's stderr file, read as it grows; complete lines go to the log.
+class StderrFollower {
+ public:
+  StderrFollower(std::string path, const std::function<void(const std::string&)>& log)
+      : path_(std::move(path)), log_(log) {}
+  /// Logs the complete lines written since the last call (all of them when `final`).
+  void poll(bool final) {
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) return;
+    in.seekg(static_cast<std::streamoff>(read_));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string chunk = ss.str();
+    read_ += chunk.size();
+    all_ += chunk;
+    pending_ += chunk;
+    size_t nl;
+    while ((nl = pending_.find('\n')) != std::string::npos) {
+      emit(pending_.substr(0, nl));
+      pending_.erase(0, nl + 1);
+    }
+    if (final && !pending_.empty()) {
+      emit(pending_);
+      pending_.clear();
+    }
+  }
+  /// Everything the child wrote to stderr.
+  const std::string& text() const { return all_; }
+
+ private:
+  void emit(const std::string& line) {
+    if (!line.empty() && log_) log_("  | " + line);
+  }
+  std::string path_;
+  const std::function<void(const std::string&)>& log_;
+  size_t read_ = 0;
+  std::string all_, pending_;
+};
+
+/// How one child ended.
+struct ChildEnd {
+  int status = 0;          ///< waitpid status
+  bool timed_out = false;  ///< killed by the parent at the timeout
+  double wall_s = 0;       ///< [s]
+  std::string stderr_text;
+};
+
+/// Starts `argv` in its own process group with stdout/stderr to files; throws DeviceError when it
+/// cannot be started.
+pid_t spawn_child(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Own process group: a terminal's Ctrl-C reaches only the parent, which forwards it once (a
+  // second SIGINT would make the child exit without its report). Default signal dispositions.
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &fa, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw DeviceError(fmt::format("--isolate: cannot start '{}': {}", argv[0], std::strerror(rc)));
+  return pid;
+}
+
+/// Waits for `pid`, following its stderr, forwarding one interrupt, killing it at `timeout_s`.
+ChildEnd wait_child(pid_t pid, double timeout_s, StderrFollower& follower) {
+  ChildEnd end;
+  const auto start = Clock::now();
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  bool forwarded = false;
+  while (true) {
+    const pid_t r = ::waitpid(pid, &end.status, WNOHANG);
+    if (r == pid) break;
+    follower.poll(false);
+    if (!forwarded && measure::interrupt_requested()) {
+      ::kill(pid, measure::interrupt_signal());
+      forwarded = true;
+      deadline = std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                       std::chrono::duration<double>(kInterruptGraceS)));
+    }
+    if (Clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &end.status, 0);
+      end.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+  }
+  follower.poll(true);
+  end.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  end.stderr_text = follower.text();
+  return end;
+}
+
+VariantResult* find_in_case(CaseResult& c, const std::string& name) {
+  for (auto& v : c.variants)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+double auto_variant_timeout(const Config& config) {
+  const double cases = static_cast<double>(std::max<size_t>(1, config.workload.cases.size()));
+  return 120.0 + cases * (2.0 * config.measure.timeout_s + 60.0);
+}
+
+Report skeleton_report(const Config& config, const std::vector<std::string>& run) {
+  Report report;
+  report.tool_version = build_info::kVersion;
+  report.git_sha = build_info::kGitSha;
+  report.created_at = utc_now();
+  report.config = config.resolved;
+  report.config_hash = config.hash;
+  for (const WorkloadCase& wc : config.workload.cases) {
+    CaseResult cr;
+    cr.label = wc.label;
+    cr.batch = wc.batch;
+    cr.lengths = to_json(summarize(make_request_layout(wc.batch, wc.requests)));
+    for (const VariantSpec& spec : config.variants) {
+      VariantResult vr;
+      vr.name = spec.name;
+      vr.min_speedup = spec.min_speedup;
+      vr.status = "skipped";
+      const bool selected = std::find(run.begin(), run.end(), spec.name) != run.end();
+      vr.error = selected ? "not run" : "not selected (--variant)";
+      cr.variants.push_back(std::move(vr));
+    }
+    report.cases.push_back(std::move(cr));
+  }
+  return report;
+}
+
+bool merge_variant(Report& parent, const Report& child, const std::string& name) {
+  bool found = false;
+  for (CaseResult& pc : parent.cases) {
+    const auto cc = std::find_if(child.cases.begin(), child.cases.end(),
+                                 [&](const CaseResult& c) { return c.label == pc.label; });
+    if (cc == child.cases.end()) continue;
+    VariantResult* dst = find_in_case(pc, name);
+    const auto src = std::find_if(cc->variants.begin(), cc->variants.end(),
+                                  [&](const VariantResult& v) { return v.name == name; });
+    if (dst == nullptr || src == cc->variants.end()) continue;
+    if (src->status == "skipped" && src->error == "not selected (--variant)") continue;
+    const auto min_speedup = dst->min_speedup;
+    *dst = *src;
+    dst->min_speedup = min_speedup;
+    found = true;
+  }
+  if (!found) return false;
+  if (parent.environment.is_null() || parent.environment.empty()) parent.environment = child.environment;
+  if (parent.measurement.is_null() || parent.measurement.empty()) parent.measurement = child.measurement;
+  if (parent.ceilings.is_null() || parent.ceilings.empty()) parent.ceilings = child.ceilings;
+  for (const auto& n : child.notes) {
+    if (n == "interrupted by a signal: partial report") continue;  // the parent says it once
+    if (std::find(parent.notes.begin(), parent.notes.end(), n) == parent.notes.end()) parent.notes.push_back(n);
+  }
+  return true;
+}
+
+void fail_variant(Report& parent, const std::string& name, const std::string& why) {
+  for (CaseResult& c : parent.cases) {
+    if (VariantResult* v = find_in_case(c, name)) {
+      v->status = "failed";
+      v->error = why;
+    }
+  }
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* abbrev = sigabbrev_np(sig);
+    return fmt::format("killed by signal {} (SIG{}){}", sig, abbrev ? abbrev : "?",
+                       WCOREDUMP(status) ? ", core dumped" : "");
+  }
+  return fmt::format("wait status {:#x}", status);
+}
+
+std::string tail_lines(const std::string& text, size_t max_lines, size_t max_chars) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    lines.push_back(line);
+  }
+  const size_t first = lines.size() > max_lines ? lines.size() - max_lines : 0;
+  std::string out;
+  for (size_t i = first; i < lines.size(); ++i) out += (out.empty() ? "" : " | ") + lines[i];
+  if (out.size() > max_chars) out = "…" + out.substr(out.size() - max_chars);
+  return out;
+}
+
+Report run_isolated(const Config& config, const IsolateOptions& opts,
+                    const std::function<void(const std::string&)>& log) {
+  Report report = skeleton_report(config, opts.variants);
+  const double timeout_s = opts.variant_timeout_s > 0 ? opts.variant_timeout_s : auto_variant_timeout(config);
+  std::string tmpl = (fs::temp_directory_path() / "gpubench_isolate_XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr)
+    throw InputError(fmt::format("--isolate: cannot create a temp folder ({}); set TMPDIR", std::strerror(errno)));
+  const fs::path tmp(tmpl);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{tmp};
+
+  const size_t n = opts.variants.size();
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& name = opts.variants[i];
+    if (measure::interrupt_requested()) {
+      for (size_t k = i; k < n; ++k)
+        for (CaseResult& c : report.cases)
+          if (VariantResult* v = find_in_case(c, opts.variants[k])) v->error = "not run: interrupted";
+      break;
+    }
+    const std::string prefix = (tmp / name).string();
+    std::vector<std::string> argv = {opts.self_exe, "run"};
+    if (!opts.config_path.empty()) argv.push_back(opts.config_path);
+    for (const char* a : {"--variant", name.c_str(), "-o", prefix.c_str(), "-f", "json", "--no-isolate"})
+      argv.emplace_back(a);
+    argv.insert(argv.end(), opts.child_flags.begin(), opts.child_flags.end());
+    log(fmt::format("isolate {}/{}: {} in a child process (timeout {:.0f} s)", i + 1, n, name, timeout_s));
+
+    StderrFollower follower(prefix + ".stderr", log);
+    const pid_t pid = spawn_child(argv, prefix + ".stdout", prefix + ".stderr");
+    const ChildEnd end = wait_child(pid, timeout_s, follower);
+    const std::string tail = tail_lines(end.stderr_text);
+    const std::string how = describe_wait_status(end.status);
+
+    bool merged = false;
+    std::string load_problem;
+    if (!end.timed_out && fs::exists(prefix + ".json")) {
+      try {
+        merged = merge_variant(report, load_report(prefix + ".json"), name);
+        if (!merged) load_problem = "its report has no result for this step";
+      } catch (const InputError& e) {
+        load_problem = std::string("unreadable report: ") + e.what();
+      }
+    }
+    if (merged) {
+      log(fmt::format("isolate {}/{}: {} done in {:.1f} s ({})", i + 1, n, name, end.wall_s, how));
+      continue;
+    }
+    // Exit 2 before any report is bad input (config, --variant, device memory): every child
+    // would say the same, so the run stops with the child's message, as without --isolate.
+    if (!end.timed_out && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 2 && load_problem.empty())
+      throw InputError(tail.empty() ? "bad input (the child gave no message)" : tail);
+    std::string why = end.timed_out ? fmt::format("isolated child timed out after {:.0f} s (--variant-timeout)", timeout_s)
+                                    : "isolated child " + how;
+    if (!load_problem.empty()) why += "; " + load_problem;
+    else if (!end.timed_out) why += ", no report";
+    if (!tail.empty()) why += "; stderr: " + tail;
+    fail_variant(report, name, why);
+    log(fmt::format("isolate {}/{}: {} FAILED: {}", i + 1, n, name, why));
+  }
+  report.notes.push_back("each ladder step ran in its own process (--isolate)");
+  report.interrupted = measure::interrupt_requested();
+  if (report.interrupted) report.notes.push_back("interrupted by a signal: partial report");
+  return report;
+}
+
+int run_isolated_verb(const Config& config, const IsolateOptions& opts, const std::string& prefix,
+                      const std::vector<std::string>& formats, bool quiet) {
+  const auto log = [quiet](const std::string& line) {
+    if (!quiet) fmt::print(stderr, "{}\n", line);
+  };
+  Report report = run_isolated(config, opts, log);
+  Ceilings ceil;
+  if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
+  analyze(report, config, ceil);
+  int rc = 0;
+  for (const auto& c : report.cases)
+    for (const auto& v : c.variants)
+      if (v.status == "failed") rc = static_cast<int>(ExitCode::kFailure);
+  if (report.interrupted) rc = 128 + measure::interrupt_signal();
+  report.exit_code = rc;
+  write_reports(report, prefix, formats);
+  fmt::print("{}", render_terminal(report, use_color(STDOUT_FILENO)));
+  for (const auto& f : formats) fmt::print("report: {}.{}\n", prefix, find_report_writer(f)->extension);
+  return rc;
+}
+
+}  // namespace gpubench::cli

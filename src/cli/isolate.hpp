@@ -1,0 +1,68 @@
+#pragma once
+// `gpubench run --isolate` (issue 9): each ladder step runs in its own child process
+//   <self> run [CONFIG] --variant NAME -o <tmp>/NAME -f json --no-isolate [passed-through flags]
+// so a step that faults (a sticky CUDA error poisons the whole context), aborts or hangs costs only
+// its own result: the parent waits with a timeout, reads the child's JSON report and merges that
+// step's VariantResult into its own report, case by case. A child that crashes, times out or
+// leaves no report gives a FAILED step with the reason (signal, exit code, stderr tail).
+//
+// The parent never touches CUDA before or while spawning (children are started with posix_spawn,
+// i.e. exec at once: no CUDA state is ever shared). Children run in their own process group; a
+// SIGINT/SIGTERM to the parent is forwarded once to the running child, which writes its partial
+// report, and the remaining steps are reported as not run (the run is marked interrupted).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "report/report.hpp"
+
+namespace gpubench::cli {
+
+/// What the parent needs to start and judge the children.
+struct IsolateOptions {
+  std::string self_exe;                  ///< the gpubench binary (/proc/self/exe)
+  std::string config_path;               ///< "" = the embedded default config
+  std::vector<std::string> variants;     ///< steps to run, in ladder order (the --variant filter applied)
+  std::vector<std::string> child_flags;  ///< passed through to each child (--mode X, --no-cupti, -q, -v)
+  double variant_timeout_s = 0;          ///< per child [s]; ≤ 0: auto_variant_timeout(config)
+};
+
+/// Default per-child timeout [s]: 120 s of start-up and checks plus, per case, twice the stopping
+/// rule's timeout and 60 s (set-up, check seeds, the pipeline measurement).
+double auto_variant_timeout(const Config& config);
+
+/// The report before any child ran: tool, config and hash, each case (label, batch, lengths) with
+/// every ladder step "skipped" — steps not in `run` say "not selected (--variant)", the others
+/// "not run". Needs no GPU.
+Report skeleton_report(const Config& config, const std::vector<std::string>& run);
+
+/// Copies step `name` of every case of `child` into the same case (matched by label) of `parent`,
+/// and the run-level facts the parent lacks (environment, measurement, ceilings) from the first
+/// child that has them; child notes are added once each. Returns false when `child` has no
+/// result for `name` (every case still "skipped").
+bool merge_variant(Report& parent, const Report& child, const std::string& name);
+
+/// Marks step `name` FAILED with `why` in every case of `parent`.
+void fail_variant(Report& parent, const std::string& name, const std::string& why);
+
+/// A waitpid status in words: "exit code 3", "killed by signal 11 (SIGSEGV)".
+std::string describe_wait_status(int status);
+
+/// The last `max_lines` non-empty lines of `text`, at most `max_chars` characters, joined by " | ".
+std::string tail_lines(const std::string& text, size_t max_lines = 6, size_t max_chars = 800);
+
+/// Runs every step of `opts.variants` in a child and returns the merged (not yet analyzed) report;
+/// report.interrupted is set when SIGINT/SIGTERM arrived. `log` gets progress lines, the children's
+/// stderr lines included (prefixed). Throws InputError (exit 2) or DeviceError (exit 3) when a child
+/// fails that way before measuring anything (bad input, device memory, no GPU): every child would.
+Report run_isolated(const Config& config, const IsolateOptions& opts,
+                    const std::function<void(const std::string&)>& log);
+
+/// The isolated `gpubench run` end to end: run_isolated, analyze with the ceilings the children
+/// used, write the reports at `prefix` in `formats`, print the table and the report paths. Returns
+/// the exit code `gpubench run` gives (0, 1 on a FAILED step, 128 + signal when interrupted).
+int run_isolated_verb(const Config& config, const IsolateOptions& opts, const std::string& prefix,
+                      const std::vector<std::string>& formats, bool quiet);
+
+}  // namespace gpubench::cli

@@ -1,0 +1,101 @@
+// Atomic writes (core/atomic_file): a failed write leaves the existing file whole and no temp file
+// behind. Failures are forced in ways that hold for root too (CI runs as root, where a read-only
+// folder is still writable): a file size limit (RLIMIT_FSIZE → EFBIG) and a parent that is a file.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("gpubench_atomic_" + name + "_" +
+                                                  std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+/// Files in `dir` whose name holds ".tmp" (left-over temp files).
+int temp_files(const fs::path& dir) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".tmp") != std::string::npos) ++n;
+  return n;
+}
+
+TEST(AtomicFile, FailedWriteLeavesTheOldFileWhole) {
+  const fs::path dir = fresh_dir("efbig");
+  const std::string path = (dir / "report.json").string();
+  const std::string old = R"({"old": "report, complete"})";
+  write_file_atomic(path, old);
+
+  // In a child: cap file size at 1 KiB and write 64 KiB → write(2) fails with EFBIG.
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit lim{1024, 1024};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    int code = 10;  // no exception: wrong
+    try {
+      write_file_atomic(path, std::string(64 * 1024, 'n'));
+    } catch (const InputError& e) {
+      code = std::string(e.what()).find("write failed") != std::string::npos ? 0 : 11;
+    } catch (...) {
+      code = 12;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: no error, 11: wrong message, 12: wrong exception";
+  EXPECT_EQ(read_file(path), old);
+  EXPECT_EQ(temp_files(dir), 0);
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, UnwritableFolderNamesThePath) {
+  const fs::path dir = fresh_dir("notdir");
+  const std::string blocker = (dir / "plain_file").string();
+  write_file_atomic(blocker, "x");
+  const std::string path = blocker + "/report.json";  // parent is a regular file
+  try {
+    write_file_atomic(path, "new");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": cannot create a temp file"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(read_file(blocker), "x");
+  EXPECT_EQ(temp_files(dir), 0);
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, ReplacesAndCreatesParents) {
+  const fs::path dir = fresh_dir("replace");
+  const std::string path = (dir / "a" / "b" / "r.json").string();
+  write_file_atomic(path, "first, longer content");
+  write_file_atomic(path, "second");
+  EXPECT_EQ(read_file(path), "second");
+  EXPECT_EQ(temp_files(dir / "a" / "b"), 0);
+  EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                fs::perms::others_read);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gpubench
