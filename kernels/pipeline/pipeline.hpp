@@ -10,7 +10,7 @@
 //                                                                              bias + activation in fp32)
 //            the last layer has width 1 and no activation: scores [B] (fp32)
 //   topk     per request u: the top_k candidates of scores[offsets[u] .. offsets[u+1]) by descending
-//            score, ties in candidate order (CUB stable segmented sort) → idx [U, top_k], score [U, top_k]
+//            score, ties in candidate order (CUB segmented radix sort) → idx [U, top_k], score [U, top_k]
 //
 // Everything is generated in untimed setup from the pipeline seed with the operand generator of
 // workload/device_inputs.hpp (tables and W unscaled or scaled to keep activations O(1) in fp16).
@@ -61,8 +61,8 @@ void gather_rows(Precision precision, const void* table, int64_t row_elems, cons
 void bias_activation(const float* C, const float* bias, int64_t rows, int64_t cols, Activation act, Precision precision,
                      bool out_f32, void* out, cudaStream_t stream);
 
-/// Per-request top-k of fp32 scores with CUB's stable segmented sort (descending). Temporary storage is
-/// allocated once in the constructor, so run() is capturable into a CUDA graph.
+/// Per-request top-k of fp32 scores with CUB's segmented radix sort (descending, stable, no host sync).
+/// Temporary storage is allocated once in the constructor, so run() is capturable into a CUDA graph.
 class SegmentedTopK {
  public:
   /// B candidates in U requests (device offsets [U + 1]); keeps k per request. Throws DeviceError / InputError.

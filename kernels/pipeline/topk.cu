@@ -1,9 +1,13 @@
-// Per-request top-k of the candidate scores (kernels/pipeline/pipeline.hpp): CUB's stable segmented sort by
-// descending score over the request offsets, then the first k of each request into [U, k] slots.
-#include <cub/device/device_segmented_sort.cuh>
+// Per-request top-k of the candidate scores (kernels/pipeline/pipeline.hpp): CUB's segmented radix sort by
+// descending score over the request offsets (stable: ties keep candidate order), then the first k of each request
+// into [U, k] slots. Radix rather than cub::DeviceSegmentedSort: the latter copies group sizes to the host and
+// synchronizes when there are more than a few hundred requests, which a CUDA-graph capture cannot hold.
+#include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "core/cuda_check.hpp"
@@ -54,17 +58,18 @@ SegmentedTopK::SegmentedTopK(int64_t B, int64_t U, int64_t k, const int32_t* off
   iota_kernel<<<blocks_for(B), kThreads, 0, stream>>>(iota_.as<int32_t>(), B);
   GPUBENCH_LAUNCH_CHECK();
   size_t temp_bytes = 0;
-  GPUBENCH_CUDA(cub::DeviceSegmentedSort::StableSortPairsDescending(
-      nullptr, temp_bytes, scores_, keys_out_.as<float>(), iota_.as<const int32_t>(), values_out_.as<int32_t>(), B, U,
-      offsets_, offsets_ + 1, stream));
+  if (B > INT32_MAX || U > INT32_MAX) throw InputError("top-k: B and U must fit int32");
+  GPUBENCH_CUDA(cub::DeviceSegmentedRadixSort::SortPairsDescending(
+      nullptr, temp_bytes, scores_, keys_out_.as<float>(), iota_.as<const int32_t>(), values_out_.as<int32_t>(),
+      static_cast<int>(B), static_cast<int>(U), offsets_, offsets_ + 1, 0, 32, stream));
   temp_ = DeviceBuffer(std::max<size_t>(temp_bytes, 1));
 }
 
 void SegmentedTopK::run(cudaStream_t stream) const {
   size_t temp_bytes = temp_.bytes();
-  GPUBENCH_CUDA(cub::DeviceSegmentedSort::StableSortPairsDescending(
+  GPUBENCH_CUDA(cub::DeviceSegmentedRadixSort::SortPairsDescending(
       temp_.get(), temp_bytes, scores_, keys_out_.as<float>(), iota_.as<const int32_t>(), values_out_.as<int32_t>(),
-      B_, U_, offsets_, offsets_ + 1, stream));
+      static_cast<int>(B_), static_cast<int>(U_), offsets_, offsets_ + 1, 0, 32, stream));
   select_kernel<<<blocks_for(U_ * k_), kThreads, 0, stream>>>(keys_out_.as<const float>(),
                                                               values_out_.as<const int32_t>(), offsets_, U_, k_,
                                                               idx_.as<int32_t>(), score_.as<float>());

@@ -143,6 +143,9 @@ std::string measure_pipeline(const Config& config, const RequestLayout& layout, 
       if (!vs || !info) throw InputError("variant " + vr.name + " not found in the config or the registry");
       auto variant = info->create(vs->options);
       variant->setup(req->lce_problem(), stream);
+      for (const std::string& n : variant->notes())  // copies made in setup are not in the request time either
+        if (n.find("setup") != std::string::npos)
+          pt.notes.push_back(vr.name + ": " + n + "; in the pipeline that copy is made from the setup-time gather");
       std::vector<lce::Op> ops = req->ops(variant->ops());
       const RequestOutput out = run_once(ops, *req, spec.top_k, stream);
       if (!first) {
