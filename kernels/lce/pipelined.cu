@@ -57,28 +57,30 @@ class PipelinedVariant final : public Variant {
     const void *wu = w_user_.get(), *wc = w_cand_.get();
     const bool s5 = stages_ == 5;
     if (cluster_ == 21 && s5)
-      sm90::bind_config<TileConfig<false, true, 64, 21, 5>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64, 21, 5>>, kTag>(pr, wu, wc, true, true, l_);
     else if (cluster_ == 21)
-      sm90::bind_config<TileConfig<false, true, 64, 21>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64, 21>>, kTag>(pr, wu, wc, true, true, l_);
     else if (cluster_ == 12 && s5)
-      sm90::bind_config<TileConfig<false, true, 64, 12, 5>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64, 12, 5>>, kTag>(pr, wu, wc, true, true, l_);
     else if (cluster_ == 12)
-      sm90::bind_config<TileConfig<false, true, 64, 12>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64, 12>>, kTag>(pr, wu, wc, true, true, l_);
     else if (!pingpong_ && !cluster_ && s5)
-      sm90::bind_config<TileConfig<false, false, 64, 0, 5>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<false, false, 64, 0, 5>>, kTag>(pr, wu, wc, true, true, l_);
     else if (pingpong_ && cluster_)
-      sm90::bind_config<TileConfig<true, true, 64>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<true, true, 64>>, kTag>(pr, wu, wc, true, true, l_);
     else if (pingpong_ && block_k_ == 64)
-      sm90::bind_config<TileConfig<true, false, 64>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<true, false, 64>>, kTag>(pr, wu, wc, true, true, l_);
     else if (pingpong_)
-      sm90::bind_config<TileConfig<true, false, 32>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<true, false, 32>>, kTag>(pr, wu, wc, true, true, l_);
     else if (cluster_)
-      sm90::bind_config<TileConfig<false, true, 64>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64>>, kTag>(pr, wu, wc, true, true, l_);
     else if (block_k_ == 64)
-      sm90::bind_config<TileConfig<false, false, 64>, kTag>(pr, wu, wc, true, true, l_);
+      sm90::bind_config<sm90::UserFrag<TileConfig<false, false, 64>>, kTag>(pr, wu, wc, true, true, l_);
     else
-      sm90::bind_config<TileConfig<false, false, 32>, kTag>(pr, wu, wc, true, true, l_);
-    y_user_ = DeviceBuffer(static_cast<size_t>(pr.U * pr.M * pr.N) * sizeof(float));
+      sm90::bind_config<sm90::UserFrag<TileConfig<false, false, 32>>, kTag>(pr, wu, wc, true, true, l_);
+    // Y_user in fragment order (lce_tile_kernel.cuh, frag_offset): [U, m_tiles, n_blocks64, 64 × 224].
+    y_user_ = DeviceBuffer(static_cast<size_t>(pr.U) * l_.params.m_tiles * l_.params.n_blocks64 * sm90::kWgRows *
+                           sm90::kTileM * sizeof(float));
     flags_count_ = static_cast<size_t>(pr.U) * l_.params.n_blocks64 * l_.params.m_tiles;
     ready_ = DeviceBuffer(flags_count_ * sizeof(uint32_t));
     l_.params.cand_to_user = pr.cand_to_user;
@@ -124,7 +126,7 @@ class PipelinedVariant final : public Variant {
   int cluster_, block_k_, stages_, l2_ahead_;
   Problem pr_;
   DeviceBuffer w_user_, w_cand_;  ///< K-padded copies [M, round_up8(K)]
-  DeviceBuffer y_user_;           ///< [U, M, N] fp32, written by user tiles
+  DeviceBuffer y_user_;           ///< fp32 user tiles in fragment order [U, m_tiles, n_blocks64, 64 × 224]
   DeviceBuffer ready_;            ///< [U, ceil(N/64), ceil(M/224)] uint32 flags
   size_t flags_count_ = 0;
   sm90::LceLaunch l_;

@@ -36,8 +36,10 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
       continue;
     }
     std::string why;
-    if (!value.is_boolean() && !(value.is_number() && to_number(value, why)))
-      v.add(p, "expected a boolean or a number, got " + (why.empty() ? type_name(value) : show(value)));
+    // Strings too: pipelined {"schedule": "pingpong", "cluster": "2x1"}, test_fault {"mode": "hang"};
+    // each variant checks its own values when it is created.
+    if (!value.is_boolean() && !value.is_string() && !(value.is_number() && to_number(value, why)))
+      v.add(p, "expected a boolean, a number or a string, got " + (why.empty() ? type_name(value) : show(value)));
   }
   spec.options = opts;
 }

@@ -14,11 +14,12 @@ constexpr size_t kBufferBytes = 8u << 20;  // 8 MiB per CUPTI buffer (≈ 40k ke
 constexpr size_t kAlign = 8;               // CUPTI requires 8-byte aligned buffers
 
 // External correlation records precede *API* records only (cupti_activity.h,
-// cuptiActivityPushExternalCorrelationId), so RUNTIME must be on for kernels to be tied to our ops.
-// Seen on the H200: without it, every kernel record had no external id.
+// cuptiActivityPushExternalCorrelationId), so RUNTIME must be on for kernels to be tied to our ops
+// (seen on the H200: without it no kernel had an external id), and DRIVER too: cuBLAS launches its
+// kernels through the driver API (seen: cuBLAS GEMM kernels unattributed with RUNTIME alone).
 constexpr CUpti_ActivityKind kActivityKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+    CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
 struct State {
   std::mutex mu;

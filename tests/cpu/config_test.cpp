@@ -192,8 +192,8 @@ TEST(Config, UnknownVariantOptionSuggestsTheClosest) {
   j["variants"][0]["options"] = {{"time_broadcst", true}};
   expect_one(j, "/variants/0/options/time_broadcst", "did you mean 'time_broadcast'?");
   j = good();
-  j["variants"][0]["options"]["time_broadcast"] = "yes";
-  expect_one(j, "/variants/0/options/time_broadcast", "expected a boolean or a number, got string");
+  j["variants"][0]["options"]["time_broadcast"] = nlohmann::json::array({1});
+  expect_one(j, "/variants/0/options/time_broadcast", "expected a boolean, a number or a string, got array");
 }
 
 TEST(Config, UnknownDistributionSuggestsTheClosest) {

@@ -57,7 +57,8 @@ const std::vector<EdgeCase>& edge_cases() {
       {"one_per_request", {64, 64, 32, 40}, std::vector<int32_t>(16, 1)},
       {"one_request_all", {64, 64, 48, 24}, {40}},
       {"k_user_zero", {48, 32, 0, 64}, {7, 7, 6}},
-      {"k_cand_zero", {48, 32, 64, 0}, {3, 5, 4}},
+      // fused/pipelined refuse K_cand = 0 in setup (no candidate GEMM to fuse the add into): optional.
+      {"k_cand_zero", {48, 32, 64, 0}, {3, 5, 4}, /*optional=*/true},
       {"k_1023_1025", {33, 64, 1023, 1025}, {5, 1, 6}},
       {"k_7_9_b37", {40, 24, 7, 9}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 1}},
       {"b37_uneven", {100, 64, 70, 50}, {1, 9, 2, 20, 5}},

@@ -115,7 +115,7 @@ TEST(TraceGpu, KernelDurationsInTheTraceEqualTheReportsPerKernelSamples) {
       }
     }
   }
-  EXPECT_GT(compared, 100);
+  EXPECT_GE(compared, 100);  // 2 steps × the recorder's first 50 samples, at least one kernel each
   fs::remove_all(dir);
 }
 

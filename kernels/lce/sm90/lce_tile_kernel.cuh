@@ -81,6 +81,15 @@ struct TileConfig {
   /// Dynamic shared memory: 1 KiB alignment slack + ring + epilogue staging + 2·STAGES mbarriers.
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + 2 * kStages * 8;
   static_assert(kSmemBytes <= kMaxSmem, "ring + epilogue staging exceed 227 KiB");
+  /// Y_user layout: row-major [U, M, N] (written by cuBLAS before the launch), or fragment order
+  /// (UserFrag below: written by this launch's user tiles, see frag_offset).
+  static constexpr bool kUserFrag = false;
+};
+
+/// Cfg with Y_user in fragment order (`pipelined`: the user tiles run in the same kernel).
+template <class Cfg>
+struct UserFrag : Cfg {
+  static constexpr bool kUserFrag = true;
 };
 
 /// Run-time parameters of the tile kernel (host fills them; see LceLaunch in lce_setup.cuh).
@@ -149,10 +158,22 @@ struct FlagCache {
   uint32_t mask = 0;
 };
 
+/// Fragment-order Y_user: the fp32 accumulators of user tile (u, M tile mt, 64-row N block nb) as
+/// float4 [u][mt][nb][warp 4][j 28][lane 32] (acc[4j .. 4j+3]), so a user tile stores and a candidate
+/// tile loads them with 28 coalesced 16-byte accesses per thread (512 contiguous bytes per warp),
+/// no staging and no bounds arithmetic (rows past M / N hold the zeros the TMA fill produced).
+/// Returns the float offset of this thread's j = 0 vector. Size: U · m_tiles · n_blocks64 · 14336 floats.
+__device__ __forceinline__ size_t frag_offset(const LceParams& p, int u, int mt, int n_wg) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const size_t blk = (static_cast<size_t>(u) * p.m_tiles + mt) * p.n_blocks64 + n_wg / 64;
+  return ((blk * 4 + warp) * (kAccRegs / 4) * 32 + lane) * 4;
+}
+
 /// Accumulators at the start of a tile: zero for user tiles; for candidate tiles the fp32 user
 /// row Y_user[cand_to_user[b]] in the wgmma fragment layout (after acquiring its ready flag when the
 /// user tiles run in this launch), so the epilogue has no global loads. 112 independent `__ldcg`
 /// per thread (L2: Y_user is written during the launch); each warp access covers 4 rows × 32 bytes.
+template <bool kUserFrag>
 __device__ __forceinline__ void init_accumulators(const LceParams& p, const TileCoord& c, int n_wg,
                                                   float (&acc)[kAccRegs], int cw, FlagCache& seen) {
   // One definition per register (a select, no branch): a zero path merged with a load path made
@@ -172,63 +193,85 @@ __device__ __forceinline__ void init_accumulators(const LceParams& p, const Tile
       if (u < 32) seen.mask |= 1u << u;
     }
   }
-  const float* yu = p.y_user + static_cast<size_t>(u) * p.M * p.N;
-  const int m0 = c.mt * kTileM + 2 * (lane % 4), n0 = n_wg + warp * 16 + lane / 4;
+  if constexpr (kUserFrag) {  // 28 vector loads; phantom / empty-half tiles load nothing
+    const bool ok = add && c.mt < p.m_tiles && n_wg < p.N;
+    const float4* src = reinterpret_cast<const float4*>(p.y_user + (ok ? frag_offset(p, u, c.mt, n_wg) : 0));
 #pragma unroll
-  for (int j = 0; j < kAccRegs / 4; ++j)
+    for (int j = 0; j < kAccRegs / 4; ++j) {
+      const float4 v = ok ? __ldcg(src + j * 32) : make_float4(0.f, 0.f, 0.f, 0.f);
+      acc[4 * j] = v.x;
+      acc[4 * j + 1] = v.y;
+      acc[4 * j + 2] = v.z;
+      acc[4 * j + 3] = v.w;
+    }
+  } else {
+    const float* yu = p.y_user + static_cast<size_t>(u) * p.M * p.N;
+    const int m0 = c.mt * kTileM + 2 * (lane % 4), n0 = n_wg + warp * 16 + lane / 4;
 #pragma unroll
-    for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < kAccRegs / 4; ++j)
 #pragma unroll
-      for (int cb = 0; cb < 2; ++cb) {
-        const int m = m0 + 8 * j + cb, n = n0 + 8 * i;
-        acc[4 * j + 2 * i + cb] = (add && m < p.M && n < p.N) ? __ldcg(yu + static_cast<size_t>(m) * p.N + n) : 0.f;
-      }
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int cb = 0; cb < 2; ++cb) {
+          const int m = m0 + 8 * j + cb, n = n0 + 8 * i;
+          acc[4 * j + 2 * i + cb] = (add && m < p.M && n < p.N) ? __ldcg(yu + static_cast<size_t>(m) * p.N + n) : 0.f;
+        }
+  }
 }
 
 /// The epilogue of one consumer warpgroup: its 64(N) × 224(M) fp32 accumulators → Y (candidate
 /// tile, converted) or Y_user (user tile, fp32, then its ready flag is released), staged per warp
 /// through shared memory in kEpiCols-column chunks (32, or 8 when the ring leaves only 5 KiB) so
 /// that every global access is a 16-byte vector along N.
-template <class T, int kEpiCols>
+template <class T, int kEpiCols, bool kUserFrag>
 __device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoord& c, int n_wg, float (&acc)[kAccRegs],
                                               float* stage, int cw) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int m0 = c.mt * kTileM;
   uint32_t* flag = c.user ? ready_flag(p, c, c.batch, n_wg) : nullptr;
+  if (kUserFrag && c.user) {  // fragment order: 28 coalesced 16-byte stores, no staging
+    if (c.mt < p.m_tiles && n_wg < p.N) {
+      float4* dst = reinterpret_cast<float4*>(p.y_user + frag_offset(p, c.batch, c.mt, n_wg));
 #pragma unroll
-  for (int chunk = 0; chunk < kTileM / kEpiCols; ++chunk) {
+      for (int j = 0; j < kAccRegs / 4; ++j)
+        dst[j * 32] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+    }
+  } else {
 #pragma unroll
-    for (int jj = 0; jj < kEpiCols / 8; ++jj)
+    for (int chunk = 0; chunk < kTileM / kEpiCols; ++chunk) {
 #pragma unroll
-      for (int i = 0; i < 2; ++i)
+      for (int jj = 0; jj < kEpiCols / 8; ++jj)
 #pragma unroll
-        for (int cb = 0; cb < 2; ++cb) {
-          const int ml = 8 * jj + 2 * (lane % 4) + cb, nl = lane / 4 + 8 * i;
-          stage[ml * kEpiStride + nl] = acc[4 * (chunk * (kEpiCols / 8) + jj) + 2 * i + cb];
-        }
-    __syncwarp();
+        for (int i = 0; i < 2; ++i)
 #pragma unroll
-    for (int q = 0; q < (2 * kEpiCols + 31) / 32; ++q) {  // 2·kEpiCols 16-byte vectors per chunk
-      const int v = lane + 32 * q, ml = v >> 1, half = v & 1;
-      const int m = m0 + chunk * kEpiCols + ml, n = n_wg + warp * 16 + half * 8;
-      if (v < 2 * kEpiCols && m < p.M && n < p.N) {
-        float4 x0 = *reinterpret_cast<const float4*>(stage + ml * kEpiStride + half * 8);
-        float4 x1 = *reinterpret_cast<const float4*>(stage + ml * kEpiStride + half * 8 + 4);
-        const size_t off = (static_cast<size_t>(c.batch) * p.M + m) * p.N + n;
-        if (c.user) {
-          reinterpret_cast<float4*>(p.y_user + off)[0] = x0;
-          reinterpret_cast<float4*>(p.y_user + off)[1] = x1;
-        } else {  // the user row is already in the accumulators (init_accumulators)
-          uint4 o;
-          o.x = pack2<T>(x0.x, x0.y);
-          o.y = pack2<T>(x0.z, x0.w);
-          o.z = pack2<T>(x1.x, x1.y);
-          o.w = pack2<T>(x1.z, x1.w);
-          *reinterpret_cast<uint4*>(static_cast<T*>(p.y) + off) = o;
+          for (int cb = 0; cb < 2; ++cb) {
+            const int ml = 8 * jj + 2 * (lane % 4) + cb, nl = lane / 4 + 8 * i;
+            stage[ml * kEpiStride + nl] = acc[4 * (chunk * (kEpiCols / 8) + jj) + 2 * i + cb];
+          }
+      __syncwarp();
+#pragma unroll
+      for (int q = 0; q < (2 * kEpiCols + 31) / 32; ++q) {  // 2·kEpiCols 16-byte vectors per chunk
+        const int v = lane + 32 * q, ml = v >> 1, half = v & 1;
+        const int m = m0 + chunk * kEpiCols + ml, n = n_wg + warp * 16 + half * 8;
+        if (v < 2 * kEpiCols && m < p.M && n < p.N) {
+          float4 x0 = *reinterpret_cast<const float4*>(stage + ml * kEpiStride + half * 8);
+          float4 x1 = *reinterpret_cast<const float4*>(stage + ml * kEpiStride + half * 8 + 4);
+          const size_t off = (static_cast<size_t>(c.batch) * p.M + m) * p.N + n;
+          if (c.user) {
+            reinterpret_cast<float4*>(p.y_user + off)[0] = x0;
+            reinterpret_cast<float4*>(p.y_user + off)[1] = x1;
+          } else {  // the user row is already in the accumulators (init_accumulators)
+            uint4 o;
+            o.x = pack2<T>(x0.x, x0.y);
+            o.y = pack2<T>(x0.z, x0.w);
+            o.z = pack2<T>(x1.x, x1.y);
+            o.w = pack2<T>(x1.z, x1.w);
+            *reinterpret_cast<uint4*>(static_cast<T*>(p.y) + off) = o;
+          }
         }
       }
+      __syncwarp();
     }
-    __syncwarp();
   }
   if (c.user && flag) {
     named_sync(kWgBarrier + cw, 128);
@@ -362,7 +405,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         continue;
       }
       const int n_wg = c.nt * Cfg::kTileN + (kPingPong ? 0 : cw * kWgRows);
-      init_accumulators(p, c, n_wg, acc, cw, seen);  // before the turn: its loads overlap the wait
+      init_accumulators<Cfg::kUserFrag>(p, c, n_wg, acc, cw, seen);  // before the turn: its loads overlap the wait
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
@@ -391,7 +434,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (c.k_tiles > 0) release((idx - 1) % S);
-      tile_epilogue<T, Cfg::kEpiCols>(p, c, n_wg, acc, stage, cw);
+      tile_epilogue<T, Cfg::kEpiCols, Cfg::kUserFrag>(p, c, n_wg, acc, stage, cw);
     }
   }
   // No CTA leaves while a partner may still multicast into it or arrive on its barriers.
