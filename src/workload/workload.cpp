@@ -105,4 +105,16 @@ std::string describe(const RequestSpec& spec) {
   return spec.distribution + "(" + config_detail::join(parts, ",") + ")";
 }
 
+RequestLayout layout_from_lengths(const std::vector<int32_t>& lengths) {
+  RequestLayout l;
+  l.lengths = lengths;
+  l.offsets = {0};
+  for (size_t u = 0; u < lengths.size(); ++u) {
+    l.offsets.push_back(l.offsets.back() + lengths[u]);
+    for (int32_t i = 0; i < lengths[u]; ++i) l.cand_to_user.push_back(static_cast<int32_t>(u));
+  }
+  l.batch = l.offsets.back();
+  return l;
+}
+
 }  // namespace gpubench

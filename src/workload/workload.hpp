@@ -33,6 +33,10 @@ struct LengthSummary {
 /// lengths), naming the file and the fix.
 RequestLayout make_request_layout(int64_t batch, const RequestSpec& spec);
 
+/// The layout of explicit request lengths (each ≥ 1; B = their sum): offsets and cand_to_user filled.
+/// For tests and hand-built workloads; no validation beyond what the struct needs.
+RequestLayout layout_from_lengths(const std::vector<int32_t>& lengths);
+
 /// Min, mean, p50, p99, max, U and the histogram of the lengths.
 LengthSummary summarize(const RequestLayout& layout);
 

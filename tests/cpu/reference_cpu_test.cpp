@@ -12,17 +12,6 @@
 namespace gpubench::lce {
 namespace {
 
-RequestLayout layout_from_lengths(const std::vector<int32_t>& lengths) {
-  RequestLayout l;
-  l.lengths = lengths;
-  l.offsets = {0};
-  for (size_t u = 0; u < lengths.size(); ++u) {
-    l.offsets.push_back(l.offsets.back() + lengths[u]);
-    for (int32_t i = 0; i < lengths[u]; ++i) l.cand_to_user.push_back(static_cast<int32_t>(u));
-  }
-  l.batch = l.offsets.back();
-  return l;
-}
 
 // M=2, N=2, K_user=1, K_cand=2, B=3 in U=2 requests (lengths 2, 1); values chosen by hand and the
 // expected Y worked out on paper (exact in binary floating point).

@@ -27,23 +27,8 @@
 namespace gpubench::pipeline {
 namespace {
 
-struct Stream {
-  cudaStream_t s = nullptr;
-  Stream() { GPUBENCH_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-  ~Stream() { GPUBENCH_CUDA_NOTHROW(cudaStreamDestroy(s)); }
-};
+using ::gpubench::testing::Stream;
 
-RequestLayout layout_from_lengths(const std::vector<int32_t>& lengths) {
-  RequestLayout l;
-  l.lengths = lengths;
-  l.offsets = {0};
-  for (size_t u = 0; u < lengths.size(); ++u) {
-    l.offsets.push_back(l.offsets.back() + lengths[u]);
-    for (int32_t i = 0; i < lengths[u]; ++i) l.cand_to_user.push_back(static_cast<int32_t>(u));
-  }
-  l.batch = l.offsets.back();
-  return l;
-}
 
 template <class T>
 std::vector<T> download_raw(const void* d, int64_t count, cudaStream_t s) {

@@ -18,6 +18,18 @@ inline std::string gpu_unavailable_reason() {
   if (n == 0) return "no CUDA device";
   return "";
 }
+/// A non-blocking CUDA stream owned by one test.
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() {
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) s = nullptr;
+  }
+  ~Stream() {
+    if (s) cudaStreamDestroy(s);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+};
 }  // namespace gpubench::testing
 
 #define GPUBENCH_REQUIRE_GPU()                                                          \
