@@ -27,8 +27,9 @@ void require_positive(int64_t v, const char* what) {
 WorkCounts count_work(const LceShape& s, int64_t B, int64_t U, Precision precision, WorkModel model) {
   require_positive(s.M, "M");
   require_positive(s.N, "N");
-  require_positive(s.K_user, "K_user");
-  require_positive(s.K_cand, "K_cand");
+  // One of K_user / K_cand may be 0 (the config allows it: their sum must be ≥ 1).
+  if (s.K_user < 0 || s.K_cand < 0) throw InputError("work count: K_user and K_cand must be ≥ 0");
+  require_positive(s.K_user + s.K_cand, "K_user + K_cand");
   require_positive(B, "B (candidates)");
   require_positive(U, "U (requests)");
   if (U > B) {

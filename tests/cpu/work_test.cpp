@@ -40,6 +40,11 @@ TEST(Work, RejectsBadSizes) {
   EXPECT_THROW(count_work(kRef, 0, 1, Precision::kFp16, WorkModel::kDecomposed), InputError);
   EXPECT_THROW(count_work(kRef, 10, 11, Precision::kFp16, WorkModel::kDecomposed), InputError);
   EXPECT_THROW(count_work(LceShape{0, 256, 8, 8}, 10, 1, Precision::kFp16, WorkModel::kDecomposed), InputError);
+  EXPECT_THROW(count_work(LceShape{4, 8, 0, 0}, 10, 1, Precision::kFp16, WorkModel::kDecomposed), InputError);
+  // K_user = 0 is a valid shape (no user features): 2·M·N·K_cand·B FLOP, no user bytes.
+  const WorkCounts no_user = count_work(LceShape{4, 8, 0, 16}, 10, 2, Precision::kFp16, WorkModel::kDecomposed);
+  EXPECT_DOUBLE_EQ(no_user.flops, 2.0 * 4 * 8 * 16 * 10);
+  EXPECT_DOUBLE_EQ(no_user.bytes_min, 2.0 * (16 * 8 * 10 + 4 * 8 * 10 + 4 * 16));
 }
 
 TEST(Work, DatasheetCeilings) {
