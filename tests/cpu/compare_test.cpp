@@ -186,7 +186,7 @@ TEST(Compare, TenPercentSlowerWithLowNoiseIsARegression) {
   b.seed = 2;
   b.scale = 1.10;
   const CompareResult r = run(a, b);
-  const CompareEntry& e = entry(r, "decomposed");
+  const CompareEntry e = entry(r, "decomposed");
   EXPECT_EQ(e.verdict, Verdict::kSlower);
   EXPECT_TRUE(e.regression);
   EXPECT_NEAR(e.ci->ratio, 1.10, 0.01);
@@ -205,7 +205,7 @@ TEST(Compare, OverlappingNoisyRunsAreUnsureAndPass) {
   b.seed = 3;
   b.scale = 1.03;
   const CompareResult r = run(a, b);
-  const CompareEntry& e = entry(r, "baseline");
+  const CompareEntry e = entry(r, "baseline");
   EXPECT_EQ(e.verdict, Verdict::kUnsure);
   EXPECT_FALSE(e.regression);
   EXPECT_NE(e.note.find("too noisy to decide"), std::string::npos) << e.note;
@@ -221,7 +221,7 @@ TEST(Compare, ChangeRightAtTheThresholdIsUnsureNotSlower) {
   b.seed = 6;
   b.scale = 1.03;  // exactly the threshold: the interval straddles 1.03
   const CompareResult r = run(a, b);
-  const CompareEntry& e = entry(r, "baseline");
+  const CompareEntry e = entry(r, "baseline");
   EXPECT_EQ(e.verdict, Verdict::kUnsure) << e.ci->low << ".." << e.ci->high;
   EXPECT_LT(e.ci->low, 1.03);
   EXPECT_GT(e.ci->high, 1.03);
@@ -255,7 +255,7 @@ TEST(Compare, CorrectnessPassToFailIsARegressionEvenWhenFaster) {
   b.scale = 0.5;
   b.correctness = "fail";
   const CompareResult r = run(a, b);
-  const CompareEntry& e = entry(r, "decomposed");
+  const CompareEntry e = entry(r, "decomposed");
   EXPECT_EQ(e.verdict, Verdict::kFailed);
   EXPECT_TRUE(e.regression);
   EXPECT_NE(e.note.find("pass → fail"), std::string::npos);
@@ -267,7 +267,7 @@ TEST(Compare, VariantOkToFailedIsARegression) {
   Spec a, b;
   b.status = "failed";
   const CompareResult r = run(a, b);
-  const CompareEntry& e = entry(r, "decomposed");
+  const CompareEntry e = entry(r, "decomposed");
   EXPECT_EQ(e.verdict, Verdict::kFailed);
   EXPECT_NE(e.note.find("illegal address"), std::string::npos);
   EXPECT_EQ(r.exit_code(), 1);
