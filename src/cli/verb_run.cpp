@@ -79,8 +79,8 @@ int run(const RunArgs& a) {
   if (const std::string why = measure::device_unavailable_reason(config.device.index); !why.empty()) {
     fmt::print(stderr,
                "gpubench run needs an NVIDIA Hopper GPU (sm_90a: H100/H200) and its driver: {}. "
-               "`gpubench plan {}` shows work counts and floors without one.\n",
-               why, a.config.empty() ? "" : a.config);
+               "`gpubench plan{}` shows work counts and floors without one.\n",
+               why, a.config.empty() ? "" : " " + a.config);
     return static_cast<int>(ExitCode::kNoDevice);
   }
   measure::install_interrupt_handlers();
