@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 
+#include "core/errors.hpp"
 #include "kernels/lce/variant.hpp"
+#include "measure/interrupt.hpp"
 
 namespace gpubench::cli {
 
@@ -18,6 +20,14 @@ ConfigContext registry_context() {
 Config load_config_or_default(const std::string& path) {
   if (path.empty()) return default_config(registry_context());
   return load_config(path, registry_context());
+}
+
+int run_exit_code(const Report& report) {
+  if (report.interrupted) return 128 + measure::interrupt_signal();
+  for (const auto& c : report.cases)
+    for (const auto& v : c.variants)
+      if (v.status == "failed") return static_cast<int>(ExitCode::kFailure);
+  return 0;
 }
 
 bool use_color(int stream_fd) {

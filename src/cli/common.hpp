@@ -4,6 +4,7 @@
 
 #include "config/config.hpp"
 #include "config/parse.hpp"
+#include "report/report.hpp"
 
 namespace gpubench::cli {
 
@@ -12,6 +13,9 @@ ConfigContext registry_context();
 
 /// Loads `path`, or the embedded default when `path` is empty. Throws ConfigError (exit 2).
 Config load_config_or_default(const std::string& path);
+
+/// Exit code of a finished run: 128 + signal when interrupted, else 1 when any step FAILED, else 0.
+int run_exit_code(const Report& report);
 
 /// True when `stream_fd` is a terminal and NO_COLOR is unset (https://no-color.org).
 bool use_color(int stream_fd);

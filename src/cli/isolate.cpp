@@ -337,11 +337,7 @@ int run_isolated_verb(const Config& config, const IsolateOptions& opts, const st
   Ceilings ceil;
   if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
   analyze(report, config, ceil);
-  int rc = 0;
-  for (const auto& c : report.cases)
-    for (const auto& v : c.variants)
-      if (v.status == "failed") rc = static_cast<int>(ExitCode::kFailure);
-  if (report.interrupted) rc = 128 + measure::interrupt_signal();
+  const int rc = run_exit_code(report);
   report.exit_code = rc;
   write_reports(report, prefix, formats);
   fmt::print("{}", render_terminal(report, use_color(STDOUT_FILENO)));

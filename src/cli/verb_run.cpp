@@ -108,11 +108,7 @@ int run(const RunArgs& a) {
   report.ceilings = ceil;
   analyze(report, config, ceil);
 
-  int rc = 0;
-  for (const auto& c : report.cases)
-    for (const auto& v : c.variants)
-      if (v.status == "failed") rc = static_cast<int>(ExitCode::kFailure);
-  if (report.interrupted) rc = 128 + measure::interrupt_signal();
+  const int rc = run_exit_code(report);
   report.exit_code = rc;
 
   const std::string prefix = a.output.empty() ? "gpubench_" + config.name : a.output;
