@@ -12,6 +12,21 @@ namespace gpubench::measure {
 /// kernel, as nvbench's cold measurement does. Throws DeviceError on launch failure.
 void flush_l2(void* buffer, int64_t bytes, cudaStream_t stream);
 
+/// Evicts L2 by *reading* `bytes` (≥ 2× the L2 size) of `buffer`: dirty lines of earlier work are
+/// written back during the flush, and L2 is left holding clean lines of the flush buffer, the state
+/// `ncu --cache-control all` gives (flush + invalidate). A write flush instead leaves L2 full of dirty
+/// lines whose write-back then lands inside the next timed sample. `sink`: one device word that is
+/// written only if the XOR of the buffer equals a pattern it never holds (keeps the loads).
+/// Throws DeviceError on launch failure.
+void flush_l2_read(const void* buffer, int64_t bytes, uint32_t* sink, cudaStream_t stream);
+
+/// Holds `stream` until the host sets `*release` (host-mapped pinned memory) to non-zero, so that the
+/// work enqueued behind it runs back to back without host launch gaps (nvbench's blocking kernel).
+/// Gives up after `timeout_ns` of %globaltimer and sets `*timed_out` (host-mapped) to 1: the caller
+/// must then stop blocking (an op that synchronizes the host would otherwise wait for the timeout).
+/// Throws DeviceError on launch failure.
+void block_stream(const volatile int* release, int* timed_out, int64_t timeout_ns, cudaStream_t stream);
+
 /// Measures the SM clock: one thread spins ≈ `spin_ns` of %globaltimer while counting clock64()
 /// cycles and writes cycles / ns × 1000 [MHz] to `out_mhz[slot]`. `%globaltimer` ticks at 1 GHz
 /// nominal with microsecond-scale update granularity on Hopper, so spin_ns ≥ 50 µs keeps the

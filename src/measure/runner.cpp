@@ -3,6 +3,8 @@
 #include <cuda_profiler_api.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <map>
 
@@ -71,8 +73,15 @@ Runner::Runner(const DeviceInfo& device, const MeasureSpec& spec, bool use_cupti
   GPUBENCH_CUDA(cudaSetDevice(device.index));
   GPUBENCH_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   if (spec_.mode == "cold" && spec_.l2_flush) flush_ = DeviceBuffer(static_cast<size_t>(2 * device.l2_bytes));
-  clock_slot_ = DeviceBuffer(sizeof(float));
+  clock_slot_ = DeviceBuffer(2 * sizeof(float));
   GPUBENCH_CUDA(cudaMallocHost(reinterpret_cast<void**>(&clock_host_), sizeof(float)));
+  GPUBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&block_host_), 2 * sizeof(int), cudaHostAllocMapped));
+  block_host_[0] = block_host_[1] = 0;
+  if (const char* m = std::getenv("GPUBENCH_L2_FLUSH"); m && std::string(m) == "write") flush_method_ = "write";
+  if (flush_.get()) {  // defined contents for the read flush (a pattern, never the sink's)
+    GPUBENCH_CUDA(cudaMemsetAsync(flush_.get(), 0x5a, flush_.bytes(), stream_));
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
+  }
   if (!use_cupti) {
     cupti_note_ = "CUPTI off (--no-cupti or measure.cupti=false): per-op times from CUDA events";
   } else if (const std::string why = CuptiActivity::start(); !why.empty()) {
@@ -86,6 +95,7 @@ Runner::Runner(const DeviceInfo& device, const MeasureSpec& spec, bool use_cupti
 Runner::~Runner() {
   if (cupti_) CuptiActivity::stop();
   if (clock_host_) GPUBENCH_CUDA_NOTHROW(cudaFreeHost(clock_host_));
+  if (block_host_) GPUBENCH_CUDA_NOTHROW(cudaFreeHost(block_host_));
   if (stream_) GPUBENCH_CUDA_NOTHROW(cudaStreamDestroy(stream_));
 }
 
@@ -153,7 +163,12 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
   auto prepare_sample = [&](int64_t sample) {
     if (cold && flush_.get()) {
       if (cupti_) CuptiActivity::push(encode_external_id(serial, sample, kHarnessOp));
-      flush_l2(flush_.get(), static_cast<int64_t>(flush_.bytes()), stream_);
+      if (flush_method_ == "write") {
+        flush_l2(flush_.get(), static_cast<int64_t>(flush_.bytes()), stream_);
+      } else {
+        flush_l2_read(flush_.get(), static_cast<int64_t>(flush_.bytes()),
+                      reinterpret_cast<uint32_t*>(clock_slot_.as<float>() + 1), stream_);
+      }
       if (cupti_) CuptiActivity::pop();
     }
   };
@@ -212,16 +227,36 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
   std::vector<Sample> samples;
   // Clock guard reference: the device's maximum SM clock (cudaDevAttrClockRate).
   const double max_clock = device_.max_sm_clock_mhz > 0 ? device_.max_sm_clock_mhz : 1e9;
+  // Each sample is enqueued behind a blocking kernel and released at once, so the flush, the ops and
+  // the clock probe run back to back: host launch gaps between ops stay out of the region time.
+  volatile int* release = block_host_;
+  bool blocking = true;
   while (!criterion.is_finished()) {
     if (interrupt_requested()) break;
     const int64_t s = static_cast<int64_t>(samples.size());
+    if (blocking) {
+      release[0] = 0;
+      block_host_[1] = 0;
+      if (cupti_) CuptiActivity::push(encode_external_id(serial, s, kHarnessOp));
+      block_stream(release, block_host_ + 1, kBlockTimeoutNs, stream_);
+      if (cupti_) CuptiActivity::pop();
+    }
     prepare_sample(s);
     run_sample(s, cupti_);
     if (cupti_) CuptiActivity::push(encode_external_id(serial, s, kHarnessOp));
     probe_sm_clock(clock_slot_.as<float>(), 0, kClockSpinNs, stream_);
     if (cupti_) CuptiActivity::pop();
     GPUBENCH_CUDA(cudaMemcpyAsync(clock_host_, clock_slot_.get(), sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    if (blocking) {
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      release[0] = 1;
+    }
     GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
+    if (blocking && block_host_[1] != 0) {  // an op waited on the host: enqueue unblocked from now on
+      blocking = false;
+      out.notes.push_back("blocking kernel timed out at sample " + std::to_string(s) +
+                          " (an op synchronizes with the host); later samples include host launch gaps");
+    }
     Sample smp;
     smp.region_ms = elapsed_ms(region_start, region_end);
     if (!graph_mode)

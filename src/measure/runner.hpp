@@ -35,6 +35,12 @@ class Runner {
   /// Why CUPTI is not used ("" when it is): --no-cupti, or the CUPTI error (another profiler).
   const std::string& cupti_note() const { return cupti_note_; }
   const MeasureSpec& spec() const { return spec_; }
+  /// How the cold-mode L2 flush evicts: "read" (default: clean L2 afterwards, like
+  /// `ncu --cache-control all`) or "write" (nvbench's memset-style flush; L2 left dirty). The
+  /// environment variable GPUBENCH_L2_FLUSH=write|read overrides it (method comparisons).
+  const std::string& flush_method() const { return flush_method_; }
+  /// Maximum wait of the blocking kernel that holds the stream while a sample is enqueued [ns].
+  static constexpr int64_t kBlockTimeoutNs = 200'000'000;
   const DeviceInfo& device() const { return device_; }
 
   /// Measures `input_sets` (the same ops bound to rotated input copies; one set in hot/graph mode
@@ -61,8 +67,10 @@ class Runner {
   MeasureSpec spec_;
   cudaStream_t stream_ = nullptr;
   DeviceBuffer flush_;
-  DeviceBuffer clock_slot_;
+  DeviceBuffer clock_slot_;  // [0] clock probe [MHz], [1] flush-read sink
   float* clock_host_ = nullptr;  // pinned
+  int* block_host_ = nullptr;    // pinned, mapped: [0] release flag, [1] timed-out flag
+  std::string flush_method_ = "read";
   bool cupti_ = false;
   std::string cupti_note_;
   uint64_t serial_ = 0;  // distinguishes variants in external correlation ids

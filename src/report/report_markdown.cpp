@@ -162,7 +162,7 @@ std::string render_markdown(const Report& r) {
       !env.empty()) {
     out += "**Environment:** " + env + "\n\n";
   }
-  if (const auto m = fmtx::key_values(r.measurement, {"mode", "l2_flush", "l2_flush_bytes", "rotate_inputs", "cupti",
+  if (const auto m = fmtx::key_values(r.measurement, {"mode", "l2_flush", "l2_flush_bytes", "l2_flush_method", "rotate_inputs", "cupti",
                                                       "cupti_note", "clock_guard", "stopping_rule.min_samples",
                                                       "stopping_rule.min_time_s", "stopping_rule.max_rel_stdev",
                                                       "stopping_rule.timeout_s", "stopping_rule.warmup"});

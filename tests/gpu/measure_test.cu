@@ -1,9 +1,15 @@
 // GPU tests of the measurement engine (label `gpu`): a kernel of known length, CUPTI record counts,
-// the events-only path, and that the L2 flush really evicts.
+// the events-only path, that the L2 flush really evicts (read and write methods), and that the
+// blocking kernel keeps host launch gaps out of the region.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "measure/device_info.hpp"
 #include "measure/harness_kernels.hpp"
@@ -89,8 +95,11 @@ TEST(MeasureGpu, EventsOnlyPathTimesEachOp) {
   EXPECT_NEAR(r.ops[1].stats.median, 1.0, 0.03);
 }
 
-TEST(MeasureGpu, L2FlushEvictsAReadThatFitsInL2) {
+class L2FlushMethod : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(L2FlushMethod, EvictsAReadThatFitsInL2) {
   GPUBENCH_REQUIRE_GPU();
+  ::setenv("GPUBENCH_L2_FLUSH", GetParam(), 1);
   const DeviceInfo d = query_device(0);
   const int64_t bytes = d.l2_bytes / 2;  // fits in L2
   DeviceBuffer buf(static_cast<size_t>(bytes)), out(sizeof(float));
@@ -107,10 +116,48 @@ TEST(MeasureGpu, L2FlushEvictsAReadThatFitsInL2) {
   }
   {
     Runner r(d, spec_cold, false);
+    EXPECT_EQ(r.flush_method(), GetParam());
     r.measure({ops}, "cold", cold);
   }
+  ::unsetenv("GPUBENCH_L2_FLUSH");
   EXPECT_GT(cold.region.median, hot.region.median * 1.15)
-      << "cold " << cold.region.median << " ms vs hot " << hot.region.median << " ms";
+      << GetParam() << " flush: cold " << cold.region.median << " ms vs hot " << hot.region.median << " ms";
+}
+
+INSTANTIATE_TEST_SUITE_P(MeasureGpu, L2FlushMethod, ::testing::Values("read", "write"));
+
+TEST(MeasureGpu, BlockingKernelKeepsHostLaunchGapsOutOfTheRegion) {
+  GPUBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  Runner runner(d, quick_spec("hot"), false);
+  // The host takes 2 ms to enqueue the second op; the GPU work is 2 × 0.1 ms.
+  std::vector<lce::Op> ops = {{"a", [](cudaStream_t s) { spin_kernel(100'000, s); }},
+                              {"b", [](cudaStream_t s) {
+                                 std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                                 spin_kernel(100'000, s);
+                               }}};
+  VariantResult r;
+  runner.measure({ops}, "gaps", r);
+  EXPECT_LT(r.region.median, 0.4) << "region includes the host's 2 ms enqueue gap";
+  EXPECT_GT(r.region.median, 0.19);
+  EXPECT_TRUE(r.notes.empty());
+}
+
+TEST(MeasureGpu, BlockingKernelTimesOutWhenAnOpSynchronizesTheHost) {
+  GPUBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  auto spec = quick_spec("hot");
+  spec.min_samples = 5;
+  Runner runner(d, spec, false);
+  std::vector<lce::Op> ops = {{"sync", [](cudaStream_t s) {
+                                 spin_kernel(100'000, s);
+                                 GPUBENCH_CUDA(cudaStreamSynchronize(s));  // waits for the blocking kernel
+                               }}};
+  VariantResult r;
+  runner.measure({ops}, "sync", r);
+  ASSERT_EQ(r.notes.size(), 1u);
+  EXPECT_NE(r.notes[0].find("blocking kernel timed out at sample 0"), std::string::npos) << r.notes[0];
+  EXPECT_NEAR(r.region.median, 0.1, 0.02);  // later samples: unblocked, still the kernel's time
 }
 
 TEST(MeasureGpu, ClockProbeReadsAPlausibleSmClock) {
