@@ -124,6 +124,8 @@ struct CompareResult {
 /// Loads one report file, or every *.json report in a folder (non-recursive, sorted by name).
 /// Throws InputError naming the file when it is missing, not JSON, not a report, or of a
 /// schema_version other than kReportSchemaVersion; an empty folder is an InputError too.
+/// Timing samples that are not durations (negative, NaN/inf, 0) are an InputError naming the file,
+/// the JSON pointer and the case / variant / op (report_io.cpp).
 std::vector<LoadedReport> load_reports(const std::string& path);
 
 /// Compares two sets of reports. Reports pair by config hash, then (leftovers) by file name, then one

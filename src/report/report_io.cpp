@@ -1,9 +1,90 @@
 #include "report/report_io.hpp"
 
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 
 namespace gpubench {
+namespace {
+
+/// At most this many bad sample values are listed in one error; the rest are counted.
+constexpr size_t kMaxListedBadSamples = 5;
+
+/// "string 'x'" / "null" / "-0.4": a bad sample value for messages (NaN and inf are written as null).
+std::string describe_value(const nlohmann::json& v) {
+  if (v.is_null()) return "null (NaN or inf when the report was written)";
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (std::isnan(d)) return "NaN";
+    if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+    return v.dump();
+  }
+  return std::string(v.type_name()) + " " + v.dump().substr(0, 40);
+}
+
+/// Name of a JSON item for messages, or "?" when it has none.
+std::string name_of(const nlohmann::json& item, const char* key) {
+  const auto it = item.find(key);
+  return it != item.end() && it->is_string() ? it->get<std::string>() : "?";
+}
+
+/// Checks that every value of the timing array j[key] is a finite number > 0 (a duration); records
+/// "pointer (entry): must be > 0, got x" for the bad ones. Missing or non-array keys are left to
+/// the typed reader.
+void check_samples(const nlohmann::json& j, const char* key, const std::string& ptr, const std::string& entry,
+                   std::vector<std::string>& problems, size_t& bad) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const nlohmann::json& x = (*it)[i];
+    const bool ok = x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() > 0;
+    if (ok) continue;
+    if (++bad > kMaxListedBadSamples) continue;
+    problems.push_back(fmt::format("{}/{}/{} ({}): must be > 0, got {}", ptr, key, i, entry, describe_value(x)));
+  }
+}
+
+/// The timing samples `compare` judges (each variant's region_samples_ms and ops[].samples_ms) must be
+/// durations: finite and > 0 (so every median is > 0). Throws InputError naming the file, each bad
+/// value's JSON pointer and its entry (case / variant / op), and the fix.
+void check_timing_samples(const nlohmann::json& j, const std::string& source) {
+  const auto cases = j.find("cases");
+  if (cases == j.end() || !cases->is_array()) return;
+  std::vector<std::string> problems;
+  size_t bad = 0;
+  for (size_t c = 0; c < cases->size(); ++c) {
+    const nlohmann::json& cj = (*cases)[c];
+    const auto variants = cj.is_object() ? cj.find("variants") : cj.end();
+    if (!cj.is_object() || variants == cj.end() || !variants->is_array()) continue;
+    for (size_t v = 0; v < variants->size(); ++v) {
+      const nlohmann::json& vj = (*variants)[v];
+      if (!vj.is_object()) continue;
+      const std::string vp = fmt::format("/cases/{}/variants/{}", c, v);
+      const std::string entry = fmt::format("case '{}', variant '{}'", name_of(cj, "label"), name_of(vj, "name"));
+      check_samples(vj, "region_samples_ms", vp, entry, problems, bad);
+      const auto ops = vj.find("ops");
+      if (ops == vj.end() || !ops->is_array()) continue;
+      for (size_t o = 0; o < ops->size(); ++o) {
+        if (!(*ops)[o].is_object()) continue;
+        check_samples((*ops)[o], "samples_ms", fmt::format("{}/ops/{}", vp, o),
+                      fmt::format("{}, op '{}'", entry, name_of((*ops)[o], "name")), problems, bad);
+      }
+    }
+  }
+  if (problems.empty()) return;
+  std::string msg = source + ": " + problems.front();
+  for (size_t i = 1; i < problems.size(); ++i) msg += "\n  " + source + ": " + problems[i];
+  if (bad > problems.size()) msg += fmt::format("\n  {}: and {} more bad sample values", source, bad - problems.size());
+  msg += "\n  timing samples are durations in ms and must be finite and > 0: the report is corrupt or from a "
+         "broken measurement; re-run the benchmark to regenerate it";
+  throw InputError(msg);
+}
+
+}  // namespace
 
 Report parse_report(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source + ": not a gpubench report (expected a JSON object)");
@@ -15,6 +96,7 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
     throw InputError(source + ": /schema_version is " + version->dump() + ", this gpubench reads " +
                      std::to_string(kReportSchemaVersion) + "; re-run the benchmark with this version");
   }
+  check_timing_samples(j, source);
   try {
     return j.get<Report>();
   } catch (const nlohmann::json::exception& e) {

@@ -1,0 +1,128 @@
+// `gpubench compare` on inputs it must refuse (exit 2): reports whose timing samples are not
+// durations (negative, NaN/inf written as null, zero). compare_test.cpp covers the verdicts themselves.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "analysis/compare.hpp"
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "report/report_io.hpp"
+#include "support/cli_binary.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A small valid report: one case, the given variants, each with 10 region samples around `ms` and
+// one op "gemm" with the same samples.
+Report tiny_report(const std::string& label = "B=1024 fixed(length=70)",
+                   std::vector<std::string> variants = {"baseline", "decomposed", "k_aligned"}, double ms = 1.0) {
+  Report r;
+  r.config_hash = "c0ffee0123456789";
+  r.config = {{"name", "ikbo_test"}};
+  r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"driver", "580.95.05"}}}};
+  CaseResult c;
+  c.label = label;
+  c.batch = 1024;
+  for (const auto& name : variants) {
+    VariantResult v;
+    v.name = name;
+    v.correctness.status = "pass";
+    for (int i = 0; i < 10; ++i) v.region_samples_ms.push_back(ms * (1 + 0.001 * i));
+    OpTiming op;
+    op.name = "gemm";
+    op.samples_ms = v.region_samples_ms;
+    v.ops.push_back(op);
+    c.variants.push_back(v);
+  }
+  r.cases.push_back(c);
+  return r;
+}
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+class CompareInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpubench_compare_input_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const nlohmann::json& j) {
+    const std::string p = (dir_ / name).string();
+    write_file_atomic(p, j.dump());
+    return p;
+  }
+  // Runs `gpubench compare args...`; returns the exit code (stdout / stderr in out_ / err_).
+  int compare(const std::vector<std::string>& args) {
+    const std::string bin = testing::gpubench_binary();
+    if (bin.empty()) return -2;
+    std::vector<std::string> all = {"compare"};
+    all.insert(all.end(), args.begin(), args.end());
+    testing::Child child(bin, all, dir_);
+    const int rc = child.wait(60);
+    out_ = child.out();
+    err_ = child.err();
+    return rc;
+  }
+  fs::path dir_;
+  std::string out_, err_;
+};
+
+TEST_F(CompareInput, NegativeSampleNamesFileEntryAndField) {
+  nlohmann::json bad = tiny_report();
+  bad["cases"][0]["variants"][2]["region_samples_ms"][5] = -0.4;
+  const std::string old_p = write("old.json", tiny_report());
+  const std::string new_p = write("new.json", bad);
+  const std::string msg = message_of([&] { compare_paths(old_p, new_p, {}); });
+  EXPECT_NE(msg.find(new_p + ": /cases/0/variants/2/region_samples_ms/5"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("variant 'k_aligned'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("must be > 0, got -0.4"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("re-run the benchmark"), std::string::npos) << msg;
+  // The binary: exit 2 with the same message.
+  const int rc = compare({old_p, new_p});
+  if (rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(rc, 2) << out_ << err_;
+  EXPECT_NE(err_.find("new.json: /cases/0/variants/2/region_samples_ms/5"), std::string::npos) << err_;
+}
+
+TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
+  const std::string old_p = write("old.json", tiny_report());
+  nlohmann::json nan_op = tiny_report();
+  nan_op["cases"][0]["variants"][1]["ops"][0]["samples_ms"][3] = std::nan("");  // written as null
+  const std::string msg = message_of([&] { compare_paths(old_p, write("nan.json", nan_op), {}); });
+  EXPECT_NE(msg.find("/cases/0/variants/1/ops/0/samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
+                     "'decomposed', op 'gemm'): must be > 0, got null"),
+            std::string::npos)
+      << msg;
+  nlohmann::json inf = tiny_report();
+  inf["cases"][0]["variants"][0]["region_samples_ms"][0] = "inf";
+  EXPECT_NE(message_of([&] { compare_paths(old_p, write("inf.json", inf), {}); }).find("got string \"inf\""),
+            std::string::npos);
+  // All-zero op times (the old CUPTI bug): median 0, refused; at most 5 values listed, the rest counted.
+  nlohmann::json zero = tiny_report();
+  for (auto& x : zero["cases"][0]["variants"][0]["ops"][0]["samples_ms"]) x = 0.0;
+  const std::string z = message_of([&] { compare_paths(write("zero.json", zero), old_p, {}); });
+  EXPECT_NE(z.find("zero.json: /cases/0/variants/0/ops/0/samples_ms/0"), std::string::npos) << z;
+  EXPECT_NE(z.find("must be > 0, got 0"), std::string::npos) << z;
+  EXPECT_NE(z.find("and 5 more bad sample values"), std::string::npos) << z;
+  // A good report still loads.
+  EXPECT_NO_THROW(load_report(old_p));
+}
+
+}  // namespace
+}  // namespace gpubench
