@@ -204,6 +204,32 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
 
 LoadedReport load_one(const std::string& path) { return {path, load_report(path)}; }
 
+/// What one side holds, for the "nothing matched" error: per report, its config and each case's variants.
+std::string holdings(const char* side, const std::vector<LoadedReport>& reports) {
+  constexpr size_t kMaxCases = 12;  // per side; a B sweep has a handful
+  std::string out;
+  size_t listed = 0, total = 0;
+  for (const LoadedReport& r : reports) {
+    const std::string name = r.report.config.is_object() && r.report.config.contains("name") &&
+                                     r.report.config["name"].is_string()
+                                 ? r.report.config["name"].get<std::string>()
+                                 : "?";
+    out += fmt::format("\n  {} {} (config {} {}):", side, r.path, name, short_hash(r.report.config_hash));
+    if (r.report.cases.empty()) out += " no cases";
+    for (const CaseResult& c : r.report.cases) {
+      if (++total > kMaxCases) continue;
+      ++listed;
+      std::vector<std::string> names;
+      for (const VariantResult& v : c.variants) names.push_back(v.name);
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      out += fmt::format("\n    case '{}': {}", c.label, names.empty() ? "no variants" : list);
+    }
+  }
+  if (total > listed) out += fmt::format("\n    … and {} more cases", total - listed);
+  return out;
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict v) {
@@ -333,6 +359,15 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
   }
   for (const auto& [i, k] : pairs) compare_pair(old_reports[i], new_reports[k], options, res);
   res.report_pairs = static_cast<int64_t>(pairs.size());
+  if (res.entries.empty()) {
+    // A gate that compared nothing must not pass, --allow-mismatch or not: say what each side holds.
+    throw InputError(fmt::format(
+        "nothing matched: 0 entries compared between OLD and NEW ({} report pair{}); entries match by case label "
+        "and variant name within reports paired by config hash or file name. What each side has:{}{}\n"
+        "compare reports of the same config and ladder (--allow-mismatch does not change this: with nothing "
+        "compared there is nothing to judge)",
+        pairs.size(), pairs.size() == 1 ? "" : "s", holdings("OLD", old_reports), holdings("NEW", new_reports)));
+  }
 
   double log_sum = 0;
   for (const CompareEntry& e : res.entries) {

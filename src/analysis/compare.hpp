@@ -132,7 +132,10 @@ std::vector<LoadedReport> load_reports(const std::string& path);
 /// to one when each side holds a single report. A pair that differs in GPU model, driver, measurement
 /// mode (cold / hot / graph) or config hash throws InputError naming each difference, unless
 /// options.allow_mismatch (then listed in `mismatches`). Within a pair entries match by case label /
-/// variant / op; an op timed by CUPTI on one side and CUDA events on the other is UNSURE.
+/// variant / op; an op timed by CUPTI on one side and CUDA events on the other is UNSURE. When no
+/// entry matched at all (other cases or ladders, or no report paired) it throws InputError listing the
+/// cases and variants of each side, with or without allow_mismatch: a gate that compared nothing
+/// must not pass.
 CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
                               const std::vector<LoadedReport>& new_reports, const CompareOptions& options);
 

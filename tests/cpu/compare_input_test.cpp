@@ -1,5 +1,6 @@
 // `gpubench compare` on inputs it must refuse (exit 2): reports whose timing samples are not
-// durations (negative, NaN/inf written as null, zero). compare_test.cpp covers the verdicts themselves.
+// durations (negative, NaN/inf written as null, zero), and a pair of reports where nothing matched
+// (a gate that compared nothing must not pass, --allow-mismatch or not). compare_test.cpp covers the verdicts themselves.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -122,6 +123,44 @@ TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   EXPECT_NE(z.find("and 5 more bad sample values"), std::string::npos) << z;
   // A good report still loads.
   EXPECT_NO_THROW(load_report(old_p));
+}
+
+TEST_F(CompareInput, NothingMatchedIsBadInputListingEachSide) {
+  // Other case labels (e.g. a B sweep against the reference shape): 0 entries compared.
+  const Report a = tiny_report("B=1024 fixed(length=70)", {"baseline", "decomposed"});
+  const Report b = tiny_report("B=2048 fixed(length=70)", {"baseline", "fused"});
+  const std::string msg = message_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, {}); });
+  EXPECT_NE(msg.find("nothing matched: 0 entries compared"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("OLD old.json (config ikbo_test c0ffee01)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("case 'B=1024 fixed(length=70)': baseline, decomposed"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("NEW new.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("case 'B=2048 fixed(length=70)': baseline, fused"), std::string::npos) << msg;
+  // --allow-mismatch is about GPU / driver / config differences; it never makes an empty comparison pass.
+  CompareOptions allow;
+  allow.allow_mismatch = true;
+  EXPECT_NE(message_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, allow); }).find("nothing matched"),
+            std::string::npos);
+  // Same case, disjoint ladders: nothing matched either. One shared variant is enough to compare.
+  const Report c = tiny_report("B=1024 fixed(length=70)", {"fused", "pipelined"});
+  EXPECT_NE(message_of([&] { compare_reports({{"old.json", a}}, {{"new.json", c}}, {}); }).find("nothing matched"),
+            std::string::npos);
+  const Report d = tiny_report("B=1024 fixed(length=70)", {"decomposed", "pipelined"});
+  const CompareResult r = compare_reports({{"old.json", a}}, {{"new.json", d}}, {});
+  EXPECT_EQ(r.entries.size(), 2u);  // decomposed: region + gemm
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+TEST_F(CompareInput, NothingMatchedExitsTwoFromTheBinary) {
+  const std::string old_p = write("old.json", tiny_report("B=1024 fixed(length=70)"));
+  const std::string new_p = write("new.json", tiny_report("B=512 fixed(length=70)"));
+  int rc = compare({old_p, new_p});
+  if (rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(rc, 2) << out_ << err_;
+  EXPECT_NE(err_.find("nothing matched"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("case 'B=512 fixed(length=70)': baseline, decomposed, k_aligned"), std::string::npos) << err_;
+  rc = compare({old_p, new_p, "--allow-mismatch"});
+  EXPECT_EQ(rc, 2) << out_ << err_;
+  EXPECT_EQ(out_.find("OK"), std::string::npos) << "no pass line: " << out_;
 }
 
 }  // namespace
