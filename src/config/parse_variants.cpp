@@ -1,9 +1,12 @@
 // /variants of a config: the ordered ladder. Each item is a name or {name, min_speedup, options}.
+// Option keys are checked against the registry (ctx.variant_options); option values, combinations and
+// the config's precision against the CPU-side table of config/variant_rules.hpp.
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "config/validator.hpp"
+#include "config/variant_rules.hpp"
 
 namespace gpubench::config_detail {
 namespace {
@@ -26,6 +29,7 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
   }
   std::vector<std::string> accepted;
   if (auto it = ctx.variant_options.find(name); it != ctx.variant_options.end()) accepted = it->second;
+  nlohmann::json known = nlohmann::json::object();  // the options with an accepted key and a usable type
   for (const auto& [key, value] : opts.items()) {
     const std::string p = child(ptr, key);
     if (std::find(accepted.begin(), accepted.end(), key) == accepted.end()) {
@@ -40,8 +44,32 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
     // each variant checks its own values when it is created.
     if (!value.is_boolean() && !value.is_string() && !(value.is_number() && to_number(value, why)))
       v.add(p, "expected a boolean, a number or a string, got " + (why.empty() ? type_name(value) : show(value)));
+    else
+      known[key] = value;
   }
+  // Values and combinations the variant's `create` would refuse at run time (e.g. fused {"stages": -1}).
+  if (const VariantRules* rules = find_variant_rules(name))
+    for (const OptionProblem& problem : option_problems(*rules, known))
+      v.add(child(ptr, problem.key), fmt::format("{} (option of {})", problem.message, name));
   spec.options = opts;
+}
+
+/// "fp16, bf16".
+std::string precision_list(const std::vector<Precision>& ps) {
+  std::vector<std::string> names;
+  for (Precision p : ps) names.emplace_back(to_string(p));
+  return join(names);
+}
+
+/// Records at `ptr` that variant `name` cannot run the config's precision (from variant_rules.hpp).
+/// True when it can (or the table does not know the variant).
+bool check_precision(Validator& v, const std::string& ptr, const std::string& name, Precision precision) {
+  const VariantRules* rules = find_variant_rules(name);
+  if (rules == nullptr || supports_precision(*rules, precision)) return true;
+  v.add(ptr, fmt::format("{} does not support precision {} (it runs {}): set /precision to one of those, or "
+                         "remove {} from /variants",
+                         name, to_string(precision), precision_list(rules->precisions), name));
+  return false;
 }
 }  // namespace
 
@@ -49,9 +77,13 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
   const std::string ptr = "/variants";
   auto it = j.find("variants");
   if (it == j.end()) {
-    // Default ladder: every registered variant, in ladder order.
+    // Default ladder: every registered variant that runs the config's precision, in ladder order
+    // (fp32: fused and pipelined are 16-bit only and left out instead of failing at run time).
     if (ctx.known_variants.empty()) v.add(ptr, "required: no variants are registered to default to");
-    for (const auto& name : ctx.known_variants) c.variants.push_back(VariantSpec{name, {}, {}});
+    for (const auto& name : ctx.known_variants) {
+      const VariantRules* rules = find_variant_rules(name);
+      if (rules == nullptr || supports_precision(*rules, c.precision)) c.variants.push_back(VariantSpec{name, {}, {}});
+    }
     return;
   }
   if (!it->is_array() || it->empty()) {
@@ -90,6 +122,7 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
       continue;
     }
     seen.emplace_back(spec.name, name_ptr);
+    check_precision(v, name_ptr, spec.name, c.precision);
     if (item.is_object())
       if (auto o = item.find("options"); o != item.end())
         parse_options(v, *o, child(ip, "options"), spec.name, ctx, spec);

@@ -111,7 +111,9 @@ struct WorkloadForm {
 WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigContext& ctx,
                             Config& c);
 
-/// Parses /variants into c.variants; absent → every name of ctx.known_variants, in order.
+/// Parses /variants into c.variants (needs c.precision); absent → every name of ctx.known_variants
+/// that runs c.precision, in order. Option values, their combinations and the precision of each listed
+/// variant are checked against config/variant_rules.hpp (the CPU-side mirror of kernels/lce).
 void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c);
 
 /// Parses /end_to_end/pipeline (when present) of the /end_to_end object into c.end_to_end.pipeline

@@ -378,6 +378,69 @@ TEST(Config, VariantsDefaultToTheWholeLadder) {
   EXPECT_EQ(c.variants[4].name, "pipelined");
 }
 
+/// context() plus the option keys fused and pipelined register (kernels/lce/fused.cu, pipelined.cu).
+ConfigContext context_with_sm90_options() {
+  ConfigContext ctx = context();
+  ctx.variant_options["fused"] = {"block_k", "cluster", "stages", "persistent", "l2_prefetch"};
+  ctx.variant_options["pipelined"] = {"schedule", "cluster", "block_k", "stages", "l2_prefetch"};
+  ctx.variant_options["k_aligned"] = {"library"};
+  return ctx;
+}
+
+TEST(Config, VariantOptionValuesAreChecked) {
+  auto j = good();
+  j["variants"] = {"baseline", {{"name", "fused"}, {"options", {{"stages", -1}}}}};
+  std::vector<ConfigIssue> issues;
+  try {
+    parse_config(j, context_with_sm90_options());
+  } catch (const ConfigError& e) {
+    issues = e.issues;
+  }
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].pointer, "/variants/1/options/stages");
+  EXPECT_EQ(issues[0].message, "must be 4 or 5, got -1 (option of fused)");
+  // Every bad value at once, each at its own pointer; then a combination the kernel refuses.
+  j["variants"] = {{{"name", "pipelined"}, {"options", {{"schedule", "pingpong"}, {"cluster", "2x1"}}}},
+                   {{"name", "k_aligned"}, {"options", {{"library", "cutlass"}}}},
+                   {{"name", "baseline"}, {"options", {{"time_broadcast", 1}}}}};
+  issues.clear();
+  try {
+    parse_config(j, context_with_sm90_options());
+  } catch (const ConfigError& e) {
+    issues = e.issues;
+  }
+  ASSERT_EQ(issues.size(), 3u);
+  EXPECT_EQ(issues[0].pointer, "/variants/0/options/cluster");
+  EXPECT_NE(issues[0].message.find("needs the cooperative schedule"), std::string::npos) << issues[0].message;
+  EXPECT_EQ(issues[1].pointer, "/variants/1/options/library");
+  EXPECT_NE(issues[1].message.find("must be \"cublaslt\" or \"cublas\", got \"cutlass\""), std::string::npos);
+  EXPECT_EQ(issues[2].pointer, "/variants/2/options/time_broadcast");
+  // Good values pass.
+  j["variants"] = {{{"name", "fused"}, {"options", {{"stages", 4}, {"cluster", "2x1"}, {"l2_prefetch", 2}}}},
+                   {{"name", "pipelined"}, {"options", {{"schedule", "pingpong"}, {"cluster", true}}}}};
+  EXPECT_NO_THROW(parse_config(j, context_with_sm90_options()));
+}
+
+TEST(Config, VariantsMustSupportThePrecision) {
+  auto j = good();
+  j["precision"] = "fp32";
+  j["variants"] = {"baseline", "decomposed", "k_aligned", "fused", {{"name", "pipelined"}}};
+  auto issues = issues_of(j);
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[0].pointer, "/variants/3");
+  EXPECT_EQ(issues[0].message, "fused does not support precision fp32 (it runs fp16, bf16): set /precision to one "
+                               "of those, or remove fused from /variants");
+  EXPECT_EQ(issues[1].pointer, "/variants/4/name");
+  // Without /variants an fp32 config gets the steps that run fp32, not a ladder that fails at run time.
+  j.erase("variants");
+  const Config c = parse_config(j, context());
+  std::vector<std::string> names;
+  for (const auto& v : c.variants) names.push_back(v.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"baseline", "decomposed", "k_aligned"}));
+  j["precision"] = "bf16";
+  EXPECT_EQ(parse_config(j, context()).variants.size(), 5u);
+}
+
 TEST(Config, DidYouMeanOnlySuggestsCloseWords) {
   const std::vector<std::string> words = {"measure", "workload", "variants"};
   EXPECT_EQ(did_you_mean("mesure", words), "measure");

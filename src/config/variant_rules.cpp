@@ -1,0 +1,133 @@
+// The table of config/variant_rules.hpp. Each entry mirrors one kernels/lce/*.cu file: its
+// VariantInfo::precisions, and what its `create` (and kernels/lce/sm90/lce_setup.cuh's parse_block_k,
+// parse_stages, parse_l2_prefetch) accept. tests/cpu/variant_rules_test.cpp pins it to the registry.
+#include "config/variant_rules.hpp"
+
+#include <fmt/format.h>
+
+#include "config/validator.hpp"
+
+namespace gpubench::config_detail {
+namespace {
+
+using json = nlohmann::json;
+
+const std::vector<Precision> kAllPrecisions = {Precision::kFp16, Precision::kBf16, Precision::kFp32};
+// The sm_90a tile kernel (lce_setup.cuh check_problem) runs 16-bit operands only.
+const std::vector<Precision> k16BitPrecisions = {Precision::kFp16, Precision::kBf16};
+
+OptionRule block_k() { return {"block_k", {32, 64}, std::nullopt, "32 or 64"}; }
+OptionRule stages() { return {"stages", {4, 5}, std::nullopt, "4 or 5"}; }
+OptionRule l2_prefetch() { return {"l2_prefetch", {}, std::make_pair(int64_t{0}, int64_t{64}), "an integer 0 … 64"}; }
+
+/// The option's value, or `fallback` when absent.
+json get_or(const json& options, const char* key, const json& fallback) {
+  const auto it = options.find(key);
+  return it == options.end() ? fallback : *it;
+}
+
+/// fused.cu `create`: stages 5 and a TMA multicast cluster need block_k 64.
+std::vector<OptionProblem> fused_combinations(const json& o) {
+  const json cluster = get_or(o, "cluster", "none");
+  const bool has_cluster = cluster == "2x1" || cluster == "1x2";
+  const bool five = get_or(o, "stages", 0) == 5;
+  if ((five || has_cluster) && get_or(o, "block_k", 64) != 64)
+    return {{"block_k", fmt::format("must be 64 with {}, got {}", five ? "stages 5" : "a cluster",
+                                    show(o.at("block_k")))}};
+  return {};
+}
+
+/// pipelined.cu `create`: clusters need block_k 64; "2x1" / "1x2" need the cooperative schedule;
+/// stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster.
+std::vector<OptionProblem> pipelined_combinations(const json& o) {
+  std::vector<OptionProblem> out;
+  const json cluster = get_or(o, "cluster", false);
+  const bool two_by_two = cluster == true || cluster == "2x2";
+  const bool one_dim = cluster == "2x1" || cluster == "1x2";
+  const bool pingpong = get_or(o, "schedule", "cooperative") == "pingpong";
+  const bool bk64 = get_or(o, "block_k", 64) == 64;
+  if ((two_by_two || one_dim) && !bk64)
+    out.push_back({"block_k", fmt::format("must be 64 with a cluster, got {}", show(o.at("block_k")))});
+  if (one_dim && pingpong)
+    out.push_back({"cluster", fmt::format("{} needs the cooperative schedule (schedule is \"pingpong\"); use "
+                                          "\"2x2\" or drop the cluster", cluster.dump())});
+  if (get_or(o, "stages", 0) == 5 && (pingpong || !bk64 || two_by_two))
+    out.push_back({"stages", "5 needs the cooperative schedule, block_k 64 and no 2x2 cluster; use 4 or leave "
+                             "stages out"});
+  return out;
+}
+
+std::vector<VariantRules> make_table() {
+  std::vector<VariantRules> t;
+  t.push_back({"baseline", kAllPrecisions, {{"time_broadcast", {true, false}, std::nullopt, "true or false"}}, {}});
+  t.push_back({"decomposed", kAllPrecisions, {}, {}});
+  t.push_back({"k_aligned", kAllPrecisions,
+               {{"library", {"cublaslt", "cublas"}, std::nullopt, "\"cublaslt\" or \"cublas\""}}, {}});
+  t.push_back({"fused",
+               k16BitPrecisions,
+               {block_k(),
+                {"cluster", {"none", false, "2x1", "1x2"}, std::nullopt, "\"none\", false, \"2x1\" or \"1x2\""},
+                stages(),
+                {"persistent", {true, false}, std::nullopt, "true or false"},
+                l2_prefetch()},
+               fused_combinations});
+  t.push_back({"pipelined",
+               k16BitPrecisions,
+               {{"schedule", {"cooperative", "pingpong"}, std::nullopt, "\"cooperative\" or \"pingpong\""},
+                {"cluster", {false, true, "2x2", "2x1", "1x2"}, std::nullopt,
+                 "true, false, \"2x2\", \"2x1\" or \"1x2\""},
+                block_k(),
+                stages(),
+                l2_prefetch()},
+               pipelined_combinations});
+  t.push_back({"test_fault", kAllPrecisions,
+               {{"mode", {"fault", "abort", "hang"}, std::nullopt, "\"fault\", \"abort\" or \"hang\""}}, {}});
+  return t;
+}
+
+}  // namespace
+
+const std::vector<VariantRules>& variant_rules() {
+  static const std::vector<VariantRules> table = make_table();
+  return table;
+}
+
+const VariantRules* find_variant_rules(std::string_view name) {
+  for (const auto& r : variant_rules())
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+bool supports_precision(const VariantRules& rules, Precision p) {
+  for (Precision q : rules.precisions)
+    if (q == p) return true;
+  return false;
+}
+
+std::string option_value_problem(const OptionRule& rule, const json& value) {
+  if (rule.integer_range) {
+    // lce_setup.cuh parse_l2_prefetch: an integer-typed JSON number (2.0 is refused) in range.
+    const auto [lo, hi] = *rule.integer_range;
+    bool ok = value.is_number_integer();
+    if (ok && value.is_number_unsigned()) ok = value.get<uint64_t>() <= static_cast<uint64_t>(hi);
+    else if (ok) ok = value.get<int64_t>() >= lo && value.get<int64_t>() <= hi;
+    return ok ? std::string() : fmt::format("must be {}, got {}", rule.expected, show(value));
+  }
+  for (const json& v : rule.values)
+    if (value == v) return {};  // nlohmann compares numbers by value: 64.0 == 64, true != 1
+  return fmt::format("must be {}, got {}", rule.expected, show(value));
+}
+
+std::vector<OptionProblem> option_problems(const VariantRules& rules, const json& options) {
+  std::vector<OptionProblem> out;
+  if (!options.is_object()) return out;
+  for (const OptionRule& rule : rules.options) {
+    const auto it = options.find(rule.key);
+    if (it == options.end()) continue;
+    if (std::string why = option_value_problem(rule, *it); !why.empty()) out.push_back({rule.key, why});
+  }
+  if (out.empty() && rules.combinations) out = rules.combinations(options);
+  return out;
+}
+
+}  // namespace gpubench::config_detail

@@ -1,0 +1,129 @@
+// Pins config/variant_rules.hpp (the CPU-side table the validator checks variant options and
+// precisions with) to the real LCE registry: same variants, same precisions, same option keys, and the
+// table accepts exactly the option objects each variant's `create` accepts. `create` only parses
+// options and builds an unbound object (no CUDA call), so this runs without a GPU. When a kernel file
+// changes its options or precisions, this fails until src/config/variant_rules.cpp follows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/variant_rules.hpp"
+#include "core/errors.hpp"
+#include "kernels/lce/variant.hpp"
+
+namespace gpubench::config_detail {
+namespace {
+
+using json = nlohmann::json;
+
+/// Does the variant's own `create` accept `options`? (InputError = refused.)
+bool create_accepts(const lce::VariantInfo& info, const json& options) {
+  try {
+    (void)info.create(options);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+std::string describe(const std::vector<OptionProblem>& problems) {
+  std::string s;
+  for (const auto& p : problems) s += p.key + ": " + p.message + "; ";
+  return s.empty() ? "accepted" : s;
+}
+
+/// Values tried for one key alone: the accepted ones, near misses of each type, and other types.
+std::vector<json> probe_values(const OptionRule& rule) {
+  std::vector<json> out = rule.values;
+  for (json v : {json(-1), json(0), json(1), json(2), json(3), json(4), json(5), json(16), json(32), json(64),
+                 json(65), json(2.0), json(32.0), json(64.0), json(1.5), json(true), json(false), json("x"),
+                 json("none"), json("2x2"), json("64")})
+    out.push_back(v);
+  return out;
+}
+
+TEST(VariantRules, EveryRegisteredVariantHasMatchingPrecisionsAndOptionKeys) {
+  ASSERT_FALSE(lce::registered_variants().empty());
+  for (const lce::VariantInfo& info : lce::registered_variants()) {
+    SCOPED_TRACE(info.name);
+    const VariantRules* rules = find_variant_rules(info.name);
+    ASSERT_NE(rules, nullptr) << "add " << info.name << " to src/config/variant_rules.cpp";
+    std::set<Precision> reg(info.precisions.begin(), info.precisions.end());
+    std::set<Precision> table(rules->precisions.begin(), rules->precisions.end());
+    EXPECT_EQ(reg, table) << "precisions differ from kernels/lce (VariantInfo::precisions)";
+    std::set<std::string> reg_keys(info.options.begin(), info.options.end()), table_keys;
+    for (const auto& r : rules->options) table_keys.insert(r.key);
+    EXPECT_EQ(reg_keys, table_keys) << "option keys differ from kernels/lce (VariantInfo::options)";
+  }
+  for (const VariantRules& r : variant_rules())
+    EXPECT_NE(lce::find_variant(r.name), nullptr) << r.name << " is in the table but not registered";
+}
+
+TEST(VariantRules, EachOptionValueAloneIsJudgedLikeCreate) {
+  for (const VariantRules& rules : variant_rules()) {
+    const lce::VariantInfo* info = lce::find_variant(rules.name);
+    ASSERT_NE(info, nullptr) << rules.name;
+    EXPECT_TRUE(create_accepts(*info, json::object())) << rules.name << ": no options must be accepted";
+    for (const OptionRule& rule : rules.options) {
+      for (const json& v : probe_values(rule)) {
+        const json options = {{rule.key, v}};
+        const auto problems = option_problems(rules, options);
+        EXPECT_EQ(problems.empty(), create_accepts(*info, options))
+            << rules.name << " " << options.dump() << ": table says " << describe(problems);
+      }
+    }
+  }
+}
+
+TEST(VariantRules, CombinationsOfAcceptedValuesAreJudgedLikeCreate) {
+  // Every combination of {absent} ∪ accepted values (l2_prefetch: absent, 0, 64): the cross-option
+  // rules of fused and pipelined (block_k 64 for clusters and stages 5, cooperative for 2x1 / 1x2).
+  int combinations = 0;
+  for (const VariantRules& rules : variant_rules()) {
+    const lce::VariantInfo* info = lce::find_variant(rules.name);
+    ASSERT_NE(info, nullptr) << rules.name;
+    std::vector<std::vector<json>> choices;
+    for (const OptionRule& rule : rules.options) {
+      std::vector<json> c = {json()};  // null: absent
+      if (rule.integer_range) {
+        c.push_back(rule.integer_range->first);
+        c.push_back(rule.integer_range->second);
+      } else {
+        c.insert(c.end(), rule.values.begin(), rule.values.end());
+      }
+      choices.push_back(c);
+    }
+    std::vector<size_t> idx(choices.size(), 0);
+    while (true) {
+      json options = json::object();
+      for (size_t k = 0; k < idx.size(); ++k)
+        if (!choices[k][idx[k]].is_null()) options[rules.options[k].key] = choices[k][idx[k]];
+      const auto problems = option_problems(rules, options);
+      EXPECT_EQ(problems.empty(), create_accepts(*info, options))
+          << rules.name << " " << options.dump() << ": table says " << describe(problems);
+      ++combinations;
+      size_t k = 0;
+      while (k < idx.size() && ++idx[k] == choices[k].size()) idx[k++] = 0;
+      if (k == idx.size()) break;
+    }
+  }
+  EXPECT_GT(combinations, 500);
+}
+
+TEST(VariantRules, TheSm90StepsAreSixteenBitOnly) {
+  for (const char* name : {"fused", "pipelined"}) {
+    const VariantRules* r = find_variant_rules(name);
+    ASSERT_NE(r, nullptr);
+    EXPECT_FALSE(supports_precision(*r, Precision::kFp32)) << name;
+    EXPECT_TRUE(supports_precision(*r, Precision::kFp16)) << name;
+    EXPECT_TRUE(supports_precision(*r, Precision::kBf16)) << name;
+  }
+  EXPECT_TRUE(supports_precision(*find_variant_rules("k_aligned"), Precision::kFp32));
+  EXPECT_EQ(find_variant_rules("no_such_step"), nullptr);
+}
+
+}  // namespace
+}  // namespace gpubench::config_detail
