@@ -1,5 +1,8 @@
 // /workload of a config: op, batch (int or list), requests (object or list), shape, input_seed.
 // Cases are the cartesian product batch × requests in config order (batch outer).
+#include <cmath>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "config/validator.hpp"
@@ -10,11 +13,38 @@
 namespace gpubench::config_detail {
 namespace {
 
+/// Reads one batch value `value` at `at`: an integer in [1, 2^31 − 1]. Beyond that bound (int64
+/// overflow included) the message names the real limit, why and the fix, not the int64 bound.
+std::optional<int64_t> parse_batch(Validator& v, const nlohmann::json& value, const std::string& at) {
+  const bool integral = value.is_number_integer() ||
+                        (value.is_number_float() && std::isfinite(value.get<double>()) &&
+                         value.get<double>() == std::floor(value.get<double>()));
+  const bool too_big = integral && (value.is_number_unsigned() ? value.get<uint64_t>() > uint64_t{kInt32Max}
+                                    : value.is_number_integer() ? value.get<int64_t>() > kInt32Max
+                                                                : value.get<double>() > double(kInt32Max));
+  if (too_big) {
+    v.add(at, fmt::format("must be ≤ {} (2^31 − 1: candidate-to-request indices and request offsets are int32 "
+                          "on the GPU), got {}; use a smaller batch, or list several ([1024, 2048])",
+                          kInt32Max, show(value)));
+    return std::nullopt;
+  }
+  std::string why;
+  const std::optional<int64_t> b = to_int64(value, why);
+  if (!b) {
+    v.add(at, why);  // "expected an integer, got 1.5"
+    return std::nullopt;
+  }
+  if (*b < 1) {
+    v.add(at, fmt::format("must be ≥ 1, got {}", *b));
+    return std::nullopt;
+  }
+  return b;
+}
+
 /// Reads /workload/batch: an integer or a non-empty list; returns (value, pointer) pairs.
 std::vector<std::pair<int64_t, std::string>> parse_batches(Validator& v, const nlohmann::json& w,
                                                            const std::string& ptr,
                                                            WorkloadForm& form) {
-  const Range range = Range::closed(1, kInt32Max);  // cand_to_user and offsets are int32
   std::vector<std::pair<int64_t, std::string>> out;
   auto it = w.find("batch");
   if (it == w.end()) return {{WorkloadCase{}.batch, child(ptr, "batch")}};
@@ -22,15 +52,13 @@ std::vector<std::pair<int64_t, std::string>> parse_batches(Validator& v, const n
     form.batch_is_array = true;
     if (it->empty()) v.add(child(ptr, "batch"), "expected a non-empty list of integers ≥ 1");
     for (size_t i = 0; i < it->size(); ++i) {
-      nlohmann::json holder = {{std::to_string(i), (*it)[i]}};
-      int64_t b = 0;
-      if (v.integer(holder, child(ptr, "batch"), std::to_string(i).c_str(), b, range))
-        out.emplace_back(b, child(child(ptr, "batch"), i));
+      const std::string at = child(child(ptr, "batch"), i);
+      if (auto b = parse_batch(v, (*it)[i], at)) out.emplace_back(*b, at);
     }
     return out;
   }
-  int64_t b = 0;
-  if (v.integer(w, ptr, "batch", b, range)) out.emplace_back(b, child(ptr, "batch"));
+  const std::string at = child(ptr, "batch");
+  if (auto b = parse_batch(v, *it, at)) out.emplace_back(*b, at);
   return out;
 }
 

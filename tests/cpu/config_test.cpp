@@ -246,6 +246,33 @@ TEST(Config, HugeShapeOverflowsAtTheFieldThatIsTooBig) {
   expect_one(j, "/measure/min_time_s", "expected a finite number, got NaN");
 }
 
+TEST(Config, HugeBatchNamesTheInt32LimitAndTheFix) {
+  // Beyond 2^31 − 1 (and beyond int64 too) the message names the real limit, not the int64 bound.
+  for (const char* b : {"2147483648", "3000000000", "9223372036854775808", "1e19"}) {
+    SCOPED_TRACE(b);
+    auto j = good();
+    j["workload"]["batch"] = nlohmann::json::parse(b);
+    auto issues = issues_of(j);
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_EQ(issues[0].pointer, "/workload/batch");
+    EXPECT_NE(issues[0].message.find("must be ≤ 2147483647 (2^31 − 1: candidate-to-request indices and request "
+                                     "offsets are int32 on the GPU)"),
+              std::string::npos)
+        << issues[0].message;
+    EXPECT_NE(issues[0].message.find("use a smaller batch"), std::string::npos) << issues[0].message;
+    EXPECT_EQ(issues[0].message.find("9223372036854775807"), std::string::npos) << issues[0].message;
+  }
+  auto j = good();
+  j["workload"]["batch"] = nlohmann::json::parse("[1024, 1e19, 0, 2.5]");
+  auto issues = issues_of(j);
+  ASSERT_EQ(issues.size(), 3u);
+  EXPECT_EQ(issues[0].pointer, "/workload/batch/1");
+  EXPECT_NE(issues[0].message.find("got 1e+19; use a smaller batch"), std::string::npos) << issues[0].message;
+  EXPECT_EQ(issues[1].pointer, "/workload/batch/2");
+  EXPECT_EQ(issues[1].message, "must be ≥ 1, got 0");
+  EXPECT_EQ(issues[2].message, "expected an integer, got 2.5");
+}
+
 TEST(Config, NumberOverflowInTheFileHasLineAndColumn) {
   auto issue = load_issue(kFixtures + "/huge_number.json");
   EXPECT_EQ(issue.pointer, "");
