@@ -3,6 +3,8 @@
 // the config's folder.
 #include <algorithm>
 #include <memory>
+#include <sstream>
+#include <string>
 
 #include "core/errors.hpp"
 #include "workload/distribution.hpp"
@@ -16,7 +18,10 @@ std::vector<ParamIssue> check(const nlohmann::json& params, const std::string& b
   try {
     (void)read_empirical(resolve_path(base_dir, params.at("file").get<std::string>()));
   } catch (const InputError& e) {
-    issues.push_back({"file", e.what()});
+    // read_empirical reports every bad row, one per line: one issue each, all at params/file.
+    std::istringstream lines(e.what());
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) issues.push_back({"file", line});
   }
   return issues;
 }

@@ -1,8 +1,12 @@
 // Empirical length histograms (read_empirical in workload/workload.hpp): CSV with header
-// `length,count`, JSON [[length,count],...], or JSON {"lengths":[...],"counts":[...]}.
+// `length,count`, JSON [[length,count],...], or JSON {"lengths":[...],"counts":[...]}. Every bad row
+// is reported (the first RowProblems::kMaxListed with their line or entry, the rest counted), one
+// per line of the InputError's message.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -22,35 +26,76 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-/// Checks one (length, count) entry; `where` is "path:line" or "path: entry i".
-void check_entry(const std::string& where, int64_t length, double count) {
-  if (length < 1)
-    throw InputError(fmt::format("{}: length must be ≥ 1, got {}", where, length));
-  if (length > config_detail::kInt32Max)
-    throw InputError(fmt::format("{}: length must be ≤ {}, got {}", where,
-                                 config_detail::kInt32Max, length));
-  if (!std::isfinite(count) || count < 0)
-    throw InputError(fmt::format("{}: count must be a finite number ≥ 0, got {}", where,
-                                 config_detail::show_number(count)));
+/// Bad rows of one file: the first kMaxListed are kept with their place ("path:7: …"), the rest
+/// counted; throw_if_any() raises them all as one InputError, one problem per line.
+class RowProblems {
+ public:
+  static constexpr size_t kMaxListed = 10;
+  explicit RowProblems(std::string path) : path_(std::move(path)) {}
+  /// Records the problems of the row at `where` ("path:line" or "path: entry i"); none: a good row.
+  /// Returns true when the row is good.
+  bool add(const std::string& where, const std::vector<std::string>& messages) {
+    if (messages.empty()) return true;
+    std::string joined;
+    for (const auto& m : messages) joined += (joined.empty() ? "" : "; ") + m;
+    if (++count_ <= kMaxListed) lines_.push_back(where + ": " + joined);
+    return false;
+  }
+  /// Throws InputError listing every recorded problem (and "and N more") when there is any.
+  void throw_if_any() const {
+    if (count_ == 0) return;
+    std::string msg;
+    for (const auto& l : lines_) msg += (msg.empty() ? "" : "\n") + l;
+    if (count_ > lines_.size())
+      msg += fmt::format("\n{}: and {} more bad rows ({} in all)", path_, count_ - lines_.size(), count_);
+    throw InputError(msg);
+  }
+
+ private:
+  std::string path_;
+  std::vector<std::string> lines_;
+  size_t count_ = 0;
+};
+
+/// One (length, count) row and where it was read ("path:line" / "path: entry i").
+struct Row {
+  int64_t length;
+  double count;
+  std::string where;
+};
+
+/// Appends the problems of a parsed length and count (either may be absent: unparsable) to `out`.
+void check_entry(std::optional<int64_t> length, std::optional<double> count, std::vector<std::string>& out) {
+  if (length && *length < 1) out.push_back(fmt::format("length must be ≥ 1, got {}", *length));
+  if (length && *length > config_detail::kInt32Max)
+    out.push_back(fmt::format("length must be ≤ {}, got {}", config_detail::kInt32Max, *length));
+  if (count && (!std::isfinite(*count) || *count < 0))
+    out.push_back(fmt::format("count must be a finite number ≥ 0, got {}", config_detail::show_number(*count)));
 }
 
-/// Sorts by length, rejects duplicates and an all-zero histogram.
-std::vector<std::pair<int64_t, double>> finish(const std::string& path,
-                                               std::vector<std::pair<int64_t, double>> rows) {
+/// Rejects duplicate lengths (each repeat with where it was first listed), then sorts by length and
+/// rejects an empty or all-zero histogram.
+std::vector<std::pair<int64_t, double>> finish(const std::string& path, RowProblems& problems, std::vector<Row> rows) {
+  std::map<int64_t, std::string> first;
+  for (const Row& r : rows) {
+    const auto [it, fresh] = first.emplace(r.length, r.where);
+    if (!fresh) problems.add(r.where, {fmt::format("length {} is listed twice (first at {})", r.length, it->second)});
+  }
+  problems.throw_if_any();
   if (rows.empty()) throw InputError(path + ": no (length, count) rows; expected at least one");
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (size_t i = 1; i < rows.size(); ++i)
-    if (rows[i].first == rows[i - 1].first)
-      throw InputError(fmt::format("{}: length {} is listed twice", path, rows[i].first));
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.length < b.length; });
+  std::vector<std::pair<int64_t, double>> out;
   double total = 0;
-  for (const auto& r : rows) total += r.second;
+  for (const Row& r : rows) {
+    out.emplace_back(r.length, r.count);
+    total += r.count;
+  }
   if (!(total > 0)) throw InputError(path + ": all counts are zero; expected some count > 0");
-  return rows;
+  return out;
 }
 
-std::vector<std::pair<int64_t, double>> read_csv(const std::string& path, const std::string& text) {
-  std::vector<std::pair<int64_t, double>> rows;
+std::vector<Row> read_csv(const std::string& path, const std::string& text, RowProblems& problems) {
+  std::vector<Row> rows;
   std::istringstream in(text);
   std::string line;
   bool header_seen = false;
@@ -65,63 +110,75 @@ std::vector<std::pair<int64_t, double>> read_csv(const std::string& path, const 
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
-    if (!header_seen) {
+    if (!header_seen) {  // a wrong header stops the reading: every row after it would be misread
       if (cells.size() != 2 || cells[0] != "length" || cells[1] != "count")
         throw InputError(fmt::format("{}: expected the header `length,count`, got `{}`", where, t));
       header_seen = true;
       continue;
     }
-    if (cells.size() != 2)
-      throw InputError(fmt::format("{}: expected 2 cells `length,count`, got {}", where, cells.size()));
-    int64_t length = 0;
-    double count = 0;
+    if (cells.size() != 2) {
+      problems.add(where, {fmt::format("expected 2 cells `length,count`, got {}", cells.size())});
+      continue;
+    }
+    std::vector<std::string> bad;
+    std::optional<int64_t> length;
+    std::optional<double> count;
     const auto& l = cells[0];
     const auto& c = cells[1];
-    if (auto r = std::from_chars(l.data(), l.data() + l.size(), length);
+    int64_t lv = 0;
+    double cv = 0;
+    if (auto r = std::from_chars(l.data(), l.data() + l.size(), lv);
         l.empty() || r.ec != std::errc() || r.ptr != l.data() + l.size())
-      throw InputError(fmt::format("{}: length must be an integer, got '{}'", where, l));
-    if (auto r = std::from_chars(c.data(), c.data() + c.size(), count);
+      bad.push_back(fmt::format("length must be an integer, got '{}'", l));
+    else
+      length = lv;
+    if (auto r = std::from_chars(c.data(), c.data() + c.size(), cv);
         c.empty() || r.ec != std::errc() || r.ptr != c.data() + c.size())
-      throw InputError(fmt::format("{}: count must be a number, got '{}'", where, c));
-    check_entry(where, length, count);
-    rows.emplace_back(length, count);
+      bad.push_back(fmt::format("count must be a number, got '{}'", c));
+    else
+      count = cv;
+    check_entry(length, count, bad);
+    if (problems.add(where, bad)) rows.push_back({*length, *count, where});
   }
   return rows;
 }
 
-std::pair<int64_t, double> json_entry(const std::string& where, const nlohmann::json& len,
-                                      const nlohmann::json& count) {
+/// One [length, count] entry of a JSON histogram: appended to `rows`, or its problems recorded.
+void json_entry(RowProblems& problems, const std::string& where, const nlohmann::json& len,
+                const nlohmann::json& count, std::vector<Row>& rows) {
+  std::vector<std::string> bad;
   std::string why;
-  auto l = config_detail::to_int64(len, why);
-  if (!l) throw InputError(fmt::format("{}: length: {}", where, why));
-  auto c = config_detail::to_number(count, why);
-  if (!c) throw InputError(fmt::format("{}: count: {}", where, why));
-  check_entry(where, *l, *c);
-  return {*l, *c};
+  const auto l = config_detail::to_int64(len, why);
+  if (!l) bad.push_back("length: " + why);
+  why.clear();
+  const auto c = config_detail::to_number(count, why);
+  if (!c) bad.push_back("count: " + why);
+  check_entry(l, c, bad);
+  if (problems.add(where, bad)) rows.push_back({*l, *c, where});
 }
 
-std::vector<std::pair<int64_t, double>> read_json(const std::string& path, const std::string& text) {
+std::vector<Row> read_json(const std::string& path, const std::string& text, RowProblems& problems) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }
-  std::vector<std::pair<int64_t, double>> rows;
+  std::vector<Row> rows;
   if (j.is_array()) {
     for (size_t i = 0; i < j.size(); ++i) {
       const std::string where = fmt::format("{}: entry {}", path, i);
       if (!j[i].is_array() || j[i].size() != 2)
-        throw InputError(where + ": expected a [length, count] pair, got " + config_detail::show(j[i]));
-      rows.push_back(json_entry(where, j[i][0], j[i][1]));
+        problems.add(where, {"expected a [length, count] pair, got " + config_detail::show(j[i])});
+      else
+        json_entry(problems, where, j[i][0], j[i][1], rows);
     }
   } else if (j.is_object() && j.size() == 2 && j.contains("lengths") && j.contains("counts")) {
     const auto& ls = j["lengths"];
     const auto& cs = j["counts"];
     if (!ls.is_array() || !cs.is_array() || ls.size() != cs.size())
       throw InputError(path + ": \"lengths\" and \"counts\" must be arrays of the same size");
-    for (size_t i = 0; i < ls.size(); ++i)
-      rows.push_back(json_entry(fmt::format("{}: entry {}", path, i), ls[i], cs[i]));
+    for (size_t i = 0; i < ls.size(); ++i) json_entry(problems, fmt::format("{}: entry {}", path, i), ls[i], cs[i], rows);
   } else {
     throw InputError(path + ": expected [[length, count], ...] or {\"lengths\": [...], \"counts\": [...]}");
   }
@@ -142,8 +199,10 @@ std::vector<std::pair<int64_t, double>> read_empirical(const std::string& path) 
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos)
     throw InputError(path + ": empty file; expected a CSV with header `length,count` or JSON");
-  if (text[first] == '[' || text[first] == '{') return finish(path, read_json(path, text));
-  return finish(path, read_csv(path, text));
+  RowProblems problems(path);
+  std::vector<Row> rows =
+      text[first] == '[' || text[first] == '{' ? read_json(path, text, problems) : read_csv(path, text, problems);
+  return finish(path, problems, std::move(rows));
 }
 
 }  // namespace gpubench

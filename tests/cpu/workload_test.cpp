@@ -2,6 +2,7 @@
 // per seed, and has the right shape; summaries and empirical files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -233,7 +234,7 @@ TEST(Workload, BadEmpiricalFilesNameFileAndLine) {
       {"bad_header.csv", "bad_header.csv:1: expected the header `length,count`"},
       {"empty.csv", "empty.csv: empty file"},
       {"header_only.csv", "header_only.csv: no (length, count) rows"},
-      {"duplicate.csv", "duplicate.csv: length 1 is listed twice"},
+      {"duplicate.csv", "duplicate.csv:3: length 1 is listed twice (first at "},
       {"no_such_file.csv", "no_such_file.csv: cannot open"},
   };
   for (const auto& c : cases) {
@@ -245,6 +246,46 @@ TEST(Workload, BadEmpiricalFilesNameFileAndLine) {
       EXPECT_NE(std::string(e.what()).find(c.fragment), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(Workload, BadEmpiricalFileReportsEveryBadRowUpToTen) {
+  // many_bad.csv: 13 bad rows among good ones (line 9 is blank and skipped).
+  const std::string path = kEmpirical + "/many_bad.csv";
+  std::string msg;
+  try {
+    read_empirical(path);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  const std::vector<std::string> listed = {
+      ":3: length must be ≥ 1, got 0",
+      ":4: count must be a finite number ≥ 0, got -1",
+      ":5: length must be an integer, got 'x'",
+      ":7: length must be ≥ 1, got -5",
+      ":8: expected 2 cells `length,count`, got 1",
+      ":10: count must be a finite number ≥ 0, got NaN",
+      ":11: count must be a number, got 'abc'",
+      ":12: count must be a finite number ≥ 0, got inf",
+      ":14: expected 2 cells `length,count`, got 3",
+      ":15: length must be ≥ 1, got 0; count must be a finite number ≥ 0, got -2",  // both cells of one row
+  };
+  size_t at = 0;
+  for (const auto& l : listed) {
+    const size_t p = msg.find(path + l);
+    EXPECT_NE(p, std::string::npos) << l << "\n" << msg;
+    if (p == std::string::npos) continue;
+    EXPECT_GT(p + 1, at) << "in file order: " << l;
+    at = p;
+  }
+  EXPECT_NE(msg.find(path + ": and 3 more bad rows (13 in all)"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find(":16:"), std::string::npos) << "only 10 rows listed\n" << msg;
+  EXPECT_EQ(std::count(msg.begin(), msg.end(), '\n'), 10) << msg;
+  // The validator gets one issue per line, all at params/file.
+  const auto issues = check_distribution_params(*find_distribution("empirical"), {{"file", "many_bad.csv"}}, kEmpirical);
+  ASSERT_EQ(issues.size(), 11u);
+  for (const auto& i : issues) EXPECT_EQ(i.param, "file");
+  EXPECT_EQ(issues[0].message, path + ":3: length must be ≥ 1, got 0");
 }
 
 }  // namespace
