@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "cli/verb.hpp"
+#include "config/parse.hpp"
 #include "core/errors.hpp"
 #include "gpubench/build_info.hpp"
 
@@ -26,6 +29,27 @@ void register_verb(VerbInfo info) {
 
 const std::vector<VerbInfo>& registered_verbs() { return verb_storage(); }
 
+namespace {
+/// After a parse error with no verb recognised: "unknown command 'x' (did you mean 'y'?); commands: run,
+/// plan, …" when the first non-option argument is not a verb (CLI11 would only say "A subcommand is
+/// required"); "" otherwise (CLI11's own message is right).
+std::string unknown_command_message(int argc, char** argv) {
+  std::vector<std::string> names;
+  for (const auto& verb : registered_verbs()) names.push_back(verb.name);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.empty() || arg[0] == '-') continue;
+    if (std::find(names.begin(), names.end(), arg) != names.end()) return {};
+    const std::string guess = did_you_mean(arg, names);
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    return fmt::format("unknown command '{}'{}; commands: {}", arg, guess.empty() ? "" : " (did you mean '" + guess + "'?)",
+                       list);
+  }
+  return {};
+}
+}  // namespace
+
 int run_app(int argc, char** argv) {
   CLI::App app{"gpubench: where GPU kernel time goes, and what an optimization is worth end to end"};
   app.set_version_flag("--version", fmt::format("gpubench {} (git {})", build_info::kVersion, build_info::kGitSha));
@@ -38,6 +62,12 @@ int run_app(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (app.get_subcommands().empty()) {
+      if (const std::string unknown = unknown_command_message(argc, argv); !unknown.empty()) {
+        std::fprintf(stderr, "gpubench: error: %s\nRun with --help for more information.\n", unknown.c_str());
+        return static_cast<int>(ExitCode::kBadInput);
+      }
+    }
     const int rc = app.exit(e);  // prints help / version / the parse error
     return rc == 0 ? 0 : static_cast<int>(ExitCode::kBadInput);
   }
