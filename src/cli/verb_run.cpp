@@ -143,10 +143,10 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_flag("--profile", a->profile,
                "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");
   sub.add_flag("-q,--quiet", a->quiet, "no progress lines");
-  sub.add_flag("--isolate", a->isolate,
+  CLI::Option* isolate = sub.add_flag("--isolate", a->isolate,
                "run each ladder step in its own child process: a crash, fault or hang fails only that step "
                "(default when more than one step runs)");
-  sub.add_flag("--no-isolate", a->no_isolate, "run every step in this process");
+  sub.add_flag("--no-isolate", a->no_isolate, "run every step in this process")->excludes(isolate);
   sub.add_option("--variant-timeout", a->variant_timeout,
                  "with --isolate: seconds one step's child may run before it is killed (default: from the "
                  "config's cases and /measure/timeout_s)")

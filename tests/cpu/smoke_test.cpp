@@ -1,4 +1,4 @@
-// Quick checks of the core helpers and of the binary's command line (unknown command).
+// Quick checks of the core helpers and of the binary's command line (unknown command, exclusive flags).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -57,6 +57,16 @@ TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
   r = gpubench_cli({"list", "--bogus"}, "opt");
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.err.find("unknown command"), std::string::npos) << r.err;
+}
+
+TEST(Cli, IsolateAndNoIsolateExcludeEachOther) {
+  // Refused while parsing (exit 2), before the GPU check that exits 3 on a machine without one.
+  const CliRun r = gpubench_cli({"run", "--isolate", "--no-isolate"}, "isolate");
+  if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(r.rc, 2) << r.err;
+  const bool named = r.err.find("--no-isolate excludes --isolate") != std::string::npos ||
+                     r.err.find("--isolate excludes --no-isolate") != std::string::npos;
+  EXPECT_TRUE(named) << r.err;
 }
 
 }  // namespace
