@@ -6,8 +6,9 @@
 // a persistent grid (default; option "persistent": false = one CTA per tile, 4 % slower; the user
 // tiles stay in cuBLAS, the single-kernel form is step 4, `pipelined`); the fp32 user row is loaded
 // into the accumulators before the mainloop, so the epilogue only converts and stores.
-// Options: "block_k" 64 | 32, "stages" 5 | 4, "persistent", "cluster" "none" | "2x1" | "1x2"
-// (TMA multicast, measured slower), "l2_prefetch" (measured slower). Math and shapes: DESIGN.md §2.
+// Options: "block_k" 64 | 32, "stages" 5 | 4, "persistent", "cluster" "none" | "2x1" | "1x2" (TMA
+// multicast: slower in rounds 1–2, before the round-3 fix of the cluster arrive; not re-measured for
+// `fused`), "l2_prefetch" (measured slower). Math and shapes: DESIGN.md §2.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 

@@ -5,18 +5,22 @@
 // into a multi-stage ring on full/empty mbarriers; two consumer warpgroups (setmaxnreg 232,
 // producer 40) run wgmma. User-tile epilogues write fp32 Y_user and release a ready flag per
 // [u, 64-row N block, M tile]; candidate tiles acquire it and load the user row into their
-// accumulators before the mainloop, so their epilogue only converts and stores 16-byte vectors.
+// accumulators before the mainloop, so their epilogue only converts and stores (by default through
+// TMA stores, with a 1(M)×2(N) cluster sharing W by multicast).
 // Flags are zeroed by a memset at the start of the op (part of the timed work).
 // Options (NOTES.md has the measurements at the reference shape):
 //   "schedule": "cooperative" (default: both consumers share each 128(N)×224(M) tile; fastest) or
 //               "pingpong" (consumers take alternate 64×224 tiles, named barriers order their
 //               mainloops so one's epilogue overlaps the other's mainloop; measured slower);
-//   "cluster":  true or "2x2" = 2(M)×2(N) (cooperative) or 1×4 (ping-pong) CTA clusters sharing
-//               E/W boxes by TMA multicast (measured slower; default false); "2x1" (E shared by
-//               the two M tiles) or "1x2" (W shared by two N tiles): cooperative only;
+//   "stages":   4 (default) or 5. Cooperative BK 64 with 4 stages: candidate tiles store Y through
+//               stmatrix → shared memory → TMA store (6 chunk buffers of 4 KiB per warpgroup fit beside
+//               the ring); with 5 stages only the direct epilogue fits (per-warp 8-column staging +
+//               16-byte stores; the round-2 default). Ping-pong and BK 32: direct epilogue, 4 stages;
+//   "cluster":  default (cooperative BK 64, 4 stages): "1x2" when the 128-row N tiles pair up, else
+//               none (an odd N tile would leave a phantom partner idle); "1x2" (W shared by the two N
+//               tiles by TMA multicast), "2x1" (E shared by the two M tiles), true or "2x2" =
+//               2(M)×2(N) (cooperative; 1×4 ping-pong), false = none;
 //   "block_k":  64 (default) or 32;
-//   "stages":   5 (default for cooperative BK 64 without a 2x2 cluster: the epilogue then stages 8 M
-//               columns per chunk through 5 KiB of shared memory instead of 32 through 20 KiB) or 4;
 //   "l2_prefetch": E boxes prefetched into L2 this many stages ahead (default 0 = off; measured slower).
 // Kernel: kernels/lce/sm90/lce_tile_kernel.cuh.
 #include <cuda_runtime_api.h>
@@ -41,7 +45,8 @@ constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ah
 /// `pipelined`: persistent user + candidate tiles in one kernel (cooperative or ping-pong).
 class PipelinedVariant final : public Variant {
  public:
-  /// cluster: 0 none, 22 = 2×2 (1×4 ping-pong), 21 = 2(M)×1, 12 = 1×2(N); stages: 4 or 5.
+  /// cluster: −1 auto (see bind), 0 none, 22 = 2×2 (1×4 ping-pong), 21 = 2(M)×1, 12 = 1×2(N);
+  /// stages: 4 (cooperative BK 64: TMA-store epilogue) or 5 (direct epilogue).
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
   PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead)
       : pingpong_(pingpong), cluster_(cluster), block_k_(block_k), stages_(stages), l2_ahead_(l2_ahead) {}
@@ -53,31 +58,7 @@ class PipelinedVariant final : public Variant {
     w_cand_ = sm90::pad_columns(pr.W, pr.M, k_total, pr.K_user, pr.K_cand, stream);
     if (pr.K_user > 0) w_user_ = sm90::pad_columns(pr.W, pr.M, k_total, 0, pr.K_user, stream);
     l_ = {};
-    using sm90::TileConfig;
-    const void *wu = w_user_.get(), *wc = w_cand_.get();
-    const bool s5 = stages_ == 5;
-    if (cluster_ == 21 && s5)
-      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64, 21, 5>>, kTag>(pr, wu, wc, true, true, l_);
-    else if (cluster_ == 21)
-      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64, 21>>, kTag>(pr, wu, wc, true, true, l_);
-    else if (cluster_ == 12 && s5)
-      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64, 12, 5>>, kTag>(pr, wu, wc, true, true, l_);
-    else if (cluster_ == 12)
-      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64, 12>>, kTag>(pr, wu, wc, true, true, l_);
-    else if (!pingpong_ && !cluster_ && s5)
-      sm90::bind_config<sm90::UserFrag<TileConfig<false, false, 64, 0, 5>>, kTag>(pr, wu, wc, true, true, l_);
-    else if (pingpong_ && cluster_)
-      sm90::bind_config<sm90::UserFrag<TileConfig<true, true, 64>>, kTag>(pr, wu, wc, true, true, l_);
-    else if (pingpong_ && block_k_ == 64)
-      sm90::bind_config<sm90::UserFrag<TileConfig<true, false, 64>>, kTag>(pr, wu, wc, true, true, l_);
-    else if (pingpong_)
-      sm90::bind_config<sm90::UserFrag<TileConfig<true, false, 32>>, kTag>(pr, wu, wc, true, true, l_);
-    else if (cluster_)
-      sm90::bind_config<sm90::UserFrag<TileConfig<false, true, 64>>, kTag>(pr, wu, wc, true, true, l_);
-    else if (block_k_ == 64)
-      sm90::bind_config<sm90::UserFrag<TileConfig<false, false, 64>>, kTag>(pr, wu, wc, true, true, l_);
-    else
-      sm90::bind_config<sm90::UserFrag<TileConfig<false, false, 32>>, kTag>(pr, wu, wc, true, true, l_);
+    bind(pr);
     // Y_user in fragment order (lce_tile_kernel.cuh, frag_offset): [U, m_tiles, n_blocks64, 64 × 224].
     y_user_ = DeviceBuffer(static_cast<size_t>(pr.U) * l_.params.m_tiles * l_.params.n_blocks64 * sm90::kWgRows *
                            sm90::kTileM * sizeof(float));
@@ -88,6 +69,37 @@ class PipelinedVariant final : public Variant {
     l_.params.y = pr.Y;
     l_.params.ready = pr.K_user > 0 ? ready_.as<uint32_t>() : nullptr;
     l_.params.l2_ahead = l2_ahead_;
+  }
+
+  /// Binds the instantiation of this variant's options (all with Y_user in fragment order).
+  void bind(const Problem& pr) {
+    using sm90::TileConfig;
+    const void *wu = w_user_.get(), *wc = w_cand_.get();
+    auto with = [&](auto cfg) {
+      sm90::bind_config<sm90::UserFrag<decltype(cfg)>, kTag>(pr, wu, wc, true, true, l_);
+    };
+    // Auto (no "cluster" option): 1(M)×2(N) when the 128-row N tiles pair up, else none.
+    bound_cluster_ = cluster_ >= 0 ? cluster_ : (((pr.N + 127) / 128) % 2 == 0 ? 12 : 0);
+    if (pingpong_) {
+      if (bound_cluster_) with(TileConfig<true, true, 64>{});
+      else if (block_k_ == 64) with(TileConfig<true, false, 64>{});
+      else with(TileConfig<true, false, 32>{});
+    } else if (block_k_ == 32) {
+      with(TileConfig<false, false, 32>{});
+    } else if (stages_ == 4) {  // TMA-store epilogue
+      switch (bound_cluster_) {
+        case 0: with(TileConfig<false, false, 64, 0, 4, true>{}); break;
+        case 21: with(TileConfig<false, true, 64, 21, 4, true>{}); break;
+        case 12: with(TileConfig<false, true, 64, 12, 4, true>{}); break;
+        default: with(TileConfig<false, true, 64, 0, 4, true>{}); break;  // 22: 2×2
+      }
+    } else {  // 5 stages, direct epilogue (create refuses 5 stages with a 2×2 cluster)
+      switch (bound_cluster_) {
+        case 0: with(TileConfig<false, false, 64, 0, 5>{}); break;
+        case 21: with(TileConfig<false, true, 64, 21, 5>{}); break;
+        default: with(TileConfig<false, true, 64, 12, 5>{}); break;  // 12
+      }
+    }
   }
 
   std::vector<Op> ops() override {
@@ -107,14 +119,16 @@ class PipelinedVariant final : public Variant {
 
   std::string configuration() const override {
     const std::string k = std::to_string(l_.block_k);
-    const std::string cl = cluster_ == 0    ? "none"
-                           : cluster_ == 21 ? "2(M)x1(N) with TMA multicast"
-                           : cluster_ == 12 ? "1(M)x2(N) with TMA multicast"
+    const std::string cl = bound_cluster_ == 0    ? "none"
+                           : bound_cluster_ == 21 ? "2(M)x1(N) with TMA multicast"
+                           : bound_cluster_ == 12 ? "1(M)x2(N) with TMA multicast"
                            : pingpong_      ? "1(M)x4(N) with TMA multicast"
                                             : "2(M)x2(N) with TMA multicast";
     return std::string(pingpong_ ? "ping-pong: tile 64(N)x224(M)x" + k + "(K) per consumer warpgroup"
                                  : "cooperative: tile 128(N)x224(M)x" + k + "(K) per CTA") +
            ", " + std::to_string(l_.stages) + " stages, TMA + wgmma m64n224k16, cluster " + cl +
+           (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers)"
+                          : std::string(", direct epilogue")) +
            ", L2 prefetch of E " + (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) +
            ", persistent grid " +
            std::to_string(l_.grid) + ", " + std::to_string(l_.params.user_tiles) + " user + " +
@@ -124,6 +138,7 @@ class PipelinedVariant final : public Variant {
  private:
   bool pingpong_;
   int cluster_, block_k_, stages_, l2_ahead_;
+  int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
   Problem pr_;
   DeviceBuffer w_user_, w_cand_;  ///< K-padded copies [M, round_up8(K)]
   DeviceBuffer y_user_;           ///< fp32 user tiles in fragment order [U, m_tiles, n_blocks64, 64 × 224]
@@ -166,16 +181,18 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .precisions = {Precision::kFp16, Precision::kBf16},
         .test_only = false,
         .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
-          const int cluster = parse_cluster(options);
+          int cluster = parse_cluster(options);
           const int block_k = sm90::parse_block_k(options, "pipelined");
           const bool pingpong = parse_pingpong(options);
           int stages = sm90::parse_stages(options, "pipelined");
-          if (stages == 0) stages = (!pingpong && block_k == 64 && cluster != 22) ? 5 : 4;  // 5: measured 2% faster
+          if (stages == 0) stages = 4;  // cooperative BK 64: TMA-store epilogue (NOTES.md, round 3)
           if (cluster && block_k != 64) throw InputError("pipelined: options.cluster needs block_k 64");
           if ((cluster == 21 || cluster == 12) && pingpong)
             throw InputError("pipelined: options.cluster \"2x1\" / \"1x2\" need the cooperative schedule");
           if (stages == 5 && (pingpong || block_k != 64 || cluster == 22))
             throw InputError("pipelined: options.stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster");
+          const bool has_cluster = options.is_object() && options.contains("cluster");
+          if (!has_cluster && !pingpong && block_k == 64) cluster = -1;  // auto: resolved in setup from N
           const int l2 = sm90::parse_l2_prefetch(options, "pipelined", kDefaultL2Ahead);
           return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2);
         },

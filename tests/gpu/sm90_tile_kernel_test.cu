@@ -1,10 +1,12 @@
 // Primitive test of the sm_90a arch layer through the LCE tile kernel on one or two tiles: TMA
 // loads (128- and 64-byte swizzle), wgmma descriptors with the transposed A operand, the
-// accumulator fragment → epilogue mapping, and in-kernel user tiles with ready flags, against a
-// host double-precision reference. Skipped without a compute capability 9.0 GPU.
+// accumulator fragment → epilogue mapping (direct and TMA-store epilogues), and in-kernel user
+// tiles with ready flags, against a host double-precision reference. Skipped without a compute
+// capability 9.0 GPU.
 #include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -40,7 +42,10 @@ double run_case(int M, int N, int Ku, int Kc, int B) {
   for (auto& x : eu) x = __float2half(dist(rng));
   for (auto& x : ec) x = __float2half(dist(rng));
   DeviceBuffer dw(w.size() * 2), deu(eu.size() * 2), dec(ec.size() * 2), dy(static_cast<size_t>(B) * M * N * 2),
-      dc2u(B * 4), dyu(static_cast<size_t>(M) * N * 4), dready(64 * 4);
+      dc2u(B * 4), dready(64 * 4);
+  // Y_user: row-major [M, N], or fragment order [m_tiles][n_blocks64][64 × 224] (UserFrag configs).
+  const size_t frag = static_cast<size_t>((M + kTileM - 1) / kTileM) * ((N + 63) / 64) * kWgRows * kTileM;
+  DeviceBuffer dyu(std::max(static_cast<size_t>(M) * N, frag) * 4);
   GPUBENCH_CUDA(cudaMemcpy(dw.get(), w.data(), dw.bytes(), cudaMemcpyHostToDevice));
   GPUBENCH_CUDA(cudaMemcpy(deu.get(), eu.data(), deu.bytes(), cudaMemcpyHostToDevice));
   GPUBENCH_CUDA(cudaMemcpy(dec.get(), ec.data(), dec.bytes(), cudaMemcpyHostToDevice));
@@ -96,6 +101,23 @@ TEST(Sm90TileKernel, RaggedTailsAndUserTiles) {
   EXPECT_LT((run_case<TileConfig<false, false, 64>>(30, 24, 19, 40, 2)), 2e-3);
   EXPECT_LT((run_case<TileConfig<true, false, 32>>(250, 72, 9, 77, 3)), 2e-3);
   EXPECT_LT((run_case<TileConfig<false, true, 64>>(250, 136, 9, 77, 3)), 2e-3);
+}
+
+TEST(Sm90TileKernel, TmaStoreEpilogue) {
+  GPUBENCH_REQUIRE_GPU();
+  if (!is_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+  // stmatrix.trans → 128-byte-swizzled chunks → TMA store (clipped at M / N): a full tile; ragged
+  // tails with user tiles (their direct staging aliases the store buffers) and several tiles per CTA
+  // (buffer reuse across tiles); 3 stages (7 buffers) and a 2×2 cluster with phantom tiles.
+  EXPECT_LT((run_case<TileConfig<false, false, 64, 0, 4, true>>(224, 128, 0, 64, 1)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<false, false, 64, 0, 4, true>>(30, 24, 19, 40, 2)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<false, false, 64, 0, 4, true>>(250, 136, 9, 77, 40)), 2e-3);  // 164 tiles: 2 per CTA
+  EXPECT_LT((run_case<TileConfig<false, false, 64, 0, 3, true>>(250, 136, 9, 77, 3)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<false, true, 64, 0, 4, true>>(250, 136, 9, 77, 3)), 2e-3);
+  // `pipelined`'s configuration: Y_user in fragment order, 1×2 cluster, the next tile's user row
+  // loaded during the TMA-store epilogue.
+  EXPECT_LT((run_case<UserFrag<TileConfig<false, true, 64, 12, 4, true>>>(250, 136, 9, 77, 40)), 2e-3);
+  EXPECT_LT((run_case<UserFrag<TileConfig<false, true, 64, 12, 4, true>>>(30, 24, 19, 40, 2)), 2e-3);
 }
 
 }  // namespace

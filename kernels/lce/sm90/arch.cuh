@@ -124,10 +124,13 @@ __device__ __forceinline__ void cluster_sync() {
 }
 
 /// One arrival on the mbarrier at `bar`'s offset in the shared memory of cluster CTA `rank`.
+/// Default (.release.cta) semantics, as CUTLASS's ClusterBarrier::arrive: the consumer only orders
+/// its completed wgmma reads before the partner's next TMA write. (Rounds 1–2 used
+/// .release.cluster here, a cluster-scope fence per arrival on the consumers' critical path.)
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t rank) {
   asm volatile(
       "{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}" ::"r"(smem_addr(bar)),
+      " mbarrier.arrive.shared::cluster.b64 _, [ra];\n}" ::"r"(smem_addr(bar)),
       "r"(rank)
       : "memory");
 }
@@ -163,6 +166,43 @@ __device__ __forceinline__ void wgmma_wait() {
 
 /// Keeps the compiler from moving accumulator reads/writes across a wgmma boundary.
 __device__ __forceinline__ void reg_fence(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// ---- epilogue: stmatrix and TMA stores ----------------------------------------------------
+
+/// Stores four 8x8 b16 matrices transposed: register q of this thread is its fragment pair (row
+/// lane/4, columns 2·(lane%4), +1) of matrix q; lane l supplies the shared address of stored row
+/// l%8 of matrix l/8 (16 bytes: the 8 fragment rows of one fragment column).
+__device__ __forceinline__ void stmatrix_x4_trans(uint32_t addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0),
+               "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+/// Makes this thread's ordinary shared-memory writes visible to the async proxy (TMA store).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+/// 3-D TMA store of a shared-memory box to (c0, c1, c2) of `tmap` (out-of-bounds elements are
+/// not written); joins this thread's current bulk async-group.
+__device__ __forceinline__ void tma_store_3d(const void* tmap, const void* src, int32_t c0, int32_t c1, int32_t c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+                   reinterpret_cast<uint64_t>(tmap)),
+               "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+
+/// Closes this thread's current bulk async-group (TMA stores).
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+/// Waits until at most N of this thread's bulk groups still read their shared-memory source.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+/// Waits until all of this thread's bulk groups have completed (before the CTA exits).
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
 // ---- registers, barriers, flags -----------------------------------------------------------
 

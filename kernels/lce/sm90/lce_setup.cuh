@@ -21,11 +21,13 @@ namespace gpubench::lce::sm90 {
 /// Everything one launch of lce_tile_kernel needs; built once in a variant's setup().
 struct LceLaunch {
   CUtensorMap w_user{}, w_cand{}, e_user{}, e_cand{};  ///< see lce_tile_kernel for boxes
+  CUtensorMap y{};         ///< Y [B, M, N] for TMA stores (Cfg::kTmaStore), else a placeholder
   LceParams params;
   int grid = 0;            ///< CTAs: cluster tiles × cluster size, or the resident clusters when persistent
   bool bf16 = false;       ///< element type: bf16, else fp16
   bool pingpong = false;   ///< ping-pong consumers, else cooperative
   int stages = 0, block_k = 0;  ///< of the bound configuration (for configuration())
+  int store_bufs = 0;      ///< TMA store chunk buffers per consumer warpgroup (0: direct epilogue)
   void (*launch)(const LceLaunch&, cudaStream_t) = nullptr;  ///< the bound instantiation
 };
 
@@ -119,6 +121,16 @@ inline CUtensorMap make_e_map(const void* e, int64_t N, int64_t K, int64_t batch
   return make_tensor_map_2byte(e, bf16, 3, dims, strides, box, 128, what);
 }
 
+/// Tensor map over Y [batch, M, N] (row-major, 16-bit) for the TMA-store epilogue: box {64 N,
+/// Cfg::kStoreRows M, 1}, 128-byte swizzle (tile_epilogue_tma writes its staging that way).
+template <class Cfg>
+inline CUtensorMap make_y_map(void* y, int64_t M, int64_t N, int64_t batch, bool bf16) {
+  const uint64_t dims[3] = {static_cast<uint64_t>(N), static_cast<uint64_t>(M), static_cast<uint64_t>(batch)};
+  const uint64_t strides[2] = {static_cast<uint64_t>(N * 2), static_cast<uint64_t>(M * N * 2)};
+  const uint32_t box[3] = {kWgRows, Cfg::kStoreRows, 1};
+  return make_tensor_map_2byte(y, bf16, 3, dims, strides, box, 128, "Y");
+}
+
 /// Tile counts of `params` for problem `pr` (user tiles only when `user_in_kernel`), in cluster tiles.
 template <class Cfg>
 inline void fill_tile_counts(const Problem& pr, bool user_in_kernel, LceParams& params) {
@@ -160,7 +172,7 @@ inline void launch_tile_kernel(const LceLaunch& l, cudaStream_t stream) {
   cudaLaunchAttribute attr[1];
   const cudaLaunchConfig_t cfg = launch_config<Cfg>(l.grid, stream, attr);
   GPUBENCH_CUDA(cudaLaunchKernelEx(&cfg, lce_tile_kernel<T, Cfg, kTag>, l.w_user, l.w_cand, l.e_user, l.e_cand,
-                                   l.params));
+                                   l.y, l.params));
   GPUBENCH_LAUNCH_CHECK();
 }
 
@@ -200,6 +212,7 @@ inline void bind_config(const Problem& pr, const void* w_user_pad, const void* w
     l.w_user = l.w_cand;
     l.e_user = l.e_cand;
   }
+  l.y = Cfg::kTmaStore ? make_y_map<Cfg>(pr.Y, pr.M, pr.N, pr.B, bf16) : l.e_cand;
   fill_tile_counts<Cfg>(pr, user_in_kernel, l.params);
   if (bf16) {
     l.grid = configure_tile_kernel<__nv_bfloat16, Cfg, kTag>(l.params.total_tiles, persistent);
@@ -210,6 +223,7 @@ inline void bind_config(const Problem& pr, const void* w_user_pad, const void* w
   }
   l.stages = Cfg::kStages;
   l.block_k = Cfg::kBK;
+  l.store_bufs = Cfg::kStoreBufs;
 }
 
 }  // namespace gpubench::lce::sm90
