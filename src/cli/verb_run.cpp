@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "analysis/analyze.hpp"
+#include "analysis/counters.hpp"
 #include "analysis/work.hpp"
 #include "cli/common.hpp"
 #include "cli/isolate.hpp"
@@ -16,6 +17,7 @@
 #include "measure/calibrate.hpp"
 #include "measure/device_info.hpp"
 #include "measure/interrupt.hpp"
+#include "measure/metrics.hpp"
 #include "measure/session.hpp"
 #include "report/terminal.hpp"
 #include "report/trace.hpp"
@@ -38,7 +40,22 @@ struct RunArgs {
   bool isolate = false;        // --isolate
   bool no_isolate = false;     // --no-isolate
   double variant_timeout = 0;  // --variant-timeout [s]; 0: automatic
+  std::string metrics;         // --metrics[=SETS,NAMES]; "" = the config's /measure/metrics
 };
+
+/// --metrics overrides /measure/metrics ("none" turns counters off). Not hashed: the counters pass runs
+/// after the timed samples and changes no timing, so reports with and without it still compare; the
+/// selection is recorded in the report's measurement block. Then every metric name is checked against the
+/// chip's catalog (no GPU needed): an unknown name is an InputError (exit 2) listing close names.
+void apply_metrics(const RunArgs& a, Config& config) {
+  if (!a.metrics.empty()) {
+    config.measure.metrics = measure::split_metric_list(a.metrics);
+    if (config.measure.metrics == std::vector<std::string>{"none"}) config.measure.metrics.clear();
+  }
+  if (config.measure.metrics.empty()) return;
+  const std::vector<std::string> names = measure::resolve_metrics(config.measure.metrics);
+  (void)measure::check_metric_names(names, measure::chip_for_model(config.device.model));
+}
 
 /// --isolate (cli/isolate.hpp): on by default when more than one step runs; off with --no-isolate,
 /// and by default with --profile or --trace (both want one process). nullopt: run in-process.
@@ -58,6 +75,7 @@ std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) 
   o.variant_timeout_s = a.variant_timeout;
   if (!a.mode.empty()) o.child_flags = {"--mode", a.mode};
   if (a.no_cupti) o.child_flags.emplace_back("--no-cupti");
+  if (!a.metrics.empty()) o.child_flags.push_back("--metrics=" + a.metrics);
   if (a.quiet) o.child_flags.emplace_back("-q");
   if (a.verbose) o.child_flags.emplace_back("-v");
   return o;
@@ -70,6 +88,7 @@ int run(const RunArgs& a) {
     config.resolved["measure"]["mode"] = a.mode;
     config.hash = config_hash(config.resolved);
   }
+  apply_metrics(a, config);
   for (const auto& f : a.formats)
     if (!find_report_writer(f)) throw InputError("--format: unknown format '" + f + "' (see `gpubench list`)");
   for (const auto& v : a.variants) {
@@ -107,6 +126,7 @@ int run(const RunArgs& a) {
   const Ceilings ceil = measure::ceilings_for(device, config.device.model, config.precision, config.allow_tf32);
   report.ceilings = ceil;
   analyze(report, config, ceil);
+  analyze_counters(report, config, ceil);
 
   const int rc = run_exit_code(report);
   report.exit_code = rc;
@@ -151,6 +171,10 @@ VerbAction setup_run(CLI::App& sub) {
                  "with --isolate: seconds one step's child may run before it is killed (default: from the "
                  "config's cases and /measure/timeout_s)")
       ->check(CLI::NonNegativeNumber);
+  sub.add_flag("--metrics{all}", a->metrics,
+               "hardware counters in a separate replay pass after each step's timing (CUPTI range profiler): "
+               "--metrics (= all), --metrics=memory|compute|all, or --metrics=SET,dram__bytes_read.sum,... "
+               "(Perfworks names); --metrics=none turns /measure/metrics off");
   sub.add_flag("-v,--verbose", a->verbose, "per-op and per-kernel medians after each step");
   sub.add_option("--trace", a->trace,
                  "write a Chrome trace / Perfetto timeline (JSON) of the CUPTI records of the first " +

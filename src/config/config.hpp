@@ -72,6 +72,10 @@ struct MeasureSpec {
   /// (700 W) sustained tensor-core load holds the SM clock at 1770–1800 MHz of 1980 (measured
   /// 2026-11-30), so 0.90 would drop the card's normal loaded state instead of real down-clocking.
   double clock_threshold = 0.80;
+  /// Hardware counters (issue #11): metric set names (memory | compute | all) and/or Perfworks metric
+  /// names, collected in a separate pass after each step's timed samples (measure/metrics.hpp). Empty:
+  /// none. `run --metrics` overrides it.
+  std::vector<std::string> metrics;
 };
 
 /// Correctness gate (DESIGN.md §3).

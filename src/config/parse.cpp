@@ -52,6 +52,47 @@ void parse_device(Validator& v, const nlohmann::json& j, Config& c) {
   v.string(*it, "/device", "model", c.device.model, {"h200", "h100_sxm"});
 }
 
+/// /measure/metrics: a set name or metric name, or a list of them (hardware counters, issue #11). Each item
+/// is "memory" | "compute" | "all" or has a metric name's shape ("dram__bytes_read.sum"); whether the chip
+/// has the metric is checked by `gpubench run` (measure/metrics.hpp), which needs the CUPTI catalog.
+void parse_metrics(Validator& v, const nlohmann::json& o, const std::string& p, MeasureSpec& m) {
+  const auto it = o.find("metrics");
+  if (it == o.end()) return;
+  const std::string mp = p + "/metrics";
+  const std::vector<std::string> sets = {"memory", "compute", "all"};
+  std::vector<nlohmann::json> items;
+  if (it->is_string()) {
+    items.push_back(*it);
+  } else if (it->is_array()) {
+    items.assign(it->begin(), it->end());
+  } else {
+    v.add(mp, "expected a metric set (memory, compute, all), a metric name or a list of them, got " + type_name(*it));
+    return;
+  }
+  std::vector<std::string> out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string ip = it->is_array() ? child(mp, i) : mp;
+    if (!items[i].is_string()) {
+      v.add(ip, "expected a string, got " + type_name(items[i]));
+      continue;
+    }
+    const std::string s = items[i].get<std::string>();
+    const bool is_set = std::find(sets.begin(), sets.end(), s) != sets.end();
+    const bool is_metric = s.find("__") != std::string::npos && std::all_of(s.begin(), s.end(), [](char ch) {
+      return std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '_' ||
+             ch == '.';
+    });
+    if (!is_set && !is_metric) {
+      const std::string guess = did_you_mean(s, sets);
+      v.add(ip, fmt::format("unknown metric set '{}'{}: use memory, compute or all, or metric names such as "
+                            "dram__bytes_read.sum", s, guess.empty() ? "" : " (did you mean '" + guess + "'?)"));
+      continue;
+    }
+    out.push_back(s);
+  }
+  m.metrics = std::move(out);
+}
+
 /// /measure: timing mode and stopping rule.
 void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
   auto it = j.find("measure");
@@ -59,7 +100,7 @@ void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
   if (it == j.end() ||
       !v.object(*it, p, {"mode", "warmup", "min_samples", "max_samples", "min_time_s",
                          "max_rel_stdev", "timeout_s", "l2_flush", "rotate_inputs", "cupti",
-                         "clock_threshold"}))
+                         "clock_threshold", "metrics"}))
     return;
   MeasureSpec& m = c.measure;
   const auto& o = *it;
@@ -81,6 +122,7 @@ void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
   v.boolean(o, p, "rotate_inputs", m.rotate_inputs);
   v.boolean(o, p, "cupti", m.cupti);
   v.number(o, p, "clock_threshold", m.clock_threshold, Range::closed(0, 1));
+  parse_metrics(v, o, p, m);
 }
 
 /// /check: correctness gate.

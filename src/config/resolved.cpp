@@ -32,6 +32,13 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
                            {"op_ms", c.end_to_end.given->op_ms}};
   if (c.end_to_end.pipeline) end_to_end["pipeline"] = pipeline_json(*c.end_to_end.pipeline);
   if (c.end_to_end.gpu_hour_usd) end_to_end["gpu_hour_usd"] = *c.end_to_end.gpu_hour_usd;
+  json measure = {{"mode", m.mode}, {"warmup", m.warmup}, {"min_samples", m.min_samples},
+                  {"max_samples", m.max_samples}, {"min_time_s", m.min_time_s},
+                  {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", m.timeout_s}, {"l2_flush", m.l2_flush},
+                  {"rotate_inputs", m.rotate_inputs}, {"cupti", m.cupti},
+                  {"clock_threshold", m.clock_threshold}};
+  // Only when set: configs without counters keep the hash they had before /measure/metrics existed.
+  if (!m.metrics.empty()) measure["metrics"] = m.metrics;
   return {
       {"schema_version", c.schema_version},
       {"name", c.name},
@@ -46,12 +53,7 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
         {"shape", {{"M", w.shape.M}, {"N", w.shape.N}, {"K_user", w.shape.K_user}, {"K_cand", w.shape.K_cand}}},
         {"input_seed", w.input_seed}}},
       {"variants", variants},
-      {"measure",
-       {{"mode", m.mode}, {"warmup", m.warmup}, {"min_samples", m.min_samples},
-        {"max_samples", m.max_samples}, {"min_time_s", m.min_time_s},
-        {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", m.timeout_s}, {"l2_flush", m.l2_flush},
-        {"rotate_inputs", m.rotate_inputs}, {"cupti", m.cupti},
-        {"clock_threshold", m.clock_threshold}}},
+      {"measure", measure},
       // The effective tolerance: the override, else the precision's default (DESIGN.md §3).
       {"check",
        {{"enabled", c.check.enabled},

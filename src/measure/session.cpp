@@ -15,6 +15,7 @@
 #include "kernels/lce/reference.hpp"
 #include "kernels/lce/variant.hpp"
 #include "measure/interrupt.hpp"
+#include "measure/metrics.hpp"
 #include "measure/pipeline_session.hpp"
 #include "measure/runner.hpp"
 #include "workload/device_inputs.hpp"
@@ -136,6 +137,26 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
     report.notes.push_back(runner.cupti_note());
     log(runner.cupti_note());
   }
+  // Hardware counters (issue #11): a separate pass after each step's timed samples. When they cannot be
+  // collected the run goes on without them; the report note and one log line say why (once).
+  std::unique_ptr<CounterCollector> counters;
+  bool counters_noted = false;
+  auto note_counters = [&](const std::string& why) {
+    if (counters_noted) return;
+    counters_noted = true;
+    report.notes.push_back(counters_note(why));
+    log(counters_note(why));
+    report.measurement["metrics"]["status"] = "unavailable";
+    report.measurement["metrics"]["note"] = why;
+  };
+  if (!m.metrics.empty() && !options.profile) {
+    const std::vector<std::string> names = resolve_metrics(m.metrics);
+    const bool cold_flush = m.mode == "cold" && m.l2_flush;
+    counters = std::make_unique<CounterCollector>(device.index, names, cold_flush ? 2 * device.l2_bytes : 0);
+    report.measurement["metrics"] = {{"requested", m.metrics}, {"names", names}, {"passes", counters->passes()},
+                                     {"l2_flush", cold_flush ? "read" : "none"}, {"status", "ok"}, {"note", ""}};
+    if (!counters->available()) note_counters(counters->why());
+  }
 
   bool poisoned = false;
   std::string poisoned_by;
@@ -245,6 +266,17 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
             });
           }
           runner.measure(sets, spec.name, vr);
+          if (counters && counters->available() && !interrupt_requested()) {
+            vr.counters = counters->collect(sets.front(), stream);
+            if (vr.counters->status == "ok") {
+              log(fmt::format("{}: counters: {} metrics, {} pass{}", tag, vr.counters->metrics.size(),
+                              vr.counters->passes, vr.counters->passes == 1 ? "" : "es"));
+            } else if (!counters->available()) {
+              note_counters(counters->why());
+            } else {
+              log(fmt::format("{}: counters not collected: {}", tag, vr.counters->note));
+            }
+          }
           if (options.on_variant) options.on_variant(vr);
           if (vr.correctness.status == "fail") {
             vr.status = "failed";

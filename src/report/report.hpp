@@ -3,6 +3,7 @@
 // Times are in milliseconds [ms], work in FLOP and bytes, rates in TFLOP/s and GB/s (1e9 B/s).
 // JSON form: report/report_json.cpp (round-trips exactly; schema_version tied to the reader).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -115,6 +116,43 @@ struct PipelineTiming {
   std::vector<std::string> notes;   ///< e.g. "CUDA graph replay", "k_aligned reads its setup-time padded copy"
 };
 
+/// Hardware counters of one op: one CUPTI user range of the metrics pass (measure/metrics.hpp), run after
+/// the timed samples. Values are in each metric's own unit: bytes [B], time [ns], percentages [%].
+struct OpCounters {
+  std::string name;                      ///< op name, as in OpTiming
+  std::map<std::string, double> values;  ///< metric name (e.g. "dram__bytes_read.sum") → value
+  // Derived by analysis/counters.hpp:
+  std::optional<double> dram_bytes;      ///< dram__bytes_read.sum + dram__bytes_write.sum [B]
+  std::optional<double> gbps;            ///< dram_bytes / the op's median time [GB/s]
+};
+
+/// Hardware counters of one ladder step (`run --metrics`; issue #11). measure/ fills status, note, passes,
+/// metrics, l2_flushed and ops; analysis/counters.hpp derives the rest.
+struct Counters {
+  std::string status = "ok";             ///< ok | unavailable (note says why; the run went on without them)
+  std::string note;                      ///< why not collected, or what to know (e.g. ranges dropped)
+  int64_t passes = 0;                    ///< replay passes the metric set needed (each op re-run once per pass)
+  bool l2_flushed = false;               ///< L2 read-flushed before each pass (cold mode)
+  std::vector<std::string> metrics;      ///< metric names collected
+  std::vector<OpCounters> ops;           ///< one per op, in op order
+  // Derived by analysis/counters.hpp:
+  std::optional<double> dram_bytes_read;   ///< sum over ops [B]
+  std::optional<double> dram_bytes_write;  ///< sum over ops [B]
+  std::optional<double> dram_bytes;        ///< read + write [B]
+  double dram_bytes_min = 0;               ///< minimum DRAM bytes of the LCE op (decomposed work model) [B]
+  std::optional<double> dram_bytes_ratio;  ///< dram_bytes / dram_bytes_min
+  std::optional<double> achieved_tflops;   ///< work.flops / region median [TFLOP/s]
+  std::optional<double> achieved_gbps;     ///< dram_bytes / region median [GB/s]
+  std::optional<double> pct_of_gemm_ceiling;  ///< achieved_tflops / ceilings.gemm_tflops × 100 [%]
+  std::optional<double> pct_of_hbm_ceiling;   ///< achieved_gbps / ceilings.hbm_gbps × 100 [%]
+  std::string bound;                       ///< memory | compute | latency | "" (no DRAM counters)
+  std::optional<double> dram_throughput_pct;  ///< time-weighted over ops [%]
+  std::optional<double> sm_throughput_pct;    ///< time-weighted over ops [%]
+  std::optional<double> tensor_pipe_pct;      ///< time-weighted over ops [%]
+  std::optional<double> l2_hit_rate_pct;      ///< time-weighted over ops [%]
+  std::optional<double> occupancy_pct;        ///< achieved occupancy, time-weighted over ops [%]
+};
+
 /// One ladder step on one case.
 struct VariantResult {
   std::string name;
@@ -141,6 +179,7 @@ struct VariantResult {
   std::string acceptance;           ///< ACCEPT | REJECT | "" (no threshold)
   std::optional<EndToEnd> end_to_end;
   std::optional<PipelineTiming> pipeline;  ///< measured request (end_to_end.pipeline set), by measure/
+  std::optional<Counters> counters;        ///< hardware counters (run --metrics), by measure/ + analysis/
 };
 
 /// One workload point (batch × request distribution).
@@ -186,6 +225,10 @@ void to_json(nlohmann::json& j, const EndToEnd& v);
 void from_json(const nlohmann::json& j, EndToEnd& v);
 void to_json(nlohmann::json& j, const PipelineTiming& v);
 void from_json(const nlohmann::json& j, PipelineTiming& v);
+void to_json(nlohmann::json& j, const OpCounters& v);
+void from_json(const nlohmann::json& j, OpCounters& v);
+void to_json(nlohmann::json& j, const Counters& v);
+void from_json(const nlohmann::json& j, Counters& v);
 void to_json(nlohmann::json& j, const VariantResult& v);
 void from_json(const nlohmann::json& j, VariantResult& v);
 void to_json(nlohmann::json& j, const CaseResult& v);

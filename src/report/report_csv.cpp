@@ -1,6 +1,6 @@
 // CSV rendering: one row per (case, variant, op); a variant without ops (failed, skipped, or timed by
 // events only) gets one row with an empty op. RFC 4180 quoting; numbers are written in full precision
-// (shortest round-trip form); an absent value is an empty field. Columns (stable; append only):
+// (shortest round-trip form); an absent value is an empty field. Columns (stable; new ones go before error, which stays last):
 //   case, batch, requests                 workload point (requests = U from lengths)
 //   variant, status, acceptance           ladder step, ok|failed|skipped, ACCEPT|REJECT|""
 //   op, op_source, op_median_ms, op_q1_ms, op_q3_ms, op_share   the op's GPU time and share of the region
@@ -9,13 +9,17 @@
 //   speedup_vs_prev, speedup_vs_baseline, min_speedup                          ladder
 //   correctness, rel_error                                                     correctness gate
 //   request_ms, e2e_speedup, e2e_gain, requests_per_s, candidates_per_s, usd_per_million_requests  Amdahl
-//   error                                                                       why it failed
+//   dram_bytes, dram_bytes_min, dram_bytes_ratio, achieved_dram_gbps, counters_bound, tensor_pipe_pct
+//                                      hardware counters of the step (run --metrics; analysis/counters.hpp)
+//   op_dram_bytes, op_dram_gbps, op_tensor_pipe_pct                            the op's counters
+//   error                                                                       why it failed (always last)
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "analysis/counters.hpp"
 #include "report/writer.hpp"
 
 namespace gpubench {
@@ -26,7 +30,9 @@ constexpr const char* kCsvHeader =
     "case,batch,requests,variant,status,acceptance,op,op_source,op_median_ms,op_q1_ms,op_q3_ms,op_share,"
     "region_median_ms,region_q1_ms,region_q3_ms,region_rel_stdev,samples,flops,bytes_min,tflops,gbps,"
     "floor_ms,bound,pct_of_floor,speedup_vs_prev,speedup_vs_baseline,min_speedup,correctness,rel_error,"
-    "request_ms,e2e_speedup,e2e_gain,requests_per_s,candidates_per_s,usd_per_million_requests,error";
+    "request_ms,e2e_speedup,e2e_gain,requests_per_s,candidates_per_s,usd_per_million_requests,"
+    "dram_bytes,dram_bytes_min,dram_bytes_ratio,achieved_dram_gbps,counters_bound,tensor_pipe_pct,"
+    "op_dram_bytes,op_dram_gbps,op_tensor_pipe_pct,error";
 
 std::string quote(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -60,7 +66,7 @@ std::string render_csv(const Report& r) {
       const auto& e = v.end_to_end;
       auto fields_for = [&](const OpTiming* op) {
         const double region = v.region.median;
-        return std::vector<std::string>{
+        std::vector<std::string> fields{
             c.label, std::to_string(c.batch), U, v.name, v.status, v.acceptance,
             op ? op->name : "", op ? op->source : "", op ? num(op->stats.median) : "",
             op ? num(op->stats.q1) : "", op ? num(op->stats.q3) : "",
@@ -73,7 +79,24 @@ std::string render_csv(const Report& r) {
             num(v.min_speedup), v.correctness.status, v.correctness.status == "skipped" ? "" : num(v.correctness.rel_error),
             e ? num(e->request_ms) : "", e ? num(e->speedup) : "", e ? num(e->gain) : "",
             e ? num(e->requests_per_s) : "", e ? num(e->candidates_per_s) : "",
-            e ? num(e->usd_per_million_requests) : "", v.error};
+            e ? num(e->usd_per_million_requests) : ""};
+        const Counters* k = v.counters && v.counters->status == "ok" ? &*v.counters : nullptr;
+        const OpCounters* kop = nullptr;
+        if (k && op)
+          for (const auto& x : k->ops)
+            if (x.name == op->name) kop = &x;
+        const auto tensor = [](const OpCounters* x) -> std::string {
+          if (!x) return "";
+          const auto it = x->values.find(metric::kTensorPipePct);
+          return it == x->values.end() ? "" : num(it->second);
+        };
+        for (std::string f : {k ? num(k->dram_bytes) : "", k && k->dram_bytes_min > 0 ? num(k->dram_bytes_min) : "",
+                              k ? num(k->dram_bytes_ratio) : "", k ? num(k->achieved_gbps) : "", k ? k->bound : "",
+                              k ? num(k->tensor_pipe_pct) : "", kop ? num(kop->dram_bytes) : "",
+                              kop ? num(kop->gbps) : "", tensor(kop)})
+          fields.push_back(std::move(f));
+        fields.push_back(v.error);
+        return fields;
       };
       if (v.ops.empty()) {
         row(out, fields_for(nullptr));

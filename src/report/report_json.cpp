@@ -196,6 +196,61 @@ void from_json(const json& j, PipelineTiming& v) {
   read(j, "notes", v.notes);
 }
 
+void to_json(json& j, const OpCounters& v) {
+  j = json{{"name", v.name}, {"values", v.values}};
+  write_opt(j, "dram_bytes", v.dram_bytes);
+  write_opt(j, "gbps", v.gbps);
+}
+
+void from_json(const json& j, OpCounters& v) {
+  read(j, "name", v.name);
+  read(j, "values", v.values);
+  read(j, "dram_bytes", v.dram_bytes);
+  read(j, "gbps", v.gbps);
+}
+
+void to_json(json& j, const Counters& v) {
+  j = json{{"status", v.status}, {"note", v.note},   {"passes", v.passes}, {"l2_flushed", v.l2_flushed},
+           {"metrics", v.metrics}, {"ops", v.ops},   {"dram_bytes_min", v.dram_bytes_min}, {"bound", v.bound}};
+  write_opt(j, "dram_bytes_read", v.dram_bytes_read);
+  write_opt(j, "dram_bytes_write", v.dram_bytes_write);
+  write_opt(j, "dram_bytes", v.dram_bytes);
+  write_opt(j, "dram_bytes_ratio", v.dram_bytes_ratio);
+  write_opt(j, "achieved_tflops", v.achieved_tflops);
+  write_opt(j, "achieved_gbps", v.achieved_gbps);
+  write_opt(j, "pct_of_gemm_ceiling", v.pct_of_gemm_ceiling);
+  write_opt(j, "pct_of_hbm_ceiling", v.pct_of_hbm_ceiling);
+  write_opt(j, "dram_throughput_pct", v.dram_throughput_pct);
+  write_opt(j, "sm_throughput_pct", v.sm_throughput_pct);
+  write_opt(j, "tensor_pipe_pct", v.tensor_pipe_pct);
+  write_opt(j, "l2_hit_rate_pct", v.l2_hit_rate_pct);
+  write_opt(j, "occupancy_pct", v.occupancy_pct);
+}
+
+void from_json(const json& j, Counters& v) {
+  read(j, "status", v.status);
+  read(j, "note", v.note);
+  read(j, "passes", v.passes);
+  read(j, "l2_flushed", v.l2_flushed);
+  read(j, "metrics", v.metrics);
+  read(j, "ops", v.ops);
+  read(j, "dram_bytes_min", v.dram_bytes_min);
+  read(j, "bound", v.bound);
+  read(j, "dram_bytes_read", v.dram_bytes_read);
+  read(j, "dram_bytes_write", v.dram_bytes_write);
+  read(j, "dram_bytes", v.dram_bytes);
+  read(j, "dram_bytes_ratio", v.dram_bytes_ratio);
+  read(j, "achieved_tflops", v.achieved_tflops);
+  read(j, "achieved_gbps", v.achieved_gbps);
+  read(j, "pct_of_gemm_ceiling", v.pct_of_gemm_ceiling);
+  read(j, "pct_of_hbm_ceiling", v.pct_of_hbm_ceiling);
+  read(j, "dram_throughput_pct", v.dram_throughput_pct);
+  read(j, "sm_throughput_pct", v.sm_throughput_pct);
+  read(j, "tensor_pipe_pct", v.tensor_pipe_pct);
+  read(j, "l2_hit_rate_pct", v.l2_hit_rate_pct);
+  read(j, "occupancy_pct", v.occupancy_pct);
+}
+
 void to_json(json& j, const VariantResult& v) {
   j = json{{"name", v.name},
            {"status", v.status},
@@ -220,6 +275,7 @@ void to_json(json& j, const VariantResult& v) {
   write_opt(j, "min_speedup", v.min_speedup);
   write_opt(j, "end_to_end", v.end_to_end);
   write_opt(j, "pipeline", v.pipeline);
+  write_opt(j, "counters", v.counters);
 }
 
 void from_json(const json& j, VariantResult& v) {
@@ -246,6 +302,7 @@ void from_json(const json& j, VariantResult& v) {
   read(j, "acceptance", v.acceptance);
   read(j, "end_to_end", v.end_to_end);
   read(j, "pipeline", v.pipeline);
+  read(j, "counters", v.counters);
 }
 
 void to_json(json& j, const CaseResult& v) {

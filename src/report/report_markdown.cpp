@@ -2,13 +2,15 @@
 //   # title (config name) · environment line · measurement line · ceilings line · notes
 //   per case: ## label, request-length line, ladder table, work table, sampling table (samples kept,
 //   dropped by the clock guard, stop reason, unmet stopping conditions), failures, per-op / per-kernel
-//   breakdown, end-to-end table (when any variant has one).
+//   breakdown, hardware counters (run --metrics: measured vs minimum DRAM bytes, achieved rates, bound, tensor
+//   pipe, per op), end-to-end table (when any variant has one).
 // Ladder columns: step | median ms | q1–q3 ms | rel. stdev | vs prev | vs baseline | TFLOP/s | GB/s |
 //   % of floor | error (rel) | status (ok/FAILED/skipped + ACCEPT/REJECT).
 #include <string>
 
 #include <fmt/format.h>
 
+#include "analysis/counters.hpp"
 #include "report/format.hpp"
 #include "report/writer.hpp"
 
@@ -109,6 +111,68 @@ void op_breakdown(std::string& out, const CaseResult& c) {
   }
 }
 
+/// An optional value with `digits` decimals after scaling by `scale`, or "—".
+std::string opt(const std::optional<double>& v, int digits, double scale = 1, const char* unit = "") {
+  return v ? fmt::format("{:.{}f}{}", *v * scale, digits, unit) : std::string("—");
+}
+
+/// "memory (82% of HBM)", "compute (64% of GEMM)", "latency (31% of GEMM, 12% of HBM)"; "—" when unknown.
+std::string bound_cell(const Counters& k) {
+  if (k.bound.empty()) return "—";
+  if (k.bound == "memory") return fmt::format("memory ({} of HBM)", opt(k.pct_of_hbm_ceiling, 0, 1, "%"));
+  if (k.bound == "compute") return fmt::format("compute ({} of GEMM)", opt(k.pct_of_gemm_ceiling, 0, 1, "%"));
+  return fmt::format("latency ({} of GEMM, {} of HBM)", opt(k.pct_of_gemm_ceiling, 0, 1, "%"),
+                     opt(k.pct_of_hbm_ceiling, 0, 1, "%"));
+}
+
+/// The value of metric `name` of an op, or "—".
+std::string op_value(const OpCounters& op, const char* name, int digits, double scale = 1, const char* unit = "") {
+  const auto it = op.values.find(name);
+  return it == op.values.end() ? std::string("—") : fmt::format("{:.{}f}{}", it->second * scale, digits, unit);
+}
+
+void counters_table(std::string& out, const CaseResult& c) {
+  bool any = false;
+  for (const auto& v : c.variants) any = any || v.counters.has_value();
+  if (!any) return;
+  out += "\n#### Hardware counters\n\n";
+  out += "CUPTI range profiler, one range per op, in a replay pass after the timed samples. *min GB*: the LCE op's "
+         "minimum DRAM traffic (each input read once, Y written once); *ratio* = measured / min. Rates use the "
+         "timed median; *bound* from the % of the card's ceilings (latency: both under 60%).\n\n";
+  out += "| step | op | DRAM read GB | DRAM write GB | measured GB | min GB | ratio | TFLOP/s | DRAM GB/s | bound | "
+         "tensor pipe | SM thr. | DRAM thr. | L2 hit | occupancy |\n";
+  out += "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n";
+  std::string missing;
+  for (const auto& v : c.variants) {
+    if (!v.counters) continue;
+    const Counters& k = *v.counters;
+    if (k.status != "ok") {
+      missing += fmt::format("- {}: counters not collected: {}\n", v.name, k.note.empty() ? k.status : k.note);
+      continue;
+    }
+    out += fmt::format("| {} | (all, {} pass{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                       cell(v.name), k.passes, k.passes == 1 ? "" : "es", opt(k.dram_bytes_read, 3, 1e-9),
+                       opt(k.dram_bytes_write, 3, 1e-9), opt(k.dram_bytes, 3, 1e-9),
+                       k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—",
+                       opt(k.dram_bytes_ratio, 2, 1, "x"), opt(k.achieved_tflops, 1), opt(k.achieved_gbps, 0),
+                       bound_cell(k), opt(k.tensor_pipe_pct, 1, 1, "%"), opt(k.sm_throughput_pct, 1, 1, "%"),
+                       opt(k.dram_throughput_pct, 1, 1, "%"), opt(k.l2_hit_rate_pct, 1, 1, "%"),
+                       opt(k.occupancy_pct, 1, 1, "%"));
+    for (const auto& op : k.ops) {
+      out += fmt::format("| | {} | {} | {} | {} | | | | {} | | {} | {} | {} | {} | {} |\n", cell(op.name),
+                         op_value(op, metric::kDramBytesRead, 3, 1e-9), op_value(op, metric::kDramBytesWrite, 3, 1e-9),
+                         opt(op.dram_bytes, 3, 1e-9), opt(op.gbps, 0),
+                         op_value(op, metric::kTensorPipePct, 1, 1, "%"),
+                         op_value(op, metric::kSmThroughputPct, 1, 1, "%"),
+                         op_value(op, metric::kDramThroughputPct, 1, 1, "%"),
+                         op_value(op, metric::kL2HitRatePct, 1, 1, "%"),
+                         op_value(op, metric::kOccupancyPct, 1, 1, "%"));
+    }
+    if (!k.note.empty()) missing += fmt::format("- {}: {}\n", v.name, k.note);
+  }
+  if (!missing.empty()) out += "\n" + missing;
+}
+
 void end_to_end_table(std::string& out, const CaseResult& c) {
   bool any = false;
   for (const auto& v : c.variants) any = any || v.end_to_end.has_value();
@@ -162,10 +226,11 @@ std::string render_markdown(const Report& r) {
       !env.empty()) {
     out += "**Environment:** " + env + "\n\n";
   }
-  if (const auto m = fmtx::key_values(r.measurement, {"mode", "l2_flush", "l2_flush_bytes", "l2_flush_method", "rotate_inputs", "cupti",
+  if (const auto m = fmtx::key_values(r.measurement, {"mode", "l2_flush", "l2_flush_bytes", "l2_flush_method", "cooldown", "rotate_inputs", "cupti",
                                                       "cupti_note", "clock_guard", "stopping_rule.min_samples",
                                                       "stopping_rule.min_time_s", "stopping_rule.max_rel_stdev",
-                                                      "stopping_rule.timeout_s", "stopping_rule.warmup"});
+                                                      "stopping_rule.timeout_s", "stopping_rule.warmup",
+                                                      "metrics.status", "metrics.note", "metrics.passes"});
       !m.empty()) {
     out += "**Measurement:** " + m + "\n\n";
   }
@@ -195,6 +260,7 @@ std::string render_markdown(const Report& r) {
       }
     }
     op_breakdown(out, c);
+    counters_table(out, c);
     end_to_end_table(out, c);
     out += "\n";
   }

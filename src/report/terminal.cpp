@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/analyze.hpp"
+#include "analysis/counters.hpp"
 #include "report/format.hpp"
 
 namespace gpubench {
@@ -107,6 +108,40 @@ std::string breakdown(const CaseResult& c, bool color) {
   return t.rows.empty() ? std::string() : t.render(color);
 }
 
+/// `v` with `digits` decimals after scaling, or "—".
+std::string opt(const std::optional<double>& v, int digits, double scale = 1, const char* unit = "") {
+  return v ? fmt::format("{:.{}f}{}", *v * scale, digits, unit) : std::string("—");
+}
+
+/// Hardware counters (run --metrics): per step and op, measured vs minimum DRAM bytes, DRAM GB/s, the bound
+/// with its % of the ceiling, tensor pipe.
+std::string counters(const CaseResult& c, bool color) {
+  Table t;
+  t.header = {"step", "op", "DRAM GB (meas / min)", "ratio", "DRAM GB/s", "bound", "tensor pipe"};
+  t.left_columns = 2;
+  for (const auto& v : c.variants) {
+    if (!v.counters) continue;
+    const Counters& k = *v.counters;
+    if (k.status != "ok") {
+      t.add({v.name, "", "—", "—", "—", "—", "not collected: " + k.note});
+      continue;
+    }
+    const std::string pct = k.bound == "memory"    ? " " + opt(k.pct_of_hbm_ceiling, 0, 1, "% HBM")
+                            : k.bound == "compute" ? " " + opt(k.pct_of_gemm_ceiling, 0, 1, "% GEMM")
+                                                   : "";
+    t.add({v.name, "(all)",
+           opt(k.dram_bytes, 3, 1e-9) + " / " + (k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—"),
+           opt(k.dram_bytes_ratio, 2, 1, "x"), opt(k.achieved_gbps, 0), k.bound.empty() ? "—" : k.bound + pct,
+           opt(k.tensor_pipe_pct, 1, 1, "%")});
+    for (const auto& op : k.ops) {
+      const auto tp = op.values.find(metric::kTensorPipePct);
+      t.add({"", op.name, opt(op.dram_bytes, 3, 1e-9), "", opt(op.gbps, 0), "",
+             tp == op.values.end() ? "—" : fmt::format("{:.1f}%", tp->second)});
+    }
+  }
+  return t.rows.empty() ? std::string() : t.render(color);
+}
+
 std::string end_to_end(const CaseResult& c, bool color) {
   Table t;
   t.header = {"step", "source", "op [ms]", "request [ms]", "speedup", "gain", "requests/s", "candidates/s",
@@ -174,6 +209,7 @@ std::string render_terminal(const Report& report, bool color) {
     out += "\n" + (c.label.empty() ? fmt::format("B={}", c.batch) : c.label) + "\n";
     out += ladder(c, color);
     if (const auto b = breakdown(c, color); !b.empty()) out += "\n" + b;
+    if (const auto k = counters(c, color); !k.empty()) out += "\nhardware counters (separate replay pass):\n" + k;
     if (const auto e = end_to_end(c, color); !e.empty()) out += "\n" + e;
   }
   return out;

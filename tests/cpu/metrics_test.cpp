@@ -1,0 +1,245 @@
+// Hardware counters on the CPU (issue #11): metric-set resolution, unknown names with close names (library
+// and CLI, exit 2), the config field, the not-permitted path without a GPU (the "why" note), the report JSON
+// round trip of the new fields, and the DRAM-bytes ratio / bound classification with known numbers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "analysis/counters.hpp"
+#include "config/parse.hpp"
+#include "core/errors.hpp"
+#include "measure/metrics.hpp"
+#include "report/terminal.hpp"
+#include "report/writer.hpp"
+#include "support/cli_binary.hpp"
+#include "support/gpu.hpp"
+
+namespace gpubench {
+namespace {
+
+using measure::resolve_metrics;
+
+TEST(MetricSets, ResolveNamedSetsAndExplicitNames) {
+  const auto memory = resolve_metrics({"memory"});
+  ASSERT_GE(memory.size(), 4u);
+  EXPECT_EQ(memory[0], "dram__bytes_read.sum");
+  EXPECT_EQ(memory[1], "dram__bytes_write.sum");
+  const auto compute = resolve_metrics({"compute"});
+  EXPECT_NE(std::find(compute.begin(), compute.end(), metric::kTensorPipePct), compute.end());
+  const auto all = resolve_metrics({"all"});
+  for (const auto& m : memory) EXPECT_NE(std::find(all.begin(), all.end(), m), all.end()) << m;
+  for (const auto& m : compute) EXPECT_NE(std::find(all.begin(), all.end(), m), all.end()) << m;
+  // Union without duplicates, first-seen order; explicit names kept.
+  const auto mixed = resolve_metrics({"dram__bytes_read.sum", "memory", "sm__cycles_elapsed.max"});
+  EXPECT_EQ(mixed.front(), "dram__bytes_read.sum");
+  EXPECT_EQ(std::count(mixed.begin(), mixed.end(), "dram__bytes_read.sum"), 1);
+  EXPECT_EQ(mixed.back(), "sm__cycles_elapsed.max");
+  EXPECT_EQ(measure::split_metric_list(" memory, dram__bytes_read.sum ,,"),
+            (std::vector<std::string>{"memory", "dram__bytes_read.sum"}));
+}
+
+TEST(MetricSets, UnknownSetNamesTheClosestOne) {
+  try {
+    resolve_metrics({"memroy"});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'memory'"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(measure::looks_like_metric("lts__t_sector_hit_rate.pct"));
+  EXPECT_FALSE(measure::looks_like_metric("Memory"));
+  EXPECT_FALSE(measure::looks_like_metric("dram__bytes..sum"));
+}
+
+TEST(MetricCatalog, UnknownMetricListsCloseNames) {
+  std::string why;
+  const auto cat = measure::MetricCatalog::open("GH100", why);
+  if (!cat) GTEST_SKIP() << "SKIPPED: CUPTI profiler host unavailable here: " << why;
+  EXPECT_TRUE(cat->contains("dram__bytes_read.sum"));
+  EXPECT_TRUE(cat->contains(metric::kTensorPipePct));
+  for (const auto& m : resolve_metrics({"all"})) EXPECT_TRUE(cat->contains(m)) << m;
+  EXPECT_FALSE(cat->contains("dram__bytes_raed.sum"));
+  EXPECT_FALSE(cat->contains("dram__bytes_read.summ"));
+  const auto close = cat->close_names("dram__bytes_raed.sum");
+  EXPECT_NE(std::find(close.begin(), close.end(), "dram__bytes_read.sum"), close.end());
+  try {
+    measure::check_metric_names({"dram__bytes_read.sum", "dram__bytes_raed.sum"}, "GH100");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("unknown metric 'dram__bytes_raed.sum'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("close: dram__bytes_read.sum"), std::string::npos) << msg;
+  }
+}
+
+TEST(MetricCatalog, CliUnknownMetricExitsTwoWithCloseNames) {
+  const std::string bin = testing::gpubench_binary();
+  if (bin.empty()) GTEST_SKIP() << "SKIPPED: gpubench binary not found";
+  std::string why;
+  if (!measure::MetricCatalog::open("GH100", why)) GTEST_SKIP() << "SKIPPED: CUPTI profiler host unavailable: " << why;
+  const auto dir = std::filesystem::temp_directory_path() / ("gpubench_metrics_cli_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  testing::Child child(bin, {"run", "--metrics=memory,sm__throughput.avg.pct_of_peak_sustained_elapsd"}, dir);
+  EXPECT_EQ(child.wait(60), 2);
+  const std::string err = testing::slurp(dir / "err.txt");
+  EXPECT_NE(err.find("sm__throughput.avg.pct_of_peak_sustained_elapsed"), std::string::npos) << err;
+  testing::Child bad_set(bin, {"run", "--metrics=computer"}, dir);
+  EXPECT_EQ(bad_set.wait(60), 2);
+  EXPECT_NE(testing::slurp(dir / "err.txt").find("did you mean 'compute'"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MetricConfig, MeasureMetricsParsedAndValidated) {
+  nlohmann::json j = {{"schema_version", 1}, {"measure", {{"metrics", {"memory", "dram__bytes_read.sum"}}}}};
+  ConfigContext ctx;
+  ctx.known_variants = {"baseline"};
+  const Config c = parse_config(j, ctx);
+  EXPECT_EQ(c.measure.metrics, (std::vector<std::string>{"memory", "dram__bytes_read.sum"}));
+  EXPECT_EQ(c.resolved["measure"]["metrics"], j["measure"]["metrics"]);
+  // Without metrics the resolved config (and its hash) has no key: old configs keep their hash.
+  const Config plain = parse_config({{"schema_version", 1}}, ctx);
+  EXPECT_FALSE(plain.resolved["measure"].contains("metrics"));
+  for (const nlohmann::json& bad : {nlohmann::json("memroy"), nlohmann::json(3), nlohmann::json({"all", 1})}) {
+    try {
+      parse_config({{"schema_version", 1}, {"measure", {{"metrics", bad}}}}, ctx);
+      FAIL() << "expected ConfigError for " << bad.dump();
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("/measure/metrics"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(MetricCollector, NoGpuGivesTheWhyNote) {
+  if (testing::gpu_unavailable_reason().empty()) GTEST_SKIP() << "SKIPPED: a GPU is present (GPU test covers it)";
+  measure::CounterCollector collector(0, resolve_metrics({"all"}), 0);
+  EXPECT_FALSE(collector.available());
+  ASSERT_FALSE(collector.why().empty());
+  EXPECT_NE(collector.why().find("CUDA"), std::string::npos) << collector.why();
+  const std::string note = measure::counters_note(collector.why());
+  EXPECT_EQ(note.rfind("hardware counters not collected: ", 0), 0u) << note;
+  EXPECT_NE(note.find(collector.why()), std::string::npos);
+  EXPECT_NE(note.find("the run went on without them"), std::string::npos);
+  const Counters k = collector.collect({}, nullptr);
+  EXPECT_EQ(k.status, "unavailable");
+  EXPECT_EQ(k.note, collector.why());
+}
+
+TEST(CounterAnalysis, BoundClassificationAndRatio) {
+  EXPECT_EQ(classify_bound(20, 85), "memory");
+  EXPECT_EQ(classify_bound(75, 30), "compute");
+  EXPECT_EQ(classify_bound(40, 45), "latency");
+  EXPECT_EQ(classify_bound(60, 60), "memory");  // a tie at the threshold counts as memory
+  EXPECT_EQ(classify_bound(NAN, 10), "latency");
+  EXPECT_DOUBLE_EQ(dram_bytes_ratio(1.38e9, 0.69e9), 2.0);
+  EXPECT_THROW(dram_bytes_ratio(1, 0), InputError);
+  EXPECT_THROW(dram_bytes_ratio(-1, 1), InputError);
+}
+
+/// A decomposed-like step: two ops with known counters and times.
+VariantResult step_with_counters() {
+  VariantResult v;
+  v.name = "decomposed";
+  v.work.flops = 200e9;
+  v.region.median = 1.0;  // [ms]
+  v.ops.resize(2);
+  v.ops[0].name = "gemm_user";
+  v.ops[0].stats.median = 0.25;
+  v.ops[1].name = "gemm_cand";
+  v.ops[1].stats.median = 0.75;
+  Counters k;
+  k.passes = 2;
+  k.metrics = resolve_metrics({"all"});
+  k.ops.resize(2);
+  k.ops[0].name = "gemm_user";
+  k.ops[0].values = {{metric::kDramBytesRead, 0.2e9}, {metric::kDramBytesWrite, 0.3e9}, {metric::kTensorPipePct, 20.0}};
+  k.ops[1].name = "gemm_cand";
+  k.ops[1].values = {{metric::kDramBytesRead, 0.8e9}, {metric::kDramBytesWrite, 0.7e9}, {metric::kTensorPipePct, 40.0}};
+  v.counters = k;
+  return v;
+}
+
+TEST(CounterAnalysis, MeasuredVsMinimumBytesRatesAndBound) {
+  VariantResult v = step_with_counters();
+  analyze_counters(v, 1.0e9, Ceilings{800, 4000, "test"});
+  const Counters& k = *v.counters;
+  EXPECT_DOUBLE_EQ(*k.dram_bytes_read, 1.0e9);
+  EXPECT_DOUBLE_EQ(*k.dram_bytes_write, 1.0e9);
+  EXPECT_DOUBLE_EQ(*k.dram_bytes, 2.0e9);
+  EXPECT_DOUBLE_EQ(k.dram_bytes_min, 1.0e9);
+  EXPECT_DOUBLE_EQ(*k.dram_bytes_ratio, 2.0);
+  EXPECT_DOUBLE_EQ(*k.achieved_tflops, 200.0);       // 200 GFLOP in 1 ms
+  EXPECT_DOUBLE_EQ(*k.achieved_gbps, 2000.0);        // 2 GB in 1 ms
+  EXPECT_DOUBLE_EQ(*k.pct_of_gemm_ceiling, 25.0);
+  EXPECT_DOUBLE_EQ(*k.pct_of_hbm_ceiling, 50.0);
+  EXPECT_EQ(k.bound, "latency");                     // neither ≥ 60%
+  EXPECT_DOUBLE_EQ(*k.tensor_pipe_pct, 35.0);        // (0.25·20 + 0.75·40) / 1.0
+  EXPECT_DOUBLE_EQ(*k.ops[0].dram_bytes, 0.5e9);
+  EXPECT_DOUBLE_EQ(*k.ops[0].gbps, 2000.0);          // 0.5 GB in 0.25 ms
+  EXPECT_FALSE(k.l2_hit_rate_pct.has_value());       // not collected → left empty
+  analyze_counters(v, 1.0e9, Ceilings{800, 3000, "test"});
+  EXPECT_EQ(v.counters->bound, "memory");            // 2000 / 3000 = 66.7%
+}
+
+TEST(CounterAnalysis, ReportLevelUsesTheDecomposedMinimum) {
+  Config config;  // reference shape, fp16
+  Report r;
+  CaseResult c;
+  c.batch = 1024;
+  c.lengths = {{"requests", 15}};
+  c.variants.push_back(step_with_counters());
+  r.cases.push_back(c);
+  analyze_counters(r, config, Ceilings{800, 4000, "test"});
+  const double min = count_work(config.workload.shape, 1024, 15, config.precision, WorkModel::kDecomposed).bytes_min;
+  EXPECT_NEAR(min, 0.69e9, 0.01e9);  // DESIGN.md §2: decomposed 0.69 GB at the reference shape
+  EXPECT_DOUBLE_EQ(r.cases[0].variants[0].counters->dram_bytes_min, min);
+}
+
+TEST(CounterReport, JsonRoundTripAndOldReports) {
+  VariantResult v = step_with_counters();
+  v.counters->note = "1 ranges dropped by the profiler";
+  v.counters->l2_flushed = true;
+  analyze_counters(v, 1.0e9, Ceilings{800, 4000, "test"});
+  const nlohmann::json j = v;
+  const VariantResult back = nlohmann::json::parse(j.dump()).get<VariantResult>();
+  ASSERT_TRUE(back.counters.has_value());
+  EXPECT_EQ(nlohmann::json(back), j);
+  EXPECT_EQ(back.counters->ops[1].values.at(metric::kDramBytesRead), 0.8e9);
+  EXPECT_EQ(back.counters->bound, "latency");
+  EXPECT_TRUE(back.counters->l2_flushed);
+  nlohmann::json old = j;  // a report written before issue #11
+  old.erase("counters");
+  EXPECT_FALSE(old.get<VariantResult>().counters.has_value());
+}
+
+TEST(CounterReport, MarkdownTerminalAndCsvShowMeasuredVsMinimum) {
+  Report r;
+  CaseResult c;
+  c.label = "B=1024";
+  c.batch = 1024;
+  c.lengths = {{"requests", 15}};
+  c.variants.push_back(step_with_counters());
+  VariantResult off;
+  off.name = "fused";
+  Counters k;
+  k.status = "unavailable";
+  k.note = "no permission to read GPU performance counters";
+  off.counters = k;
+  c.variants.push_back(off);
+  r.cases.push_back(c);
+  analyze_counters(r.cases[0].variants[0], 1.0e9, Ceilings{800, 4000, "test"});
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("#### Hardware counters"), std::string::npos) << md;
+  EXPECT_NE(md.find("| decomposed | (all, 2 passes) | 1.000 | 1.000 | 2.000 | 1.000 | 2.00x | 200.0 | 2000 | "
+                    "latency (25% of GEMM, 50% of HBM) | 35.0% |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- fused: counters not collected: no permission"), std::string::npos) << md;
+  const std::string term = render_terminal(r, false);
+  EXPECT_NE(term.find("2.000 / 1.000"), std::string::npos) << term;
+  EXPECT_NE(term.find("not collected: no permission"), std::string::npos) << term;
+  const std::string csv = render_csv(r);
+  EXPECT_NE(csv.find(",2000000000,1000000000,2,2000,latency,35,"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace gpubench
