@@ -72,6 +72,12 @@ struct MeasureSpec {
   /// (700 W) sustained tensor-core load holds the SM clock at 1770–1800 MHz of 1980 (measured
   /// 2026-11-30), so 0.90 would drop the card's normal loaded state instead of real down-clocking.
   double clock_threshold = 0.80;
+  /// Idle time after each sample, as a multiple of that sample's time (capped at 20 ms). Back-to-back
+  /// tensor-core samples hold the H200 at its 700 W limit, where the SM clock wanders 1600–1980 MHz and
+  /// the relative stdev of a 0.5 ms kernel is 1.5–1.9%; with 1× idle the clock stayed at 1960–1980 MHz
+  /// and it fell to 0.3–0.8% (H200, 2026-11-30, results/h200/2026-11-30_noise). 0: back-to-back
+  /// (sustained, power-limited clocks).
+  double cooldown = 1.0;
   /// Hardware counters (issue #11): metric set names (memory | compute | all) and/or Perfworks metric
   /// names, collected in a separate pass after each step's timed samples (measure/metrics.hpp). Empty:
   /// none. `run --metrics` overrides it.

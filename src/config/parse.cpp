@@ -100,7 +100,7 @@ void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
   if (it == j.end() ||
       !v.object(*it, p, {"mode", "warmup", "min_samples", "max_samples", "min_time_s",
                          "max_rel_stdev", "timeout_s", "l2_flush", "rotate_inputs", "cupti",
-                         "clock_threshold", "metrics"}))
+                         "clock_threshold", "cooldown", "metrics"}))
     return;
   MeasureSpec& m = c.measure;
   const auto& o = *it;
@@ -122,6 +122,7 @@ void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
   v.boolean(o, p, "rotate_inputs", m.rotate_inputs);
   v.boolean(o, p, "cupti", m.cupti);
   v.number(o, p, "clock_threshold", m.clock_threshold, Range::closed(0, 1));
+  v.number(o, p, "cooldown", m.cooldown, Range::closed(0, 100));
   parse_metrics(v, o, p, m);
 }
 

@@ -39,6 +39,7 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
                   {"clock_threshold", m.clock_threshold}};
   // Only when set: configs without counters keep the hash they had before /measure/metrics existed.
   if (!m.metrics.empty()) measure["metrics"] = m.metrics;
+  if (m.cooldown != MeasureSpec{}.cooldown) measure["cooldown"] = m.cooldown;  // likewise
   return {
       {"schema_version", c.schema_version},
       {"name", c.name},

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <chrono>
 #include <functional>
+#include <thread>
 #include <map>
 
 #include "analysis/statistics.hpp"
@@ -229,6 +231,7 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
   const double max_clock = device_.max_sm_clock_mhz > 0 ? device_.max_sm_clock_mhz : 1e9;
   // Each sample is enqueued behind a blocking kernel and released at once, so the flush, the ops and
   // the clock probe run back to back: host launch gaps between ops stay out of the region time.
+  const double cooldown = spec_.cooldown;
   volatile int* release = block_host_;
   bool blocking = true;
   while (!criterion.is_finished()) {
@@ -264,6 +267,9 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
     smp.clock_mhz = *clock_host_;
     samples.push_back(smp);
     if (smp.clock_mhz >= spec_.clock_threshold * max_clock) criterion.add_sample(smp.region_ms);
+    if (cooldown > 0) {  // GPU idle between samples: keeps average power under the limit (MeasureSpec::cooldown)
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(std::min(20.0, cooldown * smp.region_ms)));
+    }
     if (progress_) {
       if (const double now = wall_seconds(); now - last_progress >= kProgressInterval) {
         last_progress = now;

@@ -125,6 +125,7 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
       {"l2_flush_bytes", m.mode == "cold" && m.l2_flush ? 2 * device.l2_bytes : 0},
       {"l2_flush_method", m.mode == "cold" && m.l2_flush ? runner.flush_method() : std::string("none")},
       {"launch", "each sample enqueued behind a blocking kernel, then released (no host launch gaps)"},
+      {"cooldown", m.cooldown},
       {"rotate_inputs", m.mode == "cold" && m.rotate_inputs},
       {"cupti", runner.cupti()},
       {"cupti_note", runner.cupti_note()},

@@ -152,6 +152,20 @@ TEST(Config, WrongTypeNamesWhatWasExpected) {
   expect_one(j, "/measure/l2_flush", "expected a boolean, got integer");
 }
 
+TEST(Config, CooldownDefaultsToOneAndIsInTheHashOnlyWhenChanged) {
+  auto j = good();
+  const Config base = parse_config(j, context());
+  EXPECT_DOUBLE_EQ(base.measure.cooldown, 1.0);
+  EXPECT_FALSE(base.resolved["measure"].contains("cooldown"));  // default configs keep their hash
+  j["measure"]["cooldown"] = 0;
+  const Config sustained = parse_config(j, context());
+  EXPECT_DOUBLE_EQ(sustained.measure.cooldown, 0.0);
+  EXPECT_EQ(sustained.resolved["measure"]["cooldown"], 0.0);
+  EXPECT_NE(sustained.hash, base.hash);
+  j["measure"]["cooldown"] = -1;
+  expect_one(j, "/measure/cooldown", "got -1");
+}
+
 TEST(Config, ZeroMIsRejected) {
   auto j = good();
   j["workload"]["shape"]["M"] = 0;
