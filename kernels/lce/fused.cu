@@ -1,17 +1,22 @@
 // Ladder step 3, `fused`: the broadcast-add moves into the candidate GEMM's epilogue.
 //   Y_user[u] = W_user · E_user[u]                       cuBLAS strided-batched, fp32 out [U, M, N]
-//   Y[b]      = W_cand · E_cand[b] + Y_user[c2u[b]]       our sm_90a kernel (TMA ring + wgmma,
-//                                                        epilogue adds the user row, 16-byte stores)
-// The candidate kernel is lce_tile_kernel in cooperative mode, 128(N)×224(M) tiles, 5 stages, on
-// a persistent grid (default; option "persistent": false = one CTA per tile, 4 % slower; the user
-// tiles stay in cuBLAS, the single-kernel form is step 4, `pipelined`); the fp32 user row is loaded
-// into the accumulators before the mainloop, so the epilogue only converts and stores.
-// Options: "block_k" 64 | 32, "stages" 5 | 4, "persistent", "cluster" "none" | "2x1" | "1x2" (TMA
-// multicast: slower in rounds 1–2, before the round-3 fix of the cluster arrive; not re-measured for
-// `fused`), "l2_prefetch" (measured slower). Math and shapes: DESIGN.md §2.
+//   Y_frag    = Y_user in the wgmma fragment order        user_rows_to_frag (a small copy kernel)
+//   Y[b]      = W_cand · E_cand[b] + Y_user[c2u[b]]       our sm_90a kernel (TMA ring + wgmma)
+// The candidate kernel is lce_tile_kernel in cooperative mode, 128(N)×224(M) tiles on a persistent
+// grid; the fp32 user row is loaded into the accumulators before the mainloop from Y_frag (28
+// coalesced 16-byte loads per thread; from row-major Y_user that took 112 loads touching 4× the
+// cache lines, NOTES.md round 4), so the epilogue only converts and stores. Default (round 4): 4
+// stages, TMA-store epilogue (stmatrix → shared memory → cp.async.bulk.tensor), 1(M)×2(N) cluster
+// sharing W by TMA multicast when the 128-row N tiles pair up (else none). The user tiles stay in
+// cuBLAS; the single-kernel form is step 4, `pipelined`.
+// Options: "block_k" 64 | 32 (32: 4 stages, direct epilogue, no cluster); "stages" 4 (TMA-store
+// epilogue) | 5 (direct epilogue: per-warp staging + 16-byte stores, the round-2 default);
+// "persistent" (false = one CTA per tile); "cluster" "none" / false | "2x1" | "1x2" (absent: the
+// rule above); "l2_prefetch" (measured slower). Math and shapes: DESIGN.md §2.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,10 +33,35 @@ namespace {
 constexpr int kTag = 3;  ///< this file's own kernel instantiations (lce_tile_kernel)
 constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
 
+/// Copies row-major fp32 Y_user [U, M, N] into fragment order (sm90::frag_offset: float4
+/// [u][M tile][64-row N block][warp 4][j 28][lane 32], components (m, n), (m+1, n), (m, n+8),
+/// (m+1, n+8) with m = 224·mt + 8j + 2·(lane % 4), n = 64·nb + 16·warp + lane / 4; zeros past M / N).
+/// `total`: float4 count, U · m_tiles · n_blocks64 · 4 · 28 · 32. Grid-stride loop.
+__global__ void user_rows_to_frag(const float* __restrict__ src, float4* __restrict__ dst, int M, int N, int m_tiles,
+                                  int n_blocks64, int64_t total) {
+  for (int64_t q = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; q < total; q += int64_t{gridDim.x} * blockDim.x) {
+    const int lane = static_cast<int>(q % 32);
+    int64_t r = q / 32;
+    const int j = static_cast<int>(r % (sm90::kAccRegs / 4));
+    r /= sm90::kAccRegs / 4;
+    const int warp = static_cast<int>(r % 4);
+    r /= 4;
+    const int nb = static_cast<int>(r % n_blocks64);
+    r /= n_blocks64;
+    const int mt = static_cast<int>(r % m_tiles);
+    const int64_t u = r / m_tiles;
+    const int m = mt * sm90::kTileM + 8 * j + 2 * (lane % 4), n = nb * 64 + warp * 16 + lane / 4;
+    const float* s = src + u * M * N;
+    auto at = [&](int mm, int nn) { return mm < M && nn < N ? __ldg(s + static_cast<int64_t>(mm) * N + nn) : 0.f; };
+    dst[q] = make_float4(at(m, n), at(m + 1, n), at(m, n + 8), at(m + 1, n + 8));
+  }
+}
+
 /// `fused`: cuBLAS user GEMM (fp32 Y_user) + the cooperative tile kernel over candidate tiles.
 class FusedVariant final : public Variant {
  public:
-  /// cluster: 0 none, 21 = 2(M)×1, 12 = 1(M)×2(N) with TMA multicast; stages: 4 or 5 (BK 64).
+  /// cluster: −1 auto (1×2 when the 128-row N tiles pair up, else none), 0 none, 21 = 2(M)×1,
+  /// 12 = 1(M)×2(N) with TMA multicast; stages: 4 (BK 64: TMA-store epilogue) or 5 (direct epilogue).
   /// persistent: grid = the CTAs resident at once, each walking tiles (else one CTA per tile).
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
   FusedVariant(int block_k, int cluster, int stages, bool persistent, int l2_ahead)
@@ -47,26 +77,31 @@ class FusedVariant final : public Variant {
     w_cand_ = sm90::pad_columns(pr.W, pr.M, k_total, pr.K_user, pr.K_cand, stream);
     y_user_ = DeviceBuffer(static_cast<size_t>(pr.U * pr.M * pr.N) * sizeof(float));
     l_ = {};
-    // Cooperative, no cluster, not persistent; user tiles run in cuBLAS.
     using sm90::TileConfig;
     const void* wc = w_cand_.get();
-    const bool s5 = stages_ == 5;
-    if (cluster_ == 21 && s5)
-      sm90::bind_config<TileConfig<false, true, 64, 21, 5>, kTag>(pr, nullptr, wc, false, persistent_, l_);
-    else if (cluster_ == 21)
-      sm90::bind_config<TileConfig<false, true, 64, 21>, kTag>(pr, nullptr, wc, false, persistent_, l_);
-    else if (cluster_ == 12 && s5)
-      sm90::bind_config<TileConfig<false, true, 64, 12, 5>, kTag>(pr, nullptr, wc, false, persistent_, l_);
-    else if (cluster_ == 12)
-      sm90::bind_config<TileConfig<false, true, 64, 12>, kTag>(pr, nullptr, wc, false, persistent_, l_);
-    else if (s5)
-      sm90::bind_config<TileConfig<false, false, 64, 0, 5>, kTag>(pr, nullptr, wc, false, persistent_, l_);
-    else if (block_k_ == 64)
-      sm90::bind_config<sm90::TileConfig<false, false, 64>, kTag>(pr, nullptr, w_cand_.get(), false, persistent_, l_);
-    else
-      sm90::bind_config<sm90::TileConfig<false, false, 32>, kTag>(pr, nullptr, w_cand_.get(), false, persistent_, l_);
+    auto with = [&](auto cfg) {  // Y_user read in fragment order (y_frag_)
+      sm90::bind_config<sm90::UserFrag<decltype(cfg)>, kTag>(pr, nullptr, wc, false, persistent_, l_);
+    };
+    bound_cluster_ = cluster_ >= 0 ? cluster_ : (((pr.N + 127) / 128) % 2 == 0 ? 12 : 0);
+    if (block_k_ == 32) {
+      with(TileConfig<false, false, 32>{});
+    } else if (stages_ == 5) {  // direct epilogue
+      switch (bound_cluster_) {
+        case 21: with(TileConfig<false, true, 64, 21, 5>{}); break;
+        case 12: with(TileConfig<false, true, 64, 12, 5>{}); break;
+        default: with(TileConfig<false, false, 64, 0, 5>{}); break;
+      }
+    } else {  // 4 stages, TMA-store epilogue
+      switch (bound_cluster_) {
+        case 21: with(TileConfig<false, true, 64, 21, 4, true>{}); break;
+        case 12: with(TileConfig<false, true, 64, 12, 4, true>{}); break;
+        default: with(TileConfig<false, false, 64, 0, 4, true>{}); break;
+      }
+    }
     l_.params.cand_to_user = pr.cand_to_user;
-    l_.params.y_user = y_user_.as<float>();
+    frag_count_ = static_cast<int64_t>(pr.U) * l_.params.m_tiles * l_.params.n_blocks64 * 4 * (sm90::kAccRegs / 4) * 32;
+    y_frag_ = DeviceBuffer(static_cast<size_t>(frag_count_) * sizeof(float4));
+    l_.params.y_user = y_frag_.as<float>();
     l_.params.y = pr.Y;
     l_.params.ready = nullptr;  // Y_user is complete before the kernel starts (stream order)
     l_.params.l2_ahead = l2_ahead_;
@@ -75,7 +110,10 @@ class FusedVariant final : public Variant {
 
   std::vector<Op> ops() override {
     std::vector<Op> out;
-    if (pr_.K_user > 0) out.push_back({"gemm_user", [this](cudaStream_t s) { user_gemm(s); }});
+    if (pr_.K_user > 0) {
+      out.push_back({"gemm_user", [this](cudaStream_t s) { user_gemm(s); }});
+      out.push_back({"user_to_frag", [this](cudaStream_t s) { user_to_frag(s); }});
+    }
     out.push_back({"gemm_cand_fused", [this](cudaStream_t s) { l_.launch(l_, s); }});
     return out;
   }
@@ -83,13 +121,18 @@ class FusedVariant final : public Variant {
   std::vector<std::string> notes() const override {
     return {"W_cand copied into a K-padded buffer [M, " + std::to_string(sm90::round_up8(pr_.K_cand)) +
                 "] (setup, untimed): TMA needs 16-byte row strides",
-            "user GEMM on cuBLAS (fp32 Y_user [U, M, N]); candidate GEMM + broadcast-add in one sm_90a kernel"};
+            "user GEMM on cuBLAS (fp32 Y_user [U, M, N]), copied into the wgmma fragment order by a small kernel; "
+            "candidate GEMM + broadcast-add in one sm_90a kernel"};
   }
 
   std::string configuration() const override {
     return "tile 128(N)x224(M)x" + std::to_string(l_.block_k) + "(K), " + std::to_string(l_.stages) +
            " stages, TMA + wgmma m64n224k16, 1 producer warp + 2 cooperative consumer warpgroups, cluster " +
-           (cluster_ == 21 ? "2(M)x1(N) with TMA multicast" : cluster_ == 12 ? "1(M)x2(N) with TMA multicast" : "none") +
+           (bound_cluster_ == 21   ? "2(M)x1(N) with TMA multicast"
+            : bound_cluster_ == 12 ? "1(M)x2(N) with TMA multicast"
+                                   : "none") +
+           (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers)"
+                          : std::string(", direct epilogue")) +
            (persistent_ ? ", persistent" : "") + ", L2 prefetch of E " +
            (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) + ", "
            "user row preloaded into the accumulators, grid " +
@@ -111,11 +154,23 @@ class FusedVariant final : public Variant {
         static_cast<int>(pr_.U), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
 
+  /// Y_user → Y_frag (user_rows_to_frag), ≈ 2 × U·M·N·4 bytes through L2.
+  void user_to_frag(cudaStream_t s) {
+    const int64_t blocks = std::min<int64_t>((frag_count_ + 255) / 256, 132 * 8);
+    user_rows_to_frag<<<static_cast<unsigned>(blocks), 256, 0, s>>>(
+        y_user_.as<float>(), y_frag_.as<float4>(), static_cast<int>(pr_.M), static_cast<int>(pr_.N),
+        l_.params.m_tiles, l_.params.n_blocks64, frag_count_);
+    GPUBENCH_LAUNCH_CHECK();
+  }
+
   int block_k_, cluster_, stages_, l2_ahead_;
   bool persistent_;
+  int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
+  int64_t frag_count_ = 0; ///< float4 elements of y_frag_
   Problem pr_;
   DeviceBuffer w_cand_;   ///< [M, round_up8(K_cand)] padded copy of W's candidate columns
-  DeviceBuffer y_user_;   ///< [U, M, N] fp32
+  DeviceBuffer y_user_;   ///< [U, M, N] fp32 (cuBLAS)
+  DeviceBuffer y_frag_;   ///< Y_user in fragment order (sm90::frag_offset), read by the candidate kernel
   sm90::LceLaunch l_;
   cublasHandle_t blas_ = nullptr;
 };
@@ -134,17 +189,18 @@ GPUBENCH_REGISTER_LCE_VARIANT(
                .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
                  const int block_k = sm90::parse_block_k(options, "fused");
                  int stages = sm90::parse_stages(options, "fused");
-                 int cluster = 0;
+                 int cluster = block_k == 64 ? -1 : 0;  // −1: 1x2 when N pairs up (setup)
                  if (options.is_object() && options.contains("cluster")) {
                    const auto& c = options.at("cluster");
                    if (c == "2x1") cluster = 21;
                    else if (c == "1x2") cluster = 12;
-                   else if (c != "none" && c != false)
+                   else if (c == "none" || c == false) cluster = 0;
+                   else
                      throw InputError("fused: options.cluster must be \"none\", \"2x1\" or \"1x2\", got " + c.dump());
                  }
-                 if ((stages == 5 || cluster) && block_k != 64)
+                 if ((stages == 5 || cluster > 0) && block_k != 64)
                    throw InputError("fused: options.stages 5 and options.cluster need block_k 64");
-                 if (stages == 0) stages = block_k == 64 ? 5 : 4;  // 5 with persistent: measured 4% faster
+                 if (stages == 0) stages = 4;  // BK 64: TMA-store epilogue (NOTES.md, round 4)
                  bool persistent = true;
                  if (options.is_object() && options.contains("persistent")) {
                    const auto& v = options.at("persistent");
