@@ -111,8 +111,8 @@ TEST(CompareToReference, CatchesPoisonedAndWrongElements) {
   std::vector<float> ref(kCount);
   for (int64_t i = 0; i < kCount; ++i) ref[i] = operand_value(1, OperandTensor::kW, i) * 10.0f;
   DeviceBuffer d_ref(kCount * sizeof(float)), y(kCount * sizeof(float));
-  GPUBENCH_CUDA(cudaMemcpy(d_ref.get(), ref.data(), kCount * sizeof(float), cudaMemcpyHostToDevice));
-  GPUBENCH_CUDA(cudaMemcpy(y.get(), ref.data(), kCount * sizeof(float), cudaMemcpyHostToDevice));
+  GPUBENCH_CUDA(cudaMemcpyAsync(d_ref.get(), ref.data(), kCount * sizeof(float), cudaMemcpyHostToDevice, st.s));
+  GPUBENCH_CUDA(cudaMemcpyAsync(y.get(), ref.data(), kCount * sizeof(float), cudaMemcpyHostToDevice, st.s));
 
   ErrorStats s = compare_to_reference(y.get(), Precision::kFp32, d_ref.as<float>(), kCount, st.s);
   EXPECT_EQ(s.rel_error, 0.0);
@@ -126,18 +126,17 @@ TEST(CompareToReference, CatchesPoisonedAndWrongElements) {
   // One element never written: poison all, then restore all but element 77777.
   poison_output(y.get(), kCount, Precision::kFp32, st.s);
   GPUBENCH_CUDA(cudaStreamSynchronize(st.s));
-  GPUBENCH_CUDA(cudaMemcpy(y.get(), ref.data(), 77777 * sizeof(float), cudaMemcpyHostToDevice));
-  GPUBENCH_CUDA(cudaMemcpy(y.as<float>() + 77778, ref.data() + 77778, (kCount - 77778) * sizeof(float),
-                           cudaMemcpyHostToDevice));
+  GPUBENCH_CUDA(cudaMemcpyAsync(y.get(), ref.data(), 77777 * sizeof(float), cudaMemcpyHostToDevice, st.s));
+  GPUBENCH_CUDA(cudaMemcpyAsync(y.as<float>() + 77778, ref.data() + 77778, (kCount - 77778) * sizeof(float), cudaMemcpyHostToDevice, st.s));
   s = compare_to_reference(y.get(), Precision::kFp32, d_ref.as<float>(), kCount, st.s);
   EXPECT_EQ(s.nonfinite, 1);
   EXPECT_TRUE(std::isinf(s.rel_error));
   EXPECT_FALSE(passes(s, 1.0));
 
   // One wrong element: +1.0 at index 12345.
-  GPUBENCH_CUDA(cudaMemcpy(y.get(), ref.data(), kCount * sizeof(float), cudaMemcpyHostToDevice));
+  GPUBENCH_CUDA(cudaMemcpyAsync(y.get(), ref.data(), kCount * sizeof(float), cudaMemcpyHostToDevice, st.s));
   const float wrong = ref[12345] + 1.0f;
-  GPUBENCH_CUDA(cudaMemcpy(y.as<float>() + 12345, &wrong, sizeof(float), cudaMemcpyHostToDevice));
+  GPUBENCH_CUDA(cudaMemcpyAsync(y.as<float>() + 12345, &wrong, sizeof(float), cudaMemcpyHostToDevice, st.s));
   s = compare_to_reference(y.get(), Precision::kFp32, d_ref.as<float>(), kCount, st.s);
   EXPECT_EQ(s.nonfinite, 0);
   const double diff = double(wrong) - double(ref[12345]);
@@ -147,6 +146,8 @@ TEST(CompareToReference, CatchesPoisonedAndWrongElements) {
   EXPECT_FALSE(passes(s, default_tolerance(Precision::kFp32)));
 }
 
+// Uploads go on the test's stream: a pageable cudaMemcpy may return before its DMA lands, and the
+// non-blocking stream does not wait for it (seen on the H200: compare_host read the poisoned buffer).
 TEST(CompareOutputs, HalfPrecisionPoisonAndDifference) {
   GPUBENCH_REQUIRE_GPU();
   Stream st;
@@ -154,8 +155,8 @@ TEST(CompareOutputs, HalfPrecisionPoisonAndDifference) {
   std::vector<__half> a(kCount);
   for (int64_t i = 0; i < kCount; ++i) a[i] = __float2half_rn(operand_value(2, OperandTensor::kECand, i) * 4.0f);
   DeviceBuffer da(kCount * 2), db(kCount * 2);
-  GPUBENCH_CUDA(cudaMemcpy(da.get(), a.data(), kCount * 2, cudaMemcpyHostToDevice));
-  GPUBENCH_CUDA(cudaMemcpy(db.get(), a.data(), kCount * 2, cudaMemcpyHostToDevice));
+  GPUBENCH_CUDA(cudaMemcpyAsync(da.get(), a.data(), kCount * 2, cudaMemcpyHostToDevice, st.s));
+  GPUBENCH_CUDA(cudaMemcpyAsync(db.get(), a.data(), kCount * 2, cudaMemcpyHostToDevice, st.s));
   ErrorStats s = compare_outputs(da.get(), db.get(), Precision::kFp16, kCount, st.s);
   EXPECT_EQ(s.rel_error, 0.0);
   EXPECT_GT(s.ref_norm, 0.0);
@@ -166,7 +167,7 @@ TEST(CompareOutputs, HalfPrecisionPoisonAndDifference) {
   EXPECT_FALSE(passes(s, 1.0));
 
   // compare_host on the same data against the exact values in double.
-  GPUBENCH_CUDA(cudaMemcpy(da.get(), a.data(), kCount * 2, cudaMemcpyHostToDevice));
+  GPUBENCH_CUDA(cudaMemcpyAsync(da.get(), a.data(), kCount * 2, cudaMemcpyHostToDevice, st.s));
   std::vector<double> exact(kCount);
   for (int64_t i = 0; i < kCount; ++i) exact[i] = __half2float(a[i]);
   s = compare_host(da.get(), Precision::kFp16, exact, st.s);
