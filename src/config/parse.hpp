@@ -58,4 +58,8 @@ std::string config_hash(const nlohmann::json& resolved);
 /// Closest candidate by edit distance, or "" when none is close (distance > max(2, len/3)).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
+/// Levenshtein distance between `a` and `b` (insert, delete, substitute each cost 1); used for every
+/// "did you mean" of configs, CLI names and metric names.
+size_t edit_distance(const std::string& a, const std::string& b);
+
 }  // namespace gpubench

@@ -1,6 +1,7 @@
 // Metric selection and the chip's metric catalog (measure/metrics.hpp). The catalog uses the CUPTI Profiler
 // Host API (cupti_profiler_host.h), which CUPTI backs with libnvperf_host loaded at run time: no GPU needed.
 #include "measure/metrics.hpp"
+#include "measure/cupti_params.hpp"
 
 #include <cupti.h>
 #include <cupti_profiler_host.h>
@@ -18,36 +19,6 @@
 
 namespace gpubench::measure {
 namespace {
-
-/// A zeroed CUPTI parameter struct with its structSize set (the CUPTI_PROFILER_STRUCT_SIZE convention).
-template <class T>
-T cupti_params(size_t struct_size) {
-  T p{};
-  p.structSize = struct_size;
-  return p;
-}
-
-std::string cupti_text(CUptiResult r) {
-  const char* s = nullptr;
-  cuptiGetResultString(r, &s);
-  return s ? s : fmt::format("CUPTI error {}", static_cast<int>(r));
-}
-
-/// Levenshtein distance (insert, delete, substitute each cost 1).
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), size_t{0});
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 /// "dram__bytes_read.sum" → {"dram__bytes_read", ".sum"}.
 std::pair<std::string, std::string> split_base(const std::string& name) {

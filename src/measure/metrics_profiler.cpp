@@ -24,25 +24,12 @@
 #include "measure/cupti_activity.hpp"
 #include "measure/harness_kernels.hpp"
 #include "measure/metrics.hpp"
+#include "measure/cupti_params.hpp"
 
 namespace gpubench::measure {
 namespace {
 
-/// A zeroed CUPTI parameter struct with its structSize set (the CUPTI_PROFILER_STRUCT_SIZE convention).
-template <class T>
-T cupti_params(size_t struct_size) {
-  T p{};
-  p.structSize = struct_size;
-  return p;
-}
-
 constexpr int64_t kMaxPasses = 64;  // a metric set needing more is refused (ours need 1–3 on GH100)
-
-std::string cupti_text(CUptiResult r) {
-  const char* s = nullptr;
-  cuptiGetResultString(r, &s);
-  return s ? s : fmt::format("CUPTI error {}", static_cast<int>(r));
-}
 
 /// Why a CUPTI call failed, in words, with the fix when there is a known one.
 std::string explain(CUptiResult r, const char* call) {
