@@ -301,11 +301,19 @@ std::vector<LoadedReport> load_reports(const std::string& path) {
   if (!fs::exists(path, ec)) throw InputError(path + ": no such file or folder");
   if (!fs::is_directory(path, ec)) return {load_one(path)};
   std::vector<std::string> files;
+  int64_t gzipped = 0;
   for (const auto& de : fs::directory_iterator(path, ec)) {
-    if (de.is_regular_file() && de.path().extension() == ".json") files.push_back(de.path().string());
+    if (!de.is_regular_file()) continue;
+    const std::string name = de.path().filename().string();
+    if (de.path().extension() == ".json") files.push_back(de.path().string());
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".json.gz") == 0) ++gzipped;
   }
   if (ec) throw InputError(path + ": cannot list the folder (" + ec.message() + ")");
-  if (files.empty()) throw InputError(path + ": folder holds no *.json reports");
+  if (files.empty()) {
+    throw InputError(path + ": folder holds no *.json reports" +
+                     (gzipped > 0 ? fmt::format(" ({} *.json.gz: unpack them first, gunzip -k {}/*.json.gz)", gzipped, path)
+                                  : std::string()));
+  }
   std::sort(files.begin(), files.end());
   std::vector<LoadedReport> out;
   for (const auto& f : files) out.push_back(load_one(f));
@@ -322,7 +330,8 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
   CompareResult res;
   res.options = options;
 
-  // Pair reports: same config hash, then same file name, then the single leftovers.
+  // Pair reports: same config hash and file name, then same config hash, then same file name, then the
+  // single leftovers (a folder may hold several runs of one config: the same-named one is its counterpart).
   std::vector<std::pair<size_t, size_t>> pairs;
   std::vector<bool> old_used(old_reports.size()), new_used(new_reports.size());
   auto pair_by = [&](auto same) {
@@ -334,15 +343,22 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
       }
     }
   };
-  pair_by([](const LoadedReport& x, const LoadedReport& y) {
+  const auto same_hash = [](const LoadedReport& x, const LoadedReport& y) {
     return !x.report.config_hash.empty() && x.report.config_hash == y.report.config_hash;
+  };
+  pair_by([&](const LoadedReport& x, const LoadedReport& y) {
+    return same_hash(x, y) && file_name(x.path) == file_name(y.path);
   });
+  pair_by(same_hash);
   pair_by([](const LoadedReport& x, const LoadedReport& y) { return file_name(x.path) == file_name(y.path); });
   if (std::count(old_used.begin(), old_used.end(), false) == 1 &&
       std::count(new_used.begin(), new_used.end(), false) == 1) {
     pair_by([](const LoadedReport&, const LoadedReport&) { return true; });
   }
   std::sort(pairs.begin(), pairs.end());
+  if (old_reports.size() > 1 || new_reports.size() > 1) {  // folders: say which files were compared
+    for (const auto& [i, k] : pairs) res.notes.push_back("paired " + old_reports[i].path + " with " + new_reports[k].path);
+  }
   for (size_t i = 0; i < old_reports.size(); ++i)
     if (!old_used[i]) res.unmatched.push_back({"old", "report " + old_reports[i].path, old_reports[i].path});
   for (size_t k = 0; k < new_reports.size(); ++k)

@@ -32,24 +32,26 @@ std::string name_of(const nlohmann::json& item, const char* key) {
   return it != item.end() && it->is_string() ? it->get<std::string>() : "?";
 }
 
-/// Checks that every value of the timing array j[key] is a finite number > 0 (a duration); records
-/// "pointer (entry): must be > 0, got x" for the bad ones. Missing or non-array keys are left to
-/// the typed reader.
+/// Checks that every value of the timing array j[key] is a finite number > 0 (a duration; ≥ 0 when
+/// `zero_ok`: an op may launch nothing, e.g. the user GEMM at K_user = 0); records "pointer (entry): must
+/// be > 0, got x" for the bad ones. Missing or non-array keys are left to the typed reader.
 void check_samples(const nlohmann::json& j, const char* key, const std::string& ptr, const std::string& entry,
-                   std::vector<std::string>& problems, size_t& bad) {
+                   std::vector<std::string>& problems, size_t& bad, bool zero_ok = false) {
   const auto it = j.find(key);
   if (it == j.end() || !it->is_array()) return;
   for (size_t i = 0; i < it->size(); ++i) {
     const nlohmann::json& x = (*it)[i];
-    const bool ok = x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() > 0;
+    const bool ok = x.is_number() && std::isfinite(x.get<double>()) &&
+                    (x.get<double>() > 0 || (zero_ok && x.get<double>() == 0));
     if (ok) continue;
     if (++bad > kMaxListedBadSamples) continue;
-    problems.push_back(fmt::format("{}/{}/{} ({}): must be > 0, got {}", ptr, key, i, entry, describe_value(x)));
+    problems.push_back(fmt::format("{}/{}/{} ({}): must be {} 0, got {}", ptr, key, i, entry, zero_ok ? "≥" : ">",
+                                   describe_value(x)));
   }
 }
 
-/// The timing samples `compare` judges (each variant's region_samples_ms and ops[].samples_ms) must be
-/// durations: finite and > 0 (so every median is > 0). Throws InputError naming the file, each bad
+/// The timing samples `compare` judges must be durations: each variant's region_samples_ms finite and > 0,
+/// ops[].samples_ms finite and ≥ 0 (an op that launched nothing measures 0; compare skips a 0 median). Throws InputError naming the file, each bad
 /// value's JSON pointer and its entry (case / variant / op), and the fix.
 void check_timing_samples(const nlohmann::json& j, const std::string& source) {
   const auto cases = j.find("cases");
@@ -71,7 +73,7 @@ void check_timing_samples(const nlohmann::json& j, const std::string& source) {
       for (size_t o = 0; o < ops->size(); ++o) {
         if (!(*ops)[o].is_object()) continue;
         check_samples((*ops)[o], "samples_ms", fmt::format("{}/ops/{}", vp, o),
-                      fmt::format("{}, op '{}'", entry, name_of((*ops)[o], "name")), problems, bad);
+                      fmt::format("{}, op '{}'", entry, name_of((*ops)[o], "name")), problems, bad, /*zero_ok=*/true);
       }
     }
   }
@@ -79,7 +81,7 @@ void check_timing_samples(const nlohmann::json& j, const std::string& source) {
   std::string msg = source + ": " + problems.front();
   for (size_t i = 1; i < problems.size(); ++i) msg += "\n  " + source + ": " + problems[i];
   if (bad > problems.size()) msg += fmt::format("\n  {}: and {} more bad sample values", source, bad - problems.size());
-  msg += "\n  timing samples are durations in ms and must be finite and > 0: the report is corrupt or from a "
+  msg += "\n  timing samples are durations in ms and must be finite (> 0 for a step's region): the report is corrupt or from a "
          "broken measurement; re-run the benchmark to regenerate it";
   throw InputError(msg);
 }
@@ -106,6 +108,8 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
 
 Report load_report(const std::string& path) {
   const std::string text = read_file(path);
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
+    throw InputError(path + ": gzip-compressed; unpack it first (gunzip -k " + path + ")");
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);

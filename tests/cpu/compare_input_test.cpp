@@ -107,20 +107,28 @@ TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   nan_op["cases"][0]["variants"][1]["ops"][0]["samples_ms"][3] = std::nan("");  // written as null
   const std::string msg = message_of([&] { compare_paths(old_p, write("nan.json", nan_op), {}); });
   EXPECT_NE(msg.find("/cases/0/variants/1/ops/0/samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
-                     "'decomposed', op 'gemm'): must be > 0, got null"),
+                     "'decomposed', op 'gemm'): must be ≥ 0, got null"),
             std::string::npos)
       << msg;
   nlohmann::json inf = tiny_report();
   inf["cases"][0]["variants"][0]["region_samples_ms"][0] = "inf";
   EXPECT_NE(message_of([&] { compare_paths(old_p, write("inf.json", inf), {}); }).find("got string \"inf\""),
             std::string::npos);
-  // All-zero op times (the old CUPTI bug): median 0, refused; at most 5 values listed, the rest counted.
+  // Zero region samples are refused (at most 5 values listed, the rest counted) ...
   nlohmann::json zero = tiny_report();
-  for (auto& x : zero["cases"][0]["variants"][0]["ops"][0]["samples_ms"]) x = 0.0;
+  for (auto& x : zero["cases"][0]["variants"][0]["region_samples_ms"]) x = 0.0;
   const std::string z = message_of([&] { compare_paths(write("zero.json", zero), old_p, {}); });
-  EXPECT_NE(z.find("zero.json: /cases/0/variants/0/ops/0/samples_ms/0"), std::string::npos) << z;
+  EXPECT_NE(z.find("zero.json: /cases/0/variants/0/region_samples_ms/0"), std::string::npos) << z;
   EXPECT_NE(z.find("must be > 0, got 0"), std::string::npos) << z;
   EXPECT_NE(z.find("and 5 more bad sample values"), std::string::npos) << z;
+  // ... while an op may measure 0 (it launched nothing, e.g. the user GEMM at K_user = 0): compared, with a note.
+  nlohmann::json zero_op = tiny_report();
+  for (auto& x : zero_op["cases"][0]["variants"][0]["ops"][0]["samples_ms"]) x = 0.0;
+  const CompareResult res = compare_paths(write("zero_op.json", zero_op), old_p, {});
+  EXPECT_EQ(res.regressions(), 0);
+  bool noted = false;
+  for (const auto& e : res.entries) noted |= e.op == "gemm" && e.note.find("median time is 0 ms") != std::string::npos;
+  EXPECT_TRUE(noted);
   // A good report still loads.
   EXPECT_NO_THROW(load_report(old_p));
 }
@@ -161,6 +169,37 @@ TEST_F(CompareInput, NothingMatchedExitsTwoFromTheBinary) {
   rc = compare({old_p, new_p, "--allow-mismatch"});
   EXPECT_EQ(rc, 2) << out_ << err_;
   EXPECT_EQ(out_.find("OK"), std::string::npos) << "no pass line: " << out_;
+}
+
+}  // namespace
+}  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+// A folder holding several runs of one config: each OLD report is paired with the NEW one of the same file
+// name, not with the first of the same config hash (found by a new user: a false REGRESSION, exit 1).
+TEST_F(CompareInput, FoldersPairSameConfigBySameFileName) {
+  fs::create_directories(dir_ / "old");
+  fs::create_directories(dir_ / "new");
+  write("old/run.json", tiny_report());
+  write("new/run.json", tiny_report());
+  nlohmann::json slower = tiny_report("B=1024 fixed(length=70)", {"baseline", "decomposed", "k_aligned"}, 1.3);
+  write("new/a_other_settings.json", slower);  // sorts first, same config hash
+  const CompareResult res = compare_paths((dir_ / "old").string(), (dir_ / "new").string(), {});
+  EXPECT_EQ(res.regressions(), 0);
+  EXPECT_EQ(res.report_pairs, 1);
+  bool said = false;
+  for (const auto& n : res.notes) said |= n.find("run.json with") != std::string::npos && n.find("new/run.json") != std::string::npos;
+  EXPECT_TRUE(said) << "the pairing is named in the notes";
+}
+
+TEST_F(CompareInput, GzippedReportsSayToUnpack) {
+  const std::string gz = (dir_ / "r.json.gz").string();
+  write_file_atomic(gz, std::string("\x1f\x8b\x08\x00rest", 8));
+  EXPECT_NE(message_of([&] { load_report(gz); }).find("gzip-compressed; unpack it first (gunzip -k"), std::string::npos);
+  const std::string msg = message_of([&] { compare_paths(dir_.string(), dir_.string(), {}); });
+  EXPECT_NE(msg.find("folder holds no *.json reports (1 *.json.gz: unpack them first"), std::string::npos) << msg;
 }
 
 }  // namespace
