@@ -57,12 +57,21 @@ void apply_metrics(const RunArgs& a, Config& config) {
   (void)measure::check_metric_names(names, measure::chip_for_model(config.device.model));
 }
 
+/// Flag combinations that cannot work, refused before the GPU check (exit 2 on any machine).
+/// Throws InputError naming the flags and the fix.
+void check_flag_combinations(const RunArgs& a) {
+  if (a.isolate && (a.profile || !a.trace.empty()))
+    throw InputError("--isolate: not with --profile or --trace (they need one process); drop --isolate");
+  if (a.no_isolate && a.variant_timeout > 0)
+    throw InputError("--variant-timeout: applies to isolated steps (one process each); drop --no-isolate or the timeout");
+  if (a.profile && !a.metrics.empty() && a.metrics != "none")
+    throw InputError("--metrics: not with --profile (the profile run is for ncu/nsys, which hold the counters); "
+                     "drop one of them");
+}
+
 /// --isolate (cli/isolate.hpp): on by default when more than one step runs; off with --no-isolate,
 /// and by default with --profile or --trace (both want one process). nullopt: run in-process.
 std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) {
-  if (a.isolate && a.no_isolate) throw InputError("--isolate and --no-isolate: choose one");
-  if (a.isolate && (a.profile || !a.trace.empty()))
-    throw InputError("--isolate: not with --profile or --trace (they need one process); drop --isolate");
   IsolateOptions o;
   for (const auto& s : config.variants)
     if (a.variants.empty() || std::find(a.variants.begin(), a.variants.end(), s.name) != a.variants.end())
@@ -82,6 +91,7 @@ std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) 
 }
 
 int run(const RunArgs& a) {
+  check_flag_combinations(a);
   Config config = load_config_or_default(a.config);
   if (!a.mode.empty()) {  // the override is part of what ran: resolved config and hash follow it
     config.measure.mode = a.mode;

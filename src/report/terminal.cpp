@@ -126,9 +126,9 @@ std::string counters(const CaseResult& c, bool color) {
       t.add({v.name, "", "—", "—", "—", "—", "not collected: " + k.note});
       continue;
     }
-    const std::string pct = k.bound == "memory"    ? " " + opt(k.pct_of_hbm_ceiling, 0, 1, "% HBM")
-                            : k.bound == "compute" ? " " + opt(k.pct_of_gemm_ceiling, 0, 1, "% GEMM")
-                                                   : "";
+    std::string pct;  // (fmt, not operator+: g++ 13 -Wrestrict false positive on the concatenation)
+    if (k.bound == "memory") pct = fmt::format(" {}", opt(k.pct_of_hbm_ceiling, 0, 1, "% HBM"));
+    if (k.bound == "compute") pct = fmt::format(" {}", opt(k.pct_of_gemm_ceiling, 0, 1, "% GEMM"));
     t.add({v.name, "(all)",
            opt(k.dram_bytes, 3, 1e-9) + " / " + (k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—"),
            opt(k.dram_bytes_ratio, 2, 1, "x"), opt(k.achieved_gbps, 0), k.bound.empty() ? "—" : k.bound + pct,

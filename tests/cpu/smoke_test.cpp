@@ -69,4 +69,20 @@ TEST(Cli, IsolateAndNoIsolateExcludeEachOther) {
   EXPECT_TRUE(named) << r.err;
 }
 
+TEST(Cli, ImpossibleRunFlagCombinationsAreBadInputBeforeTheGpuCheck) {
+  // Each exits 2 naming the flags on any machine (it used to be exit 3 "needs a GPU" without one).
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"run", "--isolate", "--profile"}, "--isolate: not with --profile or --trace"},
+      {{"run", "--isolate", "--trace", "t.json"}, "--isolate: not with --profile or --trace"},
+      {{"run", "--no-isolate", "--variant-timeout", "5"}, "--variant-timeout: applies to isolated steps"},
+      {{"run", "--profile", "--metrics=memory"}, "--metrics: not with --profile"},
+  };
+  for (const auto& [args, fragment] : cases) {
+    const CliRun r = gpubench_cli(args, "flags");
+    if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+    EXPECT_EQ(r.rc, 2) << args[1] << " " << args[2] << ": " << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
