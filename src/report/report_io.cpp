@@ -98,6 +98,12 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
     throw InputError(source + ": /schema_version is " + version->dump() + ", this gpubench reads " +
                      std::to_string(kReportSchemaVersion) + "; re-run the benchmark with this version");
   }
+  if (!j.contains("cases")) {  // a config has a schema_version too
+    throw InputError(source + ": not a gpubench report (no /cases" +
+                     (j.contains("workload") ? std::string("; it looks like a config: run it first, `gpubench run " +
+                                                           source + " -o PREFIX`)")
+                                             : std::string(")")));
+  }
   check_timing_samples(j, source);
   try {
     return j.get<Report>();

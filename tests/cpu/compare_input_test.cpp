@@ -202,5 +202,11 @@ TEST_F(CompareInput, GzippedReportsSayToUnpack) {
   EXPECT_NE(msg.find("folder holds no *.json reports (1 *.json.gz: unpack them first"), std::string::npos) << msg;
 }
 
+TEST_F(CompareInput, AConfigIsNotAReport) {
+  const std::string cfg = write("config.json", {{"schema_version", 1}, {"workload", {{"batch", 64}}}});
+  const std::string msg = message_of([&] { load_report(cfg); });
+  EXPECT_NE(msg.find("not a gpubench report (no /cases; it looks like a config: run it first"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace gpubench
