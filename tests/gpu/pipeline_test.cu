@@ -21,6 +21,7 @@
 #include "kernels/lce/reference.hpp"
 #include "kernels/lce/variant.hpp"
 #include "kernels/pipeline/pipeline.hpp"
+#include "support/download.hpp"
 #include "support/gpu.hpp"
 #include "workload/device_inputs.hpp"
 
@@ -30,32 +31,8 @@ namespace {
 using ::gpubench::testing::Stream;
 
 
-template <class T>
-std::vector<T> download_raw(const void* d, int64_t count, cudaStream_t s) {
-  std::vector<T> out(static_cast<size_t>(count));
-  GPUBENCH_CUDA(cudaMemcpyAsync(out.data(), d, static_cast<size_t>(count) * sizeof(T), cudaMemcpyDeviceToHost, s));
-  GPUBENCH_CUDA(cudaStreamSynchronize(s));
-  return out;
-}
-
-/// Device tensor [count] of `precision` → host floats (exact).
-std::vector<float> download(const void* d, int64_t count, Precision p, cudaStream_t s) {
-  if (p == Precision::kFp32) return download_raw<float>(d, count, s);
-  const auto raw = download_raw<uint16_t>(d, count, s);
-  std::vector<float> out(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    if (p == Precision::kFp16) {
-      __half_raw r;
-      r.x = raw[i];
-      out[i] = __half2float(__half(r));
-    } else {
-      __nv_bfloat16_raw r;
-      r.x = raw[i];
-      out[i] = __bfloat162float(__nv_bfloat16(r));
-    }
-  }
-  return out;
-}
+using ::gpubench::testing::download;
+using ::gpubench::testing::download_raw;
 
 /// Rounds like the device's store of a hidden activation.
 double round_to(Precision p, double x) {

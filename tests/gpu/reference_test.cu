@@ -14,6 +14,7 @@
 #include "core/device_buffer.hpp"
 #include "kernels/lce/check.hpp"
 #include "kernels/lce/reference.hpp"
+#include "support/download.hpp"
 #include "support/gpu.hpp"
 #include "workload/device_inputs.hpp"
 
@@ -23,30 +24,7 @@ namespace {
 using ::gpubench::testing::Stream;
 
 
-// Device tensor [count] of `precision` → host floats.
-std::vector<float> download(const void* d, int64_t count, Precision p, cudaStream_t s) {
-  std::vector<float> out(static_cast<size_t>(count));
-  if (p == Precision::kFp32) {
-    GPUBENCH_CUDA(cudaMemcpyAsync(out.data(), d, count * sizeof(float), cudaMemcpyDeviceToHost, s));
-    GPUBENCH_CUDA(cudaStreamSynchronize(s));
-    return out;
-  }
-  std::vector<uint16_t> raw(static_cast<size_t>(count));
-  GPUBENCH_CUDA(cudaMemcpyAsync(raw.data(), d, count * 2, cudaMemcpyDeviceToHost, s));
-  GPUBENCH_CUDA(cudaStreamSynchronize(s));
-  for (int64_t i = 0; i < count; ++i) {
-    if (p == Precision::kFp16) {
-      __half_raw r;
-      r.x = raw[i];
-      out[i] = __half2float(__half(r));
-    } else {
-      __nv_bfloat16_raw r;
-      r.x = raw[i];
-      out[i] = __bfloat162float(__nv_bfloat16(r));
-    }
-  }
-  return out;
-}
+using ::gpubench::testing::download;
 
 class PerPrecision : public ::testing::TestWithParam<Precision> {};
 
