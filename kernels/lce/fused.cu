@@ -1,18 +1,22 @@
 // Ladder step 3, `fused`: the broadcast-add moves into the candidate GEMM's epilogue.
 //   Y_user[u] = W_user · E_user[u]                       cuBLAS strided-batched, fp32 out [U, M, N]
-//   Y_frag    = Y_user in the wgmma fragment order        user_rows_to_frag (a small copy kernel)
+//   Y_frag    = Y_user in the wgmma fragment order, 16-bit user_rows_to_frag (a small copy kernel)
 //   Y[b]      = W_cand · E_cand[b] + Y_user[c2u[b]]       our sm_90a kernel (TMA ring + wgmma)
 // The candidate kernel is lce_tile_kernel in cooperative mode, 128(N)×224(M) tiles on a persistent
-// grid; the fp32 user row is loaded into the accumulators before the mainloop from Y_frag (28
-// coalesced 16-byte loads per thread; from row-major Y_user that took 112 loads touching 4× the
-// cache lines, NOTES.md round 4), so the epilogue only converts and stores. Default (round 4): 4
+// grid; the user row is loaded into the accumulators before the mainloop from Y_frag (16-bit, 14
+// coalesced 16-byte loads per thread; from row-major fp32 Y_user that took 112 loads touching 4× the
+// cache lines, NOTES.md rounds 4–5), so the epilogue only converts and stores. Default (round 4): 4
 // stages, TMA-store epilogue (stmatrix → shared memory → cp.async.bulk.tensor), 1(M)×2(N) cluster
-// sharing W by TMA multicast when the 128-row N tiles pair up (else none). The user tiles stay in
-// cuBLAS; the single-kernel form is step 4, `pipelined`.
+// sharing W by TMA multicast when the 128-row N tiles pair up (else none); round 5: the user row in
+// 16 bits, and a balanced persistent grid (64 clusters at the reference shape). The user tiles stay
+// in cuBLAS; the single-kernel form is step 4, `pipelined`.
 // Options: "block_k" 64 | 32 (32: 4 stages, direct epilogue, no cluster); "stages" 4 (TMA-store
 // epilogue) | 5 (direct epilogue: per-warp staging + 16-byte stores, the round-2 default);
 // "persistent" (false = one CTA per tile); "cluster" "none" / false | "2x1" | "1x2" (absent: the
-// rule above); "l2_prefetch" (measured slower). Math and shapes: DESIGN.md §2.
+// rule above); "l2_prefetch" (measured slower); "scheduler" "static" (default) | "dynamic" (tiles
+// from a global counter, sm90/tile_scheduler.cuh; not with l2_prefetch); "grid" "balanced" (default;
+// persistent: the fewest clusters that take as many rounds; lce_setup.cuh balance_grid) | "all".
+// Math and shapes: DESIGN.md §2.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -32,28 +36,33 @@ namespace {
 
 constexpr int kTag = 3;  ///< this file's own kernel instantiations (lce_tile_kernel)
 constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
+constexpr bool kDefaultDynamic = false;  ///< option "scheduler" default: static
+constexpr bool kDefaultBalanced = true;  ///< option "grid" default: balanced (NOTES.md round 5)
 
-/// Copies row-major fp32 Y_user [U, M, N] into fragment order (sm90::frag_offset: float4
-/// [u][M tile][64-row N block][warp 4][j 28][lane 32], components (m, n), (m+1, n), (m, n+8),
-/// (m+1, n+8) with m = 224·mt + 8j + 2·(lane % 4), n = 64·nb + 16·warp + lane / 4; zeros past M / N).
-/// `total`: float4 count, U · m_tiles · n_blocks64 · 4 · 28 · 32. Grid-stride loop.
-__global__ void user_rows_to_frag(const float* __restrict__ src, float4* __restrict__ dst, int M, int N, int m_tiles,
+/// Copies row-major fp32 Y_user [U, M, N] into the 16-bit fragment order (sm90::frag_index: uint4
+/// [u][M tile][64-row N block][warp 4][j 14][lane 32] of T pairs ((m, n), (m+1, n)), ((m, n+8),
+/// (m+1, n+8)), then the same at m + 8, with m = 224·mt + 16j + 2·(lane % 4), n = 64·nb + 16·warp
+/// + lane / 4; zeros past M / N), rounding each value to T once. `total`: uint4 count,
+/// U · m_tiles · n_blocks64 · 4 · 14 · 32. Grid-stride loop.
+template <class T>
+__global__ void user_rows_to_frag(const float* __restrict__ src, uint4* __restrict__ dst, int M, int N, int m_tiles,
                                   int n_blocks64, int64_t total) {
   for (int64_t q = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; q < total; q += int64_t{gridDim.x} * blockDim.x) {
     const int lane = static_cast<int>(q % 32);
     int64_t r = q / 32;
-    const int j = static_cast<int>(r % (sm90::kAccRegs / 4));
-    r /= sm90::kAccRegs / 4;
+    const int j = static_cast<int>(r % sm90::kFragVecs);
+    r /= sm90::kFragVecs;
     const int warp = static_cast<int>(r % 4);
     r /= 4;
     const int nb = static_cast<int>(r % n_blocks64);
     r /= n_blocks64;
     const int mt = static_cast<int>(r % m_tiles);
     const int64_t u = r / m_tiles;
-    const int m = mt * sm90::kTileM + 8 * j + 2 * (lane % 4), n = nb * 64 + warp * 16 + lane / 4;
+    const int m = mt * sm90::kTileM + 16 * j + 2 * (lane % 4), n = nb * 64 + warp * 16 + lane / 4;
     const float* s = src + u * M * N;
     auto at = [&](int mm, int nn) { return mm < M && nn < N ? __ldg(s + static_cast<int64_t>(mm) * N + nn) : 0.f; };
-    dst[q] = make_float4(at(m, n), at(m + 1, n), at(m, n + 8), at(m + 1, n + 8));
+    dst[q] = make_uint4(sm90::pack2<T>(at(m, n), at(m + 1, n)), sm90::pack2<T>(at(m, n + 8), at(m + 1, n + 8)),
+                        sm90::pack2<T>(at(m + 8, n), at(m + 9, n)), sm90::pack2<T>(at(m + 8, n + 8), at(m + 9, n + 8)));
   }
 }
 
@@ -64,8 +73,15 @@ class FusedVariant final : public Variant {
   /// 12 = 1(M)×2(N) with TMA multicast; stages: 4 (BK 64: TMA-store epilogue) or 5 (direct epilogue).
   /// persistent: grid = the CTAs resident at once, each walking tiles (else one CTA per tile).
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
-  FusedVariant(int block_k, int cluster, int stages, bool persistent, int l2_ahead)
-      : block_k_(block_k), cluster_(cluster), stages_(stages), persistent_(persistent), l2_ahead_(l2_ahead) {}
+  /// dynamic: tile order from a global counter (else static); balanced: option "grid".
+  FusedVariant(int block_k, int cluster, int stages, bool persistent, int l2_ahead, bool dynamic, bool balanced)
+      : block_k_(block_k),
+        cluster_(cluster),
+        stages_(stages),
+        l2_ahead_(l2_ahead),
+        persistent_(persistent),
+        dynamic_(dynamic),
+        balanced_(balanced) {}
   ~FusedVariant() override {
     if (blas_) (void)cublasDestroy(blas_);
   }
@@ -99,12 +115,15 @@ class FusedVariant final : public Variant {
       }
     }
     l_.params.cand_to_user = pr.cand_to_user;
-    frag_count_ = static_cast<int64_t>(pr.U) * l_.params.m_tiles * l_.params.n_blocks64 * 4 * (sm90::kAccRegs / 4) * 32;
-    y_frag_ = DeviceBuffer(static_cast<size_t>(frag_count_) * sizeof(float4));
+    frag_count_ = static_cast<int64_t>(pr.U) * l_.params.m_tiles * l_.params.n_blocks64 * 4 * sm90::kFragVecs * 32;
+    y_frag_ = DeviceBuffer(static_cast<size_t>(frag_count_) * sizeof(uint4));
     l_.params.y_user = y_frag_.as<float>();
     l_.params.y = pr.Y;
     l_.params.ready = nullptr;  // Y_user is complete before the kernel starts (stream order)
     l_.params.l2_ahead = l2_ahead_;
+    sched_ = sm90::make_tile_counter(stream);
+    l_.params.sched = dynamic_ ? sched_.as<uint32_t>() : nullptr;
+    if (balanced_ && persistent_) sm90::balance_grid(l_);
     if (pr.K_user > 0 && !blas_) GPUBENCH_CUBLAS(cublasCreate(&blas_));
   }
 
@@ -121,7 +140,7 @@ class FusedVariant final : public Variant {
   std::vector<std::string> notes() const override {
     return {"W_cand copied into a K-padded buffer [M, " + std::to_string(sm90::round_up8(pr_.K_cand)) +
                 "] (setup, untimed): TMA needs 16-byte row strides",
-            "user GEMM on cuBLAS (fp32 Y_user [U, M, N]), copied into the wgmma fragment order by a small kernel; "
+            "user GEMM on cuBLAS (fp32 Y_user [U, M, N]), copied into the 16-bit wgmma fragment order by a small kernel; "
             "candidate GEMM + broadcast-add in one sm_90a kernel"};
   }
 
@@ -134,9 +153,10 @@ class FusedVariant final : public Variant {
            (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers)"
                           : std::string(", direct epilogue")) +
            (persistent_ ? ", persistent" : "") + ", L2 prefetch of E " +
-           (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) + ", "
-           "user row preloaded into the accumulators, grid " +
-           std::to_string(l_.grid) + " CTAs";
+           (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) + ", " +
+           sm90::order_description(dynamic_) + ", "
+           "user row (16-bit) preloaded into the accumulators, grid " +
+           std::to_string(l_.grid) + " CTAs" + (balanced_ && persistent_ ? " (balanced)" : "");
   }
 
  private:
@@ -154,23 +174,25 @@ class FusedVariant final : public Variant {
         static_cast<int>(pr_.U), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
 
-  /// Y_user → Y_frag (user_rows_to_frag), ≈ 2 × U·M·N·4 bytes through L2.
+  /// Y_user → Y_frag (user_rows_to_frag), U·M·N·(4 + 2) bytes through L2.
   void user_to_frag(cudaStream_t s) {
     const int64_t blocks = std::min<int64_t>((frag_count_ + 255) / 256, 132 * 8);
-    user_rows_to_frag<<<static_cast<unsigned>(blocks), 256, 0, s>>>(
-        y_user_.as<float>(), y_frag_.as<float4>(), static_cast<int>(pr_.M), static_cast<int>(pr_.N),
-        l_.params.m_tiles, l_.params.n_blocks64, frag_count_);
+    auto* kernel = pr_.precision == Precision::kBf16 ? &user_rows_to_frag<__nv_bfloat16> : &user_rows_to_frag<__half>;
+    kernel<<<static_cast<unsigned>(blocks), 256, 0, s>>>(y_user_.as<float>(), y_frag_.as<uint4>(),
+                                                         static_cast<int>(pr_.M), static_cast<int>(pr_.N),
+                                                         l_.params.m_tiles, l_.params.n_blocks64, frag_count_);
     GPUBENCH_LAUNCH_CHECK();
   }
 
   int block_k_, cluster_, stages_, l2_ahead_;
-  bool persistent_;
+  bool persistent_, dynamic_, balanced_;
   int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
-  int64_t frag_count_ = 0; ///< float4 elements of y_frag_
+  int64_t frag_count_ = 0; ///< uint4 elements of y_frag_
   Problem pr_;
   DeviceBuffer w_cand_;   ///< [M, round_up8(K_cand)] padded copy of W's candidate columns
   DeviceBuffer y_user_;   ///< [U, M, N] fp32 (cuBLAS)
-  DeviceBuffer y_frag_;   ///< Y_user in fragment order (sm90::frag_offset), read by the candidate kernel
+  DeviceBuffer y_frag_;   ///< Y_user in 16-bit fragment order (sm90::frag_index), read by the candidate kernel
+  DeviceBuffer sched_;    ///< tile counter of the dynamic order (tile_scheduler.cuh)
   sm90::LceLaunch l_;
   cublasHandle_t blas_ = nullptr;
 };
@@ -182,7 +204,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
                .name = "fused",
                .description = "cuBLAS user GEMM + our TMA/wgmma candidate GEMM with the broadcast-add in its epilogue",
                .ladder_step = 3,
-               .options = {"block_k", "cluster", "stages", "persistent", "l2_prefetch"},
+               .options = {"block_k", "cluster", "stages", "persistent", "l2_prefetch", "scheduler", "grid"},
                .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
                .precisions = {Precision::kFp16, Precision::kBf16},
                .test_only = false,
@@ -208,7 +230,11 @@ GPUBENCH_REGISTER_LCE_VARIANT(
                    persistent = v.get<bool>();
                  }
                  const int l2 = sm90::parse_l2_prefetch(options, "fused", kDefaultL2Ahead);
-                 return std::make_unique<FusedVariant>(block_k, cluster, stages, persistent, l2);
+                 const bool dynamic = sm90::parse_scheduler(options, "fused", kDefaultDynamic);
+                 if (dynamic && l2 > 0)
+                   throw InputError("fused: options.scheduler \"dynamic\" cannot be combined with l2_prefetch");
+                 const bool balanced = sm90::parse_grid(options, "fused", kDefaultBalanced);
+                 return std::make_unique<FusedVariant>(block_k, cluster, stages, persistent, l2, dynamic, balanced);
                },
            });
 

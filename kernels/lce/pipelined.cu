@@ -3,9 +3,10 @@
 // each CTA walks the tile list (user tiles first, then candidates; M tile fastest, so an E[b] slice
 // and the whole of W stay in L2 while neighbouring CTAs read them). A producer warp issues TMA loads
 // into a multi-stage ring on full/empty mbarriers; two consumer warpgroups (setmaxnreg 232,
-// producer 40) run wgmma. User-tile epilogues write fp32 Y_user and release a ready flag per
-// [u, 64-row N block, M tile]; candidate tiles acquire it and load the user row into their
-// accumulators before the mainloop, so their epilogue only converts and stores (by default through
+// producer 40) run wgmma. User-tile epilogues write Y_user (16-bit, fragment order) and release a
+// ready flag per [u, 64-row N block, M tile]; candidate tiles acquire it and load the user row into
+// their accumulators before the mainloop (or, when the user tile is not done yet, add it after the
+// mainloop: sm90/lce_user_row.cuh), so their epilogue only converts and stores (by default through
 // TMA stores, with a 1(M)×2(N) cluster sharing W by multicast).
 // Flags are zeroed by a memset at the start of the op (part of the timed work).
 // Options (NOTES.md has the measurements at the reference shape):
@@ -21,7 +22,15 @@
 //               tiles by TMA multicast), "2x1" (E shared by the two M tiles), true or "2x2" =
 //               2(M)×2(N) (cooperative; 1×4 ping-pong), false = none;
 //   "block_k":  64 (default) or 32;
-//   "l2_prefetch": E boxes prefetched into L2 this many stages ahead (default 0 = off; measured slower).
+//   "l2_prefetch": E boxes prefetched into L2 this many stages ahead (default 0 = off; measured slower);
+//   "scheduler": "static" (default: round robin over the clusters) or "dynamic" (each cluster takes
+//               the next tile from a global counter when it starts one; sm90/tile_scheduler.cuh;
+//               cooperative only, without l2_prefetch);
+//   "grid":     "balanced" (default: the fewest clusters that take as many round-robin rounds, so each
+//               walks the same number of tiles; lce_setup.cuh) or "all" (every resident cluster);
+//   "defer_user_row": what a candidate tile does when its user tile has not released the ready flag
+//               yet: "none" (waits before its mainloop), "first" (default: on the CTA's first tile it
+//               starts from zero and adds the user row after its mainloop; later tiles wait) or "any".
 // Kernel: kernels/lce/sm90/lce_tile_kernel.cuh.
 #include <cuda_runtime_api.h>
 
@@ -41,6 +50,9 @@ namespace {
 
 constexpr int kTag = 4;  ///< this file's own kernel instantiations (lce_tile_kernel)
 constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
+constexpr bool kDefaultDynamic = false;  ///< option "scheduler" default: static
+constexpr bool kDefaultBalanced = true;  ///< option "grid" default: balanced (NOTES.md round 5)
+constexpr int kDefaultDefer = 1;  ///< option "defer_user_row" default: "first" (NOTES.md round 5)
 
 /// `pipelined`: persistent user + candidate tiles in one kernel (cooperative or ping-pong).
 class PipelinedVariant final : public Variant {
@@ -48,8 +60,18 @@ class PipelinedVariant final : public Variant {
   /// cluster: −1 auto (see bind), 0 none, 22 = 2×2 (1×4 ping-pong), 21 = 2(M)×1, 12 = 1×2(N);
   /// stages: 4 (cooperative BK 64: TMA-store epilogue) or 5 (direct epilogue).
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
-  PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead)
-      : pingpong_(pingpong), cluster_(cluster), block_k_(block_k), stages_(stages), l2_ahead_(l2_ahead) {}
+  /// dynamic: tile order from a global counter (else static); balanced: option "grid";
+  /// defer: option "defer_user_row" as LceParams::defer_user (0 none, 1 first, 2 any).
+  PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead, bool dynamic, bool balanced,
+                   int defer)
+      : pingpong_(pingpong),
+        cluster_(cluster),
+        block_k_(block_k),
+        stages_(stages),
+        l2_ahead_(l2_ahead),
+        dynamic_(dynamic),
+        balanced_(balanced),
+        defer_(defer) {}
 
   void setup(const Problem& pr, cudaStream_t stream) override {
     sm90::check_problem(pr, "pipelined");
@@ -59,9 +81,9 @@ class PipelinedVariant final : public Variant {
     if (pr.K_user > 0) w_user_ = sm90::pad_columns(pr.W, pr.M, k_total, 0, pr.K_user, stream);
     l_ = {};
     bind(pr);
-    // Y_user in fragment order (lce_tile_kernel.cuh, frag_offset): [U, m_tiles, n_blocks64, 64 × 224].
+    // Y_user in 16-bit fragment order (lce_user_row.cuh, frag_index): [U, m_tiles, n_blocks64, 64 × 224].
     y_user_ = DeviceBuffer(static_cast<size_t>(pr.U) * l_.params.m_tiles * l_.params.n_blocks64 * sm90::kWgRows *
-                           sm90::kTileM * sizeof(float));
+                           sm90::kTileM * 2);
     flags_count_ = static_cast<size_t>(pr.U) * l_.params.n_blocks64 * l_.params.m_tiles;
     ready_ = DeviceBuffer(flags_count_ * sizeof(uint32_t));
     l_.params.cand_to_user = pr.cand_to_user;
@@ -69,6 +91,10 @@ class PipelinedVariant final : public Variant {
     l_.params.y = pr.Y;
     l_.params.ready = pr.K_user > 0 ? ready_.as<uint32_t>() : nullptr;
     l_.params.l2_ahead = l2_ahead_;
+    sched_ = sm90::make_tile_counter(stream);
+    l_.params.sched = dynamic_ ? sched_.as<uint32_t>() : nullptr;
+    if (balanced_) sm90::balance_grid(l_);
+    l_.params.defer_user = defer_;
   }
 
   /// Binds the instantiation of this variant's options (all with Y_user in fragment order).
@@ -130,22 +156,37 @@ class PipelinedVariant final : public Variant {
            (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers)"
                           : std::string(", direct epilogue")) +
            ", L2 prefetch of E " + (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) +
-           ", persistent grid " +
-           std::to_string(l_.grid) + ", " + std::to_string(l_.params.user_tiles) + " user + " +
+           ", " + sm90::order_description(dynamic_) + ", persistent grid " +
+           std::to_string(l_.grid) + (balanced_ ? " (balanced)" : "") + ", " + std::to_string(l_.params.user_tiles) +
+           " user + " +
            std::to_string(l_.params.total_tiles - l_.params.user_tiles) + " candidate tiles";
   }
 
  private:
   bool pingpong_;
   int cluster_, block_k_, stages_, l2_ahead_;
+  bool dynamic_, balanced_;
+  int defer_;
   int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
   Problem pr_;
   DeviceBuffer w_user_, w_cand_;  ///< K-padded copies [M, round_up8(K)]
-  DeviceBuffer y_user_;           ///< fp32 user tiles in fragment order [U, m_tiles, n_blocks64, 64 × 224]
+  DeviceBuffer y_user_;           ///< 16-bit user tiles in fragment order [U, m_tiles, n_blocks64, 64 × 224]
   DeviceBuffer ready_;            ///< [U, ceil(N/64), ceil(M/224)] uint32 flags
+  DeviceBuffer sched_;            ///< tile counter of the dynamic order (tile_scheduler.cuh)
   size_t flags_count_ = 0;
   sm90::LceLaunch l_;
 };
+
+/// Parses {"defer_user_row": "none" | "first" | "any"} → LceParams::defer_user 0, 1, 2 (default
+/// kDefaultDefer). Throws InputError.
+int parse_defer(const nlohmann::json& options) {
+  if (!options.is_object() || !options.contains("defer_user_row")) return kDefaultDefer;
+  const auto& d = options.at("defer_user_row");
+  if (d == "none") return 0;
+  if (d == "first") return 1;
+  if (d == "any") return 2;
+  throw InputError("pipelined: options.defer_user_row must be \"none\", \"first\" or \"any\", got " + d.dump());
+}
 
 /// Parses {"schedule": "pingpong" | "cooperative"} (default cooperative: measured faster). Throws InputError.
 bool parse_pingpong(const nlohmann::json& options) {
@@ -176,7 +217,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .name = "pipelined",
         .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles",
         .ladder_step = 4,
-        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch"},
+        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "scheduler", "grid", "defer_user_row"},
         .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
         .precisions = {Precision::kFp16, Precision::kBf16},
         .test_only = false,
@@ -194,7 +235,12 @@ GPUBENCH_REGISTER_LCE_VARIANT(
           const bool has_cluster = options.is_object() && options.contains("cluster");
           if (!has_cluster && !pingpong && block_k == 64) cluster = -1;  // auto: resolved in setup from N
           const int l2 = sm90::parse_l2_prefetch(options, "pipelined", kDefaultL2Ahead);
-          return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2);
+          const bool dynamic = sm90::parse_scheduler(options, "pipelined", kDefaultDynamic);
+          if (dynamic && pingpong) throw InputError("pipelined: options.scheduler \"dynamic\" needs the cooperative schedule");
+          if (dynamic && l2 > 0) throw InputError("pipelined: options.scheduler \"dynamic\" cannot be combined with l2_prefetch");
+          const bool balanced = sm90::parse_grid(options, "pipelined", kDefaultBalanced);
+          return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2, dynamic, balanced,
+                                                    parse_defer(options));
         },
     });
 

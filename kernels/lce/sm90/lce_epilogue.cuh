@@ -1,7 +1,6 @@
 #pragma once
-// Per-tile work of the LCE tile kernel (lce_tile_kernel.cuh): the accumulator preload (user row,
-// ready flags) and the epilogues (direct 16-byte stores through a per-warp staging buffer, or
-// stmatrix → shared memory → TMA store).
+// Epilogues of the LCE tile kernel (lce_tile_kernel.cuh): direct 16-byte stores through a per-warp
+// staging buffer, or stmatrix → shared memory → TMA store. (The user row: lce_user_row.cuh.)
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -12,97 +11,9 @@
 
 #include "kernels/lce/sm90/arch.cuh"
 #include "kernels/lce/sm90/lce_tile_types.cuh"
+#include "kernels/lce/sm90/lce_user_row.cuh"
 
 namespace gpubench::lce::sm90 {
-
-/// Two fp32 → one packed pair of T (fp16 or bf16), round to nearest.
-template <class T>
-__device__ __forceinline__ uint32_t pack2(float a, float b) {
-  if constexpr (std::is_same_v<T, __half>) {
-    __half2 h = __floats2half2_rn(a, b);
-    return *reinterpret_cast<uint32_t*>(&h);
-  } else {
-    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
-    return *reinterpret_cast<uint32_t*>(&h);
-  }
-}
-
-/// The ready flag of user tile (u, 64-row N block of n_wg, M tile), nullptr when there are no flags
-/// or the warpgroup tile lies outside the problem (phantom, or a cooperative tile's empty half).
-__device__ __forceinline__ uint32_t* ready_flag(const LceParams& p, const TileCoord& c, int u, int n_wg) {
-  if (!p.ready || c.mt >= p.m_tiles || n_wg >= p.N) return nullptr;
-  return p.ready + (static_cast<size_t>(u) * p.n_blocks64 + n_wg / 64) * p.m_tiles + c.mt;
-}
-
-/// The ready flags one consumer warpgroup has already acquired (flags only go 0 → 1 within a
-/// launch): bit u of `mask` for request u < 32 at the M tile / 64-row N block `key`. A persistent
-/// CTA keeps its (M tile, N tile) (the grid is a multiple of the tiles per batch at the reference
-/// shape), so after the first tile of each request the L2 round trip of the acquire disappears.
-struct FlagCache {
-  int key = -1;
-  uint32_t mask = 0;
-};
-
-/// Fragment-order Y_user: the fp32 accumulators of user tile (u, M tile mt, 64-row N block nb) as
-/// float4 [u][mt][nb][warp 4][j 28][lane 32] (acc[4j .. 4j+3]), so a user tile stores and a candidate
-/// tile loads them with 28 coalesced 16-byte accesses per thread (512 contiguous bytes per warp),
-/// no staging and no bounds arithmetic (rows past M / N hold the zeros the TMA fill produced).
-/// Returns the float offset of this thread's j = 0 vector. Size: U · m_tiles · n_blocks64 · 14336 floats.
-__device__ __forceinline__ size_t frag_offset(const LceParams& p, int u, int mt, int n_wg) {
-  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
-  const size_t blk = (static_cast<size_t>(u) * p.m_tiles + mt) * p.n_blocks64 + n_wg / 64;
-  return ((blk * 4 + warp) * (kAccRegs / 4) * 32 + lane) * 4;
-}
-
-/// Accumulators at the start of a tile: zero for user tiles; for candidate tiles the fp32 user
-/// row Y_user[cand_to_user[b]] in the wgmma fragment layout (after acquiring its ready flag when the
-/// user tiles run in this launch), so the epilogue has no global loads. 112 independent `__ldcg`
-/// per thread (L2: Y_user is written during the launch); each warp access covers 4 rows × 32 bytes.
-template <bool kUserFrag>
-__device__ __forceinline__ void init_accumulators(const LceParams& p, const TileCoord& c, int n_wg,
-                                                  float (&acc)[kAccRegs], int cw, FlagCache& seen) {
-  // One definition per register (a select, no branch): a zero path merged with a load path made
-  // ptxas serialize the wgmma pipeline (C7515).
-  const bool add = !c.user && p.has_user;
-  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
-  const int u = add ? __ldg(p.cand_to_user + c.batch) : 0;
-  if (const uint32_t* flag = add ? ready_flag(p, c, u, n_wg) : nullptr) {
-    const int key = c.mt * p.n_blocks64 + n_wg / 64;  // uniform over the warpgroup
-    if (key != seen.key) {
-      seen.key = key;
-      seen.mask = 0;
-    }
-    if (u >= 32 || !((seen.mask >> u) & 1u)) {
-      if (threadIdx.x % 128 == 0) flag_wait_acquire(flag, 1);
-      named_sync(kWgBarrier + cw, 128);  // orders every thread's loads below after the acquire
-      if (u < 32) seen.mask |= 1u << u;
-    }
-  }
-  if constexpr (kUserFrag) {  // 28 vector loads; phantom / empty-half tiles load nothing
-    const bool ok = add && c.mt < p.m_tiles && n_wg < p.N;
-    const float4* src = reinterpret_cast<const float4*>(p.y_user + (ok ? frag_offset(p, u, c.mt, n_wg) : 0));
-#pragma unroll
-    for (int j = 0; j < kAccRegs / 4; ++j) {
-      const float4 v = ok ? __ldcg(src + j * 32) : make_float4(0.f, 0.f, 0.f, 0.f);
-      acc[4 * j] = v.x;
-      acc[4 * j + 1] = v.y;
-      acc[4 * j + 2] = v.z;
-      acc[4 * j + 3] = v.w;
-    }
-  } else {
-    const float* yu = p.y_user + static_cast<size_t>(u) * p.M * p.N;
-    const int m0 = c.mt * kTileM + 2 * (lane % 4), n0 = n_wg + warp * 16 + lane / 4;
-#pragma unroll
-    for (int j = 0; j < kAccRegs / 4; ++j)
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int cb = 0; cb < 2; ++cb) {
-          const int m = m0 + 8 * j + cb, n = n0 + 8 * i;
-          acc[4 * j + 2 * i + cb] = (add && m < p.M && n < p.N) ? __ldcg(yu + static_cast<size_t>(m) * p.N + n) : 0.f;
-        }
-  }
-}
 
 /// The epilogue of one consumer warpgroup: its 64(N) × 224(M) fp32 accumulators → Y (candidate
 /// tile, converted) or Y_user (user tile, fp32, then its ready flag is released), staged per warp
@@ -114,13 +25,8 @@ __device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoor
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int m0 = c.mt * kTileM;
   uint32_t* flag = c.user ? ready_flag(p, c, c.batch, n_wg) : nullptr;
-  if (kUserFrag && c.user) {  // fragment order: 28 coalesced 16-byte stores, no staging
-    if (c.mt < p.m_tiles && n_wg < p.N) {
-      float4* dst = reinterpret_cast<float4*>(p.y_user + frag_offset(p, c.batch, c.mt, n_wg));
-#pragma unroll
-      for (int j = 0; j < kAccRegs / 4; ++j)
-        dst[j * 32] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
-    }
+  if (kUserFrag && c.user) {  // fragment order, 16-bit: 14 coalesced 16-byte stores, no staging
+    if (c.mt < p.m_tiles && n_wg < p.N) store_user_frag<T>(p, c.batch, c.mt, n_wg, acc);
   } else {
 #pragma unroll
     for (int chunk = 0; chunk < kTileM / kEpiCols; ++chunk) {

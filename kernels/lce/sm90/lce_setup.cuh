@@ -24,6 +24,7 @@ struct LceLaunch {
   CUtensorMap y{};         ///< Y [B, M, N] for TMA stores (Cfg::kTmaStore), else a placeholder
   LceParams params;
   int grid = 0;            ///< CTAs: cluster tiles × cluster size, or the resident clusters when persistent
+  int cluster_size = 1;    ///< CTAs per cluster of the bound configuration
   bool bf16 = false;       ///< element type: bf16, else fp16
   bool pingpong = false;   ///< ping-pong consumers, else cooperative
   int stages = 0, block_k = 0;  ///< of the bound configuration (for configuration())
@@ -89,6 +90,50 @@ inline int parse_l2_prefetch(const nlohmann::json& options, const char* variant,
   return c.get<int>();
 }
 
+/// Parses the option {"scheduler": "static" | "dynamic"} (tile order, tile_scheduler.cuh); returns
+/// true for dynamic, `def` when absent. Throws InputError.
+inline bool parse_scheduler(const nlohmann::json& options, const char* variant, bool def) {
+  if (!options.is_object() || !options.contains("scheduler")) return def;
+  const auto& c = options.at("scheduler");
+  if (c == "dynamic") return true;
+  if (c == "static") return false;
+  throw InputError(std::string(variant) + ": options.scheduler must be \"static\" or \"dynamic\", got " + c.dump());
+}
+
+/// The tile counter of the dynamic order ([2] uint32: next tile, CTAs done; tile_scheduler.cuh),
+/// zeroed on `stream` (untimed setup); each launch leaves it zeroed for the next.
+inline DeviceBuffer make_tile_counter(cudaStream_t stream) {
+  DeviceBuffer b(2 * sizeof(uint32_t));
+  GPUBENCH_CUDA(cudaMemsetAsync(b.get(), 0, b.bytes(), stream));
+  return b;
+}
+
+/// Parses the option {"grid": "all" | "balanced"}; returns true for balanced, `def` when absent.
+/// Throws InputError.
+inline bool parse_grid(const nlohmann::json& options, const char* variant, bool def) {
+  if (!options.is_object() || !options.contains("grid")) return def;
+  const auto& c = options.at("grid");
+  if (c == "balanced") return true;
+  if (c == "all") return false;
+  throw InputError(std::string(variant) + ": options.grid must be \"all\" or \"balanced\", got " + c.dump());
+}
+
+/// Persistent grid "balanced": the fewest clusters that still finish `l.params.total_tiles` cluster
+/// tiles in as many round-robin rounds as the resident ones do (ceil(tiles / ceil(tiles / clusters))),
+/// so that every cluster walks the same number of tiles (fused at the reference shape: 2048 tiles,
+/// 66 clusters → 64, 32 rounds either way) instead of a few clusters walking one more.
+inline void balance_grid(LceLaunch& l) {
+  const int clusters = l.grid / l.cluster_size, tiles = l.params.total_tiles;
+  if (clusters < 1 || tiles <= clusters) return;
+  const int rounds = (tiles + clusters - 1) / clusters;
+  l.grid = (tiles + rounds - 1) / rounds * l.cluster_size;
+}
+
+/// "tile order static|dynamic" for a variant's configuration().
+inline std::string order_description(bool dynamic) {
+  return std::string("tile order ") + (dynamic ? "dynamic (global counter)" : "static (round robin)");
+}
+
 /// Copies columns [col0, col0 + cols) of a row-major 16-bit matrix [rows, ld_src] into a new
 /// zero-padded buffer [rows, round_up8(cols)] on `stream` (untimed setup: TMA needs 16-byte strides).
 inline DeviceBuffer pad_columns(const void* src, int64_t rows, int64_t ld_src, int64_t col0, int64_t cols,
@@ -142,6 +187,7 @@ inline void fill_tile_counts(const Problem& pr, bool user_in_kernel, LceParams& 
   params.kt_user = static_cast<int>((pr.K_user + Cfg::kBK - 1) / Cfg::kBK);
   params.kt_cand = static_cast<int>((pr.K_cand + Cfg::kBK - 1) / Cfg::kBK);
   params.has_user = pr.K_user > 0 ? 1 : 0;
+
   params.m_groups = (params.m_tiles + Cfg::kCM - 1) / Cfg::kCM;
   params.n_groups = (params.n_tiles + Cfg::kCN - 1) / Cfg::kCN;
   const int per_batch = params.m_groups * params.n_groups;  // cluster tiles
@@ -221,6 +267,7 @@ inline void bind_config(const Problem& pr, const void* w_user_pad, const void* w
     l.grid = configure_tile_kernel<__half, Cfg, kTag>(l.params.total_tiles, persistent);
     l.launch = &launch_tile_kernel<__half, Cfg, kTag>;
   }
+  l.cluster_size = Cfg::kClusterSize;
   l.stages = Cfg::kStages;
   l.block_k = Cfg::kBK;
   l.store_bufs = Cfg::kStoreBufs;

@@ -24,8 +24,9 @@
 // as the fp32 row Y_user[cand_to_user[b]] (after acquiring the flag when `ready` is set), so their
 // epilogue only converts and stores: 16-byte vectors through per-warp staging, or (Cfg::kTmaStore)
 // stmatrix into shared-memory chunks and TMA stores (lce_epilogue.cuh). A cluster walks cluster
-// tiles t = its index, += clusters in the grid (persistent when the grid is smaller); user tiles
-// come first in every CTA's order, so with all CTAs resident the flag waits cannot deadlock.
+// tiles in the order of tile_scheduler.cuh (static round robin over the clusters of the grid, or
+// dynamic from a global counter; persistent when the grid is smaller than the tiles); user tiles
+// come first in both orders, so with all CTAs resident the flag waits cannot deadlock.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -35,6 +36,8 @@
 #include "kernels/lce/sm90/arch.cuh"
 #include "kernels/lce/sm90/lce_epilogue.cuh"
 #include "kernels/lce/sm90/lce_tile_types.cuh"
+#include "kernels/lce/sm90/lce_user_row.cuh"
+#include "kernels/lce/sm90/tile_scheduler.cuh"
 #include "kernels/lce/sm90/wgmma.cuh"
 
 namespace gpubench::lce::sm90 {
@@ -57,11 +60,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   float* epi = reinterpret_cast<float*>(smem + S * Cfg::kStageBytes);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + S * Cfg::kStageBytes + Cfg::kEpiBytes);
   uint64_t* empty = full + S;
+  TileSlots* ts = reinterpret_cast<TileSlots*>(empty + S);
   const int wg = threadIdx.x / 128;
   constexpr int CS = Cfg::kClusterSize, CM = Cfg::kCM, CN = Cfg::kCN;
   const int rank = CS > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int rm = rank % CM, rn = rank / CM;
-  const int first = blockIdx.x / CS, step = gridDim.x / CS;  // cluster tiles
+  const int first = blockIdx.x / CS, step = gridDim.x / CS;  // cluster tiles: this cluster's first, clusters
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
@@ -69,6 +73,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // Writers into this CTA's stage: its M group (E boxes) and N group (W rows).
       mbar_init(&empty[s], (CM + CN - 1) * 4 * Cfg::kConsumersPerTile);
     }
+    tile_slots_init<CS>(ts);
     fence_barrier_init();
   }
   __syncthreads();
@@ -86,6 +91,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int j = 0; j < CN; ++j) mask_n |= uint16_t(1u << (j * CM + rm));
       // L2 prefetch cursor (pt, pkt): p.l2_ahead stages ahead of the loads, across tiles. E comes
       // from DRAM on first touch; warming L2 early turns the ring's loads into L2 hits.
+      const int l2_ahead = p.sched ? 0 : p.l2_ahead;  // the cursor walks the static order
       int pt = first, pkt = 0;
       TileCoord pc = decode_tile<CM, CN>(p, pt < p.total_tiles ? pt : 0, rm, rn);
       auto advance = [&]() {
@@ -94,8 +100,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         pt += step;
         if (pt < p.total_tiles) pc = decode_tile<CM, CN>(p, pt, rm, rn);
       };
-      for (int i = 0; i < p.l2_ahead && pt < p.total_tiles; ++i) advance();
-      for (int t = first; t < p.total_tiles; t += step) {
+      for (int i = 0; i < l2_ahead && pt < p.total_tiles; ++i) advance();
+      for (int j = 0;; ++j) {
+        const int t = next_tile<CS>(p, ts, j, first, step, rank, true);
+        if (t >= p.total_tiles) break;
         const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
         const CUtensorMap* wm = c.user ? &w_user : &w_cand;
         const CUtensorMap* em = c.user ? &e_user : &e_cand;
@@ -123,7 +131,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             tma_load_2d_mc(wdst, wm, &full[s], kt * Cfg::kBK, w_row, mask_n);
           else
             tma_load_2d(wdst, wm, &full[s], kt * Cfg::kBK, w_row);
-          if (p.l2_ahead > 0 && pt < p.total_tiles) {
+          if (l2_ahead > 0 && pt < p.total_tiles) {
             const CUtensorMap* pm = pc.user ? &e_user : &e_cand;
 #pragma unroll
             for (int a = 0; a < Cfg::kConsumersPerTile; ++a) {
@@ -134,6 +142,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
       }
+      tile_counter_release(p);
     }
   } else {  // --------------------------------------------------------------------- consumers
     setmaxnreg_inc<Cfg::kConsumerRegs>();
@@ -145,7 +154,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     float* stage = Cfg::kTmaStore ? reinterpret_cast<float*>(store_buf) + warp_in_wg * Cfg::kEpiCols * kEpiStride
                                   : epi + (cw * 4 + warp_in_wg) * Cfg::kEpiCols * kEpiStride;
     float acc[kAccRegs];
-    FlagCache seen;
+    uint32_t* seen = ts->flag_seen[cw];
     // Releases ring stage s in every CTA that writes into ours (M group and N group, self included).
     // Lanes 0 … CM−1 arrive on the M group, lanes CM … CM+CN−2 on the other CTAs of the N group:
     // one instruction per warp, the arrivals in parallel.
@@ -163,15 +172,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     };
     uint32_t idx = 0;
-    int j = 0;
-    for (int t = first; t < p.total_tiles; t += step, ++j) {
+    for (int j = 0;; ++j) {
+      const int t = next_tile<CS>(p, ts, j, first, step, rank, false);
+      if (t >= p.total_tiles) break;
       const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
       if (kPingPong && (j % 2) != cw) {  // the other consumer's tile: skip its stages
         idx += c.k_tiles;
         continue;
       }
       const int n_wg = c.nt * Cfg::kTileN + (kPingPong ? 0 : cw * kWgRows);
-      init_accumulators<Cfg::kUserFrag>(p, c, n_wg, acc, cw, seen);  // before the turn: its loads overlap the wait
+      // Before the turn: its loads overlap the wait. deferred: the user tile was not done yet.
+      const bool deferred =
+          init_accumulators<T, Cfg::kUserFrag>(p, c, n_wg, acc, cw, seen, p.defer_user == 2 || (p.defer_user == 1 && j == 0));
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
@@ -195,11 +207,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wgmma_wait<1>();
         if (kt > 0) release((idx - 1) % S);  // the previous stage's wgmma group has completed
       }
+      // (ping-pong runs the static order only: the host refuses it with p.sched)
       if (kPingPong && t + step < p.total_tiles) named_arrive(kOrderBarrier + (1 - cw), 256);
       wgmma_wait<0>();
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (c.k_tiles > 0) release((idx - 1) % S);
+      if (deferred) add_deferred_user_row<T>(p, c, n_wg, acc, cw, seen);
       if constexpr (Cfg::kTmaStore) {
         if (!c.user) {
           tile_epilogue_tma<T, Cfg::kStoreBufs, Cfg::kStoreRows>(&y_map, p, c, n_wg, acc, store_buf, cw);
