@@ -13,8 +13,7 @@
 // Options: "block_k" 64 | 32 (32: 4 stages, direct epilogue, no cluster); "stages" 4 (TMA-store
 // epilogue) | 5 (direct epilogue: per-warp staging + 16-byte stores, the round-2 default);
 // "persistent" (false = one CTA per tile); "cluster" "none" / false | "2x1" | "1x2" (absent: the
-// rule above); "l2_prefetch" (measured slower); "scheduler" "static" (default) | "dynamic" (tiles
-// from a global counter, sm90/tile_scheduler.cuh; not with l2_prefetch); "grid" "balanced" (default;
+// rule above); "l2_prefetch" (measured slower); "grid" "balanced" (default;
 // persistent: the fewest clusters that take as many rounds; lce_setup.cuh balance_grid) | "all".
 // Math and shapes: DESIGN.md §2.
 #include <cublas_v2.h>
@@ -36,7 +35,6 @@ namespace {
 
 constexpr int kTag = 3;  ///< this file's own kernel instantiations (lce_tile_kernel)
 constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
-constexpr bool kDefaultDynamic = false;  ///< option "scheduler" default: static
 constexpr bool kDefaultBalanced = true;  ///< option "grid" default: balanced (NOTES.md round 5)
 
 /// Copies row-major fp32 Y_user [U, M, N] into the 16-bit fragment order (sm90::frag_index: uint4
@@ -73,14 +71,13 @@ class FusedVariant final : public Variant {
   /// 12 = 1(M)×2(N) with TMA multicast; stages: 4 (BK 64: TMA-store epilogue) or 5 (direct epilogue).
   /// persistent: grid = the CTAs resident at once, each walking tiles (else one CTA per tile).
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
-  /// dynamic: tile order from a global counter (else static); balanced: option "grid".
-  FusedVariant(int block_k, int cluster, int stages, bool persistent, int l2_ahead, bool dynamic, bool balanced)
+  /// balanced: option "grid".
+  FusedVariant(int block_k, int cluster, int stages, bool persistent, int l2_ahead, bool balanced)
       : block_k_(block_k),
         cluster_(cluster),
         stages_(stages),
         l2_ahead_(l2_ahead),
         persistent_(persistent),
-        dynamic_(dynamic),
         balanced_(balanced) {}
   ~FusedVariant() override {
     if (blas_) (void)cublasDestroy(blas_);
@@ -121,8 +118,6 @@ class FusedVariant final : public Variant {
     l_.params.y = pr.Y;
     l_.params.ready = nullptr;  // Y_user is complete before the kernel starts (stream order)
     l_.params.l2_ahead = l2_ahead_;
-    sched_ = sm90::make_tile_counter(stream);
-    l_.params.sched = dynamic_ ? sched_.as<uint32_t>() : nullptr;
     if (balanced_ && persistent_) sm90::balance_grid(l_);
     if (pr.K_user > 0 && !blas_) GPUBENCH_CUBLAS(cublasCreate(&blas_));
   }
@@ -153,8 +148,7 @@ class FusedVariant final : public Variant {
            (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers)"
                           : std::string(", direct epilogue")) +
            (persistent_ ? ", persistent" : "") + ", L2 prefetch of E " +
-           (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) + ", " +
-           sm90::order_description(dynamic_) + ", "
+           (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) + ", "
            "user row (16-bit) preloaded into the accumulators, grid " +
            std::to_string(l_.grid) + " CTAs" + (balanced_ && persistent_ ? " (balanced)" : "");
   }
@@ -185,14 +179,13 @@ class FusedVariant final : public Variant {
   }
 
   int block_k_, cluster_, stages_, l2_ahead_;
-  bool persistent_, dynamic_, balanced_;
+  bool persistent_, balanced_;
   int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
   int64_t frag_count_ = 0; ///< uint4 elements of y_frag_
   Problem pr_;
   DeviceBuffer w_cand_;   ///< [M, round_up8(K_cand)] padded copy of W's candidate columns
   DeviceBuffer y_user_;   ///< [U, M, N] fp32 (cuBLAS)
   DeviceBuffer y_frag_;   ///< Y_user in 16-bit fragment order (sm90::frag_index), read by the candidate kernel
-  DeviceBuffer sched_;    ///< tile counter of the dynamic order (tile_scheduler.cuh)
   sm90::LceLaunch l_;
   cublasHandle_t blas_ = nullptr;
 };
@@ -204,7 +197,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
                .name = "fused",
                .description = "cuBLAS user GEMM + our TMA/wgmma candidate GEMM with the broadcast-add in its epilogue",
                .ladder_step = 3,
-               .options = {"block_k", "cluster", "stages", "persistent", "l2_prefetch", "scheduler", "grid"},
+               .options = {"block_k", "cluster", "stages", "persistent", "l2_prefetch", "grid"},
                .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
                .precisions = {Precision::kFp16, Precision::kBf16},
                .test_only = false,
@@ -230,11 +223,8 @@ GPUBENCH_REGISTER_LCE_VARIANT(
                    persistent = v.get<bool>();
                  }
                  const int l2 = sm90::parse_l2_prefetch(options, "fused", kDefaultL2Ahead);
-                 const bool dynamic = sm90::parse_scheduler(options, "fused", kDefaultDynamic);
-                 if (dynamic && l2 > 0)
-                   throw InputError("fused: options.scheduler \"dynamic\" cannot be combined with l2_prefetch");
                  const bool balanced = sm90::parse_grid(options, "fused", kDefaultBalanced);
-                 return std::make_unique<FusedVariant>(block_k, cluster, stages, persistent, l2, dynamic, balanced);
+                 return std::make_unique<FusedVariant>(block_k, cluster, stages, persistent, l2, balanced);
                },
            });
 

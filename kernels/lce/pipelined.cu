@@ -23,9 +23,6 @@
 //               2(M)×2(N) (cooperative; 1×4 ping-pong), false = none;
 //   "block_k":  64 (default) or 32;
 //   "l2_prefetch": E boxes prefetched into L2 this many stages ahead (default 0 = off; measured slower);
-//   "scheduler": "static" (default: round robin over the clusters) or "dynamic" (each cluster takes
-//               the next tile from a global counter when it starts one; sm90/tile_scheduler.cuh;
-//               cooperative only, without l2_prefetch);
 //   "grid":     "balanced" (default: the fewest clusters that take as many round-robin rounds, so each
 //               walks the same number of tiles; lce_setup.cuh) or "all" (every resident cluster);
 //   "defer_user_row": what a candidate tile does when its user tile has not released the ready flag
@@ -50,7 +47,6 @@ namespace {
 
 constexpr int kTag = 4;  ///< this file's own kernel instantiations (lce_tile_kernel)
 constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
-constexpr bool kDefaultDynamic = false;  ///< option "scheduler" default: static
 constexpr bool kDefaultBalanced = true;  ///< option "grid" default: balanced (NOTES.md round 5)
 constexpr int kDefaultDefer = 1;  ///< option "defer_user_row" default: "first" (NOTES.md round 5)
 
@@ -60,16 +56,14 @@ class PipelinedVariant final : public Variant {
   /// cluster: −1 auto (see bind), 0 none, 22 = 2×2 (1×4 ping-pong), 21 = 2(M)×1, 12 = 1×2(N);
   /// stages: 4 (cooperative BK 64: TMA-store epilogue) or 5 (direct epilogue).
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
-  /// dynamic: tile order from a global counter (else static); balanced: option "grid";
+  /// balanced: option "grid";
   /// defer: option "defer_user_row" as LceParams::defer_user (0 none, 1 first, 2 any).
-  PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead, bool dynamic, bool balanced,
-                   int defer)
+  PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead, bool balanced, int defer)
       : pingpong_(pingpong),
         cluster_(cluster),
         block_k_(block_k),
         stages_(stages),
         l2_ahead_(l2_ahead),
-        dynamic_(dynamic),
         balanced_(balanced),
         defer_(defer) {}
 
@@ -91,8 +85,6 @@ class PipelinedVariant final : public Variant {
     l_.params.y = pr.Y;
     l_.params.ready = pr.K_user > 0 ? ready_.as<uint32_t>() : nullptr;
     l_.params.l2_ahead = l2_ahead_;
-    sched_ = sm90::make_tile_counter(stream);
-    l_.params.sched = dynamic_ ? sched_.as<uint32_t>() : nullptr;
     if (balanced_) sm90::balance_grid(l_);
     l_.params.defer_user = defer_;
   }
@@ -156,7 +148,7 @@ class PipelinedVariant final : public Variant {
            (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers)"
                           : std::string(", direct epilogue")) +
            ", L2 prefetch of E " + (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) +
-           ", " + sm90::order_description(dynamic_) + ", persistent grid " +
+           ", persistent grid " +
            std::to_string(l_.grid) + (balanced_ ? " (balanced)" : "") + ", " + std::to_string(l_.params.user_tiles) +
            " user + " +
            std::to_string(l_.params.total_tiles - l_.params.user_tiles) + " candidate tiles";
@@ -165,14 +157,13 @@ class PipelinedVariant final : public Variant {
  private:
   bool pingpong_;
   int cluster_, block_k_, stages_, l2_ahead_;
-  bool dynamic_, balanced_;
+  bool balanced_;
   int defer_;
   int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
   Problem pr_;
   DeviceBuffer w_user_, w_cand_;  ///< K-padded copies [M, round_up8(K)]
   DeviceBuffer y_user_;           ///< 16-bit user tiles in fragment order [U, m_tiles, n_blocks64, 64 × 224]
   DeviceBuffer ready_;            ///< [U, ceil(N/64), ceil(M/224)] uint32 flags
-  DeviceBuffer sched_;            ///< tile counter of the dynamic order (tile_scheduler.cuh)
   size_t flags_count_ = 0;
   sm90::LceLaunch l_;
 };
@@ -217,7 +208,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .name = "pipelined",
         .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles",
         .ladder_step = 4,
-        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "scheduler", "grid", "defer_user_row"},
+        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "grid", "defer_user_row"},
         .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
         .precisions = {Precision::kFp16, Precision::kBf16},
         .test_only = false,
@@ -235,11 +226,8 @@ GPUBENCH_REGISTER_LCE_VARIANT(
           const bool has_cluster = options.is_object() && options.contains("cluster");
           if (!has_cluster && !pingpong && block_k == 64) cluster = -1;  // auto: resolved in setup from N
           const int l2 = sm90::parse_l2_prefetch(options, "pipelined", kDefaultL2Ahead);
-          const bool dynamic = sm90::parse_scheduler(options, "pipelined", kDefaultDynamic);
-          if (dynamic && pingpong) throw InputError("pipelined: options.scheduler \"dynamic\" needs the cooperative schedule");
-          if (dynamic && l2 > 0) throw InputError("pipelined: options.scheduler \"dynamic\" cannot be combined with l2_prefetch");
           const bool balanced = sm90::parse_grid(options, "pipelined", kDefaultBalanced);
-          return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2, dynamic, balanced,
+          return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2, balanced,
                                                     parse_defer(options));
         },
     });

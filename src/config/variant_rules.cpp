@@ -1,6 +1,6 @@
 // The table of config/variant_rules.hpp. Each entry mirrors one kernels/lce/*.cu file: its
 // VariantInfo::precisions, and what its `create` (and kernels/lce/sm90/lce_setup.cuh's parse_block_k,
-// parse_stages, parse_l2_prefetch, parse_scheduler, parse_grid) accept. tests/cpu/variant_rules_test.cpp pins it to the registry.
+// parse_stages, parse_l2_prefetch, parse_grid) accept. tests/cpu/variant_rules_test.cpp pins it to the registry.
 #include "config/variant_rules.hpp"
 
 #include <fmt/format.h>
@@ -19,7 +19,6 @@ const std::vector<Precision> k16BitPrecisions = {Precision::kFp16, Precision::kB
 OptionRule block_k() { return {"block_k", {32, 64}, std::nullopt, "32 or 64"}; }
 OptionRule stages() { return {"stages", {4, 5}, std::nullopt, "4 or 5"}; }
 OptionRule l2_prefetch() { return {"l2_prefetch", {}, std::make_pair(int64_t{0}, int64_t{64}), "an integer 0 … 64"}; }
-OptionRule scheduler() { return {"scheduler", {"static", "dynamic"}, std::nullopt, "\"static\" or \"dynamic\""}; }
 OptionRule grid() { return {"grid", {"all", "balanced"}, std::nullopt, "\"all\" or \"balanced\""}; }
 
 /// The option's value, or `fallback` when absent.
@@ -28,15 +27,7 @@ json get_or(const json& options, const char* key, const json& fallback) {
   return it == options.end() ? fallback : *it;
 }
 
-/// Both sm_90a steps: the dynamic tile order walks no L2-prefetch cursor.
-void dynamic_without_prefetch(const json& o, std::vector<OptionProblem>& out) {
-  const json l2 = get_or(o, "l2_prefetch", 0);
-  if (get_or(o, "scheduler", "static") == "dynamic" && l2.is_number_integer() && l2 != 0)
-    out.push_back({"scheduler", "\"dynamic\" cannot be combined with l2_prefetch; drop one of them"});
-}
-
-/// fused.cu `create`: stages 5 and a TMA multicast cluster need block_k 64; dynamic order without
-/// l2_prefetch.
+/// fused.cu `create`: stages 5 and a TMA multicast cluster need block_k 64.
 std::vector<OptionProblem> fused_combinations(const json& o) {
   std::vector<OptionProblem> out;
   const json cluster = get_or(o, "cluster", "none");
@@ -45,13 +36,11 @@ std::vector<OptionProblem> fused_combinations(const json& o) {
   if ((five || has_cluster) && get_or(o, "block_k", 64) != 64)
     out.push_back({"block_k", fmt::format("must be 64 with {}, got {}", five ? "stages 5" : "a cluster",
                                           show(o.at("block_k")))});
-  dynamic_without_prefetch(o, out);
   return out;
 }
 
 /// pipelined.cu `create`: clusters need block_k 64; "2x1" / "1x2" need the cooperative schedule;
-/// stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster; the dynamic order needs
-/// the cooperative schedule and no l2_prefetch.
+/// stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster.
 std::vector<OptionProblem> pipelined_combinations(const json& o) {
   std::vector<OptionProblem> out;
   const json cluster = get_or(o, "cluster", false);
@@ -67,9 +56,6 @@ std::vector<OptionProblem> pipelined_combinations(const json& o) {
   if (get_or(o, "stages", 0) == 5 && (pingpong || !bk64 || two_by_two))
     out.push_back({"stages", "5 needs the cooperative schedule, block_k 64 and no 2x2 cluster; use 4 or leave "
                              "stages out"});
-  if (get_or(o, "scheduler", "static") == "dynamic" && pingpong)
-    out.push_back({"scheduler", "\"dynamic\" needs the cooperative schedule (schedule is \"pingpong\")"});
-  dynamic_without_prefetch(o, out);
   return out;
 }
 
@@ -86,7 +72,6 @@ std::vector<VariantRules> make_table() {
                 stages(),
                 {"persistent", {true, false}, std::nullopt, "true or false"},
                 l2_prefetch(),
-                scheduler(),
                 grid()},
                fused_combinations});
   t.push_back({"pipelined",
@@ -97,7 +82,6 @@ std::vector<VariantRules> make_table() {
                 block_k(),
                 stages(),
                 l2_prefetch(),
-                scheduler(),
                 grid(),
                 {"defer_user_row", {"none", "first", "any"}, std::nullopt, "\"none\", \"first\" or \"any\""}},
                pipelined_combinations});

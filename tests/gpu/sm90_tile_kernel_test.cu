@@ -56,12 +56,11 @@ double relative_error(const std::vector<__half>& w, const std::vector<__half>& e
 
 /// Runs configuration Cfg on one request of B candidates, fp16, and returns ‖y − ref‖ / ‖ref‖
 /// (infinity when an output was left unwritten: outputs are poisoned with NaN first).
-/// `dynamic`: tiles from the global counter (tile_scheduler.cuh); `launches`: launches in a row, the
-/// output poisoned and the flags zeroed before each, the worst error returned (the counter must reset
-/// itself between launches); `defer`: LceParams::defer_user (0 wait for the user row, 1 defer it on a
-/// CTA's first tile, 2 on any tile).
+/// `launches`: launches in a row, the output poisoned and the flags zeroed before each, the worst
+/// error returned; `defer`: LceParams::defer_user (0 wait for the user row, 1 defer it on a CTA's
+/// first tile, 2 on any tile).
 template <class Cfg>
-double run_case(int M, int N, int Ku, int Kc, int B, bool dynamic = false, int launches = 1, int defer = 0) {
+double run_case(int M, int N, int Ku, int Kc, int B, int launches = 1, int defer = 0) {
   std::mt19937 rng(M * 131 + N * 7 + Ku + Kc * 3 + B);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   const int Kt = Ku + Kc;
@@ -71,7 +70,7 @@ double run_case(int M, int N, int Ku, int Kc, int B, bool dynamic = false, int l
   for (auto& x : eu) x = __float2half(dist(rng));
   for (auto& x : ec) x = __float2half(dist(rng));
   DeviceBuffer dw(w.size() * 2), deu(eu.size() * 2), dec(ec.size() * 2), dy(static_cast<size_t>(B) * M * N * 2),
-      dc2u(B * 4), dready(64 * 4), dsched(2 * 4);
+      dc2u(B * 4), dready(64 * 4);
   // Y_user: row-major [M, N], or fragment order [m_tiles][n_blocks64][64 × 224] (UserFrag configs).
   const size_t frag = static_cast<size_t>((M + kTileM - 1) / kTileM) * ((N + 63) / 64) * kWgRows * kTileM;
   DeviceBuffer dyu(std::max(static_cast<size_t>(M) * N, frag) * 4);
@@ -79,7 +78,6 @@ double run_case(int M, int N, int Ku, int Kc, int B, bool dynamic = false, int l
   GPUBENCH_CUDA(cudaMemcpy(deu.get(), eu.data(), deu.bytes(), cudaMemcpyHostToDevice));
   GPUBENCH_CUDA(cudaMemcpy(dec.get(), ec.data(), dec.bytes(), cudaMemcpyHostToDevice));
   GPUBENCH_CUDA(cudaMemset(dc2u.get(), 0, dc2u.bytes()));  // one request
-  GPUBENCH_CUDA(cudaMemset(dsched.get(), 0, dsched.bytes()));
   Problem pr;
   pr.M = M; pr.N = N; pr.K_user = Ku; pr.K_cand = Kc; pr.B = B; pr.U = 1;
   pr.W = dw.get(); pr.E_user = deu.get(); pr.E_cand = dec.get(); pr.Y = dy.get();
@@ -91,7 +89,6 @@ double run_case(int M, int N, int Ku, int Kc, int B, bool dynamic = false, int l
   l.params.y_user = dyu.as<float>();
   l.params.y = pr.Y;
   l.params.ready = Ku > 0 ? dready.as<uint32_t>() : nullptr;
-  l.params.sched = dynamic ? dsched.as<uint32_t>() : nullptr;
   l.params.defer_user = defer;
   double worst = 0;
   for (int launch = 0; launch < launches; ++launch) {
@@ -100,11 +97,6 @@ double run_case(int M, int N, int Ku, int Kc, int B, bool dynamic = false, int l
     l.launch(l, nullptr);
     GPUBENCH_CUDA(cudaDeviceSynchronize());
     worst = std::max(worst, relative_error(w, eu, ec, dy, M, N, Ku, Kc, B));
-  }
-  if (dynamic) {  // the last CTA of each launch zeroed the counter and the CTAs-done count
-    uint32_t sched[2] = {1, 1};
-    GPUBENCH_CUDA(cudaMemcpy(sched, dsched.get(), sizeof sched, cudaMemcpyDeviceToHost));
-    if (sched[0] != 0 || sched[1] != 0) return INFINITY;
   }
   return worst;
 }
@@ -144,30 +136,17 @@ TEST(Sm90TileKernel, TmaStoreEpilogue) {
   EXPECT_LT((run_case<UserFrag<TileConfig<false, true, 64, 12, 4, true>>>(30, 24, 19, 40, 2)), 2e-3);
 }
 
-TEST(Sm90TileKernel, DynamicTileOrder) {
-  GPUBENCH_REQUIRE_GPU();
-  if (!is_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
-  // Dynamic tile order (global counter, DSMEM hand-off to the 1×2 cluster partner): several tiles per
-  // CTA, user tiles and their ready flags, three launches in a row (the counter must reset itself).
-  using Pipelined = UserFrag<TileConfig<false, true, 64, 12, 4, true>>;
-  EXPECT_LT((run_case<Pipelined>(250, 136, 9, 77, 150, true, 3)), 2e-3);
-  EXPECT_LT((run_case<Pipelined>(30, 24, 19, 40, 2, true, 3)), 2e-3);
-  // Without a cluster (each CTA takes its own tiles).
-  EXPECT_LT((run_case<TileConfig<false, false, 64, 0, 4, true>>(250, 136, 9, 77, 150, true, 2)), 2e-3);
-}
-
 TEST(Sm90TileKernel, DeferredUserRow) {
   GPUBENCH_REQUIRE_GPU();
   if (!is_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
   // One long user tile (K_user 1000: 16 stages) and 80 short candidate tiles (2 stages): the first
   // round of candidate tiles starts long before the user row exists, so they start from zero and add
-  // the 16-bit row after their mainloop (lce_user_row.cuh): on any tile or only the CTA's first;
-  // static and dynamic order; and waiting instead.
+  // the 16-bit row after their mainloop (lce_user_row.cuh): on any tile or only on a CTA's first, two
+  // launches in a row (flags zeroed between); and waiting instead.
   using Pipelined = UserFrag<TileConfig<false, true, 64, 12, 4, true>>;
-  EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, false, 2, 2)), 2e-3);
-  EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, false, 2, 1)), 2e-3);
-  EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, true, 2, 2)), 2e-3);
-  EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, false, 1, 0)), 2e-3);
+  EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, 2)), 2e-3);
+  EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, 1)), 2e-3);
+  EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 1, 0)), 2e-3);
 }
 
 }  // namespace

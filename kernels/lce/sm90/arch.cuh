@@ -135,44 +135,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t rank
       : "memory");
 }
 
-/// Stores `v` at `dst`'s offset in the shared memory of cluster CTA `rank` (DSMEM), then arrives on
-/// the mbarrier at `bar`'s offset there with .release.cluster semantics, so that a thread of that
-/// CTA which waits on the barrier with mbar_wait_cluster sees `v` (tile scheduler hand-off).
-__device__ __forceinline__ void st_cluster_arrive(int* dst, int v, uint64_t* bar, uint32_t rank) {
-  asm volatile(
-      "{\n .reg .b32 rd, rb;\n mapa.shared::cluster.u32 rd, %0, %2;\n mapa.shared::cluster.u32 rb, %1, %2;\n"
-      " st.shared::cluster.u32 [rd], %3;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [rb];\n}" ::"r"(smem_addr(dst)),
-      "r"(smem_addr(bar)), "r"(rank), "r"(v)
-      : "memory");
-}
-
-/// One arrival with .release.cluster semantics on the mbarrier at `bar`'s offset in cluster CTA
-/// `rank`: orders this thread's earlier shared-memory reads before that CTA's next writes.
-__device__ __forceinline__ void mbar_arrive_release_cluster(uint64_t* bar, uint32_t rank) {
-  asm volatile(
-      "{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}" ::"r"(smem_addr(bar)),
-      "r"(rank)
-      : "memory");
-}
-
-/// mbar_wait with .acquire.cluster semantics: also sees what other CTAs of the cluster wrote before
-/// their release-cluster arrivals on `bar`.
-__device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity) {
-  const uint32_t addr = smem_addr(bar);
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n .reg .pred p;\n"
-        " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-        " selp.u32 %0, 1, 0, p;\n}"
-        : "=r"(done)
-        : "r"(addr), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-
 // ---- wgmma ---------------------------------------------------------------------------------
 
 /// Shared-memory matrix descriptor for wgmma over a tile that TMA wrote with a 128- or 64-byte

@@ -90,24 +90,6 @@ inline int parse_l2_prefetch(const nlohmann::json& options, const char* variant,
   return c.get<int>();
 }
 
-/// Parses the option {"scheduler": "static" | "dynamic"} (tile order, tile_scheduler.cuh); returns
-/// true for dynamic, `def` when absent. Throws InputError.
-inline bool parse_scheduler(const nlohmann::json& options, const char* variant, bool def) {
-  if (!options.is_object() || !options.contains("scheduler")) return def;
-  const auto& c = options.at("scheduler");
-  if (c == "dynamic") return true;
-  if (c == "static") return false;
-  throw InputError(std::string(variant) + ": options.scheduler must be \"static\" or \"dynamic\", got " + c.dump());
-}
-
-/// The tile counter of the dynamic order ([2] uint32: next tile, CTAs done; tile_scheduler.cuh),
-/// zeroed on `stream` (untimed setup); each launch leaves it zeroed for the next.
-inline DeviceBuffer make_tile_counter(cudaStream_t stream) {
-  DeviceBuffer b(2 * sizeof(uint32_t));
-  GPUBENCH_CUDA(cudaMemsetAsync(b.get(), 0, b.bytes(), stream));
-  return b;
-}
-
 /// Parses the option {"grid": "all" | "balanced"}; returns true for balanced, `def` when absent.
 /// Throws InputError.
 inline bool parse_grid(const nlohmann::json& options, const char* variant, bool def) {
@@ -127,11 +109,6 @@ inline void balance_grid(LceLaunch& l) {
   if (clusters < 1 || tiles <= clusters) return;
   const int rounds = (tiles + clusters - 1) / clusters;
   l.grid = (tiles + rounds - 1) / rounds * l.cluster_size;
-}
-
-/// "tile order static|dynamic" for a variant's configuration().
-inline std::string order_description(bool dynamic) {
-  return std::string("tile order ") + (dynamic ? "dynamic (global counter)" : "static (round robin)");
 }
 
 /// Copies columns [col0, col0 + cols) of a row-major 16-bit matrix [rows, ld_src] into a new

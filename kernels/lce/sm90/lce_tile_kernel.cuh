@@ -24,9 +24,9 @@
 // as the fp32 row Y_user[cand_to_user[b]] (after acquiring the flag when `ready` is set), so their
 // epilogue only converts and stores: 16-byte vectors through per-warp staging, or (Cfg::kTmaStore)
 // stmatrix into shared-memory chunks and TMA stores (lce_epilogue.cuh). A cluster walks cluster
-// tiles in the order of tile_scheduler.cuh (static round robin over the clusters of the grid, or
-// dynamic from a global counter; persistent when the grid is smaller than the tiles); user tiles
-// come first in both orders, so with all CTAs resident the flag waits cannot deadlock.
+// tiles t = its index, += clusters in the grid (persistent when the grid is smaller; a dynamic order
+// from a global counter measured 5.6% slower, NOTES.md round 5); user tiles come first in every
+// CTA's order, so with all CTAs resident the flag waits cannot deadlock.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -37,7 +37,6 @@
 #include "kernels/lce/sm90/lce_epilogue.cuh"
 #include "kernels/lce/sm90/lce_tile_types.cuh"
 #include "kernels/lce/sm90/lce_user_row.cuh"
-#include "kernels/lce/sm90/tile_scheduler.cuh"
 #include "kernels/lce/sm90/wgmma.cuh"
 
 namespace gpubench::lce::sm90 {
@@ -60,7 +59,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   float* epi = reinterpret_cast<float*>(smem + S * Cfg::kStageBytes);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + S * Cfg::kStageBytes + Cfg::kEpiBytes);
   uint64_t* empty = full + S;
-  TileSlots* ts = reinterpret_cast<TileSlots*>(empty + S);
+  // Per consumer warpgroup: bitmap of the ready flags < 1024 its thread 0 has acquired (lce_user_row.cuh).
+  uint32_t* flag_seen = reinterpret_cast<uint32_t*>(empty + S);
   const int wg = threadIdx.x / 128;
   constexpr int CS = Cfg::kClusterSize, CM = Cfg::kCM, CN = Cfg::kCN;
   const int rank = CS > 1 ? static_cast<int>(cluster_ctarank()) : 0;
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // Writers into this CTA's stage: its M group (E boxes) and N group (W rows).
       mbar_init(&empty[s], (CM + CN - 1) * 4 * Cfg::kConsumersPerTile);
     }
-    tile_slots_init<CS>(ts);
+    for (int w = 0; w < 2 * kFlagSeenWords; ++w) flag_seen[w] = 0;
     fence_barrier_init();
   }
   __syncthreads();
@@ -91,7 +91,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int j = 0; j < CN; ++j) mask_n |= uint16_t(1u << (j * CM + rm));
       // L2 prefetch cursor (pt, pkt): p.l2_ahead stages ahead of the loads, across tiles. E comes
       // from DRAM on first touch; warming L2 early turns the ring's loads into L2 hits.
-      const int l2_ahead = p.sched ? 0 : p.l2_ahead;  // the cursor walks the static order
       int pt = first, pkt = 0;
       TileCoord pc = decode_tile<CM, CN>(p, pt < p.total_tiles ? pt : 0, rm, rn);
       auto advance = [&]() {
@@ -100,10 +99,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         pt += step;
         if (pt < p.total_tiles) pc = decode_tile<CM, CN>(p, pt, rm, rn);
       };
-      for (int i = 0; i < l2_ahead && pt < p.total_tiles; ++i) advance();
-      for (int j = 0;; ++j) {
-        const int t = next_tile<CS>(p, ts, j, first, step, rank, true);
-        if (t >= p.total_tiles) break;
+      for (int i = 0; i < p.l2_ahead && pt < p.total_tiles; ++i) advance();
+      for (int t = first; t < p.total_tiles; t += step) {
         const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
         const CUtensorMap* wm = c.user ? &w_user : &w_cand;
         const CUtensorMap* em = c.user ? &e_user : &e_cand;
@@ -131,7 +128,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             tma_load_2d_mc(wdst, wm, &full[s], kt * Cfg::kBK, w_row, mask_n);
           else
             tma_load_2d(wdst, wm, &full[s], kt * Cfg::kBK, w_row);
-          if (l2_ahead > 0 && pt < p.total_tiles) {
+          if (p.l2_ahead > 0 && pt < p.total_tiles) {
             const CUtensorMap* pm = pc.user ? &e_user : &e_cand;
 #pragma unroll
             for (int a = 0; a < Cfg::kConsumersPerTile; ++a) {
@@ -142,7 +139,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
       }
-      tile_counter_release(p);
     }
   } else {  // --------------------------------------------------------------------- consumers
     setmaxnreg_inc<Cfg::kConsumerRegs>();
@@ -154,7 +150,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     float* stage = Cfg::kTmaStore ? reinterpret_cast<float*>(store_buf) + warp_in_wg * Cfg::kEpiCols * kEpiStride
                                   : epi + (cw * 4 + warp_in_wg) * Cfg::kEpiCols * kEpiStride;
     float acc[kAccRegs];
-    uint32_t* seen = ts->flag_seen[cw];
+    uint32_t* seen = flag_seen + cw * kFlagSeenWords;
     // Releases ring stage s in every CTA that writes into ours (M group and N group, self included).
     // Lanes 0 … CM−1 arrive on the M group, lanes CM … CM+CN−2 on the other CTAs of the N group:
     // one instruction per warp, the arrivals in parallel.
@@ -172,9 +168,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     };
     uint32_t idx = 0;
-    for (int j = 0;; ++j) {
-      const int t = next_tile<CS>(p, ts, j, first, step, rank, false);
-      if (t >= p.total_tiles) break;
+    int j = 0;
+    for (int t = first; t < p.total_tiles; t += step, ++j) {
       const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
       if (kPingPong && (j % 2) != cw) {  // the other consumer's tile: skip its stages
         idx += c.k_tiles;
@@ -207,7 +202,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wgmma_wait<1>();
         if (kt > 0) release((idx - 1) % S);  // the previous stage's wgmma group has completed
       }
-      // (ping-pong runs the static order only: the host refuses it with p.sched)
       if (kPingPong && t + step < p.total_tiles) named_arrive(kOrderBarrier + (1 - cw), 256);
       wgmma_wait<0>();
 #pragma unroll

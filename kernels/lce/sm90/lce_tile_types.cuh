@@ -12,8 +12,8 @@ inline constexpr int kWgRows = 64;      ///< N rows per consumer warpgroup (wgmm
 inline constexpr int kEpiStride = 20;   ///< fp32 row stride of the epilogue staging (conflict-free)
 inline constexpr uint32_t kWgBarrier = 1;     ///< named barriers 1, 2: one per consumer warpgroup
 inline constexpr uint32_t kOrderBarrier = 3;  ///< named barriers 3, 4: ping-pong mainloop order
-inline constexpr int kSchedBytes = 384;  ///< shared memory of tile_scheduler.cuh's TileSlots
 inline constexpr int kFlagSeenWords = 32;  ///< per consumer warpgroup: bitmap of ready flags 0 … 1023 acquired
+inline constexpr int kFlagSeenBytes = 2 * kFlagSeenWords * 4;  ///< shared memory of the two bitmaps
 
 /// Compile-time shape of one kernel configuration.
 /// kClusterShape (with kCluster, cooperative only): 0 = 2(M)×2(N), 21 = 2(M)×1, 12 = 1(M)×2(N).
@@ -53,21 +53,21 @@ struct TileConfig {
   static constexpr int kStoreChunkBytes = kStoreRows * kWgRows * 2;  ///< [32 M][64 N] 16-bit: 4 KiB
   /// TMA store staging: chunk buffers per consumer warpgroup (at most the 7 of a whole tile).
   static constexpr int kStoreBufsFit =
-      (kMaxSmem - 1024 - kStages * kStageBytes - 2 * kStages * 8 - kSchedBytes) / (kConsumers * kStoreChunkBytes);
+      (kMaxSmem - 1024 - kStages * kStageBytes - 2 * kStages * 8 - kFlagSeenBytes) / (kConsumers * kStoreChunkBytes);
   static constexpr int kStoreBufs = kTmaStore ? (kStoreBufsFit < 7 ? kStoreBufsFit : 7) : 0;
   static_assert(!kTmaStore || kStoreBufs >= 1, "no room for a TMA store chunk beside the ring");
   /// Direct epilogue staging: M columns per chunk, 32 (20 KiB) unless only 8 (5 KiB) fit; with
   /// kTmaStore it serves user tiles outside fragment order only and aliases each warpgroup's own
   /// TMA store buffers (8 columns: 2.5 KiB per warpgroup).
   static constexpr int kEpiCols =
-      !kTmaStore && 1024 + kStages * kStageBytes + 8 * 32 * kEpiStride * 4 + 2 * kStages * 8 + kSchedBytes <= kMaxSmem
+      !kTmaStore && 1024 + kStages * kStageBytes + 8 * 32 * kEpiStride * 4 + 2 * kStages * 8 + kFlagSeenBytes <= kMaxSmem
           ? 32
           : 8;
   static constexpr int kEpiBytes =
       kTmaStore ? kConsumers * kStoreBufs * kStoreChunkBytes : 8 * kEpiCols * kEpiStride * 4;  ///< staging bytes
   /// Dynamic shared memory: 1 KiB alignment slack + ring + epilogue staging + 2·STAGES mbarriers +
-  /// the tile order's slots and flag cache (kSchedBytes).
-  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + 2 * kStages * 8 + kSchedBytes;
+  /// the ready-flag bitmaps (kFlagSeenBytes).
+  static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + kEpiBytes + 2 * kStages * 8 + kFlagSeenBytes;
   static_assert(kSmemBytes <= kMaxSmem, "ring + epilogue staging exceed 227 KiB");
   /// Y_user layout: row-major fp32 [U, M, N] (tests), or 16-bit fragment order (UserFrag below:
   /// `fused`'s copy kernel or this launch's user tiles write it; lce_user_row.cuh frag_index).
@@ -94,7 +94,6 @@ struct LceParams {
   void* y = nullptr;                  ///< [B, M, N] fp16 / bf16
   uint32_t* ready = nullptr;          ///< [U, n_blocks64, m_tiles] flags (0 → 1), nullptr: no waits
   int l2_ahead = 0;                   ///< E boxes prefetched into L2 this many stages ahead (0: off)
-  uint32_t* sched = nullptr;          ///< [2] tile counter + CTAs done (dynamic order, tile_scheduler.cuh); nullptr: static
   int defer_user = 0;                 ///< a candidate tile whose user row is not ready: 0 waits for it, 1 defers it
                                       ///< on the CTA's first tile only, 2 on any tile (lce_user_row.cuh)
 };
