@@ -59,9 +59,12 @@ VerbAction setup_plan(CLI::App& sub) {
         const AmdahlResult r = amdahl(g.request_ms, g.op_ms, sp);
         fmt::print("  {:>11.2f}x {:>12.3f} {:>15.2f}x {:>9.1f}%\n", sp, r.request_ms_after, r.speedup, 100 * r.gain);
       }
-      const AmdahlResult limit = amdahl(g.request_ms, g.op_ms, 1e12);
-      fmt::print("  {:>12} {:>12.3f} {:>15.2f}x {:>9.1f}%   (op removed: Amdahl's limit)\n", "inf",
-                 limit.request_ms_after, limit.speedup, 100 * limit.gain);
+      // Op removed (Amdahl's limit): the request keeps only what the op's speedup cannot touch; when the op
+      // is the whole request that is nothing and the limit is unbounded.
+      const double rest_ms = g.request_ms - g.op_ms;
+      const std::string limit = rest_ms > 0 ? fmt::format("{:.2f}x", g.request_ms / rest_ms) : std::string("unbounded");
+      fmt::print("  {:>12} {:>12.3f} {:>16} {:>9.1f}%   (op removed: Amdahl's limit)\n", "inf", rest_ms, limit,
+                 100 * g.op_ms / g.request_ms);
     }
     return 0;
   };

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,33 @@ CliRun gpubench_cli(const std::vector<std::string>& args, const std::string& tag
   r.err = child.err();
   fs::remove_all(dir);
   return r;
+}
+
+/// A config of the reference shape with end_to_end.given {request_ms, op_ms}, written into a temp file.
+std::string given_config(double request_ms, double op_ms, const std::string& tag) {
+  const fs::path p = fs::temp_directory_path() / ("gpubench_smoke_given_" + std::to_string(::getpid()) + "_" + tag + ".json");
+  std::ofstream(p) << R"({"schema_version": 1, "name": "given", "precision": "fp16",
+    "workload": {"op": "ikbo_lce", "batch": 1024, "shape": {"M": 433, "N": 256, "K_user": 1178, "K_cand": 866},
+                 "requests": {"distribution": "fixed", "params": {"length": 70}, "seed": 1}, "input_seed": 42},
+    "end_to_end": {"given": {"request_ms": )"
+                   << request_ms << R"(, "op_ms": )" << op_ms << "}}}";
+  return p.string();
+}
+
+TEST(Cli, PlanPrintsAmdahlsLimit) {
+  // 40 of 100 ms: removing the op leaves 60 ms, at most 1.67x. The whole request (40 of 40 ms): unbounded,
+  // not a number from a huge speedup.
+  const std::string part = given_config(100, 40, "part"), whole = given_config(40, 40, "whole");
+  CliRun r = gpubench_cli({"plan", part}, "plan_part");
+  if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("60.000            1.67x      40.0%   (op removed: Amdahl's limit)"), std::string::npos) << r.out;
+  r = gpubench_cli({"plan", whole}, "plan_whole");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("0.000        unbounded     100.0%   (op removed: Amdahl's limit)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("1000000000000"), std::string::npos) << r.out;
+  fs::remove(part);
+  fs::remove(whole);
 }
 
 TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
