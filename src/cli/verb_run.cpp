@@ -50,7 +50,11 @@ struct RunArgs {
 void apply_metrics(const RunArgs& a, Config& config) {
   if (!a.metrics.empty()) {
     config.measure.metrics = measure::split_metric_list(a.metrics);
-    if (config.measure.metrics == std::vector<std::string>{"none"}) config.measure.metrics.clear();
+    const auto& m = config.measure.metrics;
+    if (m.size() > 1 && std::find(m.begin(), m.end(), "none") != m.end())
+      throw InputError("--metrics: 'none' turns the counters off and cannot be combined with '" + a.metrics +
+                       "'; use --metrics=none alone, or drop 'none'");
+    if (m == std::vector<std::string>{"none"}) config.measure.metrics.clear();
   }
   if (config.measure.metrics.empty()) return;
   const std::vector<std::string> names = measure::resolve_metrics(config.measure.metrics);

@@ -89,6 +89,21 @@ TEST(MetricCatalog, CliUnknownMetricExitsTwoWithCloseNames) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(MetricConfig, CliNoneCombinedWithSetsExitsTwo) {
+  // "none" turns the counters off: combined with a set it is a contradiction, named as such (not as an
+  // unknown set), before any GPU or CUPTI use.
+  const std::string bin = testing::gpubench_binary();
+  if (bin.empty()) GTEST_SKIP() << "SKIPPED: gpubench binary not found";
+  const auto dir = std::filesystem::temp_directory_path() / ("gpubench_metrics_none_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  testing::Child child(bin, {"run", "--metrics=none,memory"}, dir);
+  EXPECT_EQ(child.wait(60), 2);
+  const std::string err = testing::slurp(dir / "err.txt");
+  EXPECT_NE(err.find("'none' turns the counters off and cannot be combined"), std::string::npos) << err;
+  EXPECT_EQ(err.find("unknown metric set"), std::string::npos) << err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(MetricConfig, MeasureMetricsParsedAndValidated) {
   nlohmann::json j = {{"schema_version", 1}, {"measure", {{"metrics", {"memory", "dram__bytes_read.sum"}}}}};
   ConfigContext ctx;
