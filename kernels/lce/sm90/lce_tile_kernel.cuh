@@ -19,10 +19,12 @@
 //     mainloops so one's epilogue overlaps the other's mainloop.
 //   kCluster: kCM × kCN CTAs share E boxes (along M) and W rows (along N) by TMA multicast; each
 //     consumer warp then releases a stage in every CTA that writes into its shared memory.
-// Tiles: t < user_tiles are user tiles (Y_user[u] = W_user·E_user[u], fp32, then a ready flag
-// released per [u, 64-row N block, M tile]); the rest are candidate tiles, whose accumulators start
-// as the fp32 row Y_user[cand_to_user[b]] (after acquiring the flag when `ready` is set), so their
-// epilogue only converts and stores: 16-byte vectors through per-warp staging, or (Cfg::kTmaStore)
+// Tiles: t < user_tiles are user tiles (Y_user[u] = W_user·E_user[u], stored in 16-bit fragment
+// order (fp32 row-major for the tests' non-UserFrag configs), then a ready flag released per
+// [u, 64-row N block, M tile]); the rest are candidate tiles, whose accumulators start as the row
+// Y_user[cand_to_user[b]] (after acquiring the flag when `ready` is set; or from zero with the row
+// added after the mainloop when LceParams::defer_user lets a tile skip the wait: lce_user_row.cuh),
+// so their epilogue only converts and stores: 16-byte vectors through per-warp staging, or (Cfg::kTmaStore)
 // stmatrix into shared-memory chunks and TMA stores (lce_epilogue.cuh). A cluster walks cluster
 // tiles t = its index, += clusters in the grid (persistent when the grid is smaller; a dynamic order
 // from a global counter measured 5.6% slower, NOTES.md round 5); user tiles come first in every
