@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <dlfcn.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -33,6 +34,16 @@ std::string device_unavailable_reason(int index) {
   const cudaError_t err = cudaGetDeviceCount(&n);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
+    if (err == cudaErrorInsufficientDriver) {
+      // The runtime says "insufficient driver" both when the driver is too old and when there is none.
+      if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); driver == nullptr) {
+        return "no NVIDIA driver on this machine (libcuda.so.1 cannot be loaded)";
+      } else {
+        dlclose(driver);
+      }
+      return "the NVIDIA driver is older than this build's CUDA runtime " + std::to_string(CUDART_VERSION / 1000) +
+             "." + std::to_string(CUDART_VERSION % 1000 / 10) + " (cudaErrorInsufficientDriver): update the driver";
+    }
     return std::string("no usable CUDA GPU (") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")";
   }
   if (n == 0) return "no CUDA GPU found";

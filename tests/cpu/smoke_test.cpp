@@ -1,4 +1,5 @@
 // Quick checks of the core helpers and of the binary's command line (unknown command, exclusive flags).
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -65,6 +66,20 @@ TEST(Cli, PlanPrintsAmdahlsLimit) {
   EXPECT_EQ(r.out.find("1000000000000"), std::string::npos) << r.out;
   fs::remove(part);
   fs::remove(whole);
+}
+
+TEST(Cli, WithoutADriverTheMessageSaysSo) {
+  // CUDA's runtime reports cudaErrorInsufficientDriver also when no driver is installed at all; a CPU-only
+  // machine (like CI's) must be told that there is no driver, not that it is too old.
+  if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); driver != nullptr) {
+    dlclose(driver);
+    GTEST_SKIP() << "an NVIDIA driver is installed here";
+  }
+  CliRun r = gpubench_cli({"devices"}, "nodriver");
+  if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(r.rc, 3);
+  EXPECT_NE(r.err.find("no NVIDIA driver on this machine (libcuda.so.1 cannot be loaded)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("insufficient"), std::string::npos) << r.err;
 }
 
 TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
