@@ -11,6 +11,7 @@
 #include "kernels/lce/variant.hpp"
 #include "measure/calibrate.hpp"
 #include "measure/device_info.hpp"
+#include "measure/session.hpp"
 #include "workload/workload.hpp"
 
 namespace gpubench::cli {
@@ -22,6 +23,25 @@ constexpr double kWhatIfSpeedups[] = {1.25, 1.5, 2.0, 4.0, 10.0};
 WorkModel model_of(const VariantSpec& v) {
   const auto* info = lce::find_variant(v.name);
   return info && info->work_model_for ? info->work_model_for(v.options) : WorkModel::kDecomposed;
+}
+
+/// Device memory of a model's datasheet [B]: H200 141 GB (HBM3e), H100 SXM 80 GB (NVIDIA datasheets).
+int64_t datasheet_memory_bytes(const std::string& model) {
+  return model == "h100_sxm" ? int64_t{80} * 1000000000 : int64_t{141} * 1000000000;
+}
+
+/// "device memory" line of a case: the least `run` needs (measure::case_memory_need with one timing
+/// input set: check sets, inputs, outputs, the largest step's workspace) against this GPU's memory, or the
+/// model's datasheet memory without one; says when the case cannot fit (run would refuse it, exit 2).
+void print_memory_need(const Config& c, int64_t B, int64_t U, const std::optional<measure::DeviceInfo>& device) {
+  const int64_t need = measure::case_memory_need(c, B, U, 1);
+  const int64_t have = device ? device->memory_bytes : datasheet_memory_bytes(c.device.model);
+  const std::string where = device ? device->name : c.device.model + " (datasheet)";
+  fmt::print("  device memory: at least {:.2f} GB of {:.0f} GB on {}{}\n", need / 1e9, have / 1e9,
+             where,
+             need > have ? "; does not fit: run refuses it (shrink /workload/batch or /workload/shape, or use fewer "
+                           "/check/seeds)"
+                         : "");
 }
 
 VerbAction setup_plan(CLI::App& sub) {
@@ -49,6 +69,7 @@ VerbAction setup_plan(CLI::App& sub) {
                    row.floor.floor_ms, row.floor_speedup_vs_baseline, row.floor.bound,
                    row.min_speedup ? fmt::format("{:.2f}x", *row.min_speedup) : "-");
       }
+      print_memory_need(c, wc.batch, layout.requests(), device);
     }
     if (c.end_to_end.given) {
       const auto& g = *c.end_to_end.given;

@@ -68,6 +68,26 @@ TEST(Cli, PlanPrintsAmdahlsLimit) {
   fs::remove(whole);
 }
 
+TEST(Cli, PlanSaysWhenACaseCannotFitTheGpu) {
+  // B = 10⁵ at the reference shape needs ≈ 260 GB; B = 1024 about 4.7 GB (both against the H200
+  // datasheet's 141 GB here, or the GPU's own memory where there is one).
+  const fs::path p = fs::temp_directory_path() / ("gpubench_smoke_huge_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << R"({"schema_version": 1, "name": "huge", "precision": "fp16",
+    "workload": {"op": "ikbo_lce", "batch": [1024, 100000], "shape": {"M": 433, "N": 256, "K_user": 1178, "K_cand": 866},
+                 "requests": {"distribution": "fixed", "params": {"length": 70}, "seed": 1}, "input_seed": 42}})";
+  CliRun r = gpubench_cli({"plan", p.string()}, "plan_huge");
+  if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const size_t small = r.out.find("case B=1024"), huge = r.out.find("case B=100000");
+  ASSERT_NE(small, std::string::npos) << r.out;
+  ASSERT_NE(huge, std::string::npos) << r.out;
+  const std::string first = r.out.substr(small, huge - small), second = r.out.substr(huge);
+  EXPECT_NE(first.find("device memory: at least 4."), std::string::npos) << first;
+  EXPECT_EQ(first.find("does not fit"), std::string::npos) << first;
+  EXPECT_NE(second.find("does not fit: run refuses it"), std::string::npos) << second;
+  fs::remove(p);
+}
+
 TEST(Cli, WithoutADriverTheMessageSaysSo) {
   // CUDA's runtime reports cudaErrorInsufficientDriver also when no driver is installed at all; a CPU-only
   // machine (like CI's) must be told that there is no driver, not that it is too old.
