@@ -76,6 +76,10 @@ CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const Variant
     e.verdict = Verdict::kFailed;
     e.regression = true;
     e.note = "variant failed in NEW (was ok)" + (nv.error.empty() ? std::string() : ": " + nv.error);
+  } else if (ov.status == "ok" && nv.status == "skipped") {  // a step the gate can no longer vouch for
+    e.verdict = Verdict::kFailed;
+    e.regression = true;
+    e.note = "variant skipped in NEW (was ok): not measured" + (nv.error.empty() ? std::string() : ": " + nv.error);
   } else if (ov.correctness.status == "pass" && nv.correctness.status == "fail") {
     e.verdict = Verdict::kFailed;
     e.regression = true;

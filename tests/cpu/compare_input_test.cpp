@@ -101,6 +101,26 @@ TEST_F(CompareInput, NegativeSampleNamesFileEntryAndField) {
   EXPECT_NE(err_.find("new.json: /cases/0/variants/2/region_samples_ms/5"), std::string::npos) << err_;
 }
 
+TEST_F(CompareInput, UnknownStatusIsACorruptReport) {
+  // A hand-edited status is not "no timing to compare" (that passed the gate with exit 0).
+  nlohmann::json bad = tiny_report();
+  bad["cases"][0]["variants"][1]["status"] = "bogus";
+  const std::string old_p = write("old.json", tiny_report());
+  const std::string new_p = write("new.json", bad);
+  std::string msg = message_of([&] { compare_paths(old_p, new_p, {}); });
+  EXPECT_NE(msg.find(new_p + ": /cases/0/variants/1 ('decomposed'): status 'bogus' is not ok, failed or skipped"),
+            std::string::npos)
+      << msg;
+  bad = tiny_report();
+  bad["cases"][0]["variants"][0]["correctness"]["status"] = "FAIL";
+  const std::string new2 = write("new2.json", bad);
+  msg = message_of([&] { compare_paths(old_p, new2, {}); });
+  EXPECT_NE(msg.find("correctness.status 'FAIL' is not pass, fail or skipped"), std::string::npos) << msg;
+  const int rc = compare({old_p, new_p});
+  if (rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(rc, 2) << out_ << err_;
+}
+
 TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   const std::string old_p = write("old.json", tiny_report());
   nlohmann::json nan_op = tiny_report();

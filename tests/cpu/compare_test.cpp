@@ -275,6 +275,18 @@ TEST(Compare, VariantOkToFailedIsARegression) {
   EXPECT_EQ(run(b, a).exit_code(), 0);
 }
 
+TEST(Compare, VariantOkToSkippedIsARegression) {
+  // A step that was measured and no longer is cannot pass the gate as "unsure".
+  Spec a, b;
+  b.status = "skipped";
+  const CompareResult r = run(a, b);
+  const CompareEntry e = entry(r, "decomposed");
+  EXPECT_EQ(e.verdict, Verdict::kFailed);
+  EXPECT_NE(e.note.find("variant skipped in NEW (was ok)"), std::string::npos) << e.note;
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_EQ(run(b, a).exit_code(), 0);  // skipped → ok: measured again
+}
+
 TEST(Compare, AddedAndRemovedVariantsAreListedNotJudged) {
   Spec a, b;
   b.extra_variant = true;
