@@ -96,6 +96,12 @@ std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) 
 
 int run(const RunArgs& a) {
   check_flag_combinations(a);
+  // `--metrics memory` (a space, not '=') leaves "memory" as the config path: say what was meant.
+  const bool metric_word = a.config == "memory" || a.config == "compute" || a.config == "all" || a.config == "none" ||
+                           a.config.find("__") != std::string::npos;
+  if (metric_word && !std::filesystem::exists(a.config))
+    throw InputError("no config file '" + a.config + "'; to choose hardware counters write --metrics=" + a.config +
+                     " (with '=': a bare --metrics means all)");
   Config config = load_config_or_default(a.config);
   if (!a.mode.empty()) {  // the override is part of what ran: resolved config and hash follow it
     config.measure.mode = a.mode;
@@ -184,7 +190,13 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_option("--variant-timeout", a->variant_timeout,
                  "with --isolate: seconds one step's child may run before it is killed (default: from the "
                  "config's cases and /measure/timeout_s)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            double v = -1;
+            const bool number = CLI::detail::lexical_cast(s, v);
+            return number && v >= 0 ? std::string() : "must be a number of seconds ≥ 0 (0: automatic), got " + s;
+          },
+          "SECONDS ≥ 0"));
   sub.add_flag("--metrics{all}", a->metrics,
                "hardware counters in a separate replay pass after each step's timing (CUPTI range profiler): "
                "--metrics (= all), --metrics=memory|compute|all, or --metrics=SET,dram__bytes_read.sum,... "

@@ -102,6 +102,21 @@ TEST(Cli, WithoutADriverTheMessageSaysSo) {
   EXPECT_EQ(r.err.find("insufficient"), std::string::npos) << r.err;
 }
 
+TEST(Cli, MetricsWithASpaceAndANegativeTimeoutAreExplained) {
+  // `--metrics memory` leaves "memory" as the config path; a negative timeout printed CLI11's range up to DBL_MAX.
+  CliRun r = gpubench_cli({"run", "--metrics", "memory"}, "metrics_space");
+  if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("no config file 'memory'; to choose hardware counters write --metrics=memory"),
+            std::string::npos)
+      << r.err;
+  r = gpubench_cli({"run", "--variant-timeout", "-1"}, "timeout_neg");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--variant-timeout: must be a number of seconds ≥ 0 (0: automatic), got -1"), std::string::npos)
+      << r.err;
+  EXPECT_LT(r.err.size(), 300u) << r.err;
+}
+
 TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
   CliRun r = gpubench_cli({"bogusverb"}, "bogus");
   if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
