@@ -56,6 +56,7 @@ VerbAction setup_plan(CLI::App& sub) {
     fmt::print("plan: {} — {} M={} N={} K_user={} K_cand={}\n", c.name, to_string(c.precision), s.M, s.N, s.K_user,
                s.K_cand);
     fmt::print("ceilings: {:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})\n", ceil.gemm_tflops, ceil.hbm_gbps, ceil.source);
+    for (const auto& n : c.notes) fmt::print("note: {}\n", n);
     for (const auto& wc : c.workload.cases) {
       const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
       const LengthSummary ls = summarize(layout);

@@ -16,6 +16,7 @@ VerbAction setup_validate(CLI::App& sub) {
       const Config c = load_config_or_default(*path);
       fmt::print("OK: {} ({} case{}, {} variant{}, config hash {})\n", c.name, c.workload.cases.size(),
                  c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);
+      for (const auto& n : c.notes) fmt::print("note: {}\n", n);
       return 0;
     } catch (const ConfigError& e) {
       fmt::print(stderr, "{}: {} problem{}:\n", e.source, e.issues.size(), e.issues.size() == 1 ? "" : "s");

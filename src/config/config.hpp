@@ -146,6 +146,7 @@ struct Config {
   EndToEndSpec end_to_end;
   nlohmann::json resolved;               ///< the config as JSON with defaults filled (for reports)
   std::string hash;                      ///< sha-like hash of `resolved` (hex), keys compare reports
+  std::vector<std::string> notes;        ///< what parsing decided for the user (e.g. steps left out of the default ladder)
 };
 
 }  // namespace gpubench

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "config/validator.hpp"
 #include "config/variant_rules.hpp"
@@ -80,10 +81,16 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
     // Default ladder: every registered variant that runs the config's precision, in ladder order
     // (fp32: fused and pipelined are 16-bit only and left out instead of failing at run time).
     if (ctx.known_variants.empty()) v.add(ptr, "required: no variants are registered to default to");
+    std::vector<std::string> left_out;
     for (const auto& name : ctx.known_variants) {
       const VariantRules* rules = find_variant_rules(name);
       if (rules == nullptr || supports_precision(*rules, c.precision)) c.variants.push_back(VariantSpec{name, {}, {}});
+      else left_out.push_back(name);
     }
+    if (!left_out.empty())
+      c.notes.push_back(fmt::format("{} left out of the default ladder: {} fp16 and bf16 only, this config is {}",
+                                    fmt::join(left_out, ", "), left_out.size() == 1 ? "it runs" : "they run",
+                                    to_string(c.precision)));
     return;
   }
   if (!it->is_array() || it->empty()) {

@@ -134,6 +134,7 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
                          {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", m.timeout_s}, {"warmup", m.warmup}}},
       {"profile", options.profile},
   };
+  for (const auto& n : config.notes) report.notes.push_back(n);
   if (!runner.cupti()) {
     report.notes.push_back(runner.cupti_note());
     log(runner.cupti_note());

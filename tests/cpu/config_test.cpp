@@ -478,8 +478,12 @@ TEST(Config, VariantsMustSupportThePrecision) {
   std::vector<std::string> names;
   for (const auto& v : c.variants) names.push_back(v.name);
   EXPECT_EQ(names, (std::vector<std::string>{"baseline", "decomposed", "k_aligned"}));
+  // ... and says so (validate, plan and the report print the note).
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_EQ(c.notes[0], "fused, pipelined left out of the default ladder: they run fp16 and bf16 only, this config is fp32");
   j["precision"] = "bf16";
   EXPECT_EQ(parse_config(j, context()).variants.size(), 5u);
+  EXPECT_TRUE(parse_config(j, context()).notes.empty());
 }
 
 TEST(Config, DidYouMeanOnlySuggestsCloseWords) {
