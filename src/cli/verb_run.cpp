@@ -71,6 +71,11 @@ void check_flag_combinations(const RunArgs& a) {
   if (a.profile && !a.metrics.empty() && a.metrics != "none")
     throw InputError("--metrics: not with --profile (the profile run is for ncu/nsys, which hold the counters); "
                      "drop one of them");
+  if (!a.trace.empty() && a.no_cupti)
+    throw InputError("--trace: the timeline is made of CUPTI records, and --no-cupti turns CUPTI off; drop one of them");
+  if (!a.trace.empty() && a.profile)
+    throw InputError("--trace: --profile runs each step once without timing, so there is nothing to trace; drop one "
+                     "of them");
 }
 
 /// --isolate (cli/isolate.hpp): on by default when more than one step runs; off with --no-isolate,

@@ -117,6 +117,17 @@ TEST(Cli, MetricsWithASpaceAndANegativeTimeoutAreExplained) {
   EXPECT_LT(r.err.size(), 300u) << r.err;
 }
 
+TEST(Cli, TraceNeedsCuptiAndTiming) {
+  // Refused before the GPU check (exit 2 on any machine, not 3 for the missing GPU).
+  CliRun r = gpubench_cli({"run", "--no-cupti", "--trace", "t.json"}, "trace_nocupti");
+  if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--trace: the timeline is made of CUPTI records"), std::string::npos) << r.err;
+  r = gpubench_cli({"run", "--profile", "--trace", "t.json"}, "trace_profile");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("nothing to trace"), std::string::npos) << r.err;
+}
+
 TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
   CliRun r = gpubench_cli({"bogusverb"}, "bogus");
   if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
