@@ -57,6 +57,13 @@ void judge_timing(CompareEntry& e, const std::vector<double>& old_ms, const std:
   e.regression = e.verdict == Verdict::kSlower;
   if (e.verdict == Verdict::kUnsure) {
     const bool wide = e.ci->high - e.ci->low > 2 * o.threshold;
+    if (e.ci->high - e.ci->low < 0.25 * o.threshold) {  // more samples would not move it off the edge
+      e.note = fmt::format(
+          "change sits on the threshold: interval [{:.3f}, {:.3f}] is tight (rel. stdev old {}, new {}) but touches "
+          "an edge of the ±{} band; the data is clear, the threshold decides: choose it with --threshold",
+          e.ci->low, e.ci->high, pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev), pct(o.threshold));
+      return;
+    }
     e.note = fmt::format(
         "{}: interval [{:.3f}, {:.3f}] {} the ±{} band (rel. stdev old {}, new {}); take more samples "
         "(measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
