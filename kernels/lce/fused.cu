@@ -14,7 +14,8 @@
 // epilogue) | 5 (direct epilogue: per-warp staging + 16-byte stores, the round-2 default);
 // "persistent" (false = one CTA per tile); "cluster" "none" / false | "2x1" | "1x2" (absent: the
 // rule above); "l2_prefetch" (measured slower); "grid" "balanced" (default;
-// persistent: the fewest clusters that take as many rounds; lce_setup.cuh balance_grid) | "all".
+// persistent: the fewest clusters that take as many rounds; lce_setup.cuh balance_grid) | "all";
+// "k_tail" "trim" (default: the last stage skips the k16 steps past K) | "pad". (pipelined.cu has more.)
 // Math and shapes: DESIGN.md §2.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -36,6 +37,7 @@ namespace {
 constexpr int kTag = 3;  ///< this file's own kernel instantiations (lce_tile_kernel)
 constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
 constexpr bool kDefaultBalanced = true;  ///< option "grid" default: balanced (NOTES.md round 5)
+constexpr bool kDefaultTrim = true;  ///< option "k_tail" default: "trim" (NOTES.md round 6)
 
 /// Copies row-major fp32 Y_user [U, M, N] into the 16-bit fragment order (sm90::frag_index: uint4
 /// [u][M tile][64-row N block][warp 4][j 14][lane 32] of T pairs ((m, n), (m+1, n)), ((m, n+8),
@@ -71,14 +73,15 @@ class FusedVariant final : public Variant {
   /// 12 = 1(M)×2(N) with TMA multicast; stages: 4 (BK 64: TMA-store epilogue) or 5 (direct epilogue).
   /// persistent: grid = the CTAs resident at once, each walking tiles (else one CTA per tile).
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
-  /// balanced: option "grid".
-  FusedVariant(int block_k, int cluster, int stages, bool persistent, int l2_ahead, bool balanced)
+  /// balanced: option "grid"; trim: option "k_tail".
+  FusedVariant(int block_k, int cluster, int stages, bool persistent, int l2_ahead, bool balanced, bool trim)
       : block_k_(block_k),
         cluster_(cluster),
         stages_(stages),
         l2_ahead_(l2_ahead),
         persistent_(persistent),
-        balanced_(balanced) {}
+        balanced_(balanced),
+        trim_(trim) {}
   ~FusedVariant() override {
     if (blas_) (void)cublasDestroy(blas_);
   }
@@ -118,6 +121,7 @@ class FusedVariant final : public Variant {
     l_.params.y = pr.Y;
     l_.params.ready = nullptr;  // Y_user is complete before the kernel starts (stream order)
     l_.params.l2_ahead = l2_ahead_;
+    l_.params.k_tail_trim = trim_ ? 1 : 0;
     if (balanced_ && persistent_) sm90::balance_grid(l_);
     if (pr.K_user > 0 && !blas_) GPUBENCH_CUBLAS(cublasCreate(&blas_));
   }
@@ -179,7 +183,7 @@ class FusedVariant final : public Variant {
   }
 
   int block_k_, cluster_, stages_, l2_ahead_;
-  bool persistent_, balanced_;
+  bool persistent_, balanced_, trim_;
   int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
   int64_t frag_count_ = 0; ///< uint4 elements of y_frag_
   Problem pr_;
@@ -197,7 +201,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
                .name = "fused",
                .description = "cuBLAS user GEMM + our TMA/wgmma candidate GEMM with the broadcast-add in its epilogue",
                .ladder_step = 3,
-               .options = {"block_k", "cluster", "stages", "persistent", "l2_prefetch", "grid"},
+               .options = {"block_k", "cluster", "stages", "persistent", "l2_prefetch", "grid", "k_tail"},
                .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
                .precisions = {Precision::kFp16, Precision::kBf16},
                .test_only = false,
@@ -224,7 +228,8 @@ GPUBENCH_REGISTER_LCE_VARIANT(
                  }
                  const int l2 = sm90::parse_l2_prefetch(options, "fused", kDefaultL2Ahead);
                  const bool balanced = sm90::parse_grid(options, "fused", kDefaultBalanced);
-                 return std::make_unique<FusedVariant>(block_k, cluster, stages, persistent, l2, balanced);
+                 const bool trim = sm90::parse_k_tail(options, "fused", kDefaultTrim);
+                 return std::make_unique<FusedVariant>(block_k, cluster, stages, persistent, l2, balanced, trim);
                },
            });
 

@@ -28,6 +28,8 @@
 //   "defer_user_row": what a candidate tile does when its user tile has not released the ready flag
 //               yet: "none" (waits before its mainloop), "first" (default: on the CTA's first tile it
 //               starts from zero and adds the user row after its mainloop; later tiles wait) or "any".
+//   "k_tail":   "trim" (default: a tile's last ring stage runs only the k16 steps that hold K; K_cand =
+//               866 ends in 34 of 64) or "pad" (all four, over the TMA zero fill).
 // Kernel: kernels/lce/sm90/lce_tile_kernel.cuh.
 #include <cuda_runtime_api.h>
 
@@ -49,6 +51,7 @@ constexpr int kTag = 4;  ///< this file's own kernel instantiations (lce_tile_ke
 constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
 constexpr bool kDefaultBalanced = true;  ///< option "grid" default: balanced (NOTES.md round 5)
 constexpr int kDefaultDefer = 1;  ///< option "defer_user_row" default: "first" (NOTES.md round 5)
+constexpr bool kDefaultTrim = true;  ///< option "k_tail" default: "trim" (NOTES.md round 6)
 
 /// `pipelined`: persistent user + candidate tiles in one kernel (cooperative or ping-pong).
 class PipelinedVariant final : public Variant {
@@ -58,14 +61,16 @@ class PipelinedVariant final : public Variant {
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
   /// balanced: option "grid";
   /// defer: option "defer_user_row" as LceParams::defer_user (0 none, 1 first, 2 any).
-  PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead, bool balanced, int defer)
+  PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead, bool balanced, int defer,
+                   bool trim)
       : pingpong_(pingpong),
         cluster_(cluster),
         block_k_(block_k),
         stages_(stages),
         l2_ahead_(l2_ahead),
         balanced_(balanced),
-        defer_(defer) {}
+        defer_(defer),
+        trim_(trim) {}
 
   void setup(const Problem& pr, cudaStream_t stream) override {
     sm90::check_problem(pr, "pipelined");
@@ -87,6 +92,7 @@ class PipelinedVariant final : public Variant {
     l_.params.l2_ahead = l2_ahead_;
     if (balanced_) sm90::balance_grid(l_);
     l_.params.defer_user = defer_;
+    l_.params.k_tail_trim = trim_ ? 1 : 0;
   }
 
   /// Binds the instantiation of this variant's options (all with Y_user in fragment order).
@@ -159,6 +165,7 @@ class PipelinedVariant final : public Variant {
   int cluster_, block_k_, stages_, l2_ahead_;
   bool balanced_;
   int defer_;
+  bool trim_;
   int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
   Problem pr_;
   DeviceBuffer w_user_, w_cand_;  ///< K-padded copies [M, round_up8(K)]
@@ -208,7 +215,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .name = "pipelined",
         .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles",
         .ladder_step = 4,
-        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "grid", "defer_user_row"},
+        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "grid", "defer_user_row", "k_tail"},
         .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
         .precisions = {Precision::kFp16, Precision::kBf16},
         .test_only = false,
@@ -227,8 +234,9 @@ GPUBENCH_REGISTER_LCE_VARIANT(
           if (!has_cluster && !pingpong && block_k == 64) cluster = -1;  // auto: resolved in setup from N
           const int l2 = sm90::parse_l2_prefetch(options, "pipelined", kDefaultL2Ahead);
           const bool balanced = sm90::parse_grid(options, "pipelined", kDefaultBalanced);
+          const bool trim = sm90::parse_k_tail(options, "pipelined", kDefaultTrim);
           return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2, balanced,
-                                                    parse_defer(options));
+                                                    parse_defer(options), trim);
         },
     });
 

@@ -1,6 +1,6 @@
 // The table of config/variant_rules.hpp. Each entry mirrors one kernels/lce/*.cu file: its
 // VariantInfo::precisions, and what its `create` (and kernels/lce/sm90/lce_setup.cuh's parse_block_k,
-// parse_stages, parse_l2_prefetch, parse_grid) accept. tests/cpu/variant_rules_test.cpp pins it to the registry.
+// parse_stages, parse_l2_prefetch, parse_grid, parse_k_tail) accept. tests/cpu/variant_rules_test.cpp pins it to the registry.
 #include "config/variant_rules.hpp"
 
 #include <fmt/format.h>
@@ -20,6 +20,7 @@ OptionRule block_k() { return {"block_k", {32, 64}, std::nullopt, "32 or 64"}; }
 OptionRule stages() { return {"stages", {4, 5}, std::nullopt, "4 or 5"}; }
 OptionRule l2_prefetch() { return {"l2_prefetch", {}, std::make_pair(int64_t{0}, int64_t{64}), "an integer 0 … 64"}; }
 OptionRule grid() { return {"grid", {"all", "balanced"}, std::nullopt, "\"all\" or \"balanced\""}; }
+OptionRule k_tail() { return {"k_tail", {"trim", "pad"}, std::nullopt, "\"trim\" or \"pad\""}; }
 
 /// The option's value, or `fallback` when absent.
 json get_or(const json& options, const char* key, const json& fallback) {
@@ -72,7 +73,8 @@ std::vector<VariantRules> make_table() {
                 stages(),
                 {"persistent", {true, false}, std::nullopt, "true or false"},
                 l2_prefetch(),
-                grid()},
+                grid(),
+                k_tail()},
                fused_combinations});
   t.push_back({"pipelined",
                k16BitPrecisions,
@@ -83,7 +85,8 @@ std::vector<VariantRules> make_table() {
                 stages(),
                 l2_prefetch(),
                 grid(),
-                {"defer_user_row", {"none", "first", "any"}, std::nullopt, "\"none\", \"first\" or \"any\""}},
+                {"defer_user_row", {"none", "first", "any"}, std::nullopt, "\"none\", \"first\" or \"any\""},
+                k_tail()},
                pipelined_combinations});
   t.push_back({"test_fault", kAllPrecisions,
                {{"mode", {"fault", "abort", "hang"}, std::nullopt, "\"fault\", \"abort\" or \"hang\""}}, {}});

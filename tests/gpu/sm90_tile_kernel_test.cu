@@ -58,9 +58,9 @@ double relative_error(const std::vector<__half>& w, const std::vector<__half>& e
 /// (infinity when an output was left unwritten: outputs are poisoned with NaN first).
 /// `launches`: launches in a row, the output poisoned and the flags zeroed before each, the worst
 /// error returned; `defer`: LceParams::defer_user (0 wait for the user row, 1 defer it on a CTA's
-/// first tile, 2 on any tile).
+/// first tile, 2 on any tile); `trim`: LceParams::k_tail_trim.
 template <class Cfg>
-double run_case(int M, int N, int Ku, int Kc, int B, int launches = 1, int defer = 0) {
+double run_case(int M, int N, int Ku, int Kc, int B, int launches = 1, int defer = 0, int trim = 0) {
   std::mt19937 rng(M * 131 + N * 7 + Ku + Kc * 3 + B);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   const int Kt = Ku + Kc;
@@ -90,6 +90,7 @@ double run_case(int M, int N, int Ku, int Kc, int B, int launches = 1, int defer
   l.params.y = pr.Y;
   l.params.ready = Ku > 0 ? dready.as<uint32_t>() : nullptr;
   l.params.defer_user = defer;
+  l.params.k_tail_trim = trim;
   double worst = 0;
   for (int launch = 0; launch < launches; ++launch) {
     GPUBENCH_CUDA(cudaMemset(dready.get(), 0, dready.bytes()));
@@ -147,6 +148,26 @@ TEST(Sm90TileKernel, DeferredUserRow) {
   EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, 2)), 2e-3);
   EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, 1)), 2e-3);
   EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 1, 0)), 2e-3);
+}
+
+TEST(Sm90TileKernel, KTailTrim) {
+  GPUBENCH_REQUIRE_GPU();
+  if (!is_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+  // A tile's last stage cut to the k16 steps that hold K: K_cand 65 / 90 / 120 / 128 end in a stage
+  // of 1 / 2 / 3 / 4 k16 steps, K_user 9 / 40 in one of 1 / 3; 40 candidates (several tiles per CTA,
+  // user tiles first), and deferred user rows. A step too few leaves out a 16-wide K slice of every
+  // output; the K padding of W and E must not be read as data.
+  using Pipelined = UserFrag<TileConfig<false, true, 64, 12, 4, true>>;
+  for (int kc : {65, 90, 120, 128}) {
+    EXPECT_LT((run_case<Pipelined>(250, 136, 9, kc, 40, 1, 1, 1)), 2e-3) << "K_cand " << kc;
+    EXPECT_LT((run_case<Pipelined>(30, 24, 40, kc, 3, 1, 1, 1)), 2e-3) << "K_cand " << kc;
+  }
+  EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, 2, 1)), 2e-3);
+  // 32-K stages: last stage of 1 (K 77) or 2 (K 90) k16 steps; the direct epilogue.
+  EXPECT_LT((run_case<UserFrag<TileConfig<false, false, 32>>>(250, 136, 9, 77, 40, 1, 1, 1)), 2e-3);
+  EXPECT_LT((run_case<UserFrag<TileConfig<false, false, 32>>>(250, 136, 40, 90, 40, 1, 1, 1)), 2e-3);
+  // Ping-pong (consumers on alternate tiles) trims too.
+  EXPECT_LT((run_case<UserFrag<TileConfig<true, false, 64>>>(250, 136, 40, 90, 12, 1, 1, 1)), 2e-3);
 }
 
 }  // namespace

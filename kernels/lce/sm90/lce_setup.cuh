@@ -100,6 +100,17 @@ inline bool parse_grid(const nlohmann::json& options, const char* variant, bool 
   throw InputError(std::string(variant) + ": options.grid must be \"all\" or \"balanced\", got " + c.dump());
 }
 
+/// Parses the option {"k_tail": "trim" | "pad"}: true for trim (a tile's last ring stage skips the
+/// k16 steps past K, which only hold TMA zero fill; LceParams::k_tail_trim), `def` when absent.
+/// Throws InputError.
+inline bool parse_k_tail(const nlohmann::json& options, const char* variant, bool def) {
+  if (!options.is_object() || !options.contains("k_tail")) return def;
+  const auto& c = options.at("k_tail");
+  if (c == "trim") return true;
+  if (c == "pad") return false;
+  throw InputError(std::string(variant) + ": options.k_tail must be \"trim\" or \"pad\", got " + c.dump());
+}
+
 /// Persistent grid "balanced": the fewest clusters that still finish `l.params.total_tiles` cluster
 /// tiles in as many round-robin rounds as the resident ones do (ceil(tiles / ceil(tiles / clusters))),
 /// so that every cluster walks the same number of tiles (fused at the reference shape: 2048 tiles,
@@ -164,6 +175,9 @@ inline void fill_tile_counts(const Problem& pr, bool user_in_kernel, LceParams& 
   params.kt_user = static_cast<int>((pr.K_user + Cfg::kBK - 1) / Cfg::kBK);
   params.kt_cand = static_cast<int>((pr.K_cand + Cfg::kBK - 1) / Cfg::kBK);
   params.has_user = pr.K_user > 0 ? 1 : 0;
+  auto last_steps = [](int64_t K, int kt) { return kt > 0 ? static_cast<int>((K - (kt - 1) * int64_t{Cfg::kBK} + 15) / 16) : 0; };
+  params.ks_last_user = last_steps(pr.K_user, params.kt_user);
+  params.ks_last_cand = last_steps(pr.K_cand, params.kt_cand);
 
   params.m_groups = (params.m_tiles + Cfg::kCM - 1) / Cfg::kCM;
   params.n_groups = (params.n_tiles + Cfg::kCN - 1) / Cfg::kCN;

@@ -9,7 +9,8 @@
 //       128-byte swizzle;
 //   B = W slice    [224 of M, BK], K contiguous → K-major B, TMA box {BK, 224 / kCN},
 //       128-byte (BK = 64) or 64-byte (BK = 32) swizzle.
-// 16-bit operands, fp32 accumulators (112 per thread, one m64n224k16 wgmma per 16 K).
+// 16-bit operands, fp32 accumulators (112 per thread, one m64n224k16 wgmma per 16 K; with
+// LceParams::k_tail_trim a tile's last stage runs only the k16 steps that hold K).
 //
 // Warp roles (384 threads, 1 CTA per SM): warpgroup 0 = producer (one thread issues the TMA loads
 // into a STAGES-deep ring guarded by full/empty mbarriers, registers lowered by setmaxnreg),
@@ -184,7 +185,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
-      for (int kt = 0; kt < c.k_tiles; ++kt, ++idx) {
+      // One ring stage: `steps` k16 wgmmas (m64n224k16).
+      auto ring_stage = [&](int kt, auto steps) {
+        constexpr int kSteps = decltype(steps)::value;
         const uint32_t s = idx % S;
         mbar_wait(&full[s], (idx / S) & 1);
         const uint8_t* st = smem + s * Cfg::kStageBytes;
@@ -192,7 +195,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         const uint8_t* b = st + Cfg::kConsumersPerTile * Cfg::kABytes;
         wgmma_fence();
 #pragma unroll
-        for (int kk = 0; kk < Cfg::kBK / 16; ++kk) {
+        for (int kk = 0; kk < kSteps; ++kk) {
           const uint64_t da = make_desc<128>(a + kk * 16 * 128);          // 16 K rows of 128 bytes
           const uint64_t db = make_desc<Cfg::kSwizzleW>(b + kk * 16 * 2);  // 16 K elements along the row
           if constexpr (std::is_same_v<T, __half>)
@@ -203,6 +206,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         wgmma_commit();
         wgmma_wait<1>();
         if (kt > 0) release((idx - 1) % S);  // the previous stage's wgmma group has completed
+        ++idx;
+      };
+      // The mainloop: full stages, then the last one with `last` k16 steps (fewer when the K tail
+      // is trimmed: the k16 steps past K hold only TMA zero fill). The branch selects whole stages
+      // (fence … commit); one inside a stage, between its wgmmas, made ptxas serialize them (C7520).
+      for (int kt = 0; kt + 1 < c.k_tiles; ++kt) ring_stage(kt, std::integral_constant<int, Cfg::kBK / 16>{});
+      const int last = p.k_tail_trim ? (c.user ? p.ks_last_user : p.ks_last_cand) : Cfg::kBK / 16;
+      if (c.k_tiles > 0) {
+        const int kt = c.k_tiles - 1;
+        if constexpr (Cfg::kBK == 64) {
+          switch (last) {
+            case 1: ring_stage(kt, std::integral_constant<int, 1>{}); break;
+            case 2: ring_stage(kt, std::integral_constant<int, 2>{}); break;
+            case 3: ring_stage(kt, std::integral_constant<int, 3>{}); break;
+            default: ring_stage(kt, std::integral_constant<int, 4>{}); break;
+          }
+        } else {
+          if (last == 1) ring_stage(kt, std::integral_constant<int, 1>{});
+          else ring_stage(kt, std::integral_constant<int, 2>{});
+        }
       }
       if (kPingPong && t + step < p.total_tiles) named_arrive(kOrderBarrier + (1 - cw), 256);
       wgmma_wait<0>();

@@ -96,7 +96,11 @@ struct LceParams {
   int l2_ahead = 0;                   ///< E boxes prefetched into L2 this many stages ahead (0: off)
   int defer_user = 0;                 ///< a candidate tile whose user row is not ready: 0 waits for it, 1 defers it
                                       ///< on the CTA's first tile only, 2 on any tile (lce_user_row.cuh)
+  int k_tail_trim = 0;                ///< 1: a tile's last ring stage runs only the k16 steps that hold K (the rest
+                                      ///< is TMA zero fill), 0: all kBK / 16
+  int ks_last_user = 0, ks_last_cand = 0;  ///< k16 steps of the last stage holding K: ceil((K − (kt − 1)·kBK) / 16)
 };
+
 
 /// One tile's coordinates.
 struct TileCoord {
