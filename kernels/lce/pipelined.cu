@@ -1,7 +1,8 @@
 // Ladder step 4, `pipelined`: one persistent warp-specialized sm_90a kernel computes the user
 // tiles and the candidate tiles (DESIGN.md §2). grid = the CTAs that fit at once (132 on H200);
-// each CTA walks the tile list (user tiles first, then candidates; M tile fastest, so an E[b] slice
-// and the whole of W stay in L2 while neighbouring CTAs read them). A producer warp issues TMA loads
+// each CTA walks its tile list (user tiles first, then a run of consecutive candidates at one M/N tile
+// position, the two M tiles of a batch on paired clusters in step, so E[b] comes from DRAM once, W stays
+// in L2, and the user row stays in registers from one tile to the next). A producer warp issues TMA loads
 // into a multi-stage ring on full/empty mbarriers; two consumer warpgroups (setmaxnreg 232,
 // producer 40) run wgmma. User-tile epilogues write Y_user (16-bit, fragment order) and release a
 // ready flag per [u, 64-row N block, M tile]; candidate tiles acquire it and load the user row into
@@ -29,7 +30,13 @@
 //               yet: "none" (waits before its mainloop), "first" (default: on the CTA's first tile it
 //               starts from zero and adds the user row after its mainloop; later tiles wait) or "any".
 //   "k_tail":   "trim" (default: a tile's last ring stage runs only the k16 steps that hold K; K_cand =
-//               866 ends in 34 of 64) or "pad" (all four, over the TMA zero fill).
+//               866 ends in 34 of 64) or "pad" (all four, over the TMA zero fill);
+//   "tile_order": "contiguous" (default: each cluster keeps one M/N tile position and walks a run of
+//               consecutive batches, the clusters of one run in step; kernels/lce/tile_order.hpp; "grid"
+//               then does not apply) or "round_robin" (cluster c walks cluster tiles c, c + clusters, …);
+//   "user_row_cache": true (default: a consumer warpgroup keeps its last user row in registers and skips
+//               the flag and the reload when the next tile needs the same row; with the contiguous order
+//               a CTA reloads it about once per request) or false (reload per tile).
 // Kernel: kernels/lce/sm90/lce_tile_kernel.cuh.
 #include <cuda_runtime_api.h>
 
@@ -52,6 +59,8 @@ constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ah
 constexpr bool kDefaultBalanced = true;  ///< option "grid" default: balanced (NOTES.md round 5)
 constexpr int kDefaultDefer = 1;  ///< option "defer_user_row" default: "first" (NOTES.md round 5)
 constexpr bool kDefaultTrim = true;  ///< option "k_tail" default: "trim" (NOTES.md round 6)
+constexpr bool kDefaultContiguous = true;  ///< option "tile_order" default: "contiguous" (NOTES.md round 7)
+constexpr bool kDefaultRowCache = true;    ///< option "user_row_cache" default: true (NOTES.md round 7)
 
 /// `pipelined`: persistent user + candidate tiles in one kernel (cooperative or ping-pong).
 class PipelinedVariant final : public Variant {
@@ -61,8 +70,9 @@ class PipelinedVariant final : public Variant {
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
   /// balanced: option "grid";
   /// defer: option "defer_user_row" as LceParams::defer_user (0 none, 1 first, 2 any).
+  /// trim: option "k_tail"; contiguous: option "tile_order"; row_cache: option "user_row_cache".
   PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead, bool balanced, int defer,
-                   bool trim)
+                   bool trim, bool contiguous, bool row_cache)
       : pingpong_(pingpong),
         cluster_(cluster),
         block_k_(block_k),
@@ -70,7 +80,9 @@ class PipelinedVariant final : public Variant {
         l2_ahead_(l2_ahead),
         balanced_(balanced),
         defer_(defer),
-        trim_(trim) {}
+        trim_(trim),
+        contiguous_(contiguous),
+        row_cache_(row_cache) {}
 
   void setup(const Problem& pr, cudaStream_t stream) override {
     sm90::check_problem(pr, "pipelined");
@@ -90,7 +102,10 @@ class PipelinedVariant final : public Variant {
     l_.params.y = pr.Y;
     l_.params.ready = pr.K_user > 0 ? ready_.as<uint32_t>() : nullptr;
     l_.params.l2_ahead = l2_ahead_;
-    if (balanced_) sm90::balance_grid(l_);
+    ordered_ = contiguous_ &&
+               sm90::apply_contiguous_order(l_, l_.params.user_tiles > 0 ? static_cast<int>(pr.U) : 0, pr.B, order_, stream);
+    if (!ordered_ && balanced_) sm90::balance_grid(l_);
+    l_.params.row_cache = row_cache_ ? 1 : 0;
     l_.params.defer_user = defer_;
     l_.params.k_tail_trim = trim_ ? 1 : 0;
   }
@@ -154,8 +169,10 @@ class PipelinedVariant final : public Variant {
            (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers)"
                           : std::string(", direct epilogue")) +
            ", L2 prefetch of E " + (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) +
-           ", persistent grid " +
-           std::to_string(l_.grid) + (balanced_ ? " (balanced)" : "") + ", " + std::to_string(l_.params.user_tiles) +
+           ", persistent grid " + std::to_string(l_.grid) +
+           (ordered_ ? " (contiguous tile order)" : balanced_ ? " (balanced, round robin)" : " (round robin)") +
+           ", user row " + (row_cache_ ? "kept in registers across tiles" : "reloaded per tile") + ", " +
+           std::to_string(l_.params.user_tiles) +
            " user + " +
            std::to_string(l_.params.total_tiles - l_.params.user_tiles) + " candidate tiles";
   }
@@ -165,12 +182,14 @@ class PipelinedVariant final : public Variant {
   int cluster_, block_k_, stages_, l2_ahead_;
   bool balanced_;
   int defer_;
-  bool trim_;
+  bool trim_, contiguous_, row_cache_;
+  bool ordered_ = false;          ///< the contiguous order is bound (contiguous_ and enough clusters)
   int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
   Problem pr_;
   DeviceBuffer w_user_, w_cand_;  ///< K-padded copies [M, round_up8(K)]
   DeviceBuffer y_user_;           ///< 16-bit user tiles in fragment order [U, m_tiles, n_blocks64, 64 × 224]
   DeviceBuffer ready_;            ///< [U, ceil(N/64), ceil(M/224)] uint32 flags
+  DeviceBuffer order_;            ///< contiguous tile order [clusters][turns] (tile_order.hpp)
   size_t flags_count_ = 0;
   sm90::LceLaunch l_;
 };
@@ -215,7 +234,8 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .name = "pipelined",
         .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles",
         .ladder_step = 4,
-        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "grid", "defer_user_row", "k_tail"},
+        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "grid", "defer_user_row", "k_tail",
+                    "tile_order", "user_row_cache"},
         .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
         .precisions = {Precision::kFp16, Precision::kBf16},
         .test_only = false,
@@ -235,8 +255,10 @@ GPUBENCH_REGISTER_LCE_VARIANT(
           const int l2 = sm90::parse_l2_prefetch(options, "pipelined", kDefaultL2Ahead);
           const bool balanced = sm90::parse_grid(options, "pipelined", kDefaultBalanced);
           const bool trim = sm90::parse_k_tail(options, "pipelined", kDefaultTrim);
+          const bool contiguous = sm90::parse_tile_order(options, "pipelined", kDefaultContiguous);
+          const bool row_cache = sm90::parse_row_cache(options, "pipelined", kDefaultRowCache);
           return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2, balanced,
-                                                    parse_defer(options), trim);
+                                                    parse_defer(options), trim, contiguous, row_cache);
         },
     });
 

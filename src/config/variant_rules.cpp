@@ -1,6 +1,6 @@
 // The table of config/variant_rules.hpp. Each entry mirrors one kernels/lce/*.cu file: its
 // VariantInfo::precisions, and what its `create` (and kernels/lce/sm90/lce_setup.cuh's parse_block_k,
-// parse_stages, parse_l2_prefetch, parse_grid, parse_k_tail) accept. tests/cpu/variant_rules_test.cpp pins it to the registry.
+// parse_stages, parse_l2_prefetch, parse_grid, parse_k_tail, parse_tile_order, parse_row_cache) accept. tests/cpu/variant_rules_test.cpp pins it to the registry.
 #include "config/variant_rules.hpp"
 
 #include <fmt/format.h>
@@ -86,7 +86,9 @@ std::vector<VariantRules> make_table() {
                 l2_prefetch(),
                 grid(),
                 {"defer_user_row", {"none", "first", "any"}, std::nullopt, "\"none\", \"first\" or \"any\""},
-                k_tail()},
+                k_tail(),
+                {"tile_order", {"round_robin", "contiguous"}, std::nullopt, "\"round_robin\" or \"contiguous\""},
+                {"user_row_cache", {true, false}, std::nullopt, "true or false"}},
                pipelined_combinations});
   t.push_back({"test_fault", kAllPrecisions,
                {{"mode", {"fault", "abort", "hang"}, std::nullopt, "\"fault\", \"abort\" or \"hang\""}}, {}});

@@ -58,9 +58,11 @@ double relative_error(const std::vector<__half>& w, const std::vector<__half>& e
 /// (infinity when an output was left unwritten: outputs are poisoned with NaN first).
 /// `launches`: launches in a row, the output poisoned and the flags zeroed before each, the worst
 /// error returned; `defer`: LceParams::defer_user (0 wait for the user row, 1 defer it on a CTA's
-/// first tile, 2 on any tile); `trim`: LceParams::k_tail_trim.
+/// first tile, 2 on any tile); `trim`: LceParams::k_tail_trim; `contiguous`: the contiguous tile order
+/// (tile_order.hpp) instead of round robin; `cache`: LceParams::row_cache.
 template <class Cfg>
-double run_case(int M, int N, int Ku, int Kc, int B, int launches = 1, int defer = 0, int trim = 0) {
+double run_case(int M, int N, int Ku, int Kc, int B, int launches = 1, int defer = 0, int trim = 0,
+                bool contiguous = false, int cache = 0) {
   std::mt19937 rng(M * 131 + N * 7 + Ku + Kc * 3 + B);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   const int Kt = Ku + Kc;
@@ -91,6 +93,9 @@ double run_case(int M, int N, int Ku, int Kc, int B, int launches = 1, int defer
   l.params.ready = Ku > 0 ? dready.as<uint32_t>() : nullptr;
   l.params.defer_user = defer;
   l.params.k_tail_trim = trim;
+  l.params.row_cache = cache;
+  DeviceBuffer order;
+  if (contiguous) EXPECT_TRUE(apply_contiguous_order(l, l.params.user_tiles > 0 ? 1 : 0, B, order, nullptr));
   double worst = 0;
   for (int launch = 0; launch < launches; ++launch) {
     GPUBENCH_CUDA(cudaMemset(dready.get(), 0, dready.bytes()));
@@ -168,6 +173,23 @@ TEST(Sm90TileKernel, KTailTrim) {
   EXPECT_LT((run_case<UserFrag<TileConfig<false, false, 32>>>(250, 136, 40, 90, 40, 1, 1, 1)), 2e-3);
   // Ping-pong (consumers on alternate tiles) trims too.
   EXPECT_LT((run_case<UserFrag<TileConfig<true, false, 64>>>(250, 136, 40, 90, 12, 1, 1, 1)), 2e-3);
+}
+
+TEST(Sm90TileKernel, ContiguousOrderAndRowCache) {
+  GPUBENCH_REQUIRE_GPU();
+  if (!is_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+  // Each cluster walks a run of consecutive candidates at one M/N tile position (tile_order.hpp), the
+  // user row kept in registers: one long user tile and 80 short candidate tiles, deferred on any tile /
+  // a CTA's first / waiting, two launches in a row; ragged M and N (an empty cooperative half); the 2×2
+  // cluster (one lane); ping-pong (each consumer keeps its own row); the round robin with the cache.
+  using Pipelined = UserFrag<TileConfig<false, true, 64, 12, 4, true>>;
+  for (int defer : {2, 1, 0})
+    EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, defer, 1, true, 1)), 2e-3) << "defer " << defer;
+  EXPECT_LT((run_case<Pipelined>(250, 136, 9, 77, 40, 1, 1, 1, true, 1)), 2e-3);
+  EXPECT_LT((run_case<Pipelined>(30, 24, 19, 40, 3, 1, 1, 1, true, 1)), 2e-3);
+  EXPECT_LT((run_case<UserFrag<TileConfig<false, true, 64, 0, 4, true>>>(250, 136, 9, 77, 40, 1, 1, 1, true, 1)), 2e-3);
+  EXPECT_LT((run_case<UserFrag<TileConfig<true, false, 64>>>(250, 136, 40, 90, 12, 1, 1, 1, true, 1)), 2e-3);
+  EXPECT_LT((run_case<Pipelined>(250, 136, 9, 77, 40, 1, 1, 1, false, 1)), 2e-3);
 }
 
 }  // namespace

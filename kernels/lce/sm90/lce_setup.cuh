@@ -14,6 +14,7 @@
 #include "core/precision.hpp"
 #include "kernels/lce/sm90/lce_tile_kernel.cuh"
 #include "kernels/lce/sm90/tensor_map.cuh"
+#include "kernels/lce/tile_order.hpp"
 #include "kernels/lce/variant.hpp"
 
 namespace gpubench::lce::sm90 {
@@ -109,6 +110,49 @@ inline bool parse_k_tail(const nlohmann::json& options, const char* variant, boo
   if (c == "trim") return true;
   if (c == "pad") return false;
   throw InputError(std::string(variant) + ": options.k_tail must be \"trim\" or \"pad\", got " + c.dump());
+}
+
+/// Parses the option {"tile_order": "round_robin" | "contiguous"}: true for contiguous (each cluster
+/// walks a run of consecutive batches at one M/N tile position: kernels/lce/tile_order.hpp), `def` when
+/// absent. Throws InputError.
+inline bool parse_tile_order(const nlohmann::json& options, const char* variant, bool def) {
+  if (!options.is_object() || !options.contains("tile_order")) return def;
+  const auto& c = options.at("tile_order");
+  if (c == "contiguous") return true;
+  if (c == "round_robin") return false;
+  throw InputError(std::string(variant) + ": options.tile_order must be \"round_robin\" or \"contiguous\", got " +
+                   c.dump());
+}
+
+/// Parses the option {"user_row_cache": true | false} (LceParams::row_cache), `def` when absent.
+/// Throws InputError.
+inline bool parse_row_cache(const nlohmann::json& options, const char* variant, bool def) {
+  if (!options.is_object() || !options.contains("user_row_cache")) return def;
+  const auto& c = options.at("user_row_cache");
+  if (!c.is_boolean())
+    throw InputError(std::string(variant) + ": options.user_row_cache must be true or false, got " + c.dump());
+  return c.get<bool>();
+}
+
+/// Replaces the round robin of persistent launch `l` (grid = the resident clusters, not yet balanced) by
+/// the contiguous order (tile_order.hpp) over those clusters: builds the table on the host, copies it
+/// into `table` (device, setup: untimed) and sets l.params.order / order_turns and the grid. `users`: user
+/// tiles per lane in this launch (0 when the user GEMM runs elsewhere). Returns false, leaving `l`
+/// alone, when fewer clusters than the cluster tiles of one batch are resident.
+/// Throws DeviceError on a CUDA failure.
+inline bool apply_contiguous_order(LceLaunch& l, int users, int64_t batches, DeviceBuffer& table, cudaStream_t stream) {
+  const LceParams& p = l.params;
+  const int lanes = p.m_groups * p.n_groups;
+  const double weight = p.kt_cand > 0 ? static_cast<double>(p.kt_user) / p.kt_cand : 1.0;
+  const TileOrder o = contiguous_order(l.grid / l.cluster_size, lanes, users, batches, weight);
+  if (o.table.empty()) return false;
+  table = DeviceBuffer(o.table.size() * sizeof(int32_t));
+  GPUBENCH_CUDA(cudaMemcpyAsync(table.get(), o.table.data(), table.bytes(), cudaMemcpyHostToDevice, stream));
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));  // o.table is freed on return
+  l.params.order = table.as<int32_t>();
+  l.params.order_turns = o.turns;
+  l.grid = o.clusters * l.cluster_size;
+  return true;
 }
 
 /// Persistent grid "balanced": the fewest clusters that still finish `l.params.total_tiles` cluster

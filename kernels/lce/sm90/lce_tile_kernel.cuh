@@ -28,8 +28,10 @@
 // so their epilogue only converts and stores: 16-byte vectors through per-warp staging, or (Cfg::kTmaStore)
 // stmatrix into shared-memory chunks and TMA stores (lce_epilogue.cuh). A cluster walks cluster
 // tiles t = its index, += clusters in the grid (persistent when the grid is smaller; a dynamic order
-// from a global counter measured 5.6% slower, NOTES.md round 5); user tiles come first in every
-// CTA's order, so with all CTAs resident the flag waits cannot deadlock.
+// from a global counter measured 5.6% slower, NOTES.md round 5), or the host's table
+// (LceParams::order: kernels/lce/tile_order.hpp); user tiles come first in every CTA's order, so with
+// all CTAs resident the flag waits cannot deadlock. With LceParams::row_cache a consumer warpgroup keeps
+// its last user row in registers (UserRowCache) and reuses it while consecutive tiles need the same one.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -68,7 +70,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int CS = Cfg::kClusterSize, CM = Cfg::kCM, CN = Cfg::kCN;
   const int rank = CS > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int rm = rank % CM, rn = rank / CM;
-  const int first = blockIdx.x / CS, step = gridDim.x / CS;  // cluster tiles: this cluster's first, clusters
+  const int cluster = blockIdx.x / CS, clusters = gridDim.x / CS;  // this cluster, clusters in the grid
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
@@ -94,16 +96,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int j = 0; j < CN; ++j) mask_n |= uint16_t(1u << (j * CM + rm));
       // L2 prefetch cursor (pt, pkt): p.l2_ahead stages ahead of the loads, across tiles. E comes
       // from DRAM on first touch; warming L2 early turns the ring's loads into L2 hits.
-      int pt = first, pkt = 0;
-      TileCoord pc = decode_tile<CM, CN>(p, pt < p.total_tiles ? pt : 0, rm, rn);
+      int pk = 0, pkt = 0, pt = cluster_tile(p, cluster, clusters, 0);
+      TileCoord pc = decode_tile<CM, CN>(p, pt >= 0 ? pt : 0, rm, rn);
       auto advance = [&]() {
         if (++pkt < pc.k_tiles) return;
         pkt = 0;
-        pt += step;
-        if (pt < p.total_tiles) pc = decode_tile<CM, CN>(p, pt, rm, rn);
+        pt = cluster_tile(p, cluster, clusters, ++pk);
+        if (pt >= 0) pc = decode_tile<CM, CN>(p, pt, rm, rn);
       };
-      for (int i = 0; i < p.l2_ahead && pt < p.total_tiles; ++i) advance();
-      for (int t = first; t < p.total_tiles; t += step) {
+      for (int i = 0; i < p.l2_ahead && pt >= 0; ++i) advance();
+      for (int k = 0, t = cluster_tile(p, cluster, clusters, 0); t >= 0; t = cluster_tile(p, cluster, clusters, ++k)) {
         const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
         const CUtensorMap* wm = c.user ? &w_user : &w_cand;
         const CUtensorMap* em = c.user ? &e_user : &e_cand;
@@ -131,7 +133,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             tma_load_2d_mc(wdst, wm, &full[s], kt * Cfg::kBK, w_row, mask_n);
           else
             tma_load_2d(wdst, wm, &full[s], kt * Cfg::kBK, w_row);
-          if (p.l2_ahead > 0 && pt < p.total_tiles) {
+          if (p.l2_ahead > 0 && pt >= 0) {
             const CUtensorMap* pm = pc.user ? &e_user : &e_cand;
 #pragma unroll
             for (int a = 0; a < Cfg::kConsumersPerTile; ++a) {
@@ -170,9 +172,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       }
     };
+    UserRowCache row;  // the last user row this warpgroup loaded (fragment order, registers)
+    row.key = -1;
+#pragma unroll
+    for (int h = 0; h < kAccRegs / 2; ++h) row.w[h] = 0u;
     uint32_t idx = 0;
-    int j = 0;
-    for (int t = first; t < p.total_tiles; t += step, ++j) {
+    for (int j = 0, t = cluster_tile(p, cluster, clusters, 0), t_next; t >= 0; ++j, t = t_next) {
+      t_next = cluster_tile(p, cluster, clusters, j + 1);  // loaded early: used after the mainloop
       const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
       if (kPingPong && (j % 2) != cw) {  // the other consumer's tile: skip its stages
         idx += c.k_tiles;
@@ -181,7 +187,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       const int n_wg = c.nt * Cfg::kTileN + (kPingPong ? 0 : cw * kWgRows);
       // Before the turn: its loads overlap the wait. deferred: the user tile was not done yet.
       const bool deferred =
-          init_accumulators<T, Cfg::kUserFrag>(p, c, n_wg, acc, cw, seen, p.defer_user == 2 || (p.defer_user == 1 && j == 0));
+          init_accumulators<T, Cfg::kUserFrag>(p, c, n_wg, acc, cw, seen,
+                                               p.defer_user == 2 || (p.defer_user == 1 && j == 0), row);
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
@@ -227,12 +234,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           else ring_stage(kt, std::integral_constant<int, 2>{});
         }
       }
-      if (kPingPong && t + step < p.total_tiles) named_arrive(kOrderBarrier + (1 - cw), 256);
+      if (kPingPong && t_next >= 0) named_arrive(kOrderBarrier + (1 - cw), 256);
       wgmma_wait<0>();
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (c.k_tiles > 0) release((idx - 1) % S);
-      if (deferred) add_deferred_user_row<T>(p, c, n_wg, acc, cw, seen);
+      if (deferred) add_deferred_user_row<T>(p, c, n_wg, acc, cw, seen, row);
       if constexpr (Cfg::kTmaStore) {
         if (!c.user) {
           tile_epilogue_tma<T, Cfg::kStoreBufs, Cfg::kStoreRows>(&y_map, p, c, n_wg, acc, store_buf, cw);

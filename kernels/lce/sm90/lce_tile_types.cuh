@@ -99,8 +99,21 @@ struct LceParams {
   int k_tail_trim = 0;                ///< 1: a tile's last ring stage runs only the k16 steps that hold K (the rest
                                       ///< is TMA zero fill), 0: all kBK / 16
   int ks_last_user = 0, ks_last_cand = 0;  ///< k16 steps of the last stage holding K: ceil((K − (kt − 1)·kBK) / 16)
+  const int32_t* order = nullptr;     ///< [clusters][order_turns] cluster tiles per cluster, −1 after the last
+                                      ///< (kernels/lce/tile_order.hpp); nullptr: round robin
+  int order_turns = 0;                ///< columns of `order`
+  int row_cache = 0;                  ///< 1: a consumer warpgroup keeps its last user row (fragment order) in
+                                      ///< registers and skips the reload when the next tile needs the same one
 };
 
+
+/// This cluster's k-th cluster tile, or −1 past its last: round robin (cluster + k · clusters below
+/// total_tiles) or, with LceParams::order, row `cluster` of the host's table.
+__device__ __forceinline__ int cluster_tile(const LceParams& p, int cluster, int clusters, int k) {
+  if (p.order) return k < p.order_turns ? __ldg(p.order + static_cast<size_t>(cluster) * p.order_turns + k) : -1;
+  const int t = cluster + k * clusters;
+  return t < p.total_tiles ? t : -1;
+}
 
 /// One tile's coordinates.
 struct TileCoord {

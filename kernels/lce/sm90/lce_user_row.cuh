@@ -75,46 +75,75 @@ __device__ __forceinline__ void store_user_frag(const LceParams& p, int u, int m
                              pack2<T>(acc[8 * j + 4], acc[8 * j + 5]), pack2<T>(acc[8 * j + 6], acc[8 * j + 7]));
 }
 
-/// acc = (kAdd ? acc : 0) + (ok ? user row u : 0), the row from fragment-order Y_user (L2 loads:
-/// Y_user may be written during the launch). One definition per register, no branch.
-template <class T, bool kAdd>
-__device__ __forceinline__ void load_user_frag(const LceParams& p, int u, int mt, int n_wg, bool ok,
-                                               float (&acc)[kAccRegs]) {
-  const uint4* src = reinterpret_cast<const uint4*>(p.y_user) + (ok ? frag_index(p, u, mt, n_wg) : 0);
+/// A consumer warpgroup's copy of the last fragment-order user row it loaded: per thread its 14
+/// 16-byte vectors (56 packed T pairs, registers) and which block they hold (frag block index,
+/// −1: none). With LceParams::row_cache a tile that needs the same block skips the flag and the loads.
+struct UserRowCache {
+  uint32_t w[kAccRegs / 2];
+  int key;
+};
+
+/// Loads block `key` (frag_index of user u, M tile mt, N block of n_wg) into `row` when `load`, else
+/// keeps it: 14 predicated L2 loads (Y_user may be written during the launch).
+__device__ __forceinline__ void load_row(const LceParams& p, int u, int mt, int n_wg, bool load, int key,
+                                         UserRowCache& row) {
+  const uint4* src = reinterpret_cast<const uint4*>(p.y_user) + (load ? frag_index(p, u, mt, n_wg) : 0);
 #pragma unroll
   for (int j = 0; j < kFragVecs; ++j) {
-    const uint4 v = ok ? __ldcg(src + j * 32) : make_uint4(0u, 0u, 0u, 0u);
-    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    if (load) {
+      const uint4 v = __ldcg(src + j * 32);
+      row.w[4 * j] = v.x;
+      row.w[4 * j + 1] = v.y;
+      row.w[4 * j + 2] = v.z;
+      row.w[4 * j + 3] = v.w;
+    }
+  }
+  if (load) row.key = key;
+}
+
+/// acc = (kAdd ? acc : 0) + (ok ? row : 0), exact (16-bit → fp32). One definition per register, no branch.
+template <class T, bool kAdd>
+__device__ __forceinline__ void apply_row(const UserRowCache& row, bool ok, float (&acc)[kAccRegs]) {
 #pragma unroll
-    for (int h = 0; h < 4; ++h) {
-      const float2 f = unpack2<T>(w[h]);
-      if constexpr (kAdd) {
-        acc[8 * j + 2 * h] += f.x;
-        acc[8 * j + 2 * h + 1] += f.y;
-      } else {  // (0.f + x is not x for x = −0: written out, it costs 112 FADDs per tile)
-        acc[8 * j + 2 * h] = f.x;
-        acc[8 * j + 2 * h + 1] = f.y;
-      }
+  for (int h = 0; h < kAccRegs / 2; ++h) {
+    const float2 f = unpack2<T>(ok ? row.w[h] : 0u);
+    if constexpr (kAdd) {
+      acc[2 * h] += f.x;
+      acc[2 * h + 1] += f.y;
+    } else {  // (0.f + x is not x for x = −0: written out, it costs 112 FADDs per tile)
+      acc[2 * h] = f.x;
+      acc[2 * h + 1] = f.y;
     }
   }
 }
 
+/// The frag block index of user u, M tile mt, 64-row N block of n_wg (UserRowCache::key).
+__device__ __forceinline__ int row_key(const LceParams& p, int u, int mt, int n_wg) {
+  return (u * p.m_tiles + mt) * p.n_blocks64 + n_wg / 64;
+}
+
 /// Accumulators at the start of a tile: zero for user tiles; for candidate tiles the user row
-/// Y_user[cand_to_user[b]] in the fragment layout (after its ready flag when the user tiles run in
-/// this launch). `seen`: this warpgroup's bitmap (shared memory, zeroed at launch) of the flags
-/// < 1024 its thread 0 has acquired (flags only go 0 → 1 within a launch: one acquire each).
-/// `may_defer` (fragment order only): returns true when the flag was not set yet; the accumulators
-/// then start at zero and add_deferred_user_row adds the row after the mainloop. Else it waits.
+/// Y_user[cand_to_user[b]] (after its ready flag when the user tiles run in this launch).
+/// Fragment order (kUserFrag): the row comes from `row` when it holds that block (LceParams::row_cache),
+/// else it is loaded into `row` first. `seen`: this warpgroup's bitmap (shared memory, zeroed at
+/// launch) of the flags < 1024 its thread 0 has acquired (flags only go 0 → 1 within a launch: one
+/// acquire each). `may_defer` (fragment order only): returns true when the flag was not set yet; the
+/// accumulators then start at zero and add_deferred_user_row adds the row after the mainloop. Else it waits.
+/// Row-major fp32 (tests' configurations): 112 scalar loads, no cache.
 template <class T, bool kUserFrag>
 __device__ __forceinline__ bool init_accumulators(const LceParams& p, const TileCoord& c, int n_wg,
-                                                  float (&acc)[kAccRegs], int cw, uint32_t* seen, bool may_defer) {
+                                                  float (&acc)[kAccRegs], int cw, uint32_t* seen, bool may_defer,
+                                                  UserRowCache& row) {
   // One definition per register (a select, no branch): a zero path merged with a load path made
   // ptxas serialize the wgmma pipeline (C7515).
   const bool add = !c.user && p.has_user;
+  const bool in = c.mt < p.m_tiles && n_wg < p.N;  // phantom tiles / empty halves load nothing
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int u = add ? __ldg(p.cand_to_user + c.batch) : 0;
+  const int key = add && in ? row_key(p, u, c.mt, n_wg) : -1;
+  const bool hit = kUserFrag && p.row_cache && key >= 0 && key == row.key;  // uniform over the warpgroup
   bool ready = true;
-  if (const uint32_t* flag = add ? ready_flag(p, c, u, n_wg) : nullptr) {
+  if (const uint32_t* flag = add && !hit ? ready_flag(p, c, u, n_wg) : nullptr) {
     const uint32_t f = static_cast<uint32_t>(flag - p.ready);
     const bool cached = f < 32u * kFlagSeenWords;
     if (threadIdx.x % 128 == 0) {
@@ -129,8 +158,9 @@ __device__ __forceinline__ bool init_accumulators(const LceParams& p, const Tile
     named_sync(kWgBarrier + cw, 128);  // the acquire (or its bit) before every thread's loads
     ready = !cached || ((seen[f / 32] >> (f % 32)) & 1u);
   }
-  if constexpr (kUserFrag) {  // 14 vector loads; phantom / empty-half / deferred tiles load nothing
-    load_user_frag<T, false>(p, u, c.mt, n_wg, add && ready && c.mt < p.m_tiles && n_wg < p.N, acc);
+  if constexpr (kUserFrag) {  // 14 vector loads unless the row is held; deferred tiles load nothing
+    load_row(p, u, c.mt, n_wg, key >= 0 && !hit && ready, key, row);
+    apply_row<T, false>(row, key >= 0 && ready, acc);
   } else {
     const float* yu = p.y_user + static_cast<size_t>(u) * p.M * p.N;
     const int m0 = c.mt * kTileM + 2 * (lane % 4), n0 = n_wg + warp * 16 + lane / 4;
@@ -148,10 +178,11 @@ __device__ __forceinline__ bool init_accumulators(const LceParams& p, const Tile
 }
 
 /// After the mainloop of a candidate tile whose init_accumulators returned true: waits for the
-/// ready flag, then adds the user row (fragment order) to the accumulators.
+/// ready flag, then loads the user row (fragment order) into `row` and adds it to the accumulators.
 template <class T>
 __device__ __forceinline__ void add_deferred_user_row(const LceParams& p, const TileCoord& c, int n_wg,
-                                                      float (&acc)[kAccRegs], int cw, uint32_t* seen) {
+                                                      float (&acc)[kAccRegs], int cw, uint32_t* seen,
+                                                      UserRowCache& row) {
   const int u = __ldg(p.cand_to_user + c.batch);
   const uint32_t* flag = ready_flag(p, c, u, n_wg);  // deferred: a flag < 1024 exists
   if (threadIdx.x % 128 == 0) {
@@ -160,7 +191,8 @@ __device__ __forceinline__ void add_deferred_user_row(const LceParams& p, const 
     seen[f / 32] |= 1u << (f % 32);
   }
   named_sync(kWgBarrier + cw, 128);
-  load_user_frag<T, true>(p, u, c.mt, n_wg, true, acc);
+  load_row(p, u, c.mt, n_wg, true, row_key(p, u, c.mt, n_wg), row);
+  apply_row<T, true>(row, true, acc);
 }
 
 }  // namespace gpubench::lce::sm90
