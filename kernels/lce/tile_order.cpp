@@ -2,7 +2,7 @@
 #include "kernels/lce/tile_order.hpp"
 
 #include <algorithm>
-#include <queue>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -41,19 +41,34 @@ TileOrder contiguous_order(int clusters, int lanes, int users, int64_t batches, 
   TileOrder o;
   const int slots = clusters / lanes;
   if (slots < 1) return o;
-  // User tiles: u → slot u mod slots. Candidate batches: each to the least-loaded slot (ties: lower
-  // slot), which levels the slots' work; then runs are laid out in slot order.
+  // User tiles: u → slot u mod slots. Candidate batches: the lowest water level T at which the slots
+  // hold all B (run_s = floor(T − user load_s)), the surplus then taken from the fullest slots; runs
+  // are laid out in slot order. (Giving each batch to the least-loaded slot instead ends 0.36 tile
+  // higher at the reference shape: a slot with a user tile takes one run more than it needs.)
   std::vector<int> user_count(slots, 0);
   for (int u = 0; u < users; ++u) ++user_count[u % slots];
-  using Entry = std::pair<double, int>;  // (load, slot)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
-  for (int s = 0; s < slots; ++s) heap.push({user_count[s] * user_weight, s});
+  std::vector<double> load(slots);
+  for (int s = 0; s < slots; ++s) load[s] = user_count[s] * user_weight;
+  constexpr double kEps = 1e-9;
+  auto runs_at = [&](double level, std::vector<int64_t>& run) {
+    int64_t sum = 0;
+    for (int s = 0; s < slots; ++s) {
+      run[s] = level > load[s] ? static_cast<int64_t>(std::floor(level - load[s] + kEps)) : 0;
+      sum += run[s];
+    }
+    return sum;
+  };
   std::vector<int64_t> run(slots, 0);
-  for (int64_t b = 0; b < batches; ++b) {
-    auto [load, s] = heap.top();
-    heap.pop();
-    ++run[s];
-    heap.push({load + 1.0, s});
+  double lo = 0, hi = *std::max_element(load.begin(), load.end()) + static_cast<double>(batches) + 1;
+  for (int i = 0; i < 200 && hi - lo > 1e-7; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (runs_at(mid, run) >= batches ? hi : lo) = mid;
+  }
+  for (int64_t surplus = runs_at(hi, run) - batches; surplus > 0; --surplus) {
+    int fullest = -1;
+    for (int s = 0; s < slots; ++s)
+      if (run[s] > 0 && (fullest < 0 || load[s] + run[s] >= load[fullest] + run[fullest])) fullest = s;
+    --run[fullest];
   }
   std::vector<std::vector<int32_t>> lists(static_cast<size_t>(slots) * lanes);
   int64_t first = 0;

@@ -24,9 +24,9 @@ struct TileOrder {
 /// row it holds in registers; clusters s·L + ℓ (ℓ = 0 … L−1) share slot s, i.e. the same batch run, and
 /// stay in step, so each E[b] comes from DRAM about once. floor(clusters / L) slots per lane; user tile u
 /// goes to slot u mod slots (first in that cluster's list: the ready-flag waits of later candidate tiles
-/// then cannot deadlock), and each batch is given to the least-loaded slot (user tiles weighing
-/// `user_weight` candidate tiles: K_user / K_cand stages), so the slots carry the same work within one
-/// tile; the runs follow each other in slot order.
+/// then cannot deadlock), and the batch runs fill the slots to the lowest common level (user tiles
+/// weighing `user_weight` candidate tiles: K_user / K_cand stages), so the busiest slot carries the least
+/// work possible in whole tiles; the runs follow each other in slot order.
 /// `clusters`: resident clusters; `lanes` L ≥ 1; `users`: user tiles per lane (0 when the user GEMM runs
 /// elsewhere); `batches` B ≥ 1. Returns an empty table (round robin) when clusters < lanes.
 /// Throws std::invalid_argument on a non-positive lanes / batches, negative users or user_weight.
