@@ -73,6 +73,60 @@ __device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoor
   }
 }
 
+/// The last 32-row chunk of a candidate tile's TMA-store epilogue when only 6 chunk buffers fit (4
+/// ring stages): its 8 packed T pairs per thread stay in registers and are written and stored after
+/// the next tile's first ring stage is issued (flush_pending_chunk), when chunk 0's store has long read
+/// buffer 0; written at once it waited for that read (3.95% of all samples, NOTES.md round 7).
+/// m < 0: nothing pending.
+struct PendingChunk {
+  uint32_t w[8];
+  int m = -1, n = 0, batch = 0;
+};
+
+/// stmatrix addresses (bytes from a chunk buffer) of this lane for the two stmatrix.x4 of a 32-row
+/// chunk: lane l addresses stored row l % 8 of matrix q = l / 8 of stmatrix.x4 h (h = 0, 1): matrix q =
+/// fragment block (j = 4·chunk + 2h + q/2, i = q % 2): M row 8·(2h + q/2) + l%8 of the chunk, N columns
+/// 16·warp + 8·i … + 7 = 16-byte column 2·warp + i, 128-byte swizzled (column c of row m at c ^ (m % 8)).
+__device__ __forceinline__ uint32_t chunk_lane_offset(int h) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const int q = lane / 8, r = lane % 8;
+  // h = 1: 16 rows further, same swizzle phase (r unchanged)
+  return (8 * (q / 2) + r) * 128 + (((2 * warp + q % 2) ^ r) << 4) + h * 16 * 128;
+}
+
+/// Chunk ch of the accumulators as 8 packed T pairs: w[4h + i] = acc[16·ch + 8h + 2i], acc[… + 1].
+template <class T>
+__device__ __forceinline__ void pack_chunk(const float (&acc)[kAccRegs], int ch, uint32_t (&w)[8]) {
+#pragma unroll
+  for (int i = 0; i < 8; ++i) w[i] = pack2<T>(acc[16 * ch + 2 * i], acc[16 * ch + 2 * i + 1]);
+}
+
+/// Writes one packed chunk (pack_chunk) into the chunk buffer at shared address `dst` (stmatrix.trans).
+__device__ __forceinline__ void write_packed_chunk(uint32_t dst, const uint32_t (&w)[8]) {
+  stmatrix_x4_trans(dst + chunk_lane_offset(0), w[0], w[1], w[2], w[3]);
+  stmatrix_x4_trans(dst + chunk_lane_offset(1), w[4], w[5], w[6], w[7]);
+}
+
+/// Writes and stores a PendingChunk (the tile's last chunk, 6) into its chunk buffer 6 % kBufs of `buf`:
+/// warpgroup thread 0 first waits until at most kBufs − 1 store groups are still reading, so the group
+/// that used that buffer (kBufs groups ago) is done. Warpgroup-uniform; no-op when nothing is pending.
+template <int kBufs>
+__device__ __forceinline__ void flush_pending_chunk(const CUtensorMap* y_map, PendingChunk& pend, uint8_t* buf, int cw) {
+  constexpr int b = (kTileM / 32 - 1) % kBufs;
+  if (pend.m < 0) return;
+  const bool leader = threadIdx.x % 128 == 0;
+  if (leader) bulk_wait_read<kBufs - 1>();
+  named_sync(kWgBarrier + cw, 128);
+  write_packed_chunk(smem_addr(buf) + b * 32 * 128, pend.w);
+  fence_proxy_async_shared();
+  named_sync(kWgBarrier + cw, 128);
+  if (leader) {
+    tma_store_3d(y_map, buf + b * 32 * 128, pend.n, pend.m, pend.batch);
+    bulk_commit();
+  }
+  pend.m = -1;
+}
+
 /// The epilogue of one consumer warpgroup for a candidate tile through TMA stores (Cfg::kTmaStore):
 /// its 64(N) × 224(M) fp32 accumulators (user row already included) → packed T pairs →
 /// `stmatrix.trans` into 32-row chunks of a [M][64 N] 16-bit tile, 128-byte swizzled (16-byte column
@@ -81,32 +135,25 @@ __device__ __forceinline__ void tile_epilogue(const LceParams& p, const TileCoor
 /// clipped by the tensor map). `buf`: this warpgroup's kBufs chunk buffers (1024-byte aligned).
 /// Warpgroup thread 0 issues and tracks the stores (bulk groups are per thread): before the first
 /// write it waits until the previous tile's stores have read their buffers (issued a whole mainloop
-/// ago), and chunk c ≥ kBufs reuses buffer c − kBufs once that chunk's store has read it.
+/// ago). With 7 buffers every chunk has one; with 6 the last chunk goes into `pend` (PendingChunk,
+/// stored by the caller after the next tile's first stage); with fewer, chunk c ≥ kBufs reuses
+/// buffer c − kBufs once that chunk's store has read it.
 template <class T, int kBufs, int kRows>
 __device__ __forceinline__ void tile_epilogue_tma(const CUtensorMap* y_map, const LceParams& p, const TileCoord& c,
-                                                  int n_wg, float (&acc)[kAccRegs], uint8_t* buf, int cw) {
+                                                  int n_wg, float (&acc)[kAccRegs], uint8_t* buf, int cw,
+                                                  PendingChunk& pend) {
   constexpr int kChunks = kTileM / kRows;
   static_assert(kRows == 32 && kChunks * kRows == kTileM, "chunks of 32 M rows: two stmatrix.x4 each");
   constexpr int kFirst = kBufs < kChunks ? kBufs : kChunks;
-  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  constexpr bool kDeferLast = kChunks - kFirst == 1;
   const bool leader = threadIdx.x % 128 == 0;
   const bool store = c.mt < p.m_tiles && n_wg < p.N;  // phantom tiles / empty halves store nothing
   const int m_base = c.mt * kTileM;
-  // Lane l addresses stored row l % 8 of matrix q = l / 8 of each stmatrix.x4 h (h = 0, 1 per chunk):
-  // matrix q = fragment block (j = 4·chunk + 2h + q/2, i = q % 2): M row 8·(2h + q/2) + l%8 of the
-  // chunk, N columns 16·warp + 8·i … + 7 = 16-byte column 2·warp + i.
-  const int q = lane / 8, r = lane % 8;
   const uint32_t base = smem_addr(buf);
-  const uint32_t off0 = (8 * (q / 2) + r) * 128 + (((2 * warp + q % 2) ^ r) << 4);
-  const uint32_t off1 = off0 + 16 * 128;  // h = 1: 16 rows further, same swizzle phase (r unchanged)
   auto write_chunk = [&](int ch, uint32_t dst) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int j0 = 4 * ch + 2 * h;  // fragment blocks j0 (q = 0, 1) and j0 + 1 (q = 2, 3)
-      stmatrix_x4_trans(dst + (h ? off1 : off0), pack2<T>(acc[4 * j0], acc[4 * j0 + 1]),
-                        pack2<T>(acc[4 * j0 + 2], acc[4 * j0 + 3]), pack2<T>(acc[4 * j0 + 4], acc[4 * j0 + 5]),
-                        pack2<T>(acc[4 * j0 + 6], acc[4 * j0 + 7]));
-    }
+    uint32_t w[8];
+    pack_chunk<T>(acc, ch, w);
+    write_packed_chunk(dst, w);
   };
   auto issue = [&](int ch, int b) {  // leader only
     const int m = m_base + ch * kRows;
@@ -122,14 +169,22 @@ __device__ __forceinline__ void tile_epilogue_tma(const CUtensorMap* y_map, cons
   if (leader)
 #pragma unroll
     for (int ch = 0; ch < kFirst; ++ch) issue(ch, ch);
+  if constexpr (kDeferLast) {
+    const int m = m_base + kFirst * kRows;
+    pack_chunk<T>(acc, kFirst, pend.w);
+    pend.m = store && m < p.M ? m : -1;
+    pend.n = n_wg;
+    pend.batch = c.batch;
+  } else {
 #pragma unroll
-  for (int ch = kFirst; ch < kChunks; ++ch) {  // only when fewer than 7 buffers fit
-    if (leader) bulk_wait_read<kBufs - 1>();     // chunk ch − kBufs has read buffer ch % kBufs
-    named_sync(kWgBarrier + cw, 128);
-    write_chunk(ch, base + (ch % kBufs) * kRows * 128);
-    fence_proxy_async_shared();
-    named_sync(kWgBarrier + cw, 128);
-    if (leader) issue(ch, ch % kBufs);
+    for (int ch = kFirst; ch < kChunks; ++ch) {  // only when fewer than 6 buffers fit
+      if (leader) bulk_wait_read<kBufs - 1>();     // chunk ch − kBufs has read buffer ch % kBufs
+      named_sync(kWgBarrier + cw, 128);
+      write_chunk(ch, base + (ch % kBufs) * kRows * 128);
+      fence_proxy_async_shared();
+      named_sync(kWgBarrier + cw, 128);
+      if (leader) issue(ch, ch % kBufs);
+    }
   }
 }
 

@@ -26,7 +26,8 @@
 // Y_user[cand_to_user[b]] (after acquiring the flag when `ready` is set; or from zero with the row
 // added after the mainloop when LceParams::defer_user lets a tile skip the wait: lce_user_row.cuh),
 // so their epilogue only converts and stores: 16-byte vectors through per-warp staging, or (Cfg::kTmaStore)
-// stmatrix into shared-memory chunks and TMA stores (lce_epilogue.cuh). A cluster walks cluster
+// stmatrix into shared-memory chunks and TMA stores (lce_epilogue.cuh; with 6 chunk buffers the 7th chunk
+// waits in registers and is stored during the next tile's first ring stage). A cluster walks cluster
 // tiles t = its index, += clusters in the grid (persistent when the grid is smaller; a dynamic order
 // from a global counter measured 5.6% slower, NOTES.md round 5), or the host's table
 // (LceParams::order: kernels/lce/tile_order.hpp); user tiles come first in every CTA's order, so with
@@ -177,6 +178,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
     for (int h = 0; h < kAccRegs / 2; ++h) row.w[h] = 0u;
     uint32_t idx = 0;
+    PendingChunk pend;  // the last store chunk of the previous tile (TMA-store epilogue with 6 buffers)
     for (int j = 0, t = cluster_tile(p, cluster, clusters, 0), t_next; t >= 0; ++j, t = t_next) {
       t_next = cluster_tile(p, cluster, clusters, j + 1);  // loaded early: used after the mainloop
       const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
@@ -218,7 +220,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // The mainloop: full stages, then the last one with `last` k16 steps (fewer when the K tail
       // is trimmed: the k16 steps past K hold only TMA zero fill). The branch selects whole stages
       // (fence … commit); one inside a stage, between its wgmmas, made ptxas serialize them (C7520).
-      for (int kt = 0; kt + 1 < c.k_tiles; ++kt) ring_stage(kt, std::integral_constant<int, Cfg::kBK / 16>{});
+      // The first stage is peeled: the previous tile's pending store chunk is written while its wgmmas run.
+      int kt0 = 0;
+      if (c.k_tiles > 1) {
+        ring_stage(0, std::integral_constant<int, Cfg::kBK / 16>{});
+        if constexpr (Cfg::kTmaStore) flush_pending_chunk<Cfg::kStoreBufs>(&y_map, pend, store_buf, cw);
+        kt0 = 1;
+      }
+      for (int kt = kt0; kt + 1 < c.k_tiles; ++kt) ring_stage(kt, std::integral_constant<int, Cfg::kBK / 16>{});
       const int last = p.k_tail_trim ? (c.user ? p.ks_last_user : p.ks_last_cand) : Cfg::kBK / 16;
       if (c.k_tiles > 0) {
         const int kt = c.k_tiles - 1;
@@ -241,8 +250,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (c.k_tiles > 0) release((idx - 1) % S);
       if (deferred) add_deferred_user_row<T>(p, c, n_wg, acc, cw, seen, row);
       if constexpr (Cfg::kTmaStore) {
+        flush_pending_chunk<Cfg::kStoreBufs>(&y_map, pend, store_buf, cw);  // a tile of one stage
         if (!c.user) {
-          tile_epilogue_tma<T, Cfg::kStoreBufs, Cfg::kStoreRows>(&y_map, p, c, n_wg, acc, store_buf, cw);
+          tile_epilogue_tma<T, Cfg::kStoreBufs, Cfg::kStoreRows>(&y_map, p, c, n_wg, acc, store_buf, cw, pend);
         } else {
           if constexpr (!Cfg::kUserFrag) {  // the direct staging aliases buffers a TMA store may still read
             if (threadIdx.x % 128 == 0) bulk_wait_read<0>();
@@ -255,6 +265,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
     if constexpr (Cfg::kTmaStore) {  // shared memory must outlive the stores' reads
+      flush_pending_chunk<Cfg::kStoreBufs>(&y_map, pend, store_buf, cw);
       if (threadIdx.x % 128 == 0) bulk_wait_all();
     }
   }
