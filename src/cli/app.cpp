@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/common.hpp"
 #include "cli/verb.hpp"
 #include "config/parse.hpp"
 #include "core/errors.hpp"
@@ -73,6 +74,10 @@ int run_app(int argc, char** argv) {
   }
   try {
     for (CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
+    return static_cast<int>(ExitCode::kBadInput);
+  } catch (const ConfigError& e) {  // run, plan, …: the file and every problem, as `validate` prints them
+    std::fprintf(stderr, "gpubench: error: bad config\n");
+    print_config_error(e);
     return static_cast<int>(ExitCode::kBadInput);
   } catch (const InputError& e) {
     std::fprintf(stderr, "gpubench: error: %s\n", e.what());

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "core/errors.hpp"
@@ -28,6 +29,12 @@ int run_exit_code(const Report& report) {
     for (const auto& v : c.variants)
       if (v.status == "failed") return static_cast<int>(ExitCode::kFailure);
   return 0;
+}
+
+void print_config_error(const ConfigError& e) {
+  std::fprintf(stderr, "%s: %zu problem%s:\n", e.source.c_str(), e.issues.size(), e.issues.size() == 1 ? "" : "s");
+  for (const auto& i : e.issues)
+    std::fprintf(stderr, "  %s: %s\n", i.pointer.empty() ? "(document)" : i.pointer.c_str(), i.message.c_str());
 }
 
 bool use_color(int stream_fd) {

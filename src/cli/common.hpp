@@ -17,6 +17,10 @@ Config load_config_or_default(const std::string& path);
 /// Exit code of a finished run: 128 + signal when interrupted, else 1 when any step FAILED, else 0.
 int run_exit_code(const Report& report);
 
+/// Prints a config's problems to stderr, one per line under "SOURCE: N problems:" (the file name, or
+/// "<default>"), each with its JSON pointer; what `validate`, `run` and `plan` show for a bad config.
+void print_config_error(const ConfigError& e);
+
 /// True when `stream_fd` is a terminal and NO_COLOR is unset (https://no-color.org).
 bool use_color(int stream_fd);
 

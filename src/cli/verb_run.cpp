@@ -180,8 +180,14 @@ VerbAction setup_run(CLI::App& sub) {
   auto a = std::make_shared<RunArgs>();
   sub.add_option("config", a->config, "config file (default: the embedded IKBO reference shape)");
   sub.add_option("-o,--output", a->output, "report path prefix (default: gpubench_<name>); writes PREFIX.json, PREFIX.md, ...");
-  sub.add_option("-f,--format", a->formats, "report formats: json, md, csv (default: json md)")->delimiter(',');
-  sub.add_option("--variant", a->variants, "run only these ladder steps (others are reported as skipped)");
+  // One value per occurrence (comma lists for -f; repeat --variant): a config path written after them stays
+  // the config, instead of being taken as one more format or step.
+  sub.add_option("-f,--format", a->formats, "report formats: json, md, csv (default: json md); e.g. -f json,csv")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  sub.add_option("--variant", a->variants,
+                 "run only this ladder step (repeat for more; others are reported as skipped)")
+      ->allow_extra_args(false);
   sub.add_option("--mode", a->mode, "override /measure/mode: cold | hot | graph")
       ->check(CLI::IsMember({"cold", "hot", "graph"}));
   sub.add_flag("--no-cupti", a->no_cupti, "per-op times from CUDA events only (CUPTI off)");

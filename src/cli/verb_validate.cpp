@@ -19,8 +19,7 @@ VerbAction setup_validate(CLI::App& sub) {
       for (const auto& n : c.notes) fmt::print("note: {}\n", n);
       return 0;
     } catch (const ConfigError& e) {
-      fmt::print(stderr, "{}: {} problem{}:\n", e.source, e.issues.size(), e.issues.size() == 1 ? "" : "s");
-      for (const auto& i : e.issues) fmt::print(stderr, "  {}: {}\n", i.pointer.empty() ? "(document)" : i.pointer, i.message);
+      print_config_error(e);
       return static_cast<int>(ExitCode::kBadInput);
     }
   };

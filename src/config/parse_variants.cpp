@@ -43,9 +43,15 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
     std::string why;
     // Strings too: pipelined {"schedule": "pingpong", "cluster": "2x1"}, test_fault {"mode": "hang"};
     // each variant checks its own values when it is created.
-    if (!value.is_boolean() && !value.is_string() && !(value.is_number() && to_number(value, why)))
-      v.add(p, "expected a boolean, a number or a string, got " + (why.empty() ? type_name(value) : show(value)));
-    else
+    if (!value.is_boolean() && !value.is_string() && !(value.is_number() && to_number(value, why))) {
+      const std::string got = why.empty() ? type_name(value) : show(value);
+      const OptionRule* rule = nullptr;  // the accepted values, when the table knows the option
+      if (const VariantRules* rules = find_variant_rules(name))
+        for (const OptionRule& r : rules->options)
+          if (r.key == key) rule = &r;
+      v.add(p, rule ? fmt::format("must be {}, got {}", rule->expected, got)
+                    : "expected a boolean, a number or a string, got " + got);
+    } else
       known[key] = value;
   }
   // Values and combinations the variant's `create` would refuse at run time (e.g. fused {"stages": -1}).

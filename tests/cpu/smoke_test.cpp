@@ -174,4 +174,37 @@ TEST(Cli, ImpossibleRunFlagCombinationsAreBadInputBeforeTheGpuCheck) {
   }
 }
 
+TEST(Cli, VariantAndFormatTakeOneValueSoTheConfigPathStaysTheConfig) {
+  // `--variant pipelined CONFIG` and `-f json CONFIG`: CONFIG is the config (here a missing file, so the
+  // error names it, exit 2, on any machine), not one more step or format.
+  const std::string missing = "no_such_config_" + std::to_string(::getpid()) + ".json";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "--variant", "pipelined", missing},
+        std::vector<std::string>{"run", "--variant", "fused", "--variant", "pipelined", missing},
+        std::vector<std::string>{"run", "-f", "json,csv", missing}, std::vector<std::string>{"run", "-f", "md", missing}}) {
+    const CliRun r = gpubench_cli(args, "onevalue");
+    if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("cannot open config file '" + missing + "'"), std::string::npos) << args[1] << ": " << r.err;
+    EXPECT_EQ(r.err.find("--variant:"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--format:"), std::string::npos) << r.err;
+  }
+}
+
+TEST(Cli, RunAndPlanNameTheConfigFileAndEveryProblem) {
+  const fs::path p = fs::temp_directory_path() / ("gpubench_smoke_bad_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << R"({"schema_version": 1, "name": "x", "precision": "fp17",
+    "variants": [{"name": "pipelined", "options": {"stages": null}}]})";
+  for (const char* verb : {"run", "plan", "validate"}) {
+    const CliRun r = gpubench_cli({verb, p.string()}, std::string("badcfg_") + verb);
+    if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+    EXPECT_EQ(r.rc, 2) << verb << ": " << r.err;
+    EXPECT_NE(r.err.find(p.string() + ": 2 problems:"), std::string::npos) << verb << ": " << r.err;
+    EXPECT_NE(r.err.find("/precision: must be one of fp16 | bf16 | fp32, got 'fp17'"), std::string::npos) << r.err;
+    // A null option value lists what the option accepts.
+    EXPECT_NE(r.err.find("/variants/0/options/stages: must be 4 or 5, got null"), std::string::npos) << r.err;
+  }
+  fs::remove(p);
+}
+
 }  // namespace
