@@ -116,9 +116,17 @@ int run(const RunArgs& a) {
   apply_metrics(a, config);
   for (const auto& f : a.formats)
     if (!find_report_writer(f)) throw InputError("--format: unknown format '" + f + "' (see `gpubench list`)");
+  std::vector<std::string> steps;  // the config's ladder, for the message below
+  for (const auto& s : config.variants) steps.push_back(s.name);
   for (const auto& v : a.variants) {
-    if (std::none_of(config.variants.begin(), config.variants.end(), [&](const auto& s) { return s.name == v; }))
-      throw InputError("--variant: '" + v + "' is not in this config's /variants");
+    if (std::find(steps.begin(), steps.end(), v) == steps.end()) {
+      const std::string guess = did_you_mean(v, steps);
+      std::string list;
+      for (const auto& s : steps) list += (list.empty() ? "" : ", ") + s;
+      throw InputError("--variant: '" + v + "' is not in this config's /variants" +
+                       (guess.empty() ? "" : " (did you mean '" + guess + "'?)") + "; its steps: " + list +
+                       " (one name per --variant; repeat the flag for more)");
+    }
   }
   if (const std::string why = measure::device_unavailable_reason(config.device.index); !why.empty()) {
     fmt::print(stderr,

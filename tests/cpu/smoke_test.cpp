@@ -191,6 +191,17 @@ TEST(Cli, VariantAndFormatTakeOneValueSoTheConfigPathStaysTheConfig) {
   }
 }
 
+TEST(Cli, AnUnknownVariantFlagSuggestsTheClosestStep) {
+  // Refused before the GPU check (exit 2 on any machine), with the config's steps.
+  const CliRun r = gpubench_cli({"run", "--variant", "fusd"}, "variant_guess");
+  if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("--variant: 'fusd' is not in this config's /variants (did you mean 'fused'?); its steps: "
+                       "baseline, decomposed, k_aligned, fused, pipelined"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(Cli, RunAndPlanNameTheConfigFileAndEveryProblem) {
   const fs::path p = fs::temp_directory_path() / ("gpubench_smoke_bad_" + std::to_string(::getpid()) + ".json");
   std::ofstream(p) << R"({"schema_version": 1, "name": "x", "precision": "fp17",
