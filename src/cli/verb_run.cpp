@@ -1,5 +1,6 @@
 // `gpubench run [CONFIG.json]`: check and time every ladder step, analyze, write the reports.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -121,11 +122,9 @@ int run(const RunArgs& a) {
   for (const auto& v : a.variants) {
     if (std::find(steps.begin(), steps.end(), v) == steps.end()) {
       const std::string guess = did_you_mean(v, steps);
-      std::string list;
-      for (const auto& s : steps) list += (list.empty() ? "" : ", ") + s;
-      throw InputError("--variant: '" + v + "' is not in this config's /variants" +
-                       (guess.empty() ? "" : " (did you mean '" + guess + "'?)") + "; its steps: " + list +
-                       " (one name per --variant; repeat the flag for more)");
+      throw InputError(fmt::format("--variant: '{}' is not in this config's /variants{}; its steps: {} (one name "
+                                   "per --variant; repeat the flag for more)",
+                                   v, guess.empty() ? "" : " (did you mean '" + guess + "'?)", fmt::join(steps, ", ")));
     }
   }
   if (const std::string why = measure::device_unavailable_reason(config.device.index); !why.empty()) {
