@@ -37,6 +37,11 @@
 //   "user_row_cache": true (default: a consumer warpgroup keeps its last user row in registers and skips
 //               the flag and the reload when the next tile needs the same row; with the contiguous order
 //               a CTA reloads it about once per request) or false (reload per tile).
+//   "store_warp": true (default with the TMA-store epilogue: two warps of the producer warpgroup issue and
+//               track the TMA stores, the consumers only write the chunks and arrive on a named barrier;
+//               −3.5% at the reference shape) or false (each consumer warpgroup's thread 0 issues its
+//               stores, the round-8 kernel). Ping-pong, BK 32 and 5 stages have no TMA stores: there the
+//               default is false and true is refused.
 // Kernel: kernels/lce/sm90/lce_tile_kernel.cuh.
 #include <cuda_runtime_api.h>
 
@@ -61,6 +66,7 @@ constexpr int kDefaultDefer = 1;  ///< option "defer_user_row" default: "first" 
 constexpr bool kDefaultTrim = true;  ///< option "k_tail" default: "trim" (NOTES.md round 6)
 constexpr bool kDefaultContiguous = true;  ///< option "tile_order" default: "contiguous" (NOTES.md round 7)
 constexpr bool kDefaultRowCache = true;    ///< option "user_row_cache" default: true (NOTES.md round 7)
+constexpr bool kDefaultStoreWarp = true;   ///< option "store_warp" default: true (NOTES.md round 9)
 
 /// `pipelined`: persistent user + candidate tiles in one kernel (cooperative or ping-pong).
 class PipelinedVariant final : public Variant {
@@ -72,7 +78,7 @@ class PipelinedVariant final : public Variant {
   /// defer: option "defer_user_row" as LceParams::defer_user (0 none, 1 first, 2 any).
   /// trim: option "k_tail"; contiguous: option "tile_order"; row_cache: option "user_row_cache".
   PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead, bool balanced, int defer,
-                   bool trim, bool contiguous, bool row_cache)
+                   bool trim, bool contiguous, bool row_cache, bool store_warp)
       : pingpong_(pingpong),
         cluster_(cluster),
         block_k_(block_k),
@@ -82,7 +88,8 @@ class PipelinedVariant final : public Variant {
         defer_(defer),
         trim_(trim),
         contiguous_(contiguous),
-        row_cache_(row_cache) {}
+        row_cache_(row_cache),
+        store_warp_(store_warp) {}
 
   void setup(const Problem& pr, cudaStream_t stream) override {
     sm90::check_problem(pr, "pipelined");
@@ -125,6 +132,13 @@ class PipelinedVariant final : public Variant {
       else with(TileConfig<true, false, 32>{});
     } else if (block_k_ == 32) {
       with(TileConfig<false, false, 32>{});
+    } else if (stages_ == 4 && store_warp_) {  // TMA-store epilogue, stores issued by two store warps
+      switch (bound_cluster_) {
+        case 0: with(TileConfig<false, false, 64, 0, 4, true, true>{}); break;
+        case 21: with(TileConfig<false, true, 64, 21, 4, true, true>{}); break;
+        case 12: with(TileConfig<false, true, 64, 12, 4, true, true>{}); break;
+        default: with(TileConfig<false, true, 64, 0, 4, true, true>{}); break;  // 22: 2×2
+      }
     } else if (stages_ == 4) {  // TMA-store epilogue
       switch (bound_cluster_) {
         case 0: with(TileConfig<false, false, 64, 0, 4, true>{}); break;
@@ -166,7 +180,8 @@ class PipelinedVariant final : public Variant {
     return std::string(pingpong_ ? "ping-pong: tile 64(N)x224(M)x" + k + "(K) per consumer warpgroup"
                                  : "cooperative: tile 128(N)x224(M)x" + k + "(K) per CTA") +
            ", " + std::to_string(l_.stages) + " stages, TMA + wgmma m64n224k16, cluster " + cl +
-           (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers)"
+           (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers, stores issued by " +
+                                (store_warp_ ? std::string("two store warps)") : std::string("the consumer warpgroups)"))
                           : std::string(", direct epilogue")) +
            ", L2 prefetch of E " + (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) +
            ", persistent grid " + std::to_string(l_.grid) +
@@ -182,7 +197,7 @@ class PipelinedVariant final : public Variant {
   int cluster_, block_k_, stages_, l2_ahead_;
   bool balanced_;
   int defer_;
-  bool trim_, contiguous_, row_cache_;
+  bool trim_, contiguous_, row_cache_, store_warp_;
   bool ordered_ = false;          ///< the contiguous order is bound (contiguous_ and enough clusters)
   int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
   Problem pr_;
@@ -203,6 +218,15 @@ int parse_defer(const nlohmann::json& options) {
   if (d == "first") return 1;
   if (d == "any") return 2;
   throw InputError("pipelined: options.defer_user_row must be \"none\", \"first\" or \"any\", got " + d.dump());
+}
+
+/// Parses {"store_warp": true | false} (default kDefaultStoreWarp). Throws InputError.
+bool parse_store_warp(const nlohmann::json& options) {
+  if (!options.is_object() || !options.contains("store_warp")) return kDefaultStoreWarp;
+  const auto& w = options.at("store_warp");
+  if (!w.is_boolean())
+    throw InputError("pipelined: options.store_warp must be true or false, got " + w.dump());
+  return w.get<bool>();
 }
 
 /// Parses {"schedule": "pingpong" | "cooperative"} (default cooperative: measured faster). Throws InputError.
@@ -235,7 +259,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles",
         .ladder_step = 4,
         .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "grid", "defer_user_row", "k_tail",
-                    "tile_order", "user_row_cache"},
+                    "tile_order", "user_row_cache", "store_warp"},
         .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
         .precisions = {Precision::kFp16, Precision::kBf16},
         .test_only = false,
@@ -257,8 +281,14 @@ GPUBENCH_REGISTER_LCE_VARIANT(
           const bool trim = sm90::parse_k_tail(options, "pipelined", kDefaultTrim);
           const bool contiguous = sm90::parse_tile_order(options, "pipelined", kDefaultContiguous);
           const bool row_cache = sm90::parse_row_cache(options, "pipelined", kDefaultRowCache);
+          const bool tma_store = !pingpong && block_k == 64 && stages == 4;
+          const bool has_store_warp = options.is_object() && options.contains("store_warp");
+          const bool store_warp = has_store_warp ? parse_store_warp(options) : tma_store && kDefaultStoreWarp;
+          if (store_warp && !tma_store)
+            throw InputError("pipelined: options.store_warp needs the TMA-store epilogue: the cooperative schedule, "
+                             "block_k 64 and 4 stages");
           return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2, balanced,
-                                                    parse_defer(options), trim, contiguous, row_cache);
+                                                    parse_defer(options), trim, contiguous, row_cache, store_warp);
         },
     });
 

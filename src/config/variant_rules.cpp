@@ -41,7 +41,8 @@ std::vector<OptionProblem> fused_combinations(const json& o) {
 }
 
 /// pipelined.cu `create`: clusters need block_k 64; "2x1" / "1x2" need the cooperative schedule;
-/// stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster.
+/// stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster; store_warp true needs the
+/// TMA-store epilogue (cooperative, block_k 64, 4 stages).
 std::vector<OptionProblem> pipelined_combinations(const json& o) {
   std::vector<OptionProblem> out;
   const json cluster = get_or(o, "cluster", false);
@@ -57,6 +58,9 @@ std::vector<OptionProblem> pipelined_combinations(const json& o) {
   if (get_or(o, "stages", 0) == 5 && (pingpong || !bk64 || two_by_two))
     out.push_back({"stages", "5 needs the cooperative schedule, block_k 64 and no 2x2 cluster; use 4 or leave "
                              "stages out"});
+  if (get_or(o, "store_warp", false) == true && (pingpong || !bk64 || get_or(o, "stages", 4) == 5))
+    out.push_back({"store_warp", "true needs the TMA-store epilogue: the cooperative schedule, block_k 64 and "
+                                 "4 stages; use false or leave store_warp out"});
   return out;
 }
 
@@ -88,7 +92,8 @@ std::vector<VariantRules> make_table() {
                 {"defer_user_row", {"none", "first", "any"}, std::nullopt, "\"none\", \"first\" or \"any\""},
                 k_tail(),
                 {"tile_order", {"round_robin", "contiguous"}, std::nullopt, "\"round_robin\" or \"contiguous\""},
-                {"user_row_cache", {true, false}, std::nullopt, "true or false"}},
+                {"user_row_cache", {true, false}, std::nullopt, "true or false"},
+                {"store_warp", {true, false}, std::nullopt, "true or false"}},
                pipelined_combinations});
   t.push_back({"test_fault", kAllPrecisions,
                {{"mode", {"fault", "abort", "hang"}, std::nullopt, "\"fault\", \"abort\" or \"hang\""}}, {}});

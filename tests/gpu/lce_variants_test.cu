@@ -198,7 +198,8 @@ TEST(LceVariantOptions, FusedAndPipelinedKTailPad) {
 }
 
 // pipelined's tile orders and the user row kept in registers across tiles (options tile_order,
-// user_row_cache, with each defer_user_row mode): 30 requests of 1 … 9 candidates (the row changes
+// user_row_cache, with each defer_user_row mode), and the TMA stores issued by store warps (store_warp,
+// with each cluster shape; K_cand 50 makes every candidate tile a single ring stage): 30 requests of 1 … 9 candidates (the row changes
 // every few tiles), ragged M and N (a cooperative tile's empty half, N 136), user tiles of K 70 ending in
 // a 2-step stage. A stale row (wrong request, M tile or N block) or a missed flag shows as a wrong output.
 TEST(LceVariantOptions, PipelinedTileOrderAndUserRowCache) {
@@ -215,7 +216,12 @@ TEST(LceVariantOptions, PipelinedTileOrderAndUserRowCache) {
       {{"tile_order", "contiguous"}, {"user_row_cache", false}},
       {{"tile_order", "round_robin"}, {"user_row_cache", true}},
       {{"tile_order", "contiguous"}, {"user_row_cache", true}, {"cluster", "2x2"}},
-      {{"tile_order", "contiguous"}, {"user_row_cache", true}, {"schedule", "pingpong"}}};
+      {{"tile_order", "contiguous"}, {"user_row_cache", true}, {"schedule", "pingpong"}},
+      {{"tile_order", "contiguous"}, {"user_row_cache", true}, {"store_warp", true}},
+      {{"tile_order", "contiguous"}, {"user_row_cache", true}, {"store_warp", true}, {"defer_user_row", "any"}},
+      {{"tile_order", "round_robin"}, {"user_row_cache", false}, {"store_warp", true}, {"cluster", false}},
+      {{"tile_order", "contiguous"}, {"user_row_cache", true}, {"store_warp", true}, {"cluster", "2x2"}},
+      {{"tile_order", "contiguous"}, {"user_row_cache", true}, {"store_warp", false}}};
   for (Precision precision : {Precision::kFp16, Precision::kBf16}) {
     const DeviceOperands d = make_device_operands(shape, layout, precision, 4545, st.s);
     const std::vector<double> want = reference_fp64_host(make_host_operands(shape, layout, precision, 4545));

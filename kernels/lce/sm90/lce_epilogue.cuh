@@ -127,6 +127,82 @@ __device__ __forceinline__ void flush_pending_chunk(const CUtensorMap* y_map, Pe
   pend.m = -1;
 }
 
+/// Store-warp hand-off, consumer side (TileConfig::kStoreWarp): writes the pending 7th chunk into buffer 0
+/// once the store warp reports chunk 0's store has read it (kStoreFree0Barrier), then hands it over
+/// (kStoreFullBarrier). Every pending chunk is handed over, stored or not (the store warp decides).
+/// Warpgroup-uniform; no-op when nothing is pending.
+__device__ __forceinline__ void hand_off_pending_chunk(PendingChunk& pend, uint8_t* buf, int cw) {
+  if (pend.m < 0) return;
+  named_sync(kStoreFree0Barrier + cw, kStoreBarrierThreads);
+  write_packed_chunk(smem_addr(buf), pend.w);
+  fence_proxy_async_shared();
+  named_arrive(kStoreFullBarrier + cw, kStoreBarrierThreads);
+  pend.m = -1;
+}
+
+/// Store-warp hand-off, consumer side: a candidate tile's chunks 0–5 into buffers 0–5 once the store warp
+/// reports the previous tile's stores have read them (kStoreFreeBarrier), handed over without waiting
+/// (kStoreFullBarrier); chunk 6 stays packed in `pend` (hand_off_pending_chunk after the next tile's first
+/// stage). The store coordinates are the store warp's (store_warp_loop walks the same tiles).
+template <class T>
+__device__ __forceinline__ void hand_off_tile_chunks(const float (&acc)[kAccRegs], uint8_t* buf, int cw,
+                                                     PendingChunk& pend) {
+  const uint32_t base = smem_addr(buf);
+  named_sync(kStoreFreeBarrier + cw, kStoreBarrierThreads);
+#pragma unroll
+  for (int ch = 0; ch < 6; ++ch) {
+    uint32_t w[8];
+    pack_chunk<T>(acc, ch, w);
+    write_packed_chunk(base + ch * 32 * 128, w);
+  }
+  fence_proxy_async_shared();
+  named_arrive(kStoreFullBarrier + cw, kStoreBarrierThreads);
+  pack_chunk<T>(acc, 6, pend.w);
+  pend.m = 0;  // pending (the store warp knows whether it lies inside Y)
+}
+
+/// Store warp of consumer warpgroup cw (a whole warp of the producer warpgroup; lane 0 issues and tracks
+/// the bulk groups): walks the cluster's tiles like the consumers and, per candidate tile, (1) waits until
+/// every earlier store has read its buffer and reports the buffers free, (2) takes chunks 0–5 and issues
+/// their TMA stores (box {64 N, 32 M, 1} of `y_map`, rows past M and phantom tiles skipped), (3) reports
+/// buffer 0 free once chunk 0's store has read it, (4) takes chunk 6 and stores it. Waits for all its
+/// stores before returning (shared memory must outlive their reads).
+template <class Cfg>
+__device__ __forceinline__ void store_warp_loop(const CUtensorMap* y_map, const LceParams& p, int cluster, int clusters,
+                                                int rm, int rn, int cw, uint8_t* buf) {
+  const bool leader = threadIdx.x % 32 == 0;
+  for (int k = 0, t = cluster_tile(p, cluster, clusters, 0); t >= 0; t = cluster_tile(p, cluster, clusters, ++k)) {
+    const TileCoord c = decode_tile<Cfg::kCM, Cfg::kCN>(p, t, rm, rn);
+    if (c.user) continue;  // user tiles store fragment-order rows themselves
+    const int n_wg = c.nt * Cfg::kTileN + cw * kWgRows;
+    const bool store = c.mt < p.m_tiles && n_wg < p.N;
+    const int m_base = c.mt * kTileM;
+    if (leader) bulk_wait_read<0>();
+    __syncwarp();
+    named_arrive(kStoreFreeBarrier + cw, kStoreBarrierThreads);
+    named_sync(kStoreFullBarrier + cw, kStoreBarrierThreads);
+    if (leader) {
+#pragma unroll 1
+      for (int ch = 0; ch < 6; ++ch) {
+        const int m = m_base + ch * 32;
+        if (store && m < p.M) tma_store_3d(y_map, buf + ch * 32 * 128, n_wg, m, c.batch);
+        bulk_commit();
+      }
+      bulk_wait_read<5>();  // chunk 0's group has read buffer 0
+    }
+    __syncwarp();
+    named_arrive(kStoreFree0Barrier + cw, kStoreBarrierThreads);
+    named_sync(kStoreFullBarrier + cw, kStoreBarrierThreads);
+    if (leader) {
+      const int m = m_base + 6 * 32;
+      if (store && m < p.M) tma_store_3d(y_map, buf, n_wg, m, c.batch);
+      bulk_commit();
+    }
+  }
+  if (leader) bulk_wait_all();
+  __syncwarp();
+}
+
 /// The epilogue of one consumer warpgroup for a candidate tile through TMA stores (Cfg::kTmaStore):
 /// its 64(N) × 224(M) fp32 accumulators (user row already included) → packed T pairs →
 /// `stmatrix.trans` into 32-row chunks of a [M][64 N] 16-bit tile, 128-byte swizzled (16-byte column

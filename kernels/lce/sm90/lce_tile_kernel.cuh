@@ -145,6 +145,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
       }
+    } else if (Cfg::kStoreWarp && (threadIdx.x / 32 == 1 || threadIdx.x / 32 == 2)) {
+      if constexpr (Cfg::kStoreWarp) {  // warps 1, 2: the TMA stores of consumer warpgroups 0, 1
+        const int cw = threadIdx.x / 32 - 1;
+        store_warp_loop<Cfg>(&y_map, p, cluster, clusters, rm, rn, cw,
+                             reinterpret_cast<uint8_t*>(epi) + cw * Cfg::kStoreBufs * Cfg::kStoreChunkBytes);
+      }
     }
   } else {  // --------------------------------------------------------------------- consumers
     setmaxnreg_inc<Cfg::kConsumerRegs>();
@@ -224,7 +230,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       int kt0 = 0;
       if (c.k_tiles > 1) {
         ring_stage(0, std::integral_constant<int, Cfg::kBK / 16>{});
-        if constexpr (Cfg::kTmaStore) flush_pending_chunk<Cfg::kStoreBufs>(&y_map, pend, store_buf, cw);
+        if constexpr (Cfg::kStoreWarp) hand_off_pending_chunk(pend, store_buf, cw);
+        else if constexpr (Cfg::kTmaStore) flush_pending_chunk<Cfg::kStoreBufs>(&y_map, pend, store_buf, cw);
         kt0 = 1;
       }
       for (int kt = kt0; kt + 1 < c.k_tiles; ++kt) ring_stage(kt, std::integral_constant<int, Cfg::kBK / 16>{});
@@ -249,7 +256,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (c.k_tiles > 0) release((idx - 1) % S);
       if (deferred) add_deferred_user_row<T>(p, c, n_wg, acc, cw, seen, row);
-      if constexpr (Cfg::kTmaStore) {
+      if constexpr (Cfg::kStoreWarp) {
+        static_assert(Cfg::kUserFrag, "store warps: user tiles must not stage through the chunk buffers");
+        hand_off_pending_chunk(pend, store_buf, cw);  // a tile of one stage
+        if (!c.user) hand_off_tile_chunks<T>(acc, store_buf, cw, pend);
+        else tile_epilogue<T, Cfg::kEpiCols, Cfg::kUserFrag>(p, c, n_wg, acc, stage, cw);
+      } else if constexpr (Cfg::kTmaStore) {
         flush_pending_chunk<Cfg::kStoreBufs>(&y_map, pend, store_buf, cw);  // a tile of one stage
         if (!c.user) {
           tile_epilogue_tma<T, Cfg::kStoreBufs, Cfg::kStoreRows>(&y_map, p, c, n_wg, acc, store_buf, cw, pend);
@@ -264,7 +276,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         tile_epilogue<T, Cfg::kEpiCols, Cfg::kUserFrag>(p, c, n_wg, acc, stage, cw);
       }
     }
-    if constexpr (Cfg::kTmaStore) {  // shared memory must outlive the stores' reads
+    if constexpr (Cfg::kStoreWarp) {  // the store warp waits for its stores' reads
+      hand_off_pending_chunk(pend, store_buf, cw);
+    } else if constexpr (Cfg::kTmaStore) {  // shared memory must outlive the stores' reads
       flush_pending_chunk<Cfg::kStoreBufs>(&y_map, pend, store_buf, cw);
       if (threadIdx.x % 128 == 0) bulk_wait_all();
     }

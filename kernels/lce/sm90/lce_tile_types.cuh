@@ -12,6 +12,13 @@ inline constexpr int kWgRows = 64;      ///< N rows per consumer warpgroup (wgmm
 inline constexpr int kEpiStride = 20;   ///< fp32 row stride of the epilogue staging (conflict-free)
 inline constexpr uint32_t kWgBarrier = 1;     ///< named barriers 1, 2: one per consumer warpgroup
 inline constexpr uint32_t kOrderBarrier = 3;  ///< named barriers 3, 4: ping-pong mainloop order
+/// Store-warp hand-off (TileConfig::kStoreWarp), per consumer warpgroup cw (128 threads) and its store
+/// warp (32): 5 + cw, chunks written (consumers arrive, the store warp waits); 7 + cw, every chunk buffer
+/// read by the previous stores (store warp → consumers); 9 + cw, chunk buffer 0 read (the same).
+inline constexpr uint32_t kStoreFullBarrier = 5;
+inline constexpr uint32_t kStoreFreeBarrier = 7;
+inline constexpr uint32_t kStoreFree0Barrier = 9;
+inline constexpr uint32_t kStoreBarrierThreads = 128 + 32;  ///< a consumer warpgroup + its store warp
 inline constexpr int kFlagSeenWords = 32;  ///< per consumer warpgroup: bitmap of ready flags 0 … 1023 acquired
 inline constexpr int kFlagSeenBytes = 2 * kFlagSeenWords * 4;  ///< shared memory of the two bitmaps
 
@@ -22,7 +29,11 @@ inline constexpr int kFlagSeenBytes = 2 * kFlagSeenWords * 4;  ///< shared memor
 /// kTmaStoreT: candidate tiles store Y through stmatrix → shared memory → TMA (tile_epilogue_tma,
 ///   kStoreBufs chunks of 32 M rows per consumer warpgroup in what the ring leaves), else through
 ///   the per-warp staging and 16-byte stores (tile_epilogue).
-template <bool kPingPongT, bool kCluster, int kBlockK, int kClusterShape = 0, int kStagesT = 0, bool kTmaStoreT = false>
+/// kStoreWarpT (with kTmaStoreT and 6 chunk buffers): warps 1 and 2 of the producer warpgroup issue and
+///   track the TMA stores of consumer warpgroups 0 and 1 (store_warp_loop), so a consumer only writes its
+///   chunks and arrives on a named barrier; else each consumer warpgroup's thread 0 issues them.
+template <bool kPingPongT, bool kCluster, int kBlockK, int kClusterShape = 0, int kStagesT = 0, bool kTmaStoreT = false,
+          bool kStoreWarpT = false>
 struct TileConfig {
   static constexpr bool kPingPong = kPingPongT;
   static constexpr int kConsumers = 2;
@@ -56,6 +67,9 @@ struct TileConfig {
       (kMaxSmem - 1024 - kStages * kStageBytes - 2 * kStages * 8 - kFlagSeenBytes) / (kConsumers * kStoreChunkBytes);
   static constexpr int kStoreBufs = kTmaStore ? (kStoreBufsFit < 7 ? kStoreBufsFit : 7) : 0;
   static_assert(!kTmaStore || kStoreBufs >= 1, "no room for a TMA store chunk beside the ring");
+  static constexpr bool kStoreWarp = kStoreWarpT;
+  static_assert(!kStoreWarp || (kTmaStore && !kPingPong && kStoreBufs == 6),
+                "the store warps hand off 6 chunks + the deferred 7th: TMA-store epilogue, cooperative, 6 buffers");
   /// Direct epilogue staging: M columns per chunk, 32 (20 KiB) unless only 8 (5 KiB) fit; with
   /// kTmaStore it serves user tiles outside fragment order only and aliases each warpgroup's own
   /// TMA store buffers (8 columns: 2.5 KiB per warpgroup).
