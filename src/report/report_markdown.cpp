@@ -66,7 +66,7 @@ void sampling_table(std::string& out, const CaseResult& c) {
   bool any = false;
   for (const auto& v : c.variants) any = any || v.sampling.samples_taken > 0;
   if (!any) return;
-  out += "\n| step | samples kept / taken | dropped (clock) | stop | unmet | mean SM clock MHz | GPU time s |\n";
+  out += "\n| step | samples kept / taken | dropped (clock) | stop | unmet | SM clock after sample MHz | GPU time s |\n";
   out += "|---|---:|---:|---|---|---:|---:|\n";
   for (const auto& v : c.variants) {
     const SamplingInfo& s = v.sampling;

@@ -146,6 +146,9 @@ TEST(ReportMarkdown, LadderRowAndFailure) {
       << md;  // uuid and tool version are left out of the line (they stay in the JSON)
   EXPECT_NE(md.find("INTERRUPTED"), std::string::npos);
   EXPECT_NE(md.find("| | | broadcast_kernel<__half> | 1 | 1.400 | 35.0% |"), std::string::npos) << md;
+  // Sampling: the clock column is the probe kernel's reading after each sample, not the op's own clock.
+  EXPECT_NE(md.find("| stop | unmet | SM clock after sample MHz | GPU time s |"), std::string::npos) << md;
+  EXPECT_NE(md.find(" / 12 | 1 | criteria met | rel_stdev 0.8% > 0.5% | 1978 | 0.510 |"), std::string::npos) << md;
   // End to end: decomposed 2x → 40 ms op → 20 ms, request 80 ms, 1.25x, 20% gain.
   EXPECT_NE(md.find("| decomposed | given | 20.00 | 80.00 | 1.25x | 20.0% |"), std::string::npos) << md;
 }
