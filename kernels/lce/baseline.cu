@@ -19,11 +19,7 @@ namespace {
 
 /// Reads the boolean option `time_broadcast` (default true). Throws InputError on another type.
 bool time_broadcast_option(const nlohmann::json& options) {
-  if (!options.is_object() || !options.contains("time_broadcast")) return true;
-  const auto& v = options.at("time_broadcast");
-  if (!v.is_boolean())
-    throw InputError("baseline option time_broadcast must be true or false, got " + v.dump());
-  return v.get<bool>();
+  return bool_option(options, "time_broadcast", "baseline", true);
 }
 
 class Baseline final : public Variant {

@@ -222,11 +222,7 @@ int parse_defer(const nlohmann::json& options) {
 
 /// Parses {"store_warp": true | false} (default kDefaultStoreWarp). Throws InputError.
 bool parse_store_warp(const nlohmann::json& options) {
-  if (!options.is_object() || !options.contains("store_warp")) return kDefaultStoreWarp;
-  const auto& w = options.at("store_warp");
-  if (!w.is_boolean())
-    throw InputError("pipelined: options.store_warp must be true or false, got " + w.dump());
-  return w.get<bool>();
+  return bool_option(options, "store_warp", "pipelined", kDefaultStoreWarp);
 }
 
 /// Parses {"schedule": "pingpong" | "cooperative"} (default cooperative: measured faster). Throws InputError.

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/errors.hpp"
 #include "kernels/lce/variant.hpp"
 
 namespace gpubench::lce {
@@ -46,6 +47,14 @@ std::vector<std::string> variant_names() {
   for (const auto& e : storage())
     if (!e.test_only || tests) names.push_back(e.name);
   return names;
+}
+
+bool bool_option(const nlohmann::json& options, const char* key, const char* variant, bool def) {
+  if (!options.is_object() || !options.contains(key)) return def;
+  const auto& v = options.at(key);
+  if (!v.is_boolean())
+    throw InputError(std::string(variant) + ": options." + key + " must be true or false, got " + v.dump());
+  return v.get<bool>();
 }
 
 }  // namespace gpubench::lce

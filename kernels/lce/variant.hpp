@@ -84,6 +84,10 @@ bool test_variants_enabled();
 /// test_variants_enabled(). `gpubench list` never shows test-only variants.
 std::vector<std::string> variant_names();
 
+/// The boolean option `key` of a variant's `options` object, `def` when absent. Throws InputError
+/// ("<variant>: options.<key> must be true or false, got <value>") for any other JSON type.
+bool bool_option(const nlohmann::json& options, const char* key, const char* variant, bool def);
+
 namespace detail {
 /// Static registrar: constructing one registers `info`.
 struct VariantRegistrar {

@@ -113,6 +113,30 @@ TEST(VariantRules, CombinationsOfAcceptedValuesAreJudgedLikeCreate) {
   EXPECT_GT(combinations, 500);
 }
 
+TEST(VariantRules, BooleanOptionsNameTheVariantKeyAndValue) {
+  EXPECT_TRUE(lce::bool_option(json::object(), "store_warp", "pipelined", true));
+  EXPECT_FALSE(lce::bool_option(json{{"store_warp", false}}, "store_warp", "pipelined", true));
+  EXPECT_TRUE(lce::bool_option(json{{"other", false}}, "store_warp", "pipelined", true));
+  for (const json& bad : {json(1), json("true"), json(nullptr)}) {
+    try {
+      (void)lce::bool_option(json{{"store_warp", bad}}, "store_warp", "pipelined", true);
+      ADD_FAILURE() << bad.dump() << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), "pipelined: options.store_warp must be true or false, got " + bad.dump());
+    }
+  }
+  // The three variants' own boolean options go through it.
+  for (const auto& [variant, key] : {std::pair{"baseline", "time_broadcast"}, std::pair{"pipelined", "user_row_cache"},
+                                     std::pair{"pipelined", "store_warp"}}) {
+    try {
+      (void)lce::find_variant(variant)->create(json{{key, 0}});
+      ADD_FAILURE() << variant << " " << key << ": 0 accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string(variant) + ": options." + key + " must be true or false, got 0");
+    }
+  }
+}
+
 TEST(VariantRules, TheSm90StepsAreSixteenBitOnly) {
   for (const char* name : {"fused", "pipelined"}) {
     const VariantRules* r = find_variant_rules(name);

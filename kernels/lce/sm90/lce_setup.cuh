@@ -127,11 +127,7 @@ inline bool parse_tile_order(const nlohmann::json& options, const char* variant,
 /// Parses the option {"user_row_cache": true | false} (LceParams::row_cache), `def` when absent.
 /// Throws InputError.
 inline bool parse_row_cache(const nlohmann::json& options, const char* variant, bool def) {
-  if (!options.is_object() || !options.contains("user_row_cache")) return def;
-  const auto& c = options.at("user_row_cache");
-  if (!c.is_boolean())
-    throw InputError(std::string(variant) + ": options.user_row_cache must be true or false, got " + c.dump());
-  return c.get<bool>();
+  return bool_option(options, "user_row_cache", variant, def);
 }
 
 /// Replaces the round robin of persistent launch `l` (grid = the resident clusters, not yet balanced) by
