@@ -322,7 +322,8 @@ std::vector<LoadedReport> load_reports(const std::string& path) {
   if (ec) throw InputError(path + ": cannot list the folder (" + ec.message() + ")");
   if (files.empty()) {
     throw InputError(path + ": folder holds no *.json reports" +
-                     (gzipped > 0 ? fmt::format(" ({} *.json.gz: unpack them first, gunzip -k {}/*.json.gz)", gzipped, path)
+                     (gzipped > 0 ? fmt::format(" ({} *.json.gz: unpack them first, gunzip -k {}*.json.gz)", gzipped,
+                                                (fs::path(path) / "").string())
                                   : std::string()));
   }
   std::sort(files.begin(), files.end());

@@ -18,6 +18,10 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   std::error_code ec;
+  if (fs::is_directory(target, ec) || (!path.empty() && path.back() == '/')) {
+    throw InputError(path + ": is a folder; give a file path (e.g. " +
+                     (fs::path(path) / "out.md").lexically_normal().string() + ")");
+  }
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   std::string tmp = path + ".tmp.XXXXXX";
   const int fd = mkstemp(tmp.data());

@@ -106,13 +106,22 @@ void check_statuses(const Report& r, const std::string& source) {
   }
 }
 
+/// nlohmann's exception text without its "[json.exception.type_error.302] " tag.
+std::string json_error_text(const nlohmann::json::exception& e) {
+  const std::string w = e.what();
+  const size_t close = w.find("] ");
+  return w.rfind("[json.exception.", 0) == 0 && close != std::string::npos ? w.substr(close + 2) : w;
+}
+
 }  // namespace
 
 Report parse_report(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source + ": not a gpubench report (expected a JSON object)");
   const auto version = j.find("schema_version");
-  if (version == j.end() || !version->is_number_integer()) {
-    throw InputError(source + ": /schema_version missing; not a gpubench report");
+  if (version == j.end()) throw InputError(source + ": /schema_version missing; not a gpubench report");
+  if (!version->is_number_integer()) {
+    throw InputError(source + ": /schema_version is " + version->dump() + " (" + version->type_name() +
+                     "); a gpubench report has the integer " + std::to_string(kReportSchemaVersion));
   }
   if (version->get<int>() != kReportSchemaVersion) {
     throw InputError(source + ": /schema_version is " + version->dump() + ", this gpubench reads " +
@@ -129,7 +138,7 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
   try {
     r = j.get<Report>();
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(source + ": malformed report: " + e.what());
+    throw InputError(source + ": malformed report: " + json_error_text(e) + "; re-run the benchmark to regenerate it");
   }
   check_statuses(r, source);
   return r;
@@ -142,8 +151,8 @@ Report load_report(const std::string& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path + ": invalid JSON: " + e.what());
+  } catch (const nlohmann::json::exception& e) {  // syntax, or a number out of range (1e400)
+    throw InputError(path + ": invalid JSON: " + json_error_text(e));
   }
   return parse_report(j, path);
 }

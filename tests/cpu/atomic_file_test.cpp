@@ -84,6 +84,22 @@ TEST(AtomicFile, UnwritableFolderNamesThePath) {
   fs::remove_all(dir);
 }
 
+TEST(AtomicFile, AFolderAsTheTargetIsNamedAsSuch) {
+  const fs::path dir = fresh_dir("folder_target");
+  for (const std::string& path : {dir.string(), dir.string() + "/"}) {
+    try {
+      write_file_atomic(path, "new");
+      FAIL() << "expected InputError for " << path;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ": is a folder; give a file path (e.g. " + (dir / "out.md").string()),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(temp_files(dir), 0);
+  fs::remove_all(dir);
+}
+
 TEST(AtomicFile, ReplacesAndCreatesParents) {
   const fs::path dir = fresh_dir("replace");
   const std::string path = (dir / "a" / "b" / "r.json").string();

@@ -222,6 +222,33 @@ TEST_F(CompareInput, GzippedReportsSayToUnpack) {
   EXPECT_NE(msg.find("folder holds no *.json reports (1 *.json.gz: unpack them first"), std::string::npos) << msg;
 }
 
+TEST_F(CompareInput, BadNumbersAndTypesAreBadInputWithoutLibraryTags) {
+  // A number past double's range: nlohmann throws out_of_range (not parse_error) — still bad input.
+  const std::string huge = (dir_ / "huge.json").string();
+  write_file_atomic(huge, R"({"schema_version": 1, "cases": [], "x": 1e400})");
+  std::string msg = message_of([&] { load_report(huge); });
+  EXPECT_NE(msg.find(huge + ": invalid JSON: number overflow parsing '1e400'"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("[json.exception"), std::string::npos) << msg;
+  // schema_version present but a string: say so, not "missing".
+  const std::string str = write("str.json", {{"schema_version", "1"}, {"cases", nlohmann::json::array()}});
+  msg = message_of([&] { load_report(str); });
+  EXPECT_NE(msg.find("/schema_version is \"1\" (string); a gpubench report has the integer 1"), std::string::npos) << msg;
+  // A field of the wrong type: the library's words, without its tag, and what to do.
+  nlohmann::json bad = tiny_report();
+  bad["cases"][0]["variants"][0]["ops"] = "gemm";
+  const std::string typed = write("typed.json", bad);
+  msg = message_of([&] { load_report(typed); });
+  EXPECT_NE(msg.find(typed + ": malformed report: type must be array, but is string; re-run the benchmark"),
+            std::string::npos)
+      << msg;
+  // A folder of gzipped reports given with a trailing slash: one slash in the gunzip hint.
+  const fs::path gzdir = dir_ / "gz";
+  fs::create_directories(gzdir);
+  write_file_atomic((gzdir / "r.json.gz").string(), std::string("\x1f\x8b\x08\x00rest", 8));
+  msg = message_of([&] { compare_paths(gzdir.string() + "/", gzdir.string() + "/", {}); });
+  EXPECT_NE(msg.find("gunzip -k " + gzdir.string() + "/*.json.gz)"), std::string::npos) << msg;
+}
+
 TEST_F(CompareInput, AConfigIsNotAReport) {
   const std::string cfg = write("config.json", {{"schema_version", 1}, {"workload", {{"batch", 64}}}});
   const std::string msg = message_of([&] { load_report(cfg); });

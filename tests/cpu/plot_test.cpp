@@ -111,6 +111,19 @@ TEST_F(Plot, HtmlPageIsSelfContainedWithTablesAndCharts) {
       << "ladder row of B=512 (median scaled 0.5x from the H200 report)";
 }
 
+TEST_F(Plot, ReadsAGzippedReportUnderItsPlainStem) {
+  // results/ keeps reports gzipped: the charts are named after the report without .json.gz.
+  const std::string gz = dir_.string() + "_h200_default.json.gz";
+  ASSERT_EQ(shell("gzip -c '" + kSource + "/tests/data/reports/h200_default.json' > '" + gz + "'"), 0);
+  const std::string renamed = dir_.string() + "_in";
+  fs::create_directories(renamed);
+  fs::rename(gz, fs::path(renamed) / "h200_default.json.gz");
+  ASSERT_EQ(plot("'" + renamed + "/h200_default.json.gz'"), 0) << output();
+  expect_png("h200_default_ladder.png");
+  expect_svg("h200_default_roofline.svg", "<svg");
+  fs::remove_all(renamed);
+}
+
 TEST_F(Plot, RefusesASweepOfOneCaseAndANonReport) {
   EXPECT_EQ(plot("--sweep '" + kSource + "/tests/data/reports/h200_default.json'"), 2);
   EXPECT_NE(output().find("--sweep needs a report with several cases"), std::string::npos) << output();
