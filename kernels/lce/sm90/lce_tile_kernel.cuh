@@ -13,8 +13,9 @@
 // LceParams::k_tail_trim a tile's last stage runs only the k16 steps that hold K).
 //
 // Warp roles (384 threads, 1 CTA per SM): warpgroup 0 = producer (one thread issues the TMA loads
-// into a STAGES-deep ring guarded by full/empty mbarriers, registers lowered by setmaxnreg),
-// warpgroups 1 and 2 = consumers (wgmma, then the epilogue).
+// into a STAGES-deep ring guarded by full/empty mbarriers, registers lowered by setmaxnreg; with
+// Cfg::kStoreWarp its warps 1 and 2 issue and track the TMA stores of consumers 0 and 1:
+// store_warp_loop in lce_epilogue.cuh), warpgroups 1 and 2 = consumers (wgmma, then the epilogue).
 //   kPingPong = false (cooperative): both consumers share each tile (64 N rows each, tile 128×224).
 //   kPingPong = true: consumers take alternate tiles (64×224 each); named barriers order their
 //     mainloops so one's epilogue overlaps the other's mainloop.
