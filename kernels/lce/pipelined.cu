@@ -220,11 +220,6 @@ int parse_defer(const nlohmann::json& options) {
   throw InputError("pipelined: options.defer_user_row must be \"none\", \"first\" or \"any\", got " + d.dump());
 }
 
-/// Parses {"store_warp": true | false} (default kDefaultStoreWarp). Throws InputError.
-bool parse_store_warp(const nlohmann::json& options) {
-  return bool_option(options, "store_warp", "pipelined", kDefaultStoreWarp);
-}
-
 /// Parses {"schedule": "pingpong" | "cooperative"} (default cooperative: measured faster). Throws InputError.
 bool parse_pingpong(const nlohmann::json& options) {
   if (!options.is_object() || !options.contains("schedule")) return false;
@@ -278,8 +273,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
           const bool contiguous = sm90::parse_tile_order(options, "pipelined", kDefaultContiguous);
           const bool row_cache = sm90::parse_row_cache(options, "pipelined", kDefaultRowCache);
           const bool tma_store = !pingpong && block_k == 64 && stages == 4;
-          const bool has_store_warp = options.is_object() && options.contains("store_warp");
-          const bool store_warp = has_store_warp ? parse_store_warp(options) : tma_store && kDefaultStoreWarp;
+          const bool store_warp = bool_option(options, "store_warp", "pipelined", tma_store && kDefaultStoreWarp);
           if (store_warp && !tma_store)
             throw InputError("pipelined: options.store_warp needs the TMA-store epilogue: the cooperative schedule, "
                              "block_k 64 and 4 stages");
