@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NOT RUN YET (prepared in the seventh session for the next one, issue #6): applies
+# Prepared in the seventh session, run in the eighth (issue #6; README.md, data/phases/): applies
 # experiment-on-2956018.patch to the device's copy of the working tree (the checkout here is untouched),
 # then measures the per-phase cycles and the in-kernel clock of the store-warp kernel (NOTES.md round 9,
 # next step 1), with the consumer-issued stores beside it, fp16 and bf16.
