@@ -1,6 +1,8 @@
 #include "report/report_io.hpp"
 
 #include <cmath>
+#include <cstddef>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -113,6 +115,52 @@ std::string json_error_text(const nlohmann::json::exception& e) {
   return w.rfind("[json.exception.", 0) == 0 && close != std::string::npos ? w.substr(close + 2) : w;
 }
 
+/// True when `doc` reads as a Report (report_json.cpp's from_json) without a JSON error.
+bool reads_as_report(const nlohmann::json& doc) {
+  try {
+    (void)doc.get<Report>();
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
+/// The JSON pointer of the value that keeps `doc` (which does not read as a Report) from reading: the
+/// readers take an absent key as the field's default, so the member or element whose removal lets the
+/// document read is the culprit, and the search descends into it until a leaf, or a node no single
+/// removal cures. Only on the error path: each trial re-reads the whole document. "" when not found.
+std::string locate_unreadable(nlohmann::json doc) {
+  nlohmann::json::json_pointer path;
+  for (;;) {
+    nlohmann::json& node = doc[path];
+    std::string next;
+    if (node.is_object()) {
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : node.items()) keys.push_back(k);
+      for (const std::string& k : keys) {
+        nlohmann::json saved = std::move(node[k]);
+        node.erase(k);
+        const bool cured = reads_as_report(doc);
+        node[k] = std::move(saved);
+        if (cured) {
+          next = k;
+          break;
+        }
+      }
+    } else if (node.is_array()) {
+      for (size_t i = 0; i < node.size() && next.empty(); ++i) {
+        nlohmann::json saved = std::move(node[i]);
+        node.erase(i);
+        const bool cured = reads_as_report(doc);
+        node.insert(node.begin() + static_cast<std::ptrdiff_t>(i), std::move(saved));
+        if (cured) next = std::to_string(i);
+      }
+    }
+    if (next.empty()) return path.to_string();
+    path /= next;
+  }
+}
+
 }  // namespace
 
 Report parse_report(const nlohmann::json& j, const std::string& source) {
@@ -138,7 +186,9 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
   try {
     r = j.get<Report>();
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(source + ": malformed report: " + json_error_text(e) + "; re-run the benchmark to regenerate it");
+    const std::string where = locate_unreadable(j);
+    throw InputError(source + ": malformed report: " + (where.empty() ? "" : where + ": ") + json_error_text(e) +
+                     "; re-run the benchmark to regenerate it");
   }
   check_statuses(r, source);
   return r;

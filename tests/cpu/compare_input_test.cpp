@@ -238,7 +238,16 @@ TEST_F(CompareInput, BadNumbersAndTypesAreBadInputWithoutLibraryTags) {
   bad["cases"][0]["variants"][0]["ops"] = "gemm";
   const std::string typed = write("typed.json", bad);
   msg = message_of([&] { load_report(typed); });
-  EXPECT_NE(msg.find(typed + ": malformed report: type must be array, but is string; re-run the benchmark"),
+  EXPECT_NE(msg.find(typed + ": malformed report: /cases/0/variants/0/ops: type must be array, but is string; "
+                            "re-run the benchmark"),
+            std::string::npos)
+      << msg;
+  // Deeper, inside an array element: the pointer names the element.
+  bad = tiny_report();
+  bad["cases"][0]["variants"][0]["region"]["median"] = "fast";
+  const std::string deep = write("deep.json", bad);
+  msg = message_of([&] { load_report(deep); });
+  EXPECT_NE(msg.find(deep + ": malformed report: /cases/0/variants/0/region/median: type must be number, but is string"),
             std::string::npos)
       << msg;
   // A folder of gzipped reports given with a trailing slash: one slash in the gunzip hint.
