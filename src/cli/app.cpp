@@ -55,6 +55,12 @@ int run_app(int argc, char** argv) {
   CLI::App app{"gpubench: where GPU kernel time goes, and what an optimization is worth end to end"};
   app.set_version_flag("--version", fmt::format("gpubench {} (git {})", build_info::kVersion, build_info::kGitSha));
   app.require_subcommand(1);
+  // Parse errors in the form of every other error: "gpubench VERB: error: …", then the help hint.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    std::string verb;
+    for (const CLI::App* sub : a->get_subcommands()) verb += " " + sub->get_name();
+    return "gpubench" + verb + ": error: " + e.what() + "\nRun with --help for more information.\n";
+  });
   std::map<CLI::App*, VerbAction> actions;
   for (const auto& verb : registered_verbs()) {
     CLI::App* sub = app.add_subcommand(verb.name, verb.description);

@@ -43,17 +43,21 @@ struct CompareArgs {
 
 VerbAction setup_compare(CLI::App& sub) {
   auto args = std::make_shared<CompareArgs>();
-  sub.add_option("OLD", args->old_path, "baseline report (.json) or folder of reports")->required();
-  sub.add_option("NEW", args->new_path, "candidate report (.json) or folder of reports")->required();
+  sub.add_option("OLD", args->old_path, "baseline report (.json) or folder of reports")->required()->type_name("REPORT");
+  sub.add_option("NEW", args->new_path, "candidate report (.json) or folder of reports")->required()->type_name("REPORT");
   sub.add_option("--threshold", args->threshold,
                  "equivalence band on the median ratio, e.g. 3% or 0.03; SLOWER only when the whole "
-                 "confidence interval lies beyond it (default 3%)");
-  sub.add_option("--confidence", args->confidence, "confidence level of the bootstrap interval (default 95%)");
+                 "confidence interval lies beyond it (default 3%)")
+      ->type_name("BAND");
+  sub.add_option("--confidence", args->confidence, "confidence level of the bootstrap interval (default 95%)")
+      ->type_name("LEVEL");
   sub.add_option("--format", args->format, "output format: text | md | json (default text)")
-      ->check(CLI::IsMember(compare_formats()));
-  sub.add_option("--output,-o", args->output, "write the output to FILE (atomically) instead of stdout");
+      ->check(CLI::IsMember(compare_formats()))
+      ->type_name("FORMAT");
+  sub.add_option("--output,-o", args->output, "write the output to FILE (atomically) instead of stdout")->type_name("FILE");
   sub.add_option("--resamples", args->resamples, "bootstrap resamples per entry (default 2000)")
-      ->check(CLI::Range(100, 1000000));
+      ->check(CLI::Range(100, 1000000))
+      ->type_name("N");
   sub.add_flag("--allow-mismatch", args->allow_mismatch,
                "compare across GPU model, driver or config differences (the output says MISMATCH ALLOWED)");
   return [args]() -> int {

@@ -46,7 +46,7 @@ void print_memory_need(const Config& c, int64_t B, int64_t U, const std::optiona
 
 VerbAction setup_plan(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
-  sub.add_option("config", *path, "config file (default: the embedded IKBO reference shape)");
+  sub.add_option("config", *path, "config file (default: the embedded IKBO reference shape)")->type_name("FILE");
   return [path]() -> int {
     const Config c = load_config_or_default(*path);
     std::optional<measure::DeviceInfo> device;

@@ -185,18 +185,22 @@ int run(const RunArgs& a) {
 
 VerbAction setup_run(CLI::App& sub) {
   auto a = std::make_shared<RunArgs>();
-  sub.add_option("config", a->config, "config file (default: the embedded IKBO reference shape)");
-  sub.add_option("-o,--output", a->output, "report path prefix (default: gpubench_<name>); writes PREFIX.json, PREFIX.md, ...");
+  sub.add_option("config", a->config, "config file (default: the embedded IKBO reference shape)")->type_name("FILE");
+  sub.add_option("-o,--output", a->output, "report path prefix (default: gpubench_<name>); writes PREFIX.json, PREFIX.md, ...")
+      ->type_name("PREFIX");
   // One value per occurrence (comma lists for -f; repeat --variant): a config path written after them stays
   // the config, instead of being taken as one more format or step.
   sub.add_option("-f,--format", a->formats, "report formats: json, md, csv (default: json md); e.g. -f json,csv")
       ->delimiter(',')
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("FORMAT");
   sub.add_option("--variant", a->variants,
                  "run only this ladder step (repeat for more; others are reported as skipped)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("STEP");
   sub.add_option("--mode", a->mode, "override /measure/mode: cold | hot | graph")
-      ->check(CLI::IsMember({"cold", "hot", "graph"}));
+      ->check(CLI::IsMember({"cold", "hot", "graph"}))
+      ->type_name("MODE");
   sub.add_flag("--no-cupti", a->no_cupti, "per-op times from CUDA events only (CUPTI off)");
   sub.add_flag("--profile", a->profile,
                "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");
@@ -222,7 +226,8 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_flag("-v,--verbose", a->verbose, "per-op and per-kernel medians after each step");
   sub.add_option("--trace", a->trace,
                  "write a Chrome trace / Perfetto timeline (JSON) of the CUPTI records of the first " +
-                     std::to_string(TraceRecorder::kDefaultMaxSamples) + " samples of each step");
+                     std::to_string(TraceRecorder::kDefaultMaxSamples) + " samples of each step")
+      ->type_name("FILE");
   return [a]() -> int { return run(*a); };
 }
 

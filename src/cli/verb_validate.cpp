@@ -10,7 +10,7 @@ namespace {
 
 VerbAction setup_validate(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
-  sub.add_option("config", *path, "config file (JSON, schema_version 1)")->required();
+  sub.add_option("config", *path, "config file (JSON, schema_version 1)")->required()->type_name("FILE");
   return [path]() -> int {
     try {
       const Config c = load_config_or_default(*path);

@@ -148,6 +148,27 @@ TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
   EXPECT_EQ(r.err.find("unknown command"), std::string::npos) << r.err;
 }
 
+TEST(Cli, ParseErrorsNameTheCommandAndHelpNamesTheValues) {
+  // CLI11's parse errors in gpubench's error form, naming the command; placeholders say what a value is.
+  CliRun r = gpubench_cli({"run", "--bogus"}, "parse_bogus");
+  if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gpubench run: error: The following argument was not expected: --bogus\nRun with --help"),
+            std::string::npos)
+      << r.err;
+  r = gpubench_cli({"run", "--variant"}, "parse_missing");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gpubench run: error: --variant: 1 required STEP missing"), std::string::npos) << r.err;
+  r = gpubench_cli({"compare", "only_one.json"}, "parse_compare");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gpubench compare: error: NEW is required"), std::string::npos) << r.err;
+  r = gpubench_cli({"run", "--help"}, "help_run");
+  EXPECT_EQ(r.rc, 0);
+  for (const char* shown : {"config FILE", "-o,--output PREFIX", "-f,--format FORMAT", "--variant STEP", "--trace FILE"})
+    EXPECT_NE(r.out.find(shown), std::string::npos) << shown << "\n" << r.out;
+  EXPECT_EQ(r.out.find(" TEXT"), std::string::npos) << r.out;
+}
+
 TEST(Cli, IsolateAndNoIsolateExcludeEachOther) {
   // Refused while parsing (exit 2), before the GPU check that exits 3 on a machine without one.
   const CliRun r = gpubench_cli({"run", "--isolate", "--no-isolate"}, "isolate");
