@@ -5,9 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 #include "core/errors.hpp"
 #include "kernels/lce/variant.hpp"
 #include "measure/interrupt.hpp"
+#include "measure/session.hpp"
+#include "workload/workload.hpp"
 
 namespace gpubench::cli {
 
@@ -41,6 +45,23 @@ bool use_color(int stream_fd) {
   const char* no_color = std::getenv("NO_COLOR");
   if (no_color && *no_color) return false;
   return isatty(stream_fd) != 0;
+}
+
+int64_t datasheet_memory_bytes(const std::string& model) {
+  return model == "h100_sxm" ? int64_t{80} * 1000000000 : int64_t{141} * 1000000000;
+}
+
+std::vector<ConfigIssue> memory_issues(const Config& c, int64_t have, const std::string& where) {
+  std::vector<ConfigIssue> out;
+  for (const WorkloadCase& wc : c.workload.cases) {
+    const int64_t need = measure::case_memory_need(c, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1);
+    if (need > have)
+      out.push_back({"/workload/batch", fmt::format("case {} needs at least {:.2f} GB of device memory, {} has {:.0f} "
+                                                    "GB: run refuses it; shrink /workload/batch or /workload/shape, "
+                                                    "or use fewer /check/seeds",
+                                                    wc.label, need / 1e9, where, have / 1e9)});
+  }
+  return out;
 }
 
 }  // namespace gpubench::cli

@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by the verbs: loading a config with the registry's variant names, and terminal checks.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config/config.hpp"
 #include "config/parse.hpp"
@@ -20,6 +22,14 @@ int run_exit_code(const Report& report);
 /// Prints a config's problems to stderr, one per line under "SOURCE: N problems:" (the file name, or
 /// "<default>"), each with its JSON pointer; what `validate`, `run` and `plan` show for a bad config.
 void print_config_error(const ConfigError& e);
+
+/// Device memory of a model's datasheet [bytes]: H200 141 GB (HBM3e), H100 SXM 80 GB (NVIDIA datasheets).
+int64_t datasheet_memory_bytes(const std::string& model);
+
+/// The cases of `c` that cannot fit even `have` bytes of device memory (measure::case_memory_need with one
+/// timing input set: what `run` needs at least; it refuses such a case, exit 2), as problems at
+/// /workload/batch naming the case, the need and the fix. `where`: the memory's source, e.g. "the h200 datasheet".
+std::vector<ConfigIssue> memory_issues(const Config& c, int64_t have, const std::string& where);
 
 /// True when `stream_fd` is a terminal and NO_COLOR is unset (https://no-color.org).
 bool use_color(int stream_fd);

@@ -25,11 +25,6 @@ WorkModel model_of(const VariantSpec& v) {
   return info && info->work_model_for ? info->work_model_for(v.options) : WorkModel::kDecomposed;
 }
 
-/// Device memory of a model's datasheet [B]: H200 141 GB (HBM3e), H100 SXM 80 GB (NVIDIA datasheets).
-int64_t datasheet_memory_bytes(const std::string& model) {
-  return model == "h100_sxm" ? int64_t{80} * 1000000000 : int64_t{141} * 1000000000;
-}
-
 /// "device memory" line of a case: the least `run` needs (measure::case_memory_need with one timing
 /// input set: check sets, inputs, outputs, the largest step's workspace) against this GPU's memory, or the
 /// model's datasheet memory without one; says when the case cannot fit (run would refuse it, exit 2).

@@ -1,4 +1,5 @@
-// `gpubench validate CONFIG.json`: exit 0 and "OK", or every problem with its JSON pointer and exit 2.
+// `gpubench validate CONFIG.json`: exit 0 and "OK", or every problem with its JSON pointer and exit 2 (a case
+// whose device memory exceeds the config's GPU model's datasheet is one: `run` would refuse it).
 #include <fmt/core.h>
 
 #include "cli/common.hpp"
@@ -14,6 +15,10 @@ VerbAction setup_validate(CLI::App& sub) {
   return [path]() -> int {
     try {
       const Config c = load_config_or_default(*path);
+      // A case that cannot fit the named GPU's datasheet memory: `run` would refuse it (no GPU needed here).
+      if (auto issues = memory_issues(c, datasheet_memory_bytes(c.device.model), "the " + c.device.model + " datasheet");
+          !issues.empty())
+        throw ConfigError(*path, std::move(issues));
       fmt::print("OK: {} ({} case{}, {} variant{}, config hash {})\n", c.name, c.workload.cases.size(),
                  c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);
       for (const auto& n : c.notes) fmt::print("note: {}\n", n);

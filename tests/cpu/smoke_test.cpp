@@ -69,7 +69,7 @@ TEST(Cli, PlanPrintsAmdahlsLimit) {
 }
 
 TEST(Cli, PlanSaysWhenACaseCannotFitTheGpu) {
-  // B = 10⁵ at the reference shape needs ≈ 260 GB; B = 1024 about 4.7 GB (both against the H200
+  // B = 10⁵ at the reference shape needs ≈ 455 GB (check set included); B = 1024 about 4.7 GB (both against the H200
   // datasheet's 141 GB here, or the GPU's own memory where there is one).
   const fs::path p = fs::temp_directory_path() / ("gpubench_smoke_huge_" + std::to_string(::getpid()) + ".json");
   std::ofstream(p) << R"({"schema_version": 1, "name": "huge", "precision": "fp16",
@@ -85,6 +85,13 @@ TEST(Cli, PlanSaysWhenACaseCannotFitTheGpu) {
   EXPECT_NE(first.find("device memory: at least 4."), std::string::npos) << first;
   EXPECT_EQ(first.find("does not fit"), std::string::npos) << first;
   EXPECT_NE(second.find("does not fit: run refuses it"), std::string::npos) << second;
+  // validate says the same (exit 2, the batch's pointer and the case), without a GPU.
+  r = gpubench_cli({"validate", p.string()}, "validate_huge");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.err.find("/workload/batch: case B=100000 fixed(length=70) needs at least 454.90 GB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the h200 datasheet has 141 GB: run refuses it; shrink /workload/batch"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("case B=1024 "), std::string::npos) << r.err;
   fs::remove(p);
 }
 
