@@ -241,6 +241,23 @@ std::string holdings(const char* side, const std::vector<LoadedReport>& reports)
   return out;
 }
 
+/// A step that cannot be paired (no name) or whose status is ok without a region sample (gpubench writes ok
+/// only after timing) means a corrupt or hand-edited report: either would otherwise pass the gate (an
+/// unmatched step, or UNSURE "too few samples"). Throws InputError naming the file and the step (exit 2).
+void check_comparable_steps(const LoadedReport& lr) {
+  for (size_t c = 0; c < lr.report.cases.size(); ++c) {
+    for (size_t v = 0; v < lr.report.cases[c].variants.size(); ++v) {
+      const VariantResult& vr = lr.report.cases[c].variants[v];
+      const std::string at = fmt::format("{}: /cases/{}/variants/{} ('{}')", lr.path, c, v, vr.name);
+      if (vr.name.empty())
+        throw InputError(at + ": the step has no name; the report is corrupt, re-run the benchmark to regenerate it");
+      if (vr.status == "ok" && vr.region_samples_ms.empty())
+        throw InputError(at + ": status ok but no region_samples_ms (gpubench writes ok only after timing); the "
+                              "report is corrupt, re-run the benchmark to regenerate it");
+    }
+  }
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict v) {
@@ -339,6 +356,8 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
   if (!(options.confidence > 0 && options.confidence < 1))
     throw InputError(fmt::format("--confidence: {} is outside (0, 1)", options.confidence));
   if (options.resamples < 100) throw InputError("--resamples: need at least 100 bootstrap resamples");
+  for (const auto* side : {&old_reports, &new_reports})
+    for (const LoadedReport& lr : *side) check_comparable_steps(lr);
   CompareResult res;
   res.options = options;
 

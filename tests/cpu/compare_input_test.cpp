@@ -258,6 +258,36 @@ TEST_F(CompareInput, BadNumbersAndTypesAreBadInputWithoutLibraryTags) {
   EXPECT_NE(msg.find("gunzip -k " + gzdir.string() + "/*.json.gz)"), std::string::npos) << msg;
 }
 
+TEST_F(CompareInput, AnOkStepWithoutSamplesOrANamelessStepIsCorrupt) {
+  // Either would otherwise pass the CI gate: UNSURE "too few samples" (exit 0), or "only in NEW".
+  const std::string old_p = write("old.json", tiny_report());
+  nlohmann::json bad = tiny_report();
+  bad["cases"][0]["variants"][1]["region_samples_ms"] = nlohmann::json::array();
+  const std::string empty = write("empty.json", bad);
+  std::string msg = message_of([&] { compare_paths(old_p, empty, {}); });
+  EXPECT_NE(msg.find(empty + ": /cases/0/variants/1 ('decomposed'): status ok but no region_samples_ms"),
+            std::string::npos)
+      << msg;
+  bad = tiny_report();
+  bad["cases"][0]["variants"][1].erase("region_samples_ms");
+  const std::string missing = write("missing.json", bad);
+  msg = message_of([&] { compare_paths(missing, old_p, {}); });
+  EXPECT_NE(msg.find(missing + ": /cases/0/variants/1 ('decomposed'): status ok but no region_samples_ms"),
+            std::string::npos)
+      << msg;
+  bad = tiny_report();
+  bad["cases"][0]["variants"][2].erase("name");
+  const std::string nameless = write("nameless.json", bad);
+  msg = message_of([&] { compare_paths(old_p, nameless, {}); });
+  EXPECT_NE(msg.find(nameless + ": /cases/0/variants/2 (''): the step has no name"), std::string::npos) << msg;
+  // A failed step has no samples by design: compared (ok -> failed is a regression, not bad input).
+  bad = tiny_report();
+  bad["cases"][0]["variants"][1]["region_samples_ms"] = nlohmann::json::array();
+  bad["cases"][0]["variants"][1]["status"] = "failed";
+  const std::string failed = write("failed.json", bad);
+  EXPECT_EQ(message_of([&] { compare_paths(old_p, failed, {}); }), "(no InputError)") << "a failed step is not corrupt";
+}
+
 TEST_F(CompareInput, AConfigIsNotAReport) {
   const std::string cfg = write("config.json", {{"schema_version", 1}, {"workload", {{"batch", 64}}}});
   const std::string msg = message_of([&] { load_report(cfg); });
