@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 
 #include "core/errors.hpp"
@@ -39,7 +40,7 @@ std::vector<std::string> row_cells(const CompareEntry& e, bool with_config) {
   return c;
 }
 
-std::vector<std::string> header_cells(bool with_config, int conf_pct) {
+std::vector<std::string> header_cells(bool with_config, const std::string& conf_pct) {
   std::vector<std::string> h;
   if (with_config) h.push_back("config");
   for (const char* s : {"case", "variant", "op", "old median [ms]", "new median [ms]", "n old/new", "ratio",
@@ -51,7 +52,10 @@ std::vector<std::string> header_cells(bool with_config, int conf_pct) {
   return h;
 }
 
-int confidence_pct(const CompareResult& r) { return static_cast<int>(r.options.confidence * 100 + 0.5); }
+/// The confidence level in percent as written: 95 → "95", 0.999 → "99.9" (one decimal at most).
+std::string confidence_pct(const CompareResult& r) {
+  return fmt::format("{:g}", std::round(r.options.confidence * 1000) / 10);
+}
 
 std::string mismatch_line(const CompareResult& r) {
   std::string s = "MISMATCH ALLOWED:";

@@ -310,6 +310,18 @@ TEST(Compare, AddedAndRemovedVariantsAreListedNotJudged) {
   EXPECT_EQ(removed.exit_code(), 0);
 }
 
+TEST(Compare, TheConfidenceLevelIsShownAsGiven) {
+  // 99.9% used to print as "100% CI"; one decimal at most.
+  const Spec a, b;
+  for (const auto& [level, shown] : {std::pair{0.95, "95% CI"}, std::pair{0.999, "99.9% CI"}, std::pair{0.9, "90% CI"}}) {
+    CompareOptions o;
+    o.confidence = level;
+    const CompareResult r = run(a, b, o);
+    EXPECT_NE(render_compare_text(r).find(shown), std::string::npos) << shown << "\n" << render_compare_text(r);
+    EXPECT_NE(render_compare_markdown(r).find(shown), std::string::npos) << shown;
+  }
+}
+
 TEST(Compare, MismatchedGpusAreBadInputUnlessAllowed) {
   Spec a, b;
   b.gpu = "NVIDIA H100 80GB HBM3";
