@@ -56,7 +56,7 @@ std::vector<ConfigIssue> memory_issues(const Config& c, int64_t have, const std:
   for (const WorkloadCase& wc : c.workload.cases) {
     const int64_t need = measure::case_memory_need(c, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1);
     if (need > have)
-      out.push_back({"/workload/batch", fmt::format("case {} needs at least {:.2f} GB of device memory, {} has {:.0f} "
+      out.push_back({"/workload", fmt::format("case {} needs at least {:.2f} GB of device memory, {} has {:.0f} "
                                                     "GB: run refuses it; shrink /workload/batch or /workload/shape, "
                                                     "or use fewer /check/seeds",
                                                     wc.label, need / 1e9, where, have / 1e9)});

@@ -28,7 +28,7 @@ int64_t datasheet_memory_bytes(const std::string& model);
 
 /// The cases of `c` that cannot fit even `have` bytes of device memory (measure::case_memory_need with one
 /// timing input set: what `run` needs at least; it refuses such a case, exit 2), as problems at
-/// /workload/batch naming the case, the need and the fix. `where`: the memory's source, e.g. "the h200 datasheet".
+/// /workload (batch or shape) naming the case, the need and the fix. `where`: the memory's source, e.g. "the h200 datasheet".
 std::vector<ConfigIssue> memory_issues(const Config& c, int64_t have, const std::string& where);
 
 /// True when `stream_fd` is a terminal and NO_COLOR is unset (https://no-color.org).

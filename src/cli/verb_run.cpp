@@ -127,6 +127,11 @@ int run(const RunArgs& a) {
                                    v, guess.empty() ? "" : " (did you mean '" + guess + "'?)", fmt::join(steps, ", ")));
     }
   }
+  // A case too big for the config's GPU model's datasheet memory is bad input on any machine (as validate says).
+  if (auto issues = memory_issues(config, datasheet_memory_bytes(config.device.model),
+                                  "the " + config.device.model + " datasheet");
+      !issues.empty())
+    throw ConfigError(a.config.empty() ? "<default>" : a.config, std::move(issues));
   if (const std::string why = measure::device_unavailable_reason(config.device.index); !why.empty()) {
     fmt::print(stderr,
                "gpubench run needs an NVIDIA Hopper GPU (sm_90a: H100/H200) and its driver: {}. "
