@@ -78,21 +78,24 @@ int run_app(int argc, char** argv) {
     const int rc = app.exit(e);  // prints help / version / the parse error
     return rc == 0 ? 0 : static_cast<int>(ExitCode::kBadInput);
   }
+  // Every error names the command, as the parse errors above do: "gpubench run: error: …".
+  std::string who = "gpubench";
+  for (const CLI::App* sub : app.get_subcommands()) who += " " + sub->get_name();
   try {
     for (CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
     return static_cast<int>(ExitCode::kBadInput);
   } catch (const ConfigError& e) {  // run, plan, …: the file and every problem, as `validate` prints them
-    std::fprintf(stderr, "gpubench: error: bad config\n");
+    std::fprintf(stderr, "%s: error: bad config\n", who.c_str());
     print_config_error(e);
     return static_cast<int>(ExitCode::kBadInput);
   } catch (const InputError& e) {
-    std::fprintf(stderr, "gpubench: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", who.c_str(), e.what());
     return static_cast<int>(ExitCode::kBadInput);
   } catch (const DeviceError& e) {
-    std::fprintf(stderr, "gpubench: GPU error: %s\n", e.what());
+    std::fprintf(stderr, "%s: GPU error: %s\n", who.c_str(), e.what());
     return static_cast<int>(ExitCode::kNoDevice);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpubench: internal error: %s\n", e.what());
+    std::fprintf(stderr, "%s: internal error: %s\n", who.c_str(), e.what());
     return static_cast<int>(ExitCode::kNoDevice);
   }
 }

@@ -173,6 +173,10 @@ TEST(Cli, ParseErrorsNameTheCommandAndHelpNamesTheValues) {
   r = gpubench_cli({"compare", "only_one.json"}, "parse_compare");
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("gpubench compare: error: NEW is required"), std::string::npos) << r.err;
+  // Errors after parsing name the command the same way.
+  r = gpubench_cli({"compare", "no_such_old.json", "no_such_new.json"}, "parse_compare_missing");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err.rfind("gpubench compare: error: ", 0), 0u) << r.err;
   r = gpubench_cli({"run", "--help"}, "help_run");
   EXPECT_EQ(r.rc, 0);
   for (const char* shown : {"config FILE", "-o,--output PREFIX", "-f,--format FORMAT", "--variant STEP", "--trace FILE"})
