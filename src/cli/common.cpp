@@ -51,7 +51,9 @@ int64_t datasheet_memory_bytes(const std::string& model) {
   return model == "h100_sxm" ? int64_t{80} * 1000000000 : int64_t{141} * 1000000000;
 }
 
-std::vector<ConfigIssue> memory_issues(const Config& c, int64_t have, const std::string& where) {
+std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
+  const int64_t have = datasheet_memory_bytes(c.device.model);
+  const std::string where = "the " + c.device.model + " datasheet";
   std::vector<ConfigIssue> out;
   for (const WorkloadCase& wc : c.workload.cases) {
     const int64_t need = measure::case_memory_need(c, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1);

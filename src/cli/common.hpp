@@ -26,10 +26,10 @@ void print_config_error(const ConfigError& e);
 /// Device memory of a model's datasheet [bytes]: H200 141 GB (HBM3e), H100 SXM 80 GB (NVIDIA datasheets).
 int64_t datasheet_memory_bytes(const std::string& model);
 
-/// The cases of `c` that cannot fit even `have` bytes of device memory (measure::case_memory_need with one
-/// timing input set: what `run` needs at least; it refuses such a case, exit 2), as problems at
-/// /workload (batch or shape) naming the case, the need and the fix. `where`: the memory's source, e.g. "the h200 datasheet".
-std::vector<ConfigIssue> memory_issues(const Config& c, int64_t have, const std::string& where);
+/// The cases of `c` that cannot fit the datasheet memory of c.device.model (measure::case_memory_need with one
+/// timing input set: what `run` needs at least; it refuses such a case, exit 2), as problems at /workload
+/// (batch or shape) naming the case, the need and the fix. `validate` and `run` report them without a GPU.
+std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 
 /// True when `stream_fd` is a terminal and NO_COLOR is unset (https://no-color.org).
 bool use_color(int stream_fd);

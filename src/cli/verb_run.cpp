@@ -128,9 +128,7 @@ int run(const RunArgs& a) {
     }
   }
   // A case too big for the config's GPU model's datasheet memory is bad input on any machine (as validate says).
-  if (auto issues = memory_issues(config, datasheet_memory_bytes(config.device.model),
-                                  "the " + config.device.model + " datasheet");
-      !issues.empty())
+  if (auto issues = datasheet_memory_issues(config); !issues.empty())
     throw ConfigError(a.config.empty() ? "<default>" : a.config, std::move(issues));
   if (const std::string why = measure::device_unavailable_reason(config.device.index); !why.empty()) {
     fmt::print(stderr,

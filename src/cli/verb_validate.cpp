@@ -16,8 +16,7 @@ VerbAction setup_validate(CLI::App& sub) {
     try {
       const Config c = load_config_or_default(*path);
       // A case that cannot fit the named GPU's datasheet memory: `run` would refuse it (no GPU needed here).
-      if (auto issues = memory_issues(c, datasheet_memory_bytes(c.device.model), "the " + c.device.model + " datasheet");
-          !issues.empty())
+      if (auto issues = datasheet_memory_issues(c); !issues.empty())
         throw ConfigError(*path, std::move(issues));
       fmt::print("OK: {} ({} case{}, {} variant{}, config hash {})\n", c.name, c.workload.cases.size(),
                  c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);
