@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "kernels/lce/variant.hpp"
 #include "measure/interrupt.hpp"
+#include "kernels/pipeline/pipeline.hpp"
 #include "measure/session.hpp"
 #include "workload/workload.hpp"
 
@@ -62,6 +63,24 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
                                                     "GB: run refuses it; shrink /workload/batch or /workload/shape, "
                                                     "or use fewer /check/seeds",
                                                     wc.label, need / 1e9, where, have / 1e9)});
+  }
+  return out;
+}
+
+std::vector<std::string> datasheet_pipeline_notes(const Config& c) {
+  std::vector<std::string> out;
+  if (!c.end_to_end.pipeline) return out;
+  const int64_t have = datasheet_memory_bytes(c.device.model);
+  for (const WorkloadCase& wc : c.workload.cases) {
+    const int64_t U = make_request_layout(wc.batch, wc.requests).requests();
+    const int64_t need = pipeline::pipeline_memory_bytes(*c.end_to_end.pipeline, c.workload.shape, wc.batch, U,
+                                                         c.precision);
+    if (need > have)
+      out.push_back(fmt::format("/end_to_end/pipeline: case {}: the pipeline needs at least {:.2f} GB of device "
+                                "memory, the {} datasheet has {:.0f} GB: run measures the ladder and marks the "
+                                "pipeline failed; shrink /end_to_end/pipeline/tables/*/rows or "
+                                "/end_to_end/pipeline/mlp/layers",
+                                wc.label, need / 1e9, c.device.model, have / 1e9));
   }
   return out;
 }

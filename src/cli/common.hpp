@@ -31,6 +31,11 @@ int64_t datasheet_memory_bytes(const std::string& model);
 /// (batch or shape) naming the case, the need and the fix. `validate` and `run` report them without a GPU.
 std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 
+/// With /end_to_end/pipeline: one line per case whose pipeline (pipeline::pipeline_memory_bytes: tables,
+/// gathered E, MLP) needs more than the datasheet memory of c.device.model — `run` still measures the ladder
+/// and marks that case's pipeline failed — naming the need and the fix. Empty otherwise.
+std::vector<std::string> datasheet_pipeline_notes(const Config& c);
+
 /// True when `stream_fd` is a terminal and NO_COLOR is unset (https://no-color.org).
 bool use_color(int stream_fd);
 

@@ -52,6 +52,7 @@ VerbAction setup_plan(CLI::App& sub) {
                s.K_cand);
     fmt::print("ceilings: {:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})\n", ceil.gemm_tflops, ceil.hbm_gbps, ceil.source);
     for (const auto& n : c.notes) fmt::print("note: {}\n", n);
+    for (const auto& n : datasheet_pipeline_notes(c)) fmt::print("note: {}\n", n);
     for (const auto& wc : c.workload.cases) {
       const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
       const LengthSummary ls = summarize(layout);

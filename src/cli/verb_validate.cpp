@@ -21,6 +21,7 @@ VerbAction setup_validate(CLI::App& sub) {
       fmt::print("OK: {} ({} case{}, {} variant{}, config hash {})\n", c.name, c.workload.cases.size(),
                  c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);
       for (const auto& n : c.notes) fmt::print("note: {}\n", n);
+      for (const auto& n : datasheet_pipeline_notes(c)) fmt::print("note: {}\n", n);
       return 0;
     } catch (const ConfigError& e) {
       print_config_error(e);

@@ -99,6 +99,29 @@ TEST(Cli, PlanSaysWhenACaseCannotFitTheGpu) {
   fs::remove(p);
 }
 
+TEST(Cli, ValidateAndPlanNoteAPipelineTooBigForTheGpu) {
+  // 10⁹ candidate-table rows of 256 fp16 = 512 GB: the ladder fits, the pipeline does not (run measures the
+  // ladder and marks the pipeline failed), so validate still says OK and both add a note naming the fix.
+  const fs::path p = fs::temp_directory_path() / ("gpubench_smoke_pipe_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << R"({"schema_version": 1, "name": "pipe", "precision": "fp16",
+    "workload": {"op": "ikbo_lce", "batch": 1024, "shape": {"M": 433, "N": 256, "K_user": 1178, "K_cand": 866},
+                 "requests": {"distribution": "fixed", "params": {"length": 70}, "seed": 1}, "input_seed": 42},
+    "end_to_end": {"pipeline": {"tables": {"user": {"rows": 1000}, "cand": {"rows": 1000000000}}}}})";
+  for (const char* verb : {"validate", "plan"}) {
+    const CliRun r = gpubench_cli({verb, p.string()}, std::string("pipe_") + verb);
+    if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+    EXPECT_EQ(r.rc, 0) << verb << ": " << r.err;
+    EXPECT_NE(r.out.find("note: /end_to_end/pipeline: case B=1024 fixed(length=70): the pipeline needs at least 51"),
+              std::string::npos)
+        << verb << ": " << r.out;
+    EXPECT_NE(r.out.find("run measures the ladder and marks the pipeline failed; shrink "
+                         "/end_to_end/pipeline/tables/*/rows"),
+              std::string::npos)
+        << verb << ": " << r.out;
+  }
+  fs::remove(p);
+}
+
 TEST(Cli, WithoutADriverTheMessageSaysSo) {
   // CUDA's runtime reports cudaErrorInsufficientDriver also when no driver is installed at all; a CPU-only
   // machine (like CI's) must be told that there is no driver, not that it is too old.
