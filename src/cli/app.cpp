@@ -49,6 +49,24 @@ std::string unknown_command_message(int argc, char** argv) {
   }
   return {};
 }
+
+/// After CLI11's "The following argument(s) were not expected": for each `--name` in argv that is not an
+/// option of `cmd`, " ('--name': did you mean '--x'?)" when one of cmd's long options is close; "" otherwise.
+std::string option_guesses(const CLI::App& cmd, int argc, char** argv) {
+  std::vector<std::string> longs;
+  for (const CLI::Option* o : cmd.get_options())
+    for (const std::string& n : o->get_lnames()) longs.push_back("--" + n);
+  std::string out;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0 || arg == "--") continue;
+    arg = arg.substr(0, arg.find('='));
+    if (std::find(longs.begin(), longs.end(), arg) != longs.end()) continue;
+    if (const std::string guess = did_you_mean(arg, longs); !guess.empty())
+      out += fmt::format(" ('{}': did you mean '{}'?)", arg, guess);
+  }
+  return out;
+}
 }  // namespace
 
 int run_app(int argc, char** argv) {
@@ -56,10 +74,17 @@ int run_app(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("gpubench {} (git {})", build_info::kVersion, build_info::kGitSha));
   app.require_subcommand(1);
   // Parse errors in the form of every other error: "gpubench VERB: error: …", then the help hint.
-  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+  // An option CLI11 did not expect gets a "did you mean" like unknown commands and config keys.
+  app.failure_message([argc, argv](const CLI::App* a, const CLI::Error& e) {
+    const CLI::App* cmd = a;
     std::string verb;
-    for (const CLI::App* sub : a->get_subcommands()) verb += " " + sub->get_name();
-    return "gpubench" + verb + ": error: " + e.what() + "\nRun with --help for more information.\n";
+    for (const CLI::App* sub : a->get_subcommands()) {
+      verb += " " + sub->get_name();
+      cmd = sub;
+    }
+    std::string msg = "gpubench" + verb + ": error: " + e.what();
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ExtrasError)) msg += option_guesses(*cmd, argc, argv);
+    return msg + "\nRun with --help for more information.\n";
   });
   std::map<CLI::App*, VerbAction> actions;
   for (const auto& verb : registered_verbs()) {

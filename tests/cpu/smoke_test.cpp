@@ -196,6 +196,14 @@ TEST(Cli, ParseErrorsNameTheCommandAndHelpNamesTheValues) {
   r = gpubench_cli({"compare", "only_one.json"}, "parse_compare");
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("gpubench compare: error: NEW is required"), std::string::npos) << r.err;
+  // A misspelled option: the closest one of that command.
+  r = gpubench_cli({"compare", "a.json", "b.json", "--treshold", "3%"}, "parse_treshold");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("('--treshold': did you mean '--threshold'?)"), std::string::npos) << r.err;
+  r = gpubench_cli({"run", "--formats=json"}, "parse_formats");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gpubench run: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("('--formats': did you mean '--format'?)"), std::string::npos) << r.err;
   // Errors after parsing name the command the same way.
   r = gpubench_cli({"compare", "no_such_old.json", "no_such_new.json"}, "parse_compare_missing");
   EXPECT_EQ(r.rc, 2);
