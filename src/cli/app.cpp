@@ -41,6 +41,7 @@ std::string unknown_command_message(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg.empty() || arg[0] == '-') continue;
     if (std::find(names.begin(), names.end(), arg) != names.end()) return {};
+    if (arg == "help") return "there is no 'help' command: `gpubench --help`, or `gpubench COMMAND --help`";
     const std::string guess = did_you_mean(arg, names);
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;

@@ -170,6 +170,10 @@ TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("A subcommand is required"), std::string::npos) << r.err;
+  r = gpubench_cli({"help"}, "help_verb");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("there is no 'help' command: `gpubench --help`, or `gpubench COMMAND --help`"), std::string::npos)
+      << r.err;
   r = gpubench_cli({"comapre", "a.json", "b.json"}, "typo");
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("unknown command 'comapre' (did you mean 'compare'?)"), std::string::npos) << r.err;
