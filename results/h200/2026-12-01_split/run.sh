@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# PREPARED, NOT RUN (eighth session, for the next one; issue #6, NOTES.md round 10 next step 1): the mainloop
+# Run in the ninth session (results: README.md; prepared in the eighth; issue #6, NOTES.md round 10 next step 1): the mainloop
 # cost of splitting each m64n224k16 wgmma into m64n96k16 (acc[0, 48)) + m64n128k16 (acc[48, 112)), the first
 # step towards overlapping one half's epilogue with the other half's wgmmas. Applies experiment-split.patch to
 # the device's copy of the working tree (the checkout here is untouched) and compares it with HEAD on one GPU,
 # check on (the split computes the same sums). Make out/headsrc first (scripts/experiment-lib.sh), then
-#   results/h200/2026-12-02_split/run.sh "$OUT"      (device tool: carry ["out/headsrc"])
+#   results/h200/2026-12-01_split/run.sh "$OUT"      (device tool: carry ["out/headsrc"])
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 (cd "$here/../../.." && git apply "$here/experiment-split.patch") || { echo "PATCH FAILED"; exit 1; }

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# PREPARED, NOT RUN (eighth session, for the next one; issue #6, NOTES.md round 10): the knock-outs put the
+# Run in the ninth session (results: README.md; prepared in the eighth; issue #6, NOTES.md round 10): the knock-outs put the
 # mainloop itself at ≈ 85% of the tensor peak (460 kcycles with no epilogue, no init and E from L2, against
 # ≈ 390 kcycles of wgmma work per SM), so its data waits matter. 32-K stages (22 KiB) with the TMA-store
 # epilogue and store warps: 8 stages in the shared memory of 4 × 44 KiB, twice the release granularity
 # (round 1's 32-K result, slower, predates every later change). Applies experiment-bk32.patch to the device's
 # copy (GPUBENCH_EXP_BK32=1: no cluster, =2: 1×2 cluster; HEAD's default otherwise) and compares on one GPU,
 # check on. No out/headsrc needed: one build.
-#   results/h200/2026-12-02_split/run_bk32.sh "$OUT"
+#   results/h200/2026-12-01_split/run_bk32.sh "$OUT"
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 (cd "$here/../../.." && git apply "$here/experiment-bk32.patch") || { echo "PATCH FAILED"; exit 1; }
