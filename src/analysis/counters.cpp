@@ -104,6 +104,8 @@ void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ce
   c.tensor_pipe_pct = weighted(v, metric::kTensorPipePct);
   c.l2_hit_rate_pct = weighted(v, metric::kL2HitRatePct);
   c.occupancy_pct = weighted(v, metric::kOccupancyPct);
+  c.sm_clock_mhz = weighted(v, metric::kSmClockHz);
+  if (c.sm_clock_mhz) *c.sm_clock_mhz /= 1e6;
 }
 
 void analyze_counters(Report& report, const Config& config, const Ceilings& ceilings) {

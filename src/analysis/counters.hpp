@@ -25,6 +25,10 @@ inline constexpr const char kTensorPipePct[] = "sm__pipe_tensor_cycles_active.av
 inline constexpr const char kL2HitRatePct[] = "lts__t_sector_hit_rate.pct";
 /// Achieved occupancy: warps in flight / maximum warps per SM while the SM is active [%] (Nsight Compute's).
 inline constexpr const char kOccupancyPct[] = "sm__warps_active.avg.pct_of_peak_sustained_active";
+/// SM clock over the range: elapsed SM cycles per second, Nsight Compute's "SM Frequency" [Hz]. The clock
+/// the op itself ran at (under a power limit it falls with the load: 1.5–1.6 GHz for the LCE kernels on the
+/// H200, kernels/lce/NOTES.md round 9), unlike the harness's clock probe after each timed sample.
+inline constexpr const char kSmClockHz[] = "sm__cycles_elapsed.avg.per_second";
 /// GPU time of the range [ns].
 inline constexpr const char kDurationNs[] = "gpu__time_duration.sum";
 }  // namespace metric
@@ -51,8 +55,9 @@ double dram_bytes_ratio(double measured_bytes, double minimum_bytes);
 ///  - achieved_tflops = v.work.flops / region median / 1e9; achieved_gbps = dram_bytes / region median / 1e6;
 ///    pct_of_gemm_ceiling / pct_of_hbm_ceiling = achieved / ceiling × 100; bound = classify_bound(...)
 ///    (needs the DRAM counters and a positive region median);
-///  - dram_throughput_pct, sm_throughput_pct, tensor_pipe_pct, l2_hit_rate_pct, occupancy_pct: the ops'
-///    values averaged with each op's time as the weight (the region's time-average).
+///  - dram_throughput_pct, sm_throughput_pct, tensor_pipe_pct, l2_hit_rate_pct, occupancy_pct, and
+///    sm_clock_mhz (kSmClockHz / 1e6): the ops' values averaged with each op's time as the weight (the region's
+///    time-average).
 /// A metric that was not collected leaves its fields empty. `ceilings` ≤ 0 leave the % and bound empty.
 void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ceilings);
 

@@ -151,6 +151,7 @@ struct Counters {
   std::optional<double> tensor_pipe_pct;      ///< time-weighted over ops [%]
   std::optional<double> l2_hit_rate_pct;      ///< time-weighted over ops [%]
   std::optional<double> occupancy_pct;        ///< achieved occupancy, time-weighted over ops [%]
+  std::optional<double> sm_clock_mhz;         ///< SM clock while the ops ran (counters pass), time-weighted [MHz]
 };
 
 /// One ladder step on one case.

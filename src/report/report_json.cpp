@@ -225,6 +225,7 @@ void to_json(json& j, const Counters& v) {
   write_opt(j, "tensor_pipe_pct", v.tensor_pipe_pct);
   write_opt(j, "l2_hit_rate_pct", v.l2_hit_rate_pct);
   write_opt(j, "occupancy_pct", v.occupancy_pct);
+  write_opt(j, "sm_clock_mhz", v.sm_clock_mhz);
 }
 
 void from_json(const json& j, Counters& v) {
@@ -249,6 +250,7 @@ void from_json(const json& j, Counters& v) {
   read(j, "tensor_pipe_pct", v.tensor_pipe_pct);
   read(j, "l2_hit_rate_pct", v.l2_hit_rate_pct);
   read(j, "occupancy_pct", v.occupancy_pct);
+  read(j, "sm_clock_mhz", v.sm_clock_mhz);
 }
 
 void to_json(json& j, const VariantResult& v) {

@@ -138,10 +138,12 @@ void counters_table(std::string& out, const CaseResult& c) {
   out += "\n#### Hardware counters\n\n";
   out += "CUPTI range profiler, one range per op, in a replay pass after the timed samples. *min GB*: the LCE op's "
          "minimum DRAM traffic (each input read once, Y written once); *ratio* = measured / min. Rates use the "
-         "timed median; *bound* from the % of the card's ceilings (latency: both under 60%).\n\n";
+         "timed median; *bound* from the % of the card's ceilings (latency: both under 60%). *SM clock*: the clock the "
+         "op ran at in that pass (sm__cycles_elapsed.avg.per_second; under the power limit it can sit well below the "
+         "clock the probe reads after each timed sample).\n\n";
   out += "| step | op | DRAM read GB | DRAM write GB | measured GB | min GB | ratio | TFLOP/s | DRAM GB/s | bound | "
-         "tensor pipe | SM thr. | DRAM thr. | L2 hit | occupancy |\n";
-  out += "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n";
+         "tensor pipe | SM clock MHz | SM thr. | DRAM thr. | L2 hit | occupancy |\n";
+  out += "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
   std::string missing;
   for (const auto& v : c.variants) {
     if (!v.counters) continue;
@@ -150,19 +152,20 @@ void counters_table(std::string& out, const CaseResult& c) {
       missing += fmt::format("- {}: counters not collected: {}\n", v.name, k.note.empty() ? k.status : k.note);
       continue;
     }
-    out += fmt::format("| {} | (all, {} pass{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+    out += fmt::format("| {} | (all, {} pass{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                        cell(v.name), k.passes, k.passes == 1 ? "" : "es", opt(k.dram_bytes_read, 3, 1e-9),
                        opt(k.dram_bytes_write, 3, 1e-9), opt(k.dram_bytes, 3, 1e-9),
                        k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—",
                        opt(k.dram_bytes_ratio, 2, 1, "x"), opt(k.achieved_tflops, 1), opt(k.achieved_gbps, 0),
-                       bound_cell(k), opt(k.tensor_pipe_pct, 1, 1, "%"), opt(k.sm_throughput_pct, 1, 1, "%"),
+                       bound_cell(k), opt(k.tensor_pipe_pct, 1, 1, "%"), opt(k.sm_clock_mhz, 0),
+                       opt(k.sm_throughput_pct, 1, 1, "%"),
                        opt(k.dram_throughput_pct, 1, 1, "%"), opt(k.l2_hit_rate_pct, 1, 1, "%"),
                        opt(k.occupancy_pct, 1, 1, "%"));
     for (const auto& op : k.ops) {
-      out += fmt::format("| | {} | {} | {} | {} | | | | {} | | {} | {} | {} | {} | {} |\n", cell(op.name),
+      out += fmt::format("| | {} | {} | {} | {} | | | | {} | | {} | {} | {} | {} | {} | {} |\n", cell(op.name),
                          op_value(op, metric::kDramBytesRead, 3, 1e-9), op_value(op, metric::kDramBytesWrite, 3, 1e-9),
                          opt(op.dram_bytes, 3, 1e-9), opt(op.gbps, 0),
-                         op_value(op, metric::kTensorPipePct, 1, 1, "%"),
+                         op_value(op, metric::kTensorPipePct, 1, 1, "%"), op_value(op, metric::kSmClockHz, 0, 1e-6),
                          op_value(op, metric::kSmThroughputPct, 1, 1, "%"),
                          op_value(op, metric::kDramThroughputPct, 1, 1, "%"),
                          op_value(op, metric::kL2HitRatePct, 1, 1, "%"),

@@ -27,6 +27,7 @@ TEST(MetricSets, ResolveNamedSetsAndExplicitNames) {
   EXPECT_EQ(memory[1], "dram__bytes_write.sum");
   const auto compute = resolve_metrics({"compute"});
   EXPECT_NE(std::find(compute.begin(), compute.end(), metric::kTensorPipePct), compute.end());
+  EXPECT_NE(std::find(compute.begin(), compute.end(), metric::kSmClockHz), compute.end());
   const auto all = resolve_metrics({"all"});
   for (const auto& m : memory) EXPECT_NE(std::find(all.begin(), all.end(), m), all.end()) << m;
   for (const auto& m : compute) EXPECT_NE(std::find(all.begin(), all.end(), m), all.end()) << m;
@@ -57,6 +58,7 @@ TEST(MetricCatalog, UnknownMetricListsCloseNames) {
   if (!cat) GTEST_SKIP() << "SKIPPED: CUPTI profiler host unavailable here: " << why;
   EXPECT_TRUE(cat->contains("dram__bytes_read.sum"));
   EXPECT_TRUE(cat->contains(metric::kTensorPipePct));
+  EXPECT_TRUE(cat->contains(metric::kSmClockHz));  // Nsight Compute's "SM Frequency"
   for (const auto& m : resolve_metrics({"all"})) EXPECT_TRUE(cat->contains(m)) << m;
   EXPECT_FALSE(cat->contains("dram__bytes_raed.sum"));
   EXPECT_FALSE(cat->contains("dram__bytes_read.summ"));
@@ -166,9 +168,11 @@ VariantResult step_with_counters() {
   k.metrics = resolve_metrics({"all"});
   k.ops.resize(2);
   k.ops[0].name = "gemm_user";
-  k.ops[0].values = {{metric::kDramBytesRead, 0.2e9}, {metric::kDramBytesWrite, 0.3e9}, {metric::kTensorPipePct, 20.0}};
+  k.ops[0].values = {{metric::kDramBytesRead, 0.2e9}, {metric::kDramBytesWrite, 0.3e9}, {metric::kTensorPipePct, 20.0},
+                     {metric::kSmClockHz, 1.98e9}};
   k.ops[1].name = "gemm_cand";
-  k.ops[1].values = {{metric::kDramBytesRead, 0.8e9}, {metric::kDramBytesWrite, 0.7e9}, {metric::kTensorPipePct, 40.0}};
+  k.ops[1].values = {{metric::kDramBytesRead, 0.8e9}, {metric::kDramBytesWrite, 0.7e9}, {metric::kTensorPipePct, 40.0},
+                     {metric::kSmClockHz, 1.5e9}};
   v.counters = k;
   return v;
 }
@@ -188,6 +192,7 @@ TEST(CounterAnalysis, MeasuredVsMinimumBytesRatesAndBound) {
   EXPECT_DOUBLE_EQ(*k.pct_of_hbm_ceiling, 50.0);
   EXPECT_EQ(k.bound, "latency");                     // neither ≥ 60%
   EXPECT_DOUBLE_EQ(*k.tensor_pipe_pct, 35.0);        // (0.25·20 + 0.75·40) / 1.0
+  EXPECT_DOUBLE_EQ(*k.sm_clock_mhz, 1620.0);         // (0.25·1980 + 0.75·1500) / 1.0, Hz → MHz
   EXPECT_DOUBLE_EQ(*k.ops[0].dram_bytes, 0.5e9);
   EXPECT_DOUBLE_EQ(*k.ops[0].gbps, 2000.0);          // 0.5 GB in 0.25 ms
   EXPECT_FALSE(k.l2_hit_rate_pct.has_value());       // not collected → left empty
@@ -245,15 +250,20 @@ TEST(CounterReport, MarkdownTerminalAndCsvShowMeasuredVsMinimum) {
   const std::string md = render_markdown(r);
   EXPECT_NE(md.find("#### Hardware counters"), std::string::npos) << md;
   EXPECT_NE(md.find("| decomposed | (all, 2 passes) | 1.000 | 1.000 | 2.000 | 1.000 | 2.00x | 200.0 | 2000 | "
-                    "latency (25% of GEMM, 50% of HBM) | 35.0% |"),
+                    "latency (25% of GEMM, 50% of HBM) | 35.0% | 1620 |"),
             std::string::npos)
       << md;
+  EXPECT_NE(md.find("| | gemm_cand | 0.800 | 0.700 | 1.500 | | | | 2000 | | 40.0% | 1500 |"), std::string::npos) << md;
   EXPECT_NE(md.find("- fused: counters not collected: no permission"), std::string::npos) << md;
   const std::string term = render_terminal(r, false);
   EXPECT_NE(term.find("2.000 / 1.000"), std::string::npos) << term;
+  EXPECT_NE(term.find("SM clock MHz"), std::string::npos) << term;
+  EXPECT_NE(term.find("1620"), std::string::npos) << term;
   EXPECT_NE(term.find("not collected: no permission"), std::string::npos) << term;
   const std::string csv = render_csv(r);
   EXPECT_NE(csv.find(",2000000000,1000000000,2,2000,latency,35,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("op_tensor_pipe_pct,counters_sm_clock_mhz,op_sm_clock_mhz,error"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",1500000000,2000,40,1620,1500,\n"), std::string::npos) << csv;  // gemm_cand's row
 }
 
 }  // namespace

@@ -63,7 +63,8 @@ TEST(MetricsGpu, CublasGemmKeepsTheTensorPipeBusy) {
   GPUBENCH_REQUIRE_GPU();
   constexpr int kN = 4096;
   constexpr int kRepeats = 10;  // ≈ 2 ms of GEMMs, so range edges weigh little
-  measure::CounterCollector collector(0, measure::resolve_metrics({"compute"}), 0);
+  // compute (tensor pipe, SM clock, ...) and the elapsed SM cycles, to check the clock's unit against them.
+  measure::CounterCollector collector(0, measure::resolve_metrics({"compute", "sm__cycles_elapsed.avg"}), 0);
   if (!collector.available()) GTEST_SKIP() << "SKIPPED: counters unavailable: " << collector.why();
   testing::Stream stream;
   const size_t bytes = size_t{kN} * kN * 2;  // fp16
@@ -96,6 +97,16 @@ TEST(MetricsGpu, CublasGemmKeepsTheTensorPipeBusy) {
               k.ops[0].values.at(metric::kOccupancyPct), ms, kRepeats * 2.0 * kN * kN * kN / (ms * 1e-3) / 1e12,
               static_cast<long long>(k.passes));
   EXPECT_GT(tensor, 30.0);
+  // The SM clock the GEMMs ran at [Hz]: positive, at most the device's maximum, and cycles / time.
+  const double clock_hz = k.ops[0].values.at(metric::kSmClockHz);
+  const double cycles = k.ops[0].values.at("sm__cycles_elapsed.avg");
+  int max_khz = 0;
+  GPUBENCH_CUDA(cudaDeviceGetAttribute(&max_khz, cudaDevAttrClockRate, 0));
+  std::printf("SM clock under the GEMMs %.0f MHz (maximum %.0f MHz), %.0f cycles\n", clock_hz / 1e6, max_khz / 1e3,
+              cycles);
+  EXPECT_GT(clock_hz, 0.2 * max_khz * 1e3);
+  EXPECT_LT(clock_hz, 1.02 * max_khz * 1e3);
+  EXPECT_NEAR(clock_hz * ms * 1e-3, cycles, 0.05 * cycles);
 }
 
 }  // namespace
