@@ -12,8 +12,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 out="${1:-/tmp/smem-out}"
 mkdir -p "$out"
-DEVICE_CHECK_BUDGET_S=300 "$root/scripts/device-check" "$out/dc" --metrics --configs "ikbo_lce_default ikbo_lce_bf16"
-gb="$root/build-device/gpubench"
+# SMEM_ONLY=1: only the counters run below (a second call on a warm machine; the build is reused).
+[ "${SMEM_ONLY:-0}" = 1 ] ||
+  DEVICE_CHECK_BUDGET_S=300 "$root/scripts/device-check" "$out/dc" --metrics --configs "ikbo_lce_default ikbo_lce_bf16"
+source "$root/scripts/lib.sh"  # GPUBENCH_BUILD: the folder device-check built in
+configure_and_build > "$out/build.log" 2>&1 || { echo "BUILD FAILED"; tail -20 "$out/build.log"; exit 1; }
+gb="$GPUBENCH_BUILD/gpubench"
 python3 - "$root/configs/ikbo_lce_fp16.json" "$out/smem.json" << 'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
