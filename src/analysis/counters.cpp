@@ -17,10 +17,16 @@ std::optional<double> value_of(const OpCounters& op, const char* name) {
   return it->second;
 }
 
-/// The op's time weight [ms]: its timed median, else the range's GPU time, else 0.
-double op_time_ms(const VariantResult& v, const OpCounters& op) {
+/// The op's timed median [ms], or 0 when the step has no timing of that op.
+double op_timed_ms(const VariantResult& v, const OpCounters& op) {
   for (const OpTiming& t : v.ops)
     if (t.name == op.name && t.stats.median > 0) return t.stats.median;
+  return 0;
+}
+
+/// The op's time weight [ms]: its timed median, else the range's GPU time, else 0.
+double op_time_ms(const VariantResult& v, const OpCounters& op) {
+  if (const double ms = op_timed_ms(v, op); ms > 0) return ms;
   if (const auto ns = value_of(op, metric::kDurationNs); ns && *ns > 0) return *ns * 1e-6;
   return 0;
 }
@@ -74,9 +80,14 @@ void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ce
 
   bool have_dram = false;
   double read = 0, write = 0;
+  c.sm_clock_mhz.reset();
   for (OpCounters& op : c.ops) {
     op.dram_bytes.reset();
     op.gbps.reset();
+    op.sm_clock_mhz.reset();
+    const auto cycles = value_of(op, metric::kSmActiveCyclesMax);
+    const double timed_ms = op_timed_ms(v, op);
+    if (cycles && *cycles > 0 && timed_ms > 0) op.sm_clock_mhz = *cycles / timed_ms / 1e3;
     const auto r = value_of(op, metric::kDramBytesRead);
     const auto w = value_of(op, metric::kDramBytesWrite);
     if (!r || !w) continue;
@@ -104,8 +115,14 @@ void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ce
   c.tensor_pipe_pct = weighted(v, metric::kTensorPipePct);
   c.l2_hit_rate_pct = weighted(v, metric::kL2HitRatePct);
   c.occupancy_pct = weighted(v, metric::kOccupancyPct);
-  c.sm_clock_mhz = weighted(v, metric::kSmClockHz);
-  if (c.sm_clock_mhz) *c.sm_clock_mhz /= 1e6;
+  double clock_sum = 0, clock_weight = 0;
+  for (const OpCounters& op : c.ops)
+    if (op.sm_clock_mhz) {
+      const double w = op_time_ms(v, op);
+      clock_sum += w * *op.sm_clock_mhz;
+      clock_weight += w;
+    }
+  if (clock_weight > 0) c.sm_clock_mhz = clock_sum / clock_weight;
 }
 
 void analyze_counters(Report& report, const Config& config, const Ceilings& ceilings) {

@@ -15,20 +15,27 @@ namespace gpubench {
 namespace metric {
 inline constexpr const char kDramBytesRead[] = "dram__bytes_read.sum";    ///< bytes read from DRAM [B]
 inline constexpr const char kDramBytesWrite[] = "dram__bytes_write.sum";  ///< bytes written to DRAM [B]
-/// DRAM throughput, % of the peak sustained rate over the range's elapsed cycles [%].
+/// DRAM throughput, % of the peak sustained rate over the range's elapsed cycles [%] (diluted by the range's
+/// idle time: see kSmThroughputPct; the report's DRAM GB/s divides the bytes by the timed median instead).
 inline constexpr const char kDramThroughputPct[] = "dram__throughput.avg.pct_of_peak_sustained_elapsed";
-/// SM throughput (the busiest SM sub-unit), % of peak over the elapsed cycles [%].
-inline constexpr const char kSmThroughputPct[] = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
-/// Tensor pipe (all tensor instructions: HMMA, HGMMA/wgmma, IMMA, ...) active cycles, % of elapsed [%].
-inline constexpr const char kTensorPipePct[] = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed";
+/// SM throughput (the busiest SM sub-unit), % of peak over the SMs' active cycles [%]. Over active cycles, not
+/// elapsed ones: a CUPTI user range also holds 45–190 µs with the GPU idle (the profiler's range start and the
+/// host's launch work; results/h200/2026-12-01_smem), which would dilute a % of elapsed cycles by up to 30%
+/// on a 0.33 ms op. Of active cycles the values match Nsight Compute's per-kernel ones (79.3% against 79.8%).
+inline constexpr const char kSmThroughputPct[] = "sm__throughput.avg.pct_of_peak_sustained_active";
+/// Tensor pipe (all tensor instructions: HMMA, HGMMA/wgmma, IMMA, ...) active cycles, % of the SMs' active
+/// cycles [%] (of active cycles for the reason given at kSmThroughputPct).
+inline constexpr const char kTensorPipePct[] = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active";
 /// L2 sector lookups that hit [%].
 inline constexpr const char kL2HitRatePct[] = "lts__t_sector_hit_rate.pct";
 /// Achieved occupancy: warps in flight / maximum warps per SM while the SM is active [%] (Nsight Compute's).
 inline constexpr const char kOccupancyPct[] = "sm__warps_active.avg.pct_of_peak_sustained_active";
-/// SM clock over the range: elapsed SM cycles per second, Nsight Compute's "SM Frequency" [Hz]. The clock
-/// the op itself ran at (under a power limit it falls with the load: 1.5–1.6 GHz for the LCE kernels on the
-/// H200, kernels/lce/NOTES.md round 9), unlike the harness's clock probe after each timed sample.
-inline constexpr const char kSmClockHz[] = "sm__cycles_elapsed.avg.per_second";
+/// Active cycles of the busiest SM over the range [cycles]. Divided by the op's timed median it gives the SM
+/// clock the op ran at (OpCounters::sm_clock_mhz): under a power limit that clock falls with the load (≈ 1.52
+/// GHz in the LCE `pipelined` kernel on the H200, where Nsight Compute reads 1.49–1.53 GHz and the harness's
+/// clock probe after each sample 1.9 GHz). The range's own clock (sm__cycles_elapsed.avg.per_second) is no
+/// substitute: it averages in the range's idle time, when the clock is back up (1.66 GHz there).
+inline constexpr const char kSmActiveCyclesMax[] = "sm__cycles_active.max";
 /// GPU time of the range [ns].
 inline constexpr const char kDurationNs[] = "gpu__time_duration.sum";
 }  // namespace metric
@@ -49,14 +56,16 @@ double dram_bytes_ratio(double measured_bytes, double minimum_bytes);
 
 /// Fills the derived fields of `v.counters` (nothing when absent or not "ok"):
 ///  - per op: dram_bytes = read + write [B]; gbps = dram_bytes / the op's median time (v.ops matched by name;
-///    else the range's gpu__time_duration) / 1e6 [GB/s];
+///    else the range's gpu__time_duration) / 1e6 [GB/s]; sm_clock_mhz = kSmActiveCyclesMax / the op's timed
+///    median (v.ops only) / 1e3 [MHz] (an SM busy through the whole op: the clock it ran at; less when every
+///    SM idles part of the op);
 ///  - dram_bytes_read / _write / dram_bytes: sums over ops [B]; dram_bytes_min = `minimum_bytes`;
 ///    dram_bytes_ratio = dram_bytes / dram_bytes_min;
 ///  - achieved_tflops = v.work.flops / region median / 1e9; achieved_gbps = dram_bytes / region median / 1e6;
 ///    pct_of_gemm_ceiling / pct_of_hbm_ceiling = achieved / ceiling × 100; bound = classify_bound(...)
 ///    (needs the DRAM counters and a positive region median);
 ///  - dram_throughput_pct, sm_throughput_pct, tensor_pipe_pct, l2_hit_rate_pct, occupancy_pct, and
-///    sm_clock_mhz (kSmClockHz / 1e6): the ops' values averaged with each op's time as the weight (the region's
+///    sm_clock_mhz (of the ops'): the ops' values averaged with each op's time as the weight (the region's
 ///    time-average).
 /// A metric that was not collected leaves its fields empty. `ceilings` ≤ 0 leave the % and bound empty.
 void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ceilings);

@@ -38,7 +38,7 @@ std::vector<std::string> metric_set(const std::string& set) {
   const std::vector<std::string> memory = {metric::kDramBytesRead, metric::kDramBytesWrite,
                                            metric::kDramThroughputPct, metric::kL2HitRatePct, metric::kDurationNs};
   const std::vector<std::string> compute = {metric::kSmThroughputPct, metric::kTensorPipePct, metric::kOccupancyPct,
-                                            metric::kSmClockHz, metric::kDurationNs};
+                                            metric::kSmActiveCyclesMax, metric::kDurationNs};
   if (set == "memory") return memory;
   if (set == "compute") return compute;
   if (set == "all") return resolve_metrics({"memory", "compute"});

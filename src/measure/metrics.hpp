@@ -27,7 +27,7 @@ const std::vector<std::string>& metric_set_names();
 
 /// Metric names of set `set` (see metric_set_names), in report order. memory: DRAM bytes read and
 /// written, DRAM throughput %, L2 hit rate, range GPU time; compute: SM throughput %, tensor pipe %,
-/// achieved occupancy, SM clock, range GPU time; all: both. Empty for another name. Names: analysis/counters.hpp.
+/// achieved occupancy, the busiest SM's active cycles (for the SM clock), range GPU time; all: both. Empty for another name. Names: analysis/counters.hpp.
 std::vector<std::string> metric_set(const std::string& set);
 
 /// True when `s` has the shape of a Perfworks metric name: "<unit>__<counter>[.<rollup>[.<submetric>...]]"

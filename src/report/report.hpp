@@ -124,6 +124,7 @@ struct OpCounters {
   // Derived by analysis/counters.hpp:
   std::optional<double> dram_bytes;      ///< dram__bytes_read.sum + dram__bytes_write.sum [B]
   std::optional<double> gbps;            ///< dram_bytes / the op's median time [GB/s]
+  std::optional<double> sm_clock_mhz;    ///< busiest SM's active cycles / the op's timed median [MHz]
 };
 
 /// Hardware counters of one ladder step (`run --metrics`; issue #11). measure/ fills status, note, passes,
@@ -151,7 +152,7 @@ struct Counters {
   std::optional<double> tensor_pipe_pct;      ///< time-weighted over ops [%]
   std::optional<double> l2_hit_rate_pct;      ///< time-weighted over ops [%]
   std::optional<double> occupancy_pct;        ///< achieved occupancy, time-weighted over ops [%]
-  std::optional<double> sm_clock_mhz;         ///< SM clock while the ops ran (counters pass), time-weighted [MHz]
+  std::optional<double> sm_clock_mhz;         ///< the ops' sm_clock_mhz, time-weighted [MHz]
 };
 
 /// One ladder step on one case.

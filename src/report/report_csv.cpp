@@ -12,7 +12,7 @@
 //   dram_bytes, dram_bytes_min, dram_bytes_ratio, achieved_dram_gbps, counters_bound, tensor_pipe_pct
 //                                      hardware counters of the step (run --metrics; analysis/counters.hpp)
 //   op_dram_bytes, op_dram_gbps, op_tensor_pipe_pct                            the op's counters
-//   counters_sm_clock_mhz, op_sm_clock_mhz       SM clock of the counters pass: the step's (time-weighted), the op's
+//   counters_sm_clock_mhz, op_sm_clock_mhz       the SM clock the ops ran at: the step's (time-weighted), the op's
 //   error                                                                       why it failed (always last)
 #include <optional>
 #include <string>
@@ -86,17 +86,16 @@ std::string render_csv(const Report& r) {
         if (k && op)
           for (const auto& x : k->ops)
             if (x.name == op->name) kop = &x;
-        // The op's value of `metric` × `scale`, or "" (no counters for the op, or the metric not collected).
-        const auto value = [](const OpCounters* x, const char* metric, double scale) -> std::string {
+        const auto tensor = [](const OpCounters* x) -> std::string {
           if (!x) return "";
-          const auto it = x->values.find(metric);
-          return it == x->values.end() ? "" : num(it->second * scale);
+          const auto it = x->values.find(metric::kTensorPipePct);
+          return it == x->values.end() ? "" : num(it->second);
         };
         for (std::string f : {k ? num(k->dram_bytes) : "", k && k->dram_bytes_min > 0 ? num(k->dram_bytes_min) : "",
                               k ? num(k->dram_bytes_ratio) : "", k ? num(k->achieved_gbps) : "", k ? k->bound : "",
                               k ? num(k->tensor_pipe_pct) : "", kop ? num(kop->dram_bytes) : "",
-                              kop ? num(kop->gbps) : "", value(kop, metric::kTensorPipePct, 1),
-                              k ? num(k->sm_clock_mhz) : "", value(kop, metric::kSmClockHz, 1e-6)})
+                              kop ? num(kop->gbps) : "", tensor(kop),
+                              k ? num(k->sm_clock_mhz) : "", kop ? num(kop->sm_clock_mhz) : ""})
           fields.push_back(std::move(f));
         fields.push_back(v.error);
         return fields;

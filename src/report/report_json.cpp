@@ -200,6 +200,7 @@ void to_json(json& j, const OpCounters& v) {
   j = json{{"name", v.name}, {"values", v.values}};
   write_opt(j, "dram_bytes", v.dram_bytes);
   write_opt(j, "gbps", v.gbps);
+  write_opt(j, "sm_clock_mhz", v.sm_clock_mhz);
 }
 
 void from_json(const json& j, OpCounters& v) {
@@ -207,6 +208,7 @@ void from_json(const json& j, OpCounters& v) {
   read(j, "values", v.values);
   read(j, "dram_bytes", v.dram_bytes);
   read(j, "gbps", v.gbps);
+  read(j, "sm_clock_mhz", v.sm_clock_mhz);
 }
 
 void to_json(json& j, const Counters& v) {

@@ -138,8 +138,10 @@ void counters_table(std::string& out, const CaseResult& c) {
   out += "\n#### Hardware counters\n\n";
   out += "CUPTI range profiler, one range per op, in a replay pass after the timed samples. *min GB*: the LCE op's "
          "minimum DRAM traffic (each input read once, Y written once); *ratio* = measured / min. Rates use the "
-         "timed median; *bound* from the % of the card's ceilings (latency: both under 60%). *SM clock*: the clock the "
-         "op ran at in that pass (sm__cycles_elapsed.avg.per_second; under the power limit it can sit well below the "
+         "timed median; *bound* from the % of the card's ceilings (latency: both under 60%). *tensor pipe* and *SM thr.*: % of "
+         "the SMs' active cycles (as Nsight Compute shows them per kernel); *DRAM thr.*: % of the range's elapsed time, "
+         "which holds some idle time (CUPTI's range start, the host's launch work). *SM clock*: the busiest SM's active "
+         "cycles over the op's timed median, the clock the op ran at (under the power limit it can sit well below the "
          "clock the probe reads after each timed sample).\n\n";
   out += "| step | op | DRAM read GB | DRAM write GB | measured GB | min GB | ratio | TFLOP/s | DRAM GB/s | bound | "
          "tensor pipe | SM clock MHz | SM thr. | DRAM thr. | L2 hit | occupancy |\n";
@@ -165,7 +167,7 @@ void counters_table(std::string& out, const CaseResult& c) {
       out += fmt::format("| | {} | {} | {} | {} | | | | {} | | {} | {} | {} | {} | {} | {} |\n", cell(op.name),
                          op_value(op, metric::kDramBytesRead, 3, 1e-9), op_value(op, metric::kDramBytesWrite, 3, 1e-9),
                          opt(op.dram_bytes, 3, 1e-9), opt(op.gbps, 0),
-                         op_value(op, metric::kTensorPipePct, 1, 1, "%"), op_value(op, metric::kSmClockHz, 0, 1e-6),
+                         op_value(op, metric::kTensorPipePct, 1, 1, "%"), opt(op.sm_clock_mhz, 0),
                          op_value(op, metric::kSmThroughputPct, 1, 1, "%"),
                          op_value(op, metric::kDramThroughputPct, 1, 1, "%"),
                          op_value(op, metric::kL2HitRatePct, 1, 1, "%"),

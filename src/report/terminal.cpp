@@ -135,10 +135,8 @@ std::string counters(const CaseResult& c, bool color) {
            opt(k.tensor_pipe_pct, 1, 1, "%"), opt(k.sm_clock_mhz, 0)});
     for (const auto& op : k.ops) {
       const auto tp = op.values.find(metric::kTensorPipePct);
-      const auto hz = op.values.find(metric::kSmClockHz);
       t.add({"", op.name, opt(op.dram_bytes, 3, 1e-9), "", opt(op.gbps, 0), "",
-             tp == op.values.end() ? "—" : fmt::format("{:.1f}%", tp->second),
-             hz == op.values.end() ? "—" : fmt::format("{:.0f}", hz->second / 1e6)});
+             tp == op.values.end() ? "—" : fmt::format("{:.1f}%", tp->second), opt(op.sm_clock_mhz, 0)});
     }
   }
   return t.rows.empty() ? std::string() : t.render(color);

@@ -27,7 +27,7 @@ TEST(MetricSets, ResolveNamedSetsAndExplicitNames) {
   EXPECT_EQ(memory[1], "dram__bytes_write.sum");
   const auto compute = resolve_metrics({"compute"});
   EXPECT_NE(std::find(compute.begin(), compute.end(), metric::kTensorPipePct), compute.end());
-  EXPECT_NE(std::find(compute.begin(), compute.end(), metric::kSmClockHz), compute.end());
+  EXPECT_NE(std::find(compute.begin(), compute.end(), metric::kSmActiveCyclesMax), compute.end());
   const auto all = resolve_metrics({"all"});
   for (const auto& m : memory) EXPECT_NE(std::find(all.begin(), all.end(), m), all.end()) << m;
   for (const auto& m : compute) EXPECT_NE(std::find(all.begin(), all.end(), m), all.end()) << m;
@@ -58,7 +58,7 @@ TEST(MetricCatalog, UnknownMetricListsCloseNames) {
   if (!cat) GTEST_SKIP() << "SKIPPED: CUPTI profiler host unavailable here: " << why;
   EXPECT_TRUE(cat->contains("dram__bytes_read.sum"));
   EXPECT_TRUE(cat->contains(metric::kTensorPipePct));
-  EXPECT_TRUE(cat->contains(metric::kSmClockHz));  // Nsight Compute's "SM Frequency"
+  EXPECT_TRUE(cat->contains(metric::kSmActiveCyclesMax));
   for (const auto& m : resolve_metrics({"all"})) EXPECT_TRUE(cat->contains(m)) << m;
   EXPECT_FALSE(cat->contains("dram__bytes_raed.sum"));
   EXPECT_FALSE(cat->contains("dram__bytes_read.summ"));
@@ -169,10 +169,10 @@ VariantResult step_with_counters() {
   k.ops.resize(2);
   k.ops[0].name = "gemm_user";
   k.ops[0].values = {{metric::kDramBytesRead, 0.2e9}, {metric::kDramBytesWrite, 0.3e9}, {metric::kTensorPipePct, 20.0},
-                     {metric::kSmClockHz, 1.98e9}};
+                     {metric::kSmActiveCyclesMax, 0.25e-3 * 1.98e9}};  // busy 0.25 ms at 1980 MHz
   k.ops[1].name = "gemm_cand";
   k.ops[1].values = {{metric::kDramBytesRead, 0.8e9}, {metric::kDramBytesWrite, 0.7e9}, {metric::kTensorPipePct, 40.0},
-                     {metric::kSmClockHz, 1.5e9}};
+                     {metric::kSmActiveCyclesMax, 0.75e-3 * 1.5e9}};  // busy 0.75 ms at 1500 MHz
   v.counters = k;
   return v;
 }
@@ -192,12 +192,27 @@ TEST(CounterAnalysis, MeasuredVsMinimumBytesRatesAndBound) {
   EXPECT_DOUBLE_EQ(*k.pct_of_hbm_ceiling, 50.0);
   EXPECT_EQ(k.bound, "latency");                     // neither ≥ 60%
   EXPECT_DOUBLE_EQ(*k.tensor_pipe_pct, 35.0);        // (0.25·20 + 0.75·40) / 1.0
-  EXPECT_DOUBLE_EQ(*k.sm_clock_mhz, 1620.0);         // (0.25·1980 + 0.75·1500) / 1.0, Hz → MHz
+  EXPECT_NEAR(*k.ops[0].sm_clock_mhz, 1980.0, 1e-9);  // active cycles / timed median
+  EXPECT_NEAR(*k.ops[1].sm_clock_mhz, 1500.0, 1e-9);
+  EXPECT_NEAR(*k.sm_clock_mhz, 1620.0, 1e-9);         // (0.25·1980 + 0.75·1500) / 1.0
   EXPECT_DOUBLE_EQ(*k.ops[0].dram_bytes, 0.5e9);
   EXPECT_DOUBLE_EQ(*k.ops[0].gbps, 2000.0);          // 0.5 GB in 0.25 ms
   EXPECT_FALSE(k.l2_hit_rate_pct.has_value());       // not collected → left empty
   analyze_counters(v, 1.0e9, Ceilings{800, 3000, "test"});
   EXPECT_EQ(v.counters->bound, "memory");            // 2000 / 3000 = 66.7%
+}
+
+TEST(CounterAnalysis, SmClockNeedsTheOpsTimedMedian) {
+  VariantResult v = step_with_counters();
+  v.ops[1].name = "another_op";  // gemm_cand has counters but no timing: no clock (its range time holds idle time)
+  analyze_counters(v, 1.0e9, Ceilings{800, 4000, "test"});
+  const Counters& k = *v.counters;
+  EXPECT_NEAR(*k.ops[0].sm_clock_mhz, 1980.0, 1e-9);
+  EXPECT_FALSE(k.ops[1].sm_clock_mhz.has_value());
+  EXPECT_NEAR(*k.sm_clock_mhz, 1980.0, 1e-9);  // only the timed op weighs in
+  v.counters->ops[0].values.erase(metric::kSmActiveCyclesMax);
+  analyze_counters(v, 1.0e9, Ceilings{800, 4000, "test"});
+  EXPECT_FALSE(v.counters->sm_clock_mhz.has_value());  // not collected: left empty, never 0
 }
 
 TEST(CounterAnalysis, ReportLevelUsesTheDecomposedMinimum) {
