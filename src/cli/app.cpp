@@ -32,14 +32,19 @@ const std::vector<VerbInfo>& registered_verbs() { return verb_storage(); }
 
 namespace {
 /// After a parse error with no verb recognised: "unknown command 'x' (did you mean 'y'?); commands: run,
-/// plan, …" when the first non-option argument is not a verb (CLI11 would only say "A subcommand is
+/// plan, …" when the first non-option argument is not a verb, or "unknown option '-x' before the command; …"
+/// when an option other than --help / --version comes first (CLI11 would only say "A subcommand is
 /// required"); "" otherwise (CLI11's own message is right).
 std::string unknown_command_message(int argc, char** argv) {
   std::vector<std::string> names;
   for (const auto& verb : registered_verbs()) names.push_back(verb.name);
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.empty() || arg[0] == '-') continue;
+    if (arg == "-h" || arg == "--help" || arg == "--version") continue;
+    if (!arg.empty() && arg[0] == '-')
+      return fmt::format("unknown option '{}' before the command; options go after it (`gpubench COMMAND --help` "
+                         "lists them)", arg);
+    if (arg.empty()) continue;
     if (std::find(names.begin(), names.end(), arg) != names.end()) return {};
     if (arg == "help") return "there is no 'help' command: `gpubench --help`, or `gpubench COMMAND --help`";
     const std::string guess = did_you_mean(arg, names);

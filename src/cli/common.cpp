@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "kernels/lce/variant.hpp"
 #include "measure/interrupt.hpp"
+#include "measure/metrics.hpp"
 #include "kernels/pipeline/pipeline.hpp"
 #include "measure/session.hpp"
 #include "workload/workload.hpp"
@@ -65,6 +66,20 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
                                                     wc.label, need / 1e9, where, have / 1e9)});
   }
   return out;
+}
+
+std::vector<ConfigIssue> metric_name_issues(const Config& c) {
+  if (c.measure.metrics.empty()) return {};
+  try {
+    (void)measure::check_metric_names(measure::resolve_metrics(c.measure.metrics),
+                                       measure::chip_for_model(c.device.model));
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    const std::string prefix = "--metrics / /measure/metrics: ";  // check_metric_names names both sources
+    if (msg.rfind(prefix, 0) == 0) msg.erase(0, prefix.size());
+    return {{"/measure/metrics", msg + "; fix the name or drop it"}};
+  }
+  return {};
 }
 
 std::vector<std::string> datasheet_pipeline_notes(const Config& c) {

@@ -31,6 +31,12 @@ int64_t datasheet_memory_bytes(const std::string& model);
 /// (batch or shape) naming the case, the need and the fix. `validate` and `run` report them without a GPU.
 std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 
+/// /measure/metrics names that the chip of c.device.model does not have (measure::check_metric_names: CUPTI's
+/// metric catalog, no GPU needed), as one problem at /measure/metrics listing each unknown name with its close
+/// names. Empty when all are known, when no metrics are set, or when the catalog cannot be opened here (`run`
+/// checks again). Unknown set names are already parse errors.
+std::vector<ConfigIssue> metric_name_issues(const Config& c);
+
 /// With /end_to_end/pipeline: one line per case whose pipeline (pipeline::pipeline_memory_bytes: tables,
 /// gathered E, MLP) needs more than the datasheet memory of c.device.model — `run` still measures the ladder
 /// and marks that case's pipeline failed — naming the need and the fix. Empty otherwise.

@@ -1,5 +1,6 @@
 // `gpubench validate CONFIG.json`: exit 0 and "OK", or every problem with its JSON pointer and exit 2 (a case
-// whose device memory exceeds the config's GPU model's datasheet is one: `run` would refuse it).
+// whose device memory exceeds the config's GPU model's datasheet is one, a metric name its chip lacks another:
+// `run` would refuse both).
 #include <fmt/core.h>
 
 #include "cli/common.hpp"
@@ -16,8 +17,10 @@ VerbAction setup_validate(CLI::App& sub) {
     try {
       const Config c = load_config_or_default(*path);
       // A case that cannot fit the named GPU's datasheet memory: `run` would refuse it (no GPU needed here).
-      if (auto issues = datasheet_memory_issues(c); !issues.empty())
-        throw ConfigError(*path, std::move(issues));
+      // And metric names the GPU model's chip does not have: `run` would refuse them too (the catalog needs no GPU).
+      auto issues = datasheet_memory_issues(c);
+      for (auto& i : metric_name_issues(c)) issues.push_back(std::move(i));
+      if (!issues.empty()) throw ConfigError(*path, std::move(issues));
       fmt::print("OK: {} ({} case{}, {} variant{}, config hash {})\n", c.name, c.workload.cases.size(),
                  c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);
       for (const auto& n : c.notes) fmt::print("note: {}\n", n);

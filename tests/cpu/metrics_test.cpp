@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "analysis/counters.hpp"
 #include "config/parse.hpp"
@@ -88,6 +89,31 @@ TEST(MetricCatalog, CliUnknownMetricExitsTwoWithCloseNames) {
   testing::Child bad_set(bin, {"run", "--metrics=computer"}, dir);
   EXPECT_EQ(bad_set.wait(60), 2);
   EXPECT_NE(testing::slurp(dir / "err.txt").find("did you mean 'compute'"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MetricCatalog, ValidateRefusesAMetricTheChipLacks) {
+  // `validate` checks /measure/metrics against the config's GPU model's catalog (no GPU needed), as `run` does.
+  const std::string bin = testing::gpubench_binary();
+  if (bin.empty()) GTEST_SKIP() << "SKIPPED: gpubench binary not found";
+  std::string why;
+  if (!measure::MetricCatalog::open("GH100", why)) GTEST_SKIP() << "SKIPPED: CUPTI profiler host unavailable: " << why;
+  const auto dir = std::filesystem::temp_directory_path() / ("gpubench_metrics_validate_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const nlohmann::json& metrics) {
+    nlohmann::json c = {{"schema_version", 1}, {"name", "m"}, {"device", {{"model", "h200"}}},
+                        {"measure", {{"metrics", metrics}}}};
+    std::ofstream(dir / "c.json") << c.dump();
+    return (dir / "c.json").string();
+  };
+  testing::Child bad(bin, {"validate", write({"memory", "dram__bytes_raed.sum"})}, dir);
+  EXPECT_EQ(bad.wait(60), 2);
+  const std::string err = testing::slurp(dir / "err.txt");
+  EXPECT_NE(err.find("/measure/metrics: unknown metric 'dram__bytes_raed.sum' for GH100 (close: dram__bytes_read.sum"),
+            std::string::npos)
+      << err;
+  testing::Child good(bin, {"validate", write("memory")}, dir);  // a single set name as a string is fine
+  EXPECT_EQ(good.wait(60), 0) << testing::slurp(dir / "err.txt");
   std::filesystem::remove_all(dir);
 }
 

@@ -184,6 +184,13 @@ TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
   r = gpubench_cli({"list", "--bogus"}, "opt");
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.err.find("unknown command"), std::string::npos) << r.err;
+  // An option before any command is named (CLI11 would say "A subcommand is required").
+  r = gpubench_cli({"-x"}, "global_opt");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gpubench: error: unknown option '-x' before the command; options go after it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("A subcommand is required"), std::string::npos) << r.err;
 }
 
 TEST(Cli, ParseErrorsNameTheCommandAndHelpNamesTheValues) {
