@@ -64,7 +64,7 @@ double dram_bytes_ratio(double measured_bytes, double minimum_bytes) {
   return measured_bytes / minimum_bytes;
 }
 
-void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ceilings) {
+void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ceilings, double peak_flop_per_cycle) {
   if (!v.counters || v.counters->status != "ok") return;
   Counters& c = *v.counters;
   c.dram_bytes_read.reset();
@@ -76,6 +76,7 @@ void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ce
   c.pct_of_gemm_ceiling.reset();
   c.pct_of_hbm_ceiling.reset();
   c.bound.clear();
+  c.pct_of_peak_at_clock.reset();
   c.dram_bytes_min = minimum_bytes;
 
   bool have_dram = false;
@@ -123,9 +124,17 @@ void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ce
       clock_weight += w;
     }
   if (clock_weight > 0) c.sm_clock_mhz = clock_sum / clock_weight;
+  if (c.achieved_tflops && c.sm_clock_mhz && peak_flop_per_cycle > 0)
+    c.pct_of_peak_at_clock = *c.achieved_tflops * 1e12 / (peak_flop_per_cycle * *c.sm_clock_mhz * 1e6) * 100;
 }
 
 void analyze_counters(Report& report, const Config& config, const Ceilings& ceilings) {
+  double peak_flop_per_cycle = 0;
+  const nlohmann::json& env = report.environment;
+  if (env.is_object() && env.contains("gpu") && env["gpu"].is_object() && env["gpu"].contains("sm_count") &&
+      env["gpu"]["sm_count"].is_number())
+    peak_flop_per_cycle =
+        env["gpu"]["sm_count"].get<double>() * peak_flop_per_sm_cycle(config.precision, config.allow_tf32);
   for (CaseResult& cr : report.cases) {
     if (!cr.lengths.is_object() || !cr.lengths.contains("requests") || !cr.lengths["requests"].is_number()) continue;
     const int64_t U = cr.lengths["requests"].get<int64_t>();
@@ -134,7 +143,7 @@ void analyze_counters(Report& report, const Config& config, const Ceilings& ceil
     if (!any) continue;
     const WorkCounts minimum =
         count_work(config.workload.shape, cr.batch, U, config.precision, WorkModel::kDecomposed);
-    for (VariantResult& v : cr.variants) analyze_counters(v, minimum.bytes_min, ceilings);
+    for (VariantResult& v : cr.variants) analyze_counters(v, minimum.bytes_min, ceilings, peak_flop_per_cycle);
   }
 }
 

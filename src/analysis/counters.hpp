@@ -67,14 +67,18 @@ double dram_bytes_ratio(double measured_bytes, double minimum_bytes);
 ///  - dram_throughput_pct, sm_throughput_pct, tensor_pipe_pct, l2_hit_rate_pct, occupancy_pct, and
 ///    sm_clock_mhz (of the ops'): the ops' values averaged with each op's time as the weight (the region's
 ///    time-average).
+///  - pct_of_peak_at_clock = achieved_tflops / (peak_flop_per_cycle × sm_clock_mhz) × 100: the useful FLOP
+///    rate against the whole GPU's dense peak at the SM clock the ops ran at (`peak_flop_per_cycle` = SMs ×
+///    peak_flop_per_sm_cycle; ≤ 0 leaves it empty) — apart from the clock, how far from the peak the step is.
 /// A metric that was not collected leaves its fields empty. `ceilings` ≤ 0 leave the % and bound empty.
-void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ceilings);
+void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ceilings, double peak_flop_per_cycle = 0);
 
 /// analyze_counters for every variant of every case, minimum_bytes = count_work(shape, B, U, precision,
 /// kDecomposed).bytes_min: the LCE op's own minimum (each input read once, Y written once), the same for
 /// every ladder step, so the ratio shows the baseline's broadcast copy and an intermediate's round trip
 /// (decomposed: Y_cand written and read back). U = the case's lengths["requests"]; a case without it is
-/// skipped. Run after analyze() (it needs work.flops and the region median).
+/// skipped. peak_flop_per_cycle = the report environment's gpu.sm_count × peak_flop_per_sm_cycle(config's
+/// precision, allow_tf32) (0 without an SM count). Run after analyze() (it needs work.flops and the region median).
 void analyze_counters(Report& report, const Config& config, const Ceilings& ceilings);
 
 }  // namespace gpubench

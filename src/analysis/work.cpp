@@ -80,6 +80,15 @@ Ceilings datasheet_ceilings(const std::string& model, Precision precision, bool 
   return c;
 }
 
+double peak_flop_per_sm_cycle(Precision precision, bool tf32) {
+  switch (precision) {
+    case Precision::kFp16:
+    case Precision::kBf16: return 4096;
+    case Precision::kFp32: return tf32 ? 2048 : 256;
+  }
+  return 0;
+}
+
 Floor compute_floor(const WorkCounts& work, const Ceilings& c) {
   if (!(c.gemm_tflops > 0) || !(c.hbm_gbps > 0)) {
     throw InputError("ceilings (" + c.source + "): gemm_tflops and hbm_gbps must be > 0, got " +

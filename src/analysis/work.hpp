@@ -41,6 +41,13 @@ struct Ceilings {
 /// are optimistic; `gpubench devices --calibrate` measures the card instead. Throws InputError for another model.
 Ceilings datasheet_ceilings(const std::string& model, Precision precision, bool tf32);
 
+/// Dense peak FLOP per SM and SM cycle of an sm_90 GPU (H100 / H200) for `precision`: fp16 / bf16 tensor
+/// 4096, TF32 tensor 2048 (fp32 with `tf32`), FP32 FMA 256 (128 FP32 lanes × 2). Source: the H100 SXM
+/// datasheet's dense rates over its 132 SMs — 989.4 TFLOP/s = 132 × 4096 × 1.83 GHz, 494.7 = 132 × 2048 × 1.83,
+/// 67 = 132 × 256 × 1.98 — which the per-SM figures of NVIDIA's Hopper whitepaper match (FP16 tensor:
+/// twice the A100's 1024 FMA per SM and cycle). Times SMs and the SM clock: the peak at that clock.
+double peak_flop_per_sm_cycle(Precision precision, bool tf32);
+
 /// Roofline floor of `work` on a card: compute_ms = flops / (gemm_tflops·1e12) · 1e3,
 /// memory_ms = bytes_min / (hbm_gbps·1e9) · 1e3, floor_ms = max of the two, bound = "compute" | "memory"
 /// (compute on a tie). Throws InputError when a ceiling is ≤ 0.

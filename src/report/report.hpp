@@ -153,6 +153,7 @@ struct Counters {
   std::optional<double> l2_hit_rate_pct;      ///< time-weighted over ops [%]
   std::optional<double> occupancy_pct;        ///< achieved occupancy, time-weighted over ops [%]
   std::optional<double> sm_clock_mhz;         ///< the ops' sm_clock_mhz, time-weighted [MHz]
+  std::optional<double> pct_of_peak_at_clock; ///< achieved_tflops / the GPU's dense peak at sm_clock_mhz × 100 [%]
 };
 
 /// One ladder step on one case.

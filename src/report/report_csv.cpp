@@ -13,6 +13,7 @@
 //                                      hardware counters of the step (run --metrics; analysis/counters.hpp)
 //   op_dram_bytes, op_dram_gbps, op_tensor_pipe_pct                            the op's counters
 //   counters_sm_clock_mhz, op_sm_clock_mhz       the SM clock the ops ran at: the step's (time-weighted), the op's
+//   pct_of_peak_at_clock                         the step's FLOP rate, % of the GPU's dense peak at that clock
 //   error                                                                       why it failed (always last)
 #include <optional>
 #include <string>
@@ -33,7 +34,7 @@ constexpr const char* kCsvHeader =
     "floor_ms,bound,pct_of_floor,speedup_vs_prev,speedup_vs_baseline,min_speedup,correctness,rel_error,"
     "request_ms,e2e_speedup,e2e_gain,requests_per_s,candidates_per_s,usd_per_million_requests,"
     "dram_bytes,dram_bytes_min,dram_bytes_ratio,achieved_dram_gbps,counters_bound,tensor_pipe_pct,"
-    "op_dram_bytes,op_dram_gbps,op_tensor_pipe_pct,counters_sm_clock_mhz,op_sm_clock_mhz,error";
+    "op_dram_bytes,op_dram_gbps,op_tensor_pipe_pct,counters_sm_clock_mhz,op_sm_clock_mhz,pct_of_peak_at_clock,error";
 
 std::string quote(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -95,7 +96,8 @@ std::string render_csv(const Report& r) {
                               k ? num(k->dram_bytes_ratio) : "", k ? num(k->achieved_gbps) : "", k ? k->bound : "",
                               k ? num(k->tensor_pipe_pct) : "", kop ? num(kop->dram_bytes) : "",
                               kop ? num(kop->gbps) : "", tensor(kop),
-                              k ? num(k->sm_clock_mhz) : "", kop ? num(kop->sm_clock_mhz) : ""})
+                              k ? num(k->sm_clock_mhz) : "", kop ? num(kop->sm_clock_mhz) : "",
+                              k ? num(k->pct_of_peak_at_clock) : ""})
           fields.push_back(std::move(f));
         fields.push_back(v.error);
         return fields;

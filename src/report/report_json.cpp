@@ -228,6 +228,7 @@ void to_json(json& j, const Counters& v) {
   write_opt(j, "l2_hit_rate_pct", v.l2_hit_rate_pct);
   write_opt(j, "occupancy_pct", v.occupancy_pct);
   write_opt(j, "sm_clock_mhz", v.sm_clock_mhz);
+  write_opt(j, "pct_of_peak_at_clock", v.pct_of_peak_at_clock);
 }
 
 void from_json(const json& j, Counters& v) {
@@ -253,6 +254,7 @@ void from_json(const json& j, Counters& v) {
   read(j, "l2_hit_rate_pct", v.l2_hit_rate_pct);
   read(j, "occupancy_pct", v.occupancy_pct);
   read(j, "sm_clock_mhz", v.sm_clock_mhz);
+  read(j, "pct_of_peak_at_clock", v.pct_of_peak_at_clock);
 }
 
 void to_json(json& j, const VariantResult& v) {

@@ -146,7 +146,7 @@ void counters_table(std::string& out, const CaseResult& c) {
   out += "| step | op | DRAM read GB | DRAM write GB | measured GB | min GB | ratio | TFLOP/s | DRAM GB/s | bound | "
          "tensor pipe | SM clock MHz | SM thr. | DRAM thr. | L2 hit | occupancy |\n";
   out += "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
-  std::string missing;
+  std::string missing, at_clock;
   for (const auto& v : c.variants) {
     if (!v.counters) continue;
     const Counters& k = *v.counters;
@@ -173,8 +173,12 @@ void counters_table(std::string& out, const CaseResult& c) {
                          op_value(op, metric::kL2HitRatePct, 1, 1, "%"),
                          op_value(op, metric::kOccupancyPct, 1, 1, "%"));
     }
+    if (k.pct_of_peak_at_clock)
+      at_clock += fmt::format("- {}: {:.1f} TFLOP/s, {:.1f}% of the GPU's dense peak at the {:.0f} MHz it ran at\n",
+                              v.name, k.achieved_tflops.value_or(0), *k.pct_of_peak_at_clock, k.sm_clock_mhz.value_or(0));
     if (!k.note.empty()) missing += fmt::format("- {}: {}\n", v.name, k.note);
   }
+  if (!at_clock.empty()) out += "\n" + at_clock;
   if (!missing.empty()) out += "\n" + missing;
 }
 

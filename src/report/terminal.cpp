@@ -114,16 +114,17 @@ std::string opt(const std::optional<double>& v, int digits, double scale = 1, co
 }
 
 /// Hardware counters (run --metrics): per step and op, measured vs minimum DRAM bytes, DRAM GB/s, the bound
-/// with its % of the ceiling, tensor pipe, the SM clock of the counters pass.
+/// with its % of the ceiling, tensor pipe, the SM clock the ops ran at and the % of the GPU's peak at that clock.
 std::string counters(const CaseResult& c, bool color) {
   Table t;
-  t.header = {"step", "op", "DRAM GB (meas / min)", "ratio", "DRAM GB/s", "bound", "tensor pipe", "SM clock MHz"};
+  t.header = {"step", "op", "DRAM GB (meas / min)", "ratio", "DRAM GB/s", "bound", "tensor pipe", "SM clock MHz",
+              "% peak at clock"};
   t.left_columns = 2;
   for (const auto& v : c.variants) {
     if (!v.counters) continue;
     const Counters& k = *v.counters;
     if (k.status != "ok") {
-      t.add({v.name, "", "—", "—", "—", "—", "not collected: " + k.note, ""});
+      t.add({v.name, "", "—", "—", "—", "—", "not collected: " + k.note, "", ""});
       continue;
     }
     std::string pct;  // (fmt, not operator+: g++ 13 -Wrestrict false positive on the concatenation)
@@ -132,11 +133,11 @@ std::string counters(const CaseResult& c, bool color) {
     t.add({v.name, "(all)",
            opt(k.dram_bytes, 3, 1e-9) + " / " + (k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—"),
            opt(k.dram_bytes_ratio, 2, 1, "x"), opt(k.achieved_gbps, 0), k.bound.empty() ? "—" : k.bound + pct,
-           opt(k.tensor_pipe_pct, 1, 1, "%"), opt(k.sm_clock_mhz, 0)});
+           opt(k.tensor_pipe_pct, 1, 1, "%"), opt(k.sm_clock_mhz, 0), opt(k.pct_of_peak_at_clock, 1, 1, "%")});
     for (const auto& op : k.ops) {
       const auto tp = op.values.find(metric::kTensorPipePct);
       t.add({"", op.name, opt(op.dram_bytes, 3, 1e-9), "", opt(op.gbps, 0), "",
-             tp == op.values.end() ? "—" : fmt::format("{:.1f}%", tp->second), opt(op.sm_clock_mhz, 0)});
+             tp == op.values.end() ? "—" : fmt::format("{:.1f}%", tp->second), opt(op.sm_clock_mhz, 0), ""});
     }
   }
   return t.rows.empty() ? std::string() : t.render(color);

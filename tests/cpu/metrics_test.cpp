@@ -228,6 +228,35 @@ TEST(CounterAnalysis, MeasuredVsMinimumBytesRatesAndBound) {
   EXPECT_EQ(v.counters->bound, "memory");            // 2000 / 3000 = 66.7%
 }
 
+TEST(CounterAnalysis, PeakAtTheClockTheOpsRanAt) {
+  // sm_90 dense peaks per SM and cycle reproduce the H100 SXM datasheet over 132 SMs (work.hpp).
+  EXPECT_EQ(peak_flop_per_sm_cycle(Precision::kFp16, false), 4096);
+  EXPECT_EQ(peak_flop_per_sm_cycle(Precision::kBf16, false), 4096);
+  EXPECT_EQ(peak_flop_per_sm_cycle(Precision::kFp32, true), 2048);
+  EXPECT_EQ(peak_flop_per_sm_cycle(Precision::kFp32, false), 256);
+  EXPECT_NEAR(132 * 4096 * 1.83e9 / 1e12, 989.4, 0.1);  // TFLOP/s, fp16 dense at the 1830 MHz boost
+  VariantResult v = step_with_counters();
+  analyze_counters(v, 1.0e9, Ceilings{800, 4000, "test"}, 132 * 4096.0);
+  // 200 TFLOP/s achieved; peak at 1620 MHz = 132 · 4096 · 1.62e9 = 875.9 TFLOP/s → 22.83%
+  EXPECT_NEAR(*v.counters->pct_of_peak_at_clock, 200e12 / (132 * 4096.0 * 1620e6) * 100, 1e-9);
+  EXPECT_NEAR(*v.counters->pct_of_peak_at_clock, 22.83, 0.01);
+  analyze_counters(v, 1.0e9, Ceilings{800, 4000, "test"});  // no SM count: left empty
+  EXPECT_FALSE(v.counters->pct_of_peak_at_clock.has_value());
+  // Report level: the SM count comes from the environment block, the peak per SM from the precision.
+  Config config;  // fp16
+  Report r;
+  CaseResult c;
+  c.batch = 1024;
+  c.lengths = {{"requests", 15}};
+  c.variants.push_back(step_with_counters());
+  r.cases.push_back(c);
+  analyze_counters(r, config, Ceilings{800, 4000, "test"});
+  EXPECT_FALSE(r.cases[0].variants[0].counters->pct_of_peak_at_clock.has_value());  // no environment
+  r.environment = {{"gpu", {{"sm_count", 132}}}};
+  analyze_counters(r, config, Ceilings{800, 4000, "test"});
+  EXPECT_NEAR(*r.cases[0].variants[0].counters->pct_of_peak_at_clock, 22.83, 0.01);
+}
+
 TEST(CounterAnalysis, SmClockNeedsTheOpsTimedMedian) {
   VariantResult v = step_with_counters();
   v.ops[1].name = "another_op";  // gemm_cand has counters but no timing: no clock (its range time holds idle time)
@@ -287,7 +316,7 @@ TEST(CounterReport, MarkdownTerminalAndCsvShowMeasuredVsMinimum) {
   off.counters = k;
   c.variants.push_back(off);
   r.cases.push_back(c);
-  analyze_counters(r.cases[0].variants[0], 1.0e9, Ceilings{800, 4000, "test"});
+  analyze_counters(r.cases[0].variants[0], 1.0e9, Ceilings{800, 4000, "test"}, 132 * 4096.0);
   const std::string md = render_markdown(r);
   EXPECT_NE(md.find("#### Hardware counters"), std::string::npos) << md;
   EXPECT_NE(md.find("| decomposed | (all, 2 passes) | 1.000 | 1.000 | 2.000 | 1.000 | 2.00x | 200.0 | 2000 | "
@@ -296,15 +325,21 @@ TEST(CounterReport, MarkdownTerminalAndCsvShowMeasuredVsMinimum) {
       << md;
   EXPECT_NE(md.find("| | gemm_cand | 0.800 | 0.700 | 1.500 | | | | 2000 | | 40.0% | 1500 |"), std::string::npos) << md;
   EXPECT_NE(md.find("- fused: counters not collected: no permission"), std::string::npos) << md;
+  EXPECT_NE(md.find("- decomposed: 200.0 TFLOP/s, 22.8% of the GPU's dense peak at the 1620 MHz it ran at"),
+            std::string::npos)
+      << md;
   const std::string term = render_terminal(r, false);
   EXPECT_NE(term.find("2.000 / 1.000"), std::string::npos) << term;
   EXPECT_NE(term.find("SM clock MHz"), std::string::npos) << term;
   EXPECT_NE(term.find("1620"), std::string::npos) << term;
+  EXPECT_NE(term.find("22.8%"), std::string::npos) << term;
   EXPECT_NE(term.find("not collected: no permission"), std::string::npos) << term;
   const std::string csv = render_csv(r);
   EXPECT_NE(csv.find(",2000000000,1000000000,2,2000,latency,35,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("op_tensor_pipe_pct,counters_sm_clock_mhz,op_sm_clock_mhz,error"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",1500000000,2000,40,1620,1500,\n"), std::string::npos) << csv;  // gemm_cand's row
+  EXPECT_NE(csv.find("op_tensor_pipe_pct,counters_sm_clock_mhz,op_sm_clock_mhz,pct_of_peak_at_clock,error"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",1500000000,2000,40,1620,1500,22.8"), std::string::npos) << csv;  // gemm_cand's row
 }
 
 }  // namespace
