@@ -245,10 +245,26 @@ std::string holdings(const char* side, const std::vector<LoadedReport>& reports)
 /// only after timing) means a corrupt or hand-edited report: either would otherwise pass the gate (an
 /// unmatched step, or UNSURE "too few samples"). Throws InputError naming the file and the step (exit 2).
 void check_comparable_steps(const LoadedReport& lr) {
+  const auto corrupt = "; the report is corrupt or hand-edited, re-run the benchmark to regenerate it";
   for (size_t c = 0; c < lr.report.cases.size(); ++c) {
+    // Entries are paired by case label, step name and op name: a second one of the same name would be
+    // paired arbitrarily (a 50% slower duplicate step compared SAME).
+    for (size_t d = 0; d < c; ++d)
+      if (lr.report.cases[d].label == lr.report.cases[c].label)
+        throw InputError(fmt::format("{}: /cases/{} has the label '{}' of /cases/{}: every case label must be unique{}",
+                                     lr.path, c, lr.report.cases[c].label, d, corrupt));
     for (size_t v = 0; v < lr.report.cases[c].variants.size(); ++v) {
       const VariantResult& vr = lr.report.cases[c].variants[v];
       const std::string at = fmt::format("{}: /cases/{}/variants/{} ('{}')", lr.path, c, v, vr.name);
+      for (size_t d = 0; d < v; ++d)
+        if (lr.report.cases[c].variants[d].name == vr.name && !vr.name.empty())
+          throw InputError(fmt::format("{}: the step name is also /cases/{}/variants/{}'s: every step of a case "
+                                       "must have its own name{}", at, c, d, corrupt));
+      for (size_t o = 0; o < vr.ops.size(); ++o)
+        for (size_t d = 0; d < o; ++d)
+          if (vr.ops[d].name == vr.ops[o].name)
+            throw InputError(fmt::format("{}: /ops/{} has the name '{}' of /ops/{}: every op of a step must have its "
+                                         "own name{}", at, o, vr.ops[o].name, d, corrupt));
       if (vr.name.empty())
         throw InputError(at + ": the step has no name; the report is corrupt, re-run the benchmark to regenerate it");
       if (vr.status == "ok" && vr.region_samples_ms.empty())

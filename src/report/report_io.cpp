@@ -34,9 +34,14 @@ std::string name_of(const nlohmann::json& item, const char* key) {
   return it != item.end() && it->is_string() ? it->get<std::string>() : "?";
 }
 
+/// The largest timing sample a report may hold [ms]: 1e9 ms ≈ 11.6 days. No GPU sample comes near it; a
+/// larger value is corrupt, and would overflow compare's statistics (1e308 ms made the mean inf and passed
+/// the gate as UNSURE).
+constexpr double kMaxSampleMs = 1e9;
+
 /// Checks that every value of the timing array j[key] is a finite number > 0 (a duration; ≥ 0 when
-/// `zero_ok`: an op may launch nothing, e.g. the user GEMM at K_user = 0); records "pointer (entry): must
-/// be > 0, got x" for the bad ones. Missing or non-array keys are left to the typed reader.
+/// `zero_ok`: an op may launch nothing, e.g. the user GEMM at K_user = 0) and below kMaxSampleMs; records
+/// "pointer (entry): must be > 0, got x" for the bad ones. Missing or non-array keys are left to the typed reader.
 void check_samples(const nlohmann::json& j, const char* key, const std::string& ptr, const std::string& entry,
                    std::vector<std::string>& problems, size_t& bad, bool zero_ok = false) {
   const auto it = j.find(key);
@@ -44,17 +49,18 @@ void check_samples(const nlohmann::json& j, const char* key, const std::string& 
   for (size_t i = 0; i < it->size(); ++i) {
     const nlohmann::json& x = (*it)[i];
     const bool ok = x.is_number() && std::isfinite(x.get<double>()) &&
-                    (x.get<double>() > 0 || (zero_ok && x.get<double>() == 0));
+                    (x.get<double>() > 0 || (zero_ok && x.get<double>() == 0)) && x.get<double>() < kMaxSampleMs;
     if (ok) continue;
     if (++bad > kMaxListedBadSamples) continue;
-    problems.push_back(fmt::format("{}/{}/{} ({}): must be {} 0, got {}", ptr, key, i, entry, zero_ok ? "≥" : ">",
-                                   describe_value(x)));
+    problems.push_back(fmt::format("{}/{}/{} ({}): must be {} 0 and < {:g} ms, got {}", ptr, key, i, entry,
+                                   zero_ok ? "≥" : ">", kMaxSampleMs, describe_value(x)));
   }
 }
 
-/// The timing samples `compare` judges must be durations: each variant's region_samples_ms finite and > 0,
-/// ops[].samples_ms finite and ≥ 0 (an op that launched nothing measures 0; compare skips a 0 median). Throws InputError naming the file, each bad
-/// value's JSON pointer and its entry (case / variant / op), and the fix.
+/// The timing samples of a report must be durations: each variant's region_samples_ms finite and > 0,
+/// ops[].samples_ms and ops[].kernels[].samples_ms finite and ≥ 0 (an op that launched nothing measures 0;
+/// compare skips a 0 median), all < kMaxSampleMs. Throws InputError naming the file, each bad value's JSON
+/// pointer and its entry (case / variant / op / kernel), and the fix.
 void check_timing_samples(const nlohmann::json& j, const std::string& source) {
   const auto cases = j.find("cases");
   if (cases == j.end() || !cases->is_array()) return;
@@ -74,8 +80,16 @@ void check_timing_samples(const nlohmann::json& j, const std::string& source) {
       if (ops == vj.end() || !ops->is_array()) continue;
       for (size_t o = 0; o < ops->size(); ++o) {
         if (!(*ops)[o].is_object()) continue;
-        check_samples((*ops)[o], "samples_ms", fmt::format("{}/ops/{}", vp, o),
-                      fmt::format("{}, op '{}'", entry, name_of((*ops)[o], "name")), problems, bad, /*zero_ok=*/true);
+        const std::string op_entry = fmt::format("{}, op '{}'", entry, name_of((*ops)[o], "name"));
+        check_samples((*ops)[o], "samples_ms", fmt::format("{}/ops/{}", vp, o), op_entry, problems, bad,
+                      /*zero_ok=*/true);
+        const auto kernels = (*ops)[o].find("kernels");
+        if (kernels == (*ops)[o].end() || !kernels->is_array()) continue;
+        for (size_t k = 0; k < kernels->size(); ++k)
+          if ((*kernels)[k].is_object())
+            check_samples((*kernels)[k], "samples_ms", fmt::format("{}/ops/{}/kernels/{}", vp, o, k),
+                          fmt::format("{}, kernel '{}'", op_entry, name_of((*kernels)[k], "name")), problems, bad,
+                          /*zero_ok=*/true);
       }
     }
   }
@@ -83,7 +97,7 @@ void check_timing_samples(const nlohmann::json& j, const std::string& source) {
   std::string msg = source + ": " + problems.front();
   for (size_t i = 1; i < problems.size(); ++i) msg += "\n  " + source + ": " + problems[i];
   if (bad > problems.size()) msg += fmt::format("\n  {}: and {} more bad sample values", source, bad - problems.size());
-  msg += "\n  timing samples are durations in ms and must be finite (> 0 for a step's region): the report is corrupt or from a "
+  msg += "\n  timing samples are durations in ms and must be finite and under 1e9 ms (> 0 for a step's region): the report is corrupt or from a "
          "broken measurement; re-run the benchmark to regenerate it";
   throw InputError(msg);
 }

@@ -92,7 +92,7 @@ TEST_F(CompareInput, NegativeSampleNamesFileEntryAndField) {
   const std::string msg = message_of([&] { compare_paths(old_p, new_p, {}); });
   EXPECT_NE(msg.find(new_p + ": /cases/0/variants/2/region_samples_ms/5"), std::string::npos) << msg;
   EXPECT_NE(msg.find("variant 'k_aligned'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("must be > 0, got -0.4"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("must be > 0 and < 1e+09 ms, got -0.4"), std::string::npos) << msg;
   EXPECT_NE(msg.find("re-run the benchmark"), std::string::npos) << msg;
   // The binary: exit 2 with the same message.
   const int rc = compare({old_p, new_p});
@@ -127,7 +127,7 @@ TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   nan_op["cases"][0]["variants"][1]["ops"][0]["samples_ms"][3] = std::nan("");  // written as null
   const std::string msg = message_of([&] { compare_paths(old_p, write("nan.json", nan_op), {}); });
   EXPECT_NE(msg.find("/cases/0/variants/1/ops/0/samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
-                     "'decomposed', op 'gemm'): must be ≥ 0, got null"),
+                     "'decomposed', op 'gemm'): must be ≥ 0 and < 1e+09 ms, got null"),
             std::string::npos)
       << msg;
   nlohmann::json inf = tiny_report();
@@ -139,7 +139,7 @@ TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   for (auto& x : zero["cases"][0]["variants"][0]["region_samples_ms"]) x = 0.0;
   const std::string z = message_of([&] { compare_paths(write("zero.json", zero), old_p, {}); });
   EXPECT_NE(z.find("zero.json: /cases/0/variants/0/region_samples_ms/0"), std::string::npos) << z;
-  EXPECT_NE(z.find("must be > 0, got 0"), std::string::npos) << z;
+  EXPECT_NE(z.find("must be > 0 and < 1e+09 ms, got 0"), std::string::npos) << z;
   EXPECT_NE(z.find("and 5 more bad sample values"), std::string::npos) << z;
   // ... while an op may measure 0 (it launched nothing, e.g. the user GEMM at K_user = 0): compared, with a note.
   nlohmann::json zero_op = tiny_report();
@@ -286,6 +286,50 @@ TEST_F(CompareInput, AnOkStepWithoutSamplesOrANamelessStepIsCorrupt) {
   bad["cases"][0]["variants"][1]["status"] = "failed";
   const std::string failed = write("failed.json", bad);
   EXPECT_EQ(message_of([&] { compare_paths(old_p, failed, {}); }), "(no InputError)") << "a failed step is not corrupt";
+}
+
+TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
+  // Each passed the gate (exit 0) before: a 50% slower copy of a step compared SAME against the first one
+  // of its name; a 1e308 ms sample overflowed the mean to inf (UNSURE); kernel samples were not checked.
+  const std::string old_p = write("old.json", tiny_report());
+  nlohmann::json bad = tiny_report();
+  nlohmann::json slow = bad["cases"][0]["variants"][2];
+  for (auto& x : slow["region_samples_ms"]) x = x.get<double>() * 1.5;
+  bad["cases"][0]["variants"].push_back(slow);
+  const std::string dup_step = write("dup_step.json", bad);
+  std::string msg = message_of([&] { compare_paths(old_p, dup_step, {}); });
+  EXPECT_NE(msg.find(dup_step + ": /cases/0/variants/3 ('k_aligned'): the step name is also /cases/0/variants/2's"),
+            std::string::npos)
+      << msg;
+  bad = tiny_report();
+  bad["cases"][0]["variants"][0]["ops"].push_back(bad["cases"][0]["variants"][0]["ops"][0]);
+  const std::string dup_op = write("dup_op.json", bad);
+  msg = message_of([&] { compare_paths(dup_op, old_p, {}); });
+  EXPECT_NE(msg.find("/cases/0/variants/0 ('baseline'): /ops/1 has the name 'gemm' of /ops/0"), std::string::npos) << msg;
+  bad = tiny_report();
+  bad["cases"].push_back(bad["cases"][0]);
+  const std::string dup_case = write("dup_case.json", bad);
+  msg = message_of([&] { compare_paths(old_p, dup_case, {}); });
+  EXPECT_NE(msg.find(dup_case + ": /cases/1 has the label 'B=1024 fixed(length=70)' of /cases/0"), std::string::npos)
+      << msg;
+  bad = tiny_report();
+  bad["cases"][0]["variants"][2]["region_samples_ms"][3] = 1e308;
+  const std::string huge = write("huge.json", bad);
+  msg = message_of([&] { compare_paths(old_p, huge, {}); });
+  EXPECT_NE(msg.find(huge + ": /cases/0/variants/2/region_samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
+                            "'k_aligned'): must be > 0 and < 1e+09 ms"),
+            std::string::npos)
+      << msg;
+  bad = tiny_report();
+  bad["cases"][0]["variants"][1]["ops"][0]["kernels"] = {{{"name", "gemm_kernel"}, {"samples_ms", {0.5, -0.2}}}};
+  const std::string kernel = write("kernel.json", bad);
+  msg = message_of([&] { compare_paths(old_p, kernel, {}); });
+  EXPECT_NE(msg.find(kernel + ": /cases/0/variants/1/ops/0/kernels/0/samples_ms/1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("kernel 'gemm_kernel'): must be ≥ 0 and < 1e+09 ms, got -0.2"), std::string::npos) << msg;
+  // The binary: exit 2, not a verdict.
+  const int rc = compare({old_p, dup_step});
+  if (rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(rc, 2) << out_ << err_;
 }
 
 TEST_F(CompareInput, AConfigIsNotAReport) {

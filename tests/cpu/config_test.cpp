@@ -201,6 +201,21 @@ TEST(Config, DuplicateVariantIsRejected) {
   expect_one(j, "/variants/3/name", "duplicate variant 'decomposed' (already at /variants/1)");
 }
 
+TEST(Config, RepeatedCasesAreRejectedAndSeedsLabelTheirCases) {
+  // Case labels pair cases in `compare`: a repeated batch would give two cases of one label.
+  auto j = good();
+  j["workload"]["batch"] = {512, 1024, 512};
+  expect_one(j, "/workload", "cases 0 and 2 are the same (B=512 lognormal(mean=70,sigma=0.8)): list each batch");
+  // Request entries that differ only in their seed are different cases: the seed goes into both labels.
+  j = good();
+  j["workload"]["requests"] = {j["workload"]["requests"], j["workload"]["requests"]};
+  j["workload"]["requests"][1]["seed"] = 7;
+  const Config c = parse_config(j, context());
+  ASSERT_EQ(c.workload.cases.size(), 2u);
+  EXPECT_EQ(c.workload.cases[0].label, "B=1024 lognormal(mean=70,sigma=0.8) seed=1");
+  EXPECT_EQ(c.workload.cases[1].label, "B=1024 lognormal(mean=70,sigma=0.8) seed=7");
+}
+
 TEST(Config, UnknownVariantOptionSuggestsTheClosest) {
   auto j = good();
   j["variants"][0]["options"] = {{"time_broadcst", true}};
