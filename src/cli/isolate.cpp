@@ -339,7 +339,7 @@ int run_isolated_verb(const Config& config, const IsolateOptions& opts, const st
   analyze(report, config, ceil);
   const int rc = run_exit_code(report);
   report.exit_code = rc;
-  write_reports(report, prefix, formats);
+  write_reports_or_rescue(report, prefix, formats);
   fmt::print("{}", render_terminal(report, use_color(STDOUT_FILENO)));
   for (const auto& f : formats) fmt::print("report: {}.{}\n", prefix, find_report_writer(f)->extension);
   return rc;

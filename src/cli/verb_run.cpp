@@ -14,6 +14,7 @@
 #include "cli/isolate.hpp"
 #include "cli/progress.hpp"
 #include "cli/verb.hpp"
+#include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "measure/calibrate.hpp"
 #include "measure/device_info.hpp"
@@ -130,6 +131,9 @@ int run(const RunArgs& a) {
   // A case too big for the config's GPU model's datasheet memory is bad input on any machine (as validate says).
   if (auto issues = datasheet_memory_issues(config); !issues.empty())
     throw ConfigError(a.config.empty() ? "<default>" : a.config, std::move(issues));
+  // The output paths are written after the GPU work: a bad one must fail now, not lose the measurement.
+  check_report_paths(a.output.empty() ? "gpubench_" + config.name : a.output, a.formats);
+  if (!a.trace.empty()) check_writable(a.trace);
   if (const std::string why = measure::device_unavailable_reason(config.device.index); !why.empty()) {
     fmt::print(stderr,
                "gpubench run needs an NVIDIA Hopper GPU (sm_90a: H100/H200) and its driver: {}. "
@@ -167,7 +171,7 @@ int run(const RunArgs& a) {
   report.exit_code = rc;
 
   const std::string prefix = a.output.empty() ? "gpubench_" + config.name : a.output;
-  write_reports(report, prefix, a.formats);
+  write_reports_or_rescue(report, prefix, a.formats);
   if (!a.profile) fmt::print("{}", render_terminal(report, use_color(STDOUT_FILENO)));
   for (const auto& f : a.formats) fmt::print("report: {}.{}\n", prefix, find_report_writer(f)->extension);
   if (!a.trace.empty()) {

@@ -29,8 +29,14 @@ void parse_top(Validator& v, const nlohmann::json& j, Config& c) {
     const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
       return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-';
     });
-    if (!ok)
-      v.add("/name", fmt::format("must match [A-Za-z0-9_.-]+ (it names report files), got '{}'", name));
+    // 200: gpubench_<name>.json and its temp file name stay under the 255-byte file name limit of Linux
+    // file systems (NAME_MAX).
+    constexpr size_t kMaxName = 200;
+    if (!ok)  // shown JSON-escaped: a control character must not cut or colour the message
+      v.add("/name", fmt::format("must match [A-Za-z0-9_.-]+ (it names report files), got {}", show(name)));
+    else if (name.size() > kMaxName)
+      v.add("/name", fmt::format("must be at most {} characters (it names report files: gpubench_<name>.json), got {}",
+                                 kMaxName, name.size()));
     else
       c.name = name;
   }

@@ -14,21 +14,39 @@
 
 namespace gpubench {
 
-void write_file_atomic(const std::string& path, std::string_view content) {
+namespace {
+/// The folder check, parent folders and a temp file beside `path` (mkstemp: `tmp` gets its name).
+/// Returns the open descriptor; throws InputError naming the path and the fix.
+int open_temp_beside(const std::string& path, std::string& tmp) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   std::error_code ec;
-  if (fs::is_directory(target, ec) || (!path.empty() && path.back() == '/')) {
+  if (path.empty()) throw InputError("empty output path; give a file path (e.g. out.json)");
+  if (fs::is_directory(target, ec) || path.back() == '/') {
     throw InputError(path + ": is a folder; give a file path (e.g. " +
                      (fs::path(path) / "out.md").lexically_normal().string() + ")");
   }
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  std::string tmp = path + ".tmp.XXXXXX";
+  tmp = path + ".tmp.XXXXXX";
   const int fd = mkstemp(tmp.data());
   if (fd < 0) {
     throw InputError(path + ": cannot create a temp file beside it (" + std::strerror(errno) +
                      "); choose a writable output path");
   }
+  return fd;
+}
+}  // namespace
+
+void check_writable(const std::string& path) {
+  std::string tmp;
+  const int fd = open_temp_beside(path, tmp);
+  ::close(fd);
+  ::unlink(tmp.c_str());
+}
+
+void write_file_atomic(const std::string& path, std::string_view content) {
+  std::string tmp;
+  const int fd = open_temp_beside(path, tmp);
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {

@@ -1,8 +1,12 @@
 #include "report/writer.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
 #include <utility>
 
 #include "core/atomic_file.hpp"
@@ -44,6 +48,29 @@ std::vector<std::string> report_format_names() {
   std::vector<std::string> names;
   for (const auto& w : writers()) names.push_back(w.name);
   return names;
+}
+
+void check_report_paths(const std::string& prefix, const std::vector<std::string>& formats) {
+  for (const auto& f : formats) {
+    const ReportWriter* w = find_report_writer(f);
+    if (!w) throw InputError("--format: unknown report format \"" + f + "\"");
+    check_writable(prefix + "." + w->extension);
+  }
+}
+
+void write_reports_or_rescue(const Report& report, const std::string& prefix, const std::vector<std::string>& formats) {
+  try {
+    write_reports(report, prefix, formats);
+  } catch (const InputError& e) {
+    const std::filesystem::path rescue =
+        std::filesystem::temp_directory_path() / ("gpubench_rescued_" + std::to_string(::getpid()) + ".json");
+    try {
+      write_file_atomic(rescue.string(), render_json(report));
+    } catch (const InputError&) {
+      throw InputError(std::string(e.what()) + "; the JSON report could not be saved in the temp folder either");
+    }
+    throw InputError(std::string(e.what()) + "; the measured JSON report was saved as " + rescue.string());
+  }
 }
 
 void write_reports(const Report& report, const std::string& prefix, const std::vector<std::string>& formats) {

@@ -33,6 +33,15 @@ std::vector<std::string> report_format_names();
 /// the known ones) or an unwritable path.
 void write_reports(const Report& report, const std::string& prefix, const std::vector<std::string>& formats);
 
+/// check_writable (core/atomic_file.hpp) of PREFIX.<extension> for each of `formats`: before a run measures,
+/// so that a bad -o path fails at once rather than after the GPU work. Throws InputError for an unknown
+/// format or an unwritable path.
+void check_report_paths(const std::string& prefix, const std::vector<std::string>& formats);
+
+/// write_reports, and when that fails (disk full, folder gone since the check), the JSON report to a
+/// temp-folder file so that nothing measured is lost: rethrows the InputError with that file's path added.
+void write_reports_or_rescue(const Report& report, const std::string& prefix, const std::vector<std::string>& formats);
+
 /// The JSON file: to_json(report) dumped with 2-space indent and a trailing newline.
 std::string render_json(const Report& report);
 /// The Markdown file (see report_markdown.cpp for its sections).

@@ -113,5 +113,30 @@ TEST(AtomicFile, ReplacesAndCreatesParents) {
   fs::remove_all(dir);
 }
 
+TEST(AtomicFile, CheckWritableProbesWithoutLeavingAFile) {
+  const fs::path dir = fresh_dir("probe");
+  const std::string ok = (dir / "sub" / "report.json").string();
+  check_writable(ok);  // creates the parent folder, leaves neither the file nor a temp file
+  EXPECT_TRUE(fs::is_directory(dir / "sub"));
+  EXPECT_FALSE(fs::exists(ok));
+  EXPECT_EQ(temp_files(dir / "sub"), 0);
+  write_file_atomic((dir / "afile").string(), "x");
+  try {
+    check_writable((dir / "afile" / "report.json").string());  // a parent that is a file
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("afile/report.json: cannot create a temp file beside it"), std::string::npos)
+        << e.what();
+  }
+  try {
+    check_writable((dir / (std::string(300, 'n') + ".json")).string());  // over the 255-byte name limit
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("File name too long"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(check_writable(""), InputError);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -201,6 +201,16 @@ TEST(Config, DuplicateVariantIsRejected) {
   expect_one(j, "/variants/3/name", "duplicate variant 'decomposed' (already at /variants/1)");
 }
 
+TEST(Config, NameIsShownEscapedAndLimitedInLength) {
+  auto j = good();
+  j["name"] = std::string("a\0b\n\x1b[31m", 9);  // a NUL must not cut the message short
+  expect_one(j, "/name", R"(got "a\u0000b\n\u001b[31m")");
+  j["name"] = std::string(201, 'n');  // gpubench_<name>.json must fit a 255-byte file name
+  expect_one(j, "/name", "must be at most 200 characters (it names report files: gpubench_<name>.json), got 201");
+  j["name"] = std::string(200, 'n');
+  EXPECT_NO_THROW(parse_config(j, context()));
+}
+
 TEST(Config, RepeatedCasesAreRejectedAndSeedsLabelTheirCases) {
   // Case labels pair cases in `compare`: a repeated batch would give two cases of one label.
   auto j = good();

@@ -218,6 +218,33 @@ TEST(ReportWriters, WritesAtomicallyAndReplaces) {
   fs::remove_all(dir);
 }
 
+TEST(ReportWriters, AFailedWriteRescuesTheJsonReport) {
+  // Nothing measured is lost: when the report cannot be written where asked, the JSON goes to the temp folder.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gpubench_rescue_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_file_atomic((dir / "afile").string(), "x");
+  Report r = full_report();
+  std::string msg;
+  try {
+    write_reports_or_rescue(r, (dir / "afile" / "out").string(), {"json", "md"});
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  const std::string marker = "the measured JSON report was saved as ";
+  const size_t at = msg.find(marker);
+  ASSERT_NE(at, std::string::npos) << msg;
+  const std::string rescued = msg.substr(at + marker.size());
+  const Report back = nlohmann::json::parse(read_file(rescued)).get<Report>();
+  EXPECT_EQ(nlohmann::json(back), nlohmann::json(r));
+  fs::remove(rescued);
+  EXPECT_THROW(check_report_paths((dir / "afile" / "out").string(), {"json"}), InputError);
+  check_report_paths((dir / "ok" / "out").string(), {"json", "md", "csv"});
+  EXPECT_FALSE(fs::exists(dir / "ok" / "out.json"));
+  fs::remove_all(dir);
+}
+
 TEST(ReportTerminal, PlanTable) {
   Config cfg;
   cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}};

@@ -162,6 +162,22 @@ TEST(Cli, TraceNeedsCuptiAndTiming) {
   EXPECT_NE(r.err.find("nothing to trace"), std::string::npos) << r.err;
 }
 
+TEST(Cli, RunRefusesAnUnwritableOutputBeforeTheGpuWork) {
+  // Reports are written after measuring: a bad -o must fail at once (exit 2 on any machine, before the GPU check).
+  const fs::path file = fs::temp_directory_path() / ("gpubench_smoke_afile_" + std::to_string(::getpid()));
+  std::ofstream(file) << "x";
+  CliRun r = gpubench_cli({"run", "-o", (file / "x").string()}, "unwritable");
+  if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("x.json: cannot create a temp file beside it (Not a directory); choose a writable output path"),
+            std::string::npos)
+      << r.err;
+  r = gpubench_cli({"run", "--trace", (file / "t.json").string()}, "unwritable_trace");
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("t.json: cannot create a temp file beside it"), std::string::npos) << r.err;
+  fs::remove(file);
+}
+
 TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
   CliRun r = gpubench_cli({"bogusverb"}, "bogus");
   if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
