@@ -73,12 +73,41 @@ std::string option_guesses(const CLI::App& cmd, int argc, char** argv) {
   }
   return out;
 }
+/// After CLI11's "… not expected": " ('--quiet' goes after the command: gpubench run --quiet …)" for each
+/// option placed before the command `verb` (CLI11 takes it for the command's and blames the command), and
+/// " (--metrics takes its value with '=': --metrics=compute)" when a value follows --metrics after a space
+/// (the optional value is not taken, so the word becomes the config and the config an extra argument).
+std::string placement_hints(const std::string& verb, int argc, char** argv) {
+  std::string out;
+  int at = argc;
+  for (int i = 1; i < argc; ++i)
+    if (verb == argv[i]) {
+      at = i;
+      break;
+    }
+  for (int i = 1; i < at; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() > 1 && arg[0] == '-' && arg != "--help" && arg != "-h" && arg != "--version")
+      out += fmt::format(" ('{}' goes after the command: gpubench {} {} …)", arg, verb, arg);
+  }
+  for (int i = at + 1; i + 1 < argc; ++i) {
+    const std::string arg = argv[i], next = argv[i + 1];
+    const bool metric_word = next == "memory" || next == "compute" || next == "all" || next == "none" ||
+                             next.find("__") != std::string::npos;
+    if (arg == "--metrics" && metric_word)
+      out += fmt::format(" (--metrics takes its value with '=': --metrics={})", next);
+  }
+  return out;
+}
 }  // namespace
 
 int run_app(int argc, char** argv) {
   CLI::App app{"gpubench: where GPU kernel time goes, and what an optimization is worth end to end"};
   app.set_version_flag("--version", fmt::format("gpubench {} (git {})", build_info::kVersion, build_info::kGitSha));
   app.require_subcommand(1);
+  app.footer("Options go after the command: gpubench COMMAND --help lists them.\n"
+             "Exit codes: 0 ok; 1 regression (compare) or failed correctness check (run); 2 bad input; "
+             "3 no usable GPU or a CUDA error; 130/143 interrupted (the partial report is still written).");
   // Parse errors in the form of every other error: "gpubench VERB: error: …", then the help hint.
   // An option CLI11 did not expect gets a "did you mean" like unknown commands and config keys.
   app.failure_message([argc, argv](const CLI::App* a, const CLI::Error& e) {
@@ -89,7 +118,10 @@ int run_app(int argc, char** argv) {
       cmd = sub;
     }
     std::string msg = "gpubench" + verb + ": error: " + e.what();
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ExtrasError)) msg += option_guesses(*cmd, argc, argv);
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ExtrasError)) {
+      msg += option_guesses(*cmd, argc, argv);
+      if (cmd != a) msg += placement_hints(cmd->get_name(), argc, argv);
+    }
     return msg + "\nRun with --help for more information.\n";
   });
   std::map<CLI::App*, VerbAction> actions;

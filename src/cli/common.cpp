@@ -69,17 +69,22 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
 }
 
 std::vector<ConfigIssue> metric_name_issues(const Config& c) {
-  if (c.measure.metrics.empty()) return {};
-  try {
-    (void)measure::check_metric_names(measure::resolve_metrics(c.measure.metrics),
-                                       measure::chip_for_model(c.device.model));
-  } catch (const InputError& e) {
-    std::string msg = e.what();
-    const std::string prefix = "--metrics / /measure/metrics: ";  // check_metric_names names both sources
-    if (msg.rfind(prefix, 0) == 0) msg.erase(0, prefix.size());
-    return {{"/measure/metrics", msg + "; fix the name or drop it"}};
+  const std::vector<std::string>& items = c.measure.metrics;
+  const std::string chip = measure::chip_for_model(c.device.model);
+  std::vector<ConfigIssue> out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!measure::looks_like_metric(items[i])) continue;  // a set name: its metrics are known to the chip
+    try {
+      (void)measure::check_metric_names({items[i]}, chip);
+    } catch (const InputError& e) {
+      std::string msg = e.what();
+      const std::string prefix = "--metrics / /measure/metrics: ";  // check_metric_names names both sources
+      if (msg.rfind(prefix, 0) == 0) msg.erase(0, prefix.size());
+      out.push_back({items.size() > 1 ? fmt::format("/measure/metrics/{}", i) : "/measure/metrics",
+                     msg + "; fix the name or drop it"});
+    }
   }
-  return {};
+  return out;
 }
 
 std::vector<std::string> datasheet_pipeline_notes(const Config& c) {

@@ -32,8 +32,8 @@ int64_t datasheet_memory_bytes(const std::string& model);
 std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 
 /// /measure/metrics names that the chip of c.device.model does not have (measure::check_metric_names: CUPTI's
-/// metric catalog, no GPU needed), as one problem at /measure/metrics listing each unknown name with its close
-/// names. Empty when all are known, when no metrics are set, or when the catalog cannot be opened here (`run`
+/// metric catalog, no GPU needed), one problem per unknown name at /measure/metrics/<index> (/measure/metrics
+/// for a single name) with its close names. Empty when all are known, when no metrics are set, or when the catalog cannot be opened here (`run`
 /// checks again). Unknown set names are already parse errors.
 std::vector<ConfigIssue> metric_name_issues(const Config& c);
 

@@ -59,7 +59,8 @@ void parse_device(Validator& v, const nlohmann::json& j, Config& c) {
 }
 
 /// /measure/metrics: a set name or metric name, or a list of them (hardware counters, issue #11). Each item
-/// is "memory" | "compute" | "all" or has a metric name's shape ("dram__bytes_read.sum"); whether the chip
+/// is "memory" | "compute" | "all" or has a metric name's shape ("dram__bytes_read.sum"); "none" alone means
+/// no counters (as `run --metrics=none`); whether the chip
 /// has the metric is checked by `gpubench run` (measure/metrics.hpp), which needs the CUPTI catalog.
 void parse_metrics(Validator& v, const nlohmann::json& o, const std::string& p, MeasureSpec& m) {
   const auto it = o.find("metrics");
@@ -83,6 +84,11 @@ void parse_metrics(Validator& v, const nlohmann::json& o, const std::string& p, 
       continue;
     }
     const std::string s = items[i].get<std::string>();
+    if (s == "none") {  // no counters, as `run --metrics=none`
+      if (items.size() > 1)
+        v.add(ip, "'none' turns the counters off and cannot be combined with other names; use \"none\" alone or drop it");
+      continue;
+    }
     const bool is_set = std::find(sets.begin(), sets.end(), s) != sets.end();
     const bool is_metric = s.find("__") != std::string::npos && std::all_of(s.begin(), s.end(), [](char ch) {
       return std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '_' ||

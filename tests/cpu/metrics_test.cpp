@@ -109,7 +109,7 @@ TEST(MetricCatalog, ValidateRefusesAMetricTheChipLacks) {
   testing::Child bad(bin, {"validate", write({"memory", "dram__bytes_raed.sum"})}, dir);
   EXPECT_EQ(bad.wait(60), 2);
   const std::string err = testing::slurp(dir / "err.txt");
-  EXPECT_NE(err.find("/measure/metrics: unknown metric 'dram__bytes_raed.sum' for GH100 (close: dram__bytes_read.sum"),
+  EXPECT_NE(err.find("/measure/metrics/1: unknown metric 'dram__bytes_raed.sum' for GH100 (close: dram__bytes_read.sum"),
             std::string::npos)
       << err;
   testing::Child good(bin, {"validate", write("memory")}, dir);  // a single set name as a string is fine
@@ -142,7 +142,11 @@ TEST(MetricConfig, MeasureMetricsParsedAndValidated) {
   // Without metrics the resolved config (and its hash) has no key: old configs keep their hash.
   const Config plain = parse_config({{"schema_version", 1}}, ctx);
   EXPECT_FALSE(plain.resolved["measure"].contains("metrics"));
-  for (const nlohmann::json& bad : {nlohmann::json("memroy"), nlohmann::json(3), nlohmann::json({"all", 1})}) {
+  // "none" alone: no counters, as `run --metrics=none`.
+  EXPECT_TRUE(parse_config({{"schema_version", 1}, {"measure", {{"metrics", {"none"}}}}}, ctx).measure.metrics.empty());
+  EXPECT_TRUE(parse_config({{"schema_version", 1}, {"measure", {{"metrics", "none"}}}}, ctx).measure.metrics.empty());
+  for (const nlohmann::json& bad : {nlohmann::json("memroy"), nlohmann::json(3), nlohmann::json({"all", 1}),
+                                    nlohmann::json({"none", "memory"})}) {
     try {
       parse_config({{"schema_version", 1}, {"measure", {{"metrics", bad}}}}, ctx);
       FAIL() << "expected ConfigError for " << bad.dump();

@@ -207,6 +207,18 @@ TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("A subcommand is required"), std::string::npos) << r.err;
+  // A command's own option placed before it: CLI11 blames the command; the hint says where it goes.
+  r = gpubench_cli({"--quiet", "run"}, "before_verb");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("not expected: --quiet ('--quiet' goes after the command: gpubench run --quiet …)"),
+            std::string::npos)
+      << r.err;
+  // `--metrics compute CONFIG`: the optional value is not taken after a space.
+  r = gpubench_cli({"run", "--metrics", "compute", "c.json"}, "metrics_space");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("not expected: c.json (--metrics takes its value with '=': --metrics=compute)"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(Cli, ParseErrorsNameTheCommandAndHelpNamesTheValues) {
