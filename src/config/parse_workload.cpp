@@ -1,6 +1,7 @@
 // /workload of a config: op, batch (int or list), requests (object or list), shape, input_seed.
 // Cases are the cartesian product batch × requests in config order (batch outer).
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -168,22 +169,23 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
     }
   }
   // Case labels pair the cases of two reports in `compare`, so each must be unique: a repeated case is an
-  // error; request entries that differ only in their seed get it in the label.
+  // error; request entries that differ only in their seed get it in their labels.
+  std::map<std::string, int> label_count;
   for (size_t i = 0; i < w.cases.size(); ++i) {
+    const WorkloadCase& c = w.cases[i];
+    ++label_count[c.label];
     for (size_t j = 0; j < i; ++j) {
-      WorkloadCase& a = w.cases[j];
-      WorkloadCase& c = w.cases[i];
-      if (a.label != c.label) continue;
+      const WorkloadCase& a = w.cases[j];
       if (a.batch == c.batch && a.requests.seed == c.requests.seed && a.requests.params == c.requests.params &&
           a.requests.distribution == c.requests.distribution) {
         v.add(ptr, fmt::format("cases {} and {} are the same ({}): list each batch and each request entry once", j,
                                i, c.label));
         break;
       }
-      a.label = fmt::format("B={} {} seed={}", a.batch, describe(a.requests), a.requests.seed);
-      c.label = fmt::format("B={} {} seed={}", c.batch, describe(c.requests), c.requests.seed);
     }
   }
+  for (WorkloadCase& c : w.cases)
+    if (label_count[c.label] > 1) c.label = fmt::format("{} seed={}", c.label, c.requests.seed);
 
   // Byte sizes must fit int64: E = cat(E_user[cand_to_user], E_cand) [B, K, N] and Y [B, M, N].
   if (shape_ok && !batches.empty()) {

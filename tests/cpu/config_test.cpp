@@ -224,6 +224,9 @@ TEST(Config, RepeatedCasesAreRejectedAndSeedsLabelTheirCases) {
   ASSERT_EQ(c.workload.cases.size(), 2u);
   EXPECT_EQ(c.workload.cases[0].label, "B=1024 lognormal(mean=70,sigma=0.8) seed=1");
   EXPECT_EQ(c.workload.cases[1].label, "B=1024 lognormal(mean=70,sigma=0.8) seed=7");
+  // A third entry repeating the first is still the same case, after the relabelling.
+  j["workload"]["requests"].push_back(j["workload"]["requests"][0]);
+  expect_one(j, "/workload", "cases 0 and 2 are the same");
 }
 
 TEST(Config, UnknownVariantOptionSuggestsTheClosest) {
