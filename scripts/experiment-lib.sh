@@ -62,7 +62,7 @@ exp_sass() {
 
 # exp_config NAME PRECISION VARIANT OPTIONS_JSON [BATCH [K_USER]]: writes $EXP_WORK/NAME.json, the
 # reference shape (M 433, N 256, K_user 1178, K_cand 866, 70 candidates per request) with one variant;
-# EXP_CHECK=0 turns the correctness check off (timing of a deliberately incomplete kernel).
+# EXP_CHECK=0 turns the correctness check off (timing of a deliberately incomplete kernel); EXP_M sets M.
 exp_config() {
   python3 - "$EXP_WORK/$1.json" "$1" "$2" "$3" "$4" "${5:-1024}" "${6:-1178}" << 'PY'
 import json, os, sys
@@ -74,7 +74,7 @@ json.dump({"schema_version": 1, "name": name, "description": f"A/B: {variant} {o
            "device": {"index": 0, "model": "h200"}, "precision": precision,
            "workload": {"op": "ikbo_lce", "batch": int(batch),
                         "requests": {"distribution": "fixed", "params": {"length": 70}, "seed": 1},
-                        "shape": {"M": 433, "N": 256, "K_user": int(k_user), "K_cand": 866}, "input_seed": 42},
+                        "shape": {"M": int(os.environ.get("EXP_M", "433")), "N": 256, "K_user": int(k_user), "K_cand": 866}, "input_seed": 42},
            "variants": [v], "check": {"enabled": os.environ.get("EXP_CHECK", "1") != "0", "seeds": [1]}},
           open(path, "w"), indent=1)
 PY

@@ -42,6 +42,9 @@
 //               −3.5% at the reference shape) or false (each consumer warpgroup's thread 0 issues its
 //               stores, the round-8 kernel). Ping-pong, BK 32 and 5 stages have no TMA stores: there the
 //               default is false and true is refused.
+//   "narrow_tail": true (default) or false: when the last M tile holds at most 216 of its 224 rows (M = 433:
+//               209), its wgmmas are m64n216k16 instead of m64n224k16 (a last tile of more than 216 rows keeps
+//               m64n224k16); −0.4% fp16, −0.7% bf16 at the reference shape (results/h200/2026-12-01_narrow).
 // Kernel: kernels/lce/sm90/lce_tile_kernel.cuh.
 #include <cuda_runtime_api.h>
 
@@ -67,6 +70,7 @@ constexpr bool kDefaultTrim = true;  ///< option "k_tail" default: "trim" (NOTES
 constexpr bool kDefaultContiguous = true;  ///< option "tile_order" default: "contiguous" (NOTES.md round 7)
 constexpr bool kDefaultRowCache = true;    ///< option "user_row_cache" default: true (NOTES.md round 7)
 constexpr bool kDefaultStoreWarp = true;   ///< option "store_warp" default: true (NOTES.md round 9)
+constexpr bool kDefaultNarrowTail = true;  ///< option "narrow_tail" default: true (NOTES.md round 12)
 
 /// `pipelined`: persistent user + candidate tiles in one kernel (cooperative or ping-pong).
 class PipelinedVariant final : public Variant {
@@ -76,9 +80,10 @@ class PipelinedVariant final : public Variant {
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
   /// balanced: option "grid";
   /// defer: option "defer_user_row" as LceParams::defer_user (0 none, 1 first, 2 any).
-  /// trim: option "k_tail"; contiguous: option "tile_order"; row_cache: option "user_row_cache".
+  /// trim: option "k_tail"; contiguous: option "tile_order"; row_cache: option "user_row_cache";
+  /// store_warp: option "store_warp"; narrow_tail: option "narrow_tail".
   PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead, bool balanced, int defer,
-                   bool trim, bool contiguous, bool row_cache, bool store_warp)
+                   bool trim, bool contiguous, bool row_cache, bool store_warp, bool narrow_tail)
       : pingpong_(pingpong),
         cluster_(cluster),
         block_k_(block_k),
@@ -89,7 +94,8 @@ class PipelinedVariant final : public Variant {
         trim_(trim),
         contiguous_(contiguous),
         row_cache_(row_cache),
-        store_warp_(store_warp) {}
+        store_warp_(store_warp),
+        narrow_tail_(narrow_tail) {}
 
   void setup(const Problem& pr, cudaStream_t stream) override {
     sm90::check_problem(pr, "pipelined");
@@ -115,6 +121,8 @@ class PipelinedVariant final : public Variant {
     l_.params.row_cache = row_cache_ ? 1 : 0;
     l_.params.defer_user = defer_;
     l_.params.k_tail_trim = trim_ ? 1 : 0;
+    const int64_t last_rows = pr.M - int64_t{sm90::kTileM} * (l_.params.m_tiles - 1);
+    l_.params.narrow_tail = narrow_tail_ && last_rows <= 216 ? 1 : 0;
   }
 
   /// Binds the instantiation of this variant's options (all with Y_user in fragment order).
@@ -179,7 +187,8 @@ class PipelinedVariant final : public Variant {
                                             : "2(M)x2(N) with TMA multicast";
     return std::string(pingpong_ ? "ping-pong: tile 64(N)x224(M)x" + k + "(K) per consumer warpgroup"
                                  : "cooperative: tile 128(N)x224(M)x" + k + "(K) per CTA") +
-           ", " + std::to_string(l_.stages) + " stages, TMA + wgmma m64n224k16, cluster " + cl +
+           ", " + std::to_string(l_.stages) + " stages, TMA + wgmma m64n224k16" +
+           (l_.params.narrow_tail ? std::string(" (last M tile m64n216k16)") : std::string()) + ", cluster " + cl +
            (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers, stores issued by " +
                                 (store_warp_ ? std::string("two store warps)") : std::string("the consumer warpgroups)"))
                           : std::string(", direct epilogue")) +
@@ -197,7 +206,7 @@ class PipelinedVariant final : public Variant {
   int cluster_, block_k_, stages_, l2_ahead_;
   bool balanced_;
   int defer_;
-  bool trim_, contiguous_, row_cache_, store_warp_;
+  bool trim_, contiguous_, row_cache_, store_warp_, narrow_tail_;
   bool ordered_ = false;          ///< the contiguous order is bound (contiguous_ and enough clusters)
   int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
   Problem pr_;
@@ -250,7 +259,7 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles",
         .ladder_step = 4,
         .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "grid", "defer_user_row", "k_tail",
-                    "tile_order", "user_row_cache", "store_warp"},
+                    "tile_order", "user_row_cache", "store_warp", "narrow_tail"},
         .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
         .precisions = {Precision::kFp16, Precision::kBf16},
         .test_only = false,
@@ -278,7 +287,8 @@ GPUBENCH_REGISTER_LCE_VARIANT(
             throw InputError("pipelined: options.store_warp needs the TMA-store epilogue: the cooperative schedule, "
                              "block_k 64 and 4 stages");
           return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2, balanced,
-                                                    parse_defer(options), trim, contiguous, row_cache, store_warp);
+                                                    parse_defer(options), trim, contiguous, row_cache, store_warp,
+                                                    bool_option(options, "narrow_tail", "pipelined", kDefaultNarrowTail));
         },
     });
 

@@ -93,7 +93,8 @@ std::vector<VariantRules> make_table() {
                 k_tail(),
                 {"tile_order", {"round_robin", "contiguous"}, std::nullopt, "\"round_robin\" or \"contiguous\""},
                 {"user_row_cache", {true, false}, std::nullopt, "true or false"},
-                {"store_warp", {true, false}, std::nullopt, "true or false"}},
+                {"store_warp", {true, false}, std::nullopt, "true or false"},
+                {"narrow_tail", {true, false}, std::nullopt, "true or false"}},
                pipelined_combinations});
   t.push_back({"test_fault", kAllPrecisions,
                {{"mode", {"fault", "abort", "hang"}, std::nullopt, "\"fault\", \"abort\" or \"hang\""}}, {}});

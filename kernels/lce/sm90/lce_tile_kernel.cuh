@@ -201,9 +201,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
-      // One ring stage: `steps` k16 wgmmas (m64n224k16).
-      auto ring_stage = [&](int kt, auto steps) {
+      // One ring stage: `steps` k16 wgmmas, m64n224k16 or (`width` 216) m64n216k16.
+      auto ring_stage = [&](int kt, auto steps, auto width) {
         constexpr int kSteps = decltype(steps)::value;
+        constexpr bool kNarrow = decltype(width)::value == 216;
         const uint32_t s = idx % S;
         mbar_wait(&full[s], (idx / S) & 1);
         const uint8_t* st = smem + s * Cfg::kStageBytes;
@@ -214,10 +215,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         for (int kk = 0; kk < kSteps; ++kk) {
           const uint64_t da = make_desc<128>(a + kk * 16 * 128);          // 16 K rows of 128 bytes
           const uint64_t db = make_desc<Cfg::kSwizzleW>(b + kk * 16 * 2);  // 16 K elements along the row
-          if constexpr (std::is_same_v<T, __half>)
-            wgmma_m64n224k16_f16(acc, da, db, 1u);
-          else
-            wgmma_m64n224k16_bf16(acc, da, db, 1u);
+          if constexpr (kNarrow) {
+            if constexpr (std::is_same_v<T, __half>)
+              wgmma_m64n216k16_f16(acc, da, db, 1u);
+            else
+              wgmma_m64n216k16_bf16(acc, da, db, 1u);
+          } else {
+            if constexpr (std::is_same_v<T, __half>)
+              wgmma_m64n224k16_f16(acc, da, db, 1u);
+            else
+              wgmma_m64n224k16_bf16(acc, da, db, 1u);
+          }
         }
         wgmma_commit();
         wgmma_wait<1>();
@@ -228,29 +236,35 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // is trimmed: the k16 steps past K hold only TMA zero fill). The branch selects whole stages
       // (fence … commit); one inside a stage, between its wgmmas, made ptxas serialize them (C7520).
       // The first stage is peeled: the previous tile's pending store chunk is written while its wgmmas run.
-      int kt0 = 0;
-      if (c.k_tiles > 1) {
-        ring_stage(0, std::integral_constant<int, Cfg::kBK / 16>{});
-        if constexpr (Cfg::kStoreWarp) hand_off_pending_chunk(pend, store_buf, cw);
-        else if constexpr (Cfg::kTmaStore) flush_pending_chunk<Cfg::kStoreBufs>(&y_map, pend, store_buf, cw);
-        kt0 = 1;
-      }
-      for (int kt = kt0; kt + 1 < c.k_tiles; ++kt) ring_stage(kt, std::integral_constant<int, Cfg::kBK / 16>{});
+      // A narrow last M tile (LceParams::narrow_tail) runs the whole mainloop with m64n216k16.
       const int last = p.k_tail_trim ? (c.user ? p.ks_last_user : p.ks_last_cand) : Cfg::kBK / 16;
-      if (c.k_tiles > 0) {
-        const int kt = c.k_tiles - 1;
-        if constexpr (Cfg::kBK == 64) {
-          switch (last) {
-            case 1: ring_stage(kt, std::integral_constant<int, 1>{}); break;
-            case 2: ring_stage(kt, std::integral_constant<int, 2>{}); break;
-            case 3: ring_stage(kt, std::integral_constant<int, 3>{}); break;
-            default: ring_stage(kt, std::integral_constant<int, 4>{}); break;
-          }
-        } else {
-          if (last == 1) ring_stage(kt, std::integral_constant<int, 1>{});
-          else ring_stage(kt, std::integral_constant<int, 2>{});
+      auto mainloop = [&](auto width) {
+        using I = std::integral_constant<int, Cfg::kBK / 16>;
+        int kt0 = 0;
+        if (c.k_tiles > 1) {
+          ring_stage(0, I{}, width);
+          if constexpr (Cfg::kStoreWarp) hand_off_pending_chunk(pend, store_buf, cw);
+          else if constexpr (Cfg::kTmaStore) flush_pending_chunk<Cfg::kStoreBufs>(&y_map, pend, store_buf, cw);
+          kt0 = 1;
         }
-      }
+        for (int kt = kt0; kt + 1 < c.k_tiles; ++kt) ring_stage(kt, I{}, width);
+        if (c.k_tiles > 0) {
+          const int kt = c.k_tiles - 1;
+          if constexpr (Cfg::kBK == 64) {
+            switch (last) {
+              case 1: ring_stage(kt, std::integral_constant<int, 1>{}, width); break;
+              case 2: ring_stage(kt, std::integral_constant<int, 2>{}, width); break;
+              case 3: ring_stage(kt, std::integral_constant<int, 3>{}, width); break;
+              default: ring_stage(kt, std::integral_constant<int, 4>{}, width); break;
+            }
+          } else {
+            if (last == 1) ring_stage(kt, std::integral_constant<int, 1>{}, width);
+            else ring_stage(kt, std::integral_constant<int, 2>{}, width);
+          }
+        }
+      };
+      if (p.narrow_tail && c.mt == p.m_tiles - 1) mainloop(std::integral_constant<int, 216>{});
+      else mainloop(std::integral_constant<int, kTileM>{});
       if (kPingPong && t_next >= 0) named_arrive(kOrderBarrier + (1 - cw), 256);
       wgmma_wait<0>();
 #pragma unroll

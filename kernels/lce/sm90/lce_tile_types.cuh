@@ -118,6 +118,8 @@ struct LceParams {
   int order_turns = 0;                ///< columns of `order`
   int row_cache = 0;                  ///< 1: a consumer warpgroup keeps its last user row (fragment order) in
                                       ///< registers and skips the reload when the next tile needs the same one
+  int narrow_tail = 0;                ///< 1: the last M tile (at most 216 rows: M − 224·(m_tiles − 1) ≤ 216) runs
+                                      ///< m64n216k16 instead of m64n224k16 (accumulators 108 … 111 stay unused)
 };
 
 
