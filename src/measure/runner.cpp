@@ -13,6 +13,7 @@
 #include "analysis/statistics.hpp"
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
+#include "measure/busy_time.hpp"
 #include "measure/cupti_activity.hpp"
 #include "measure/harness_kernels.hpp"
 #include "measure/interrupt.hpp"
@@ -291,6 +292,9 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
   };
   std::vector<std::map<std::string, KernelAcc>> kernels(n_ops);
   std::vector<std::map<int64_t, double>> op_cupti_ms(n_ops);
+  // Per op and sample: its records' intervals. The op's time is their union (busy_time.hpp), so kernels of
+  // one op that overlap (two streams) count once; the per-kernel rows below stay per-kernel sums.
+  std::vector<std::map<int64_t, std::vector<BusyInterval>>> op_intervals(n_ops);
   TraceVariant* trace = nullptr;
   if (cupti_ && trace_) {
     std::vector<std::string> op_names;
@@ -324,8 +328,10 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
       auto& [sum, launches] = acc.per_sample[sm];
       sum += r.duration_ms();
       ++launches;
-      op_cupti_ms[op][sm] += r.duration_ms();
+      op_intervals[op][sm].emplace_back(r.start_ns, r.end_ns);
     }
+    for (size_t i = 0; i < n_ops; ++i)
+      for (auto& [sm, intervals] : op_intervals[i]) op_cupti_ms[i][sm] = static_cast<double>(busy_ns(intervals)) * 1e-6;
   }
 
   // Fill the result.

@@ -36,7 +36,7 @@ struct KernelTiming {
 /// GPU time of one named op of a variant (e.g. "gemm_cand") per sample [ms].
 struct OpTiming {
   std::string name;
-  std::string source = "cupti";     ///< cupti: summed activity records | events: CUDA events
+  std::string source = "cupti";     ///< cupti: the union of its activity records' intervals (overlapping kernels count once) | events: CUDA events
   Stats stats;
   std::vector<double> samples_ms;
   std::vector<KernelTiming> kernels;  ///< empty when source is events

@@ -1,5 +1,5 @@
 // GPU tests of the measurement engine (label `gpu`): a kernel of known length, CUPTI record counts,
-// the events-only path, that the L2 flush really evicts (read and write methods), and that the
+// an op's overlapping kernels counted once, the events-only path, that the L2 flush really evicts (read and write methods), and that the
 // blocking kernel keeps host launch gaps out of the region.
 #include <gtest/gtest.h>
 
@@ -77,6 +77,39 @@ TEST(MeasureGpu, CuptiCountsEveryLaunchAndKernelSumsFitTheRegion) {
     EXPECT_LE(r.ops[0].samples_ms[s] + r.ops[1].samples_ms[s], r.region_samples_ms[s] * 1.001 + 1e-3) << "sample " << s;
   }
   EXPECT_NEAR(r.ops[0].stats.median, 0.3, 0.01);
+}
+
+// An op whose two kernels run concurrently on two streams (fork/join with events): its CUPTI time is the
+// union of their intervals (≈ one kernel's length), not their sum; the kernel row still sums both launches.
+TEST(MeasureGpu, OverlappingKernelsOfOneOpCountOnce) {
+  GPUBENCH_REQUIRE_GPU();
+  const DeviceInfo d = query_device(0);
+  Runner runner(d, quick_spec("hot"), true);
+  if (!runner.cupti()) GTEST_SKIP() << runner.cupti_note();
+  cudaStream_t side;
+  cudaEvent_t fork, join;
+  GPUBENCH_CUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  GPUBENCH_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  GPUBENCH_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  std::vector<lce::Op> ops = {{"two_streams", [&](cudaStream_t s) {
+                                 GPUBENCH_CUDA(cudaEventRecord(fork, s));
+                                 GPUBENCH_CUDA(cudaStreamWaitEvent(side, fork));
+                                 spin_kernel(500'000, s);
+                                 spin_kernel(500'000, side);
+                                 GPUBENCH_CUDA(cudaEventRecord(join, side));
+                                 GPUBENCH_CUDA(cudaStreamWaitEvent(s, join));
+                               }}};
+  VariantResult r;
+  runner.measure({ops}, "overlap", r);
+  GPUBENCH_CUDA(cudaStreamDestroy(side));
+  GPUBENCH_CUDA(cudaEventDestroy(fork));
+  GPUBENCH_CUDA(cudaEventDestroy(join));
+  ASSERT_EQ(r.ops.size(), 1u);
+  ASSERT_EQ(r.ops[0].kernels.size(), 1u);
+  EXPECT_EQ(r.ops[0].kernels[0].launches_per_sample, 2);
+  EXPECT_NEAR(r.ops[0].kernels[0].stats.median, 1.0, 0.03) << "the kernel row sums both launches";
+  EXPECT_NEAR(r.ops[0].stats.median, 0.5, 0.03) << "the op is busy once while both run";
+  EXPECT_LE(r.ops[0].stats.median, r.region.median * 1.001 + 1e-3);
 }
 
 TEST(MeasureGpu, EventsOnlyPathTimesEachOp) {
