@@ -87,6 +87,31 @@ std::vector<ConfigIssue> metric_name_issues(const Config& c) {
   return out;
 }
 
+std::vector<ConfigIssue> raw_metric_name_issues(const nlohmann::json& j, const std::vector<ConfigIssue>& parse_issues) {
+  for (const ConfigIssue& i : parse_issues)
+    if (i.pointer.rfind("/device", 0) == 0 || i.pointer.rfind("/measure/metrics", 0) == 0 || i.pointer == "/measure")
+      return {};
+  if (!j.is_object()) return {};
+  Config c;
+  if (const auto d = j.find("device"); d != j.end() && d->is_object())
+    if (const auto m = d->find("model"); m != d->end() && m->is_string()) c.device.model = m->get<std::string>();
+  const auto m = j.find("measure");
+  if (m == j.end() || !m->is_object()) return {};
+  const auto metrics = m->find("metrics");
+  if (metrics == m->end()) return {};
+  if (metrics->is_string()) {
+    c.measure.metrics = {metrics->get<std::string>()};
+  } else if (metrics->is_array()) {
+    for (const auto& x : *metrics) {
+      if (!x.is_string()) return {};
+      c.measure.metrics.push_back(x.get<std::string>());
+    }
+  } else {
+    return {};
+  }
+  return metric_name_issues(c);
+}
+
 std::vector<std::string> datasheet_pipeline_notes(const Config& c) {
   std::vector<std::string> out;
   if (!c.end_to_end.pipeline) return out;

@@ -37,6 +37,11 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 /// checks again). Unknown set names are already parse errors.
 std::vector<ConfigIssue> metric_name_issues(const Config& c);
 
+/// The same check on a config that did not parse (a bad batch would otherwise hide an unknown metric name):
+/// reads /device/model (default h200) and /measure/metrics (a string or a list) from the raw JSON `j` when they
+/// have the right types and `parse_issues` has none at /device, /measure or /measure/metrics; else nothing.
+std::vector<ConfigIssue> raw_metric_name_issues(const nlohmann::json& j, const std::vector<ConfigIssue>& parse_issues);
+
 /// With /end_to_end/pipeline: one line per case whose pipeline (pipeline::pipeline_memory_bytes: tables,
 /// gathered E, MLP) needs more than the datasheet memory of c.device.model — `run` still measures the ladder
 /// and marks that case's pipeline failed — naming the need and the fix. Empty otherwise.

@@ -3,6 +3,10 @@
 // `run` would refuse both).
 #include <fmt/core.h>
 
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "cli/common.hpp"
 #include "cli/verb.hpp"
 #include "core/errors.hpp"
@@ -27,7 +31,14 @@ VerbAction setup_validate(CLI::App& sub) {
       for (const auto& n : datasheet_pipeline_notes(c)) fmt::print("note: {}\n", n);
       return 0;
     } catch (const ConfigError& e) {
-      print_config_error(e);
+      // A config that did not parse still gets its metric names checked (they are independent of the rest).
+      std::vector<ConfigIssue> issues = e.issues;
+      if (!path->empty()) {
+        std::ifstream in(*path);
+        const nlohmann::json raw = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+        for (auto& i : raw_metric_name_issues(raw, e.issues)) issues.push_back(std::move(i));
+      }
+      print_config_error(issues.size() == e.issues.size() ? e : ConfigError(e.source, std::move(issues)));
       return static_cast<int>(ExitCode::kBadInput);
     }
   };

@@ -114,6 +114,15 @@ TEST(MetricCatalog, ValidateRefusesAMetricTheChipLacks) {
       << err;
   testing::Child good(bin, {"validate", write("memory")}, dir);  // a single set name as a string is fine
   EXPECT_EQ(good.wait(60), 0) << testing::slurp(dir / "err.txt");
+  // A config that fails elsewhere (a negative batch) still gets its metric names checked, in the same list.
+  nlohmann::json both = {{"schema_version", 1}, {"name", "m"}, {"workload", {{"batch", -5}}},
+                         {"measure", {{"metrics", "dram__bytes_raed.sum"}}}};
+  std::ofstream(dir / "both.json") << both.dump();
+  testing::Child two(bin, {"validate", (dir / "both.json").string()}, dir);
+  EXPECT_EQ(two.wait(60), 2);
+  const std::string err2 = testing::slurp(dir / "err.txt");
+  EXPECT_NE(err2.find("/workload/batch"), std::string::npos) << err2;
+  EXPECT_NE(err2.find("/measure/metrics: unknown metric 'dram__bytes_raed.sum' for GH100"), std::string::npos) << err2;
   std::filesystem::remove_all(dir);
 }
 
