@@ -9,7 +9,7 @@ log() { printf 'gpubench: %s\n' "$*" >&2; }
 
 # Debian packages the build needs (cmake config files / headers), checked with dpkg before apt-get.
 # python3-matplotlib: scripts/plot and its test (counted present when any python3 imports matplotlib).
-GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3-matplotlib)
+GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev python3-matplotlib)
 
 have_matplotlib() {
   local py

@@ -344,21 +344,18 @@ std::vector<LoadedReport> load_reports(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(path + ": no such file or folder");
   if (!fs::is_directory(path, ec)) return {load_one(path)};
-  std::vector<std::string> files;
-  int64_t gzipped = 0;
+  // *.json and *.json.gz reports; X.json.gz is skipped when X.json is there too (the same report, unpacked).
+  std::vector<std::string> files, gzipped;
   for (const auto& de : fs::directory_iterator(path, ec)) {
     if (!de.is_regular_file()) continue;
     const std::string name = de.path().filename().string();
     if (de.path().extension() == ".json") files.push_back(de.path().string());
-    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".json.gz") == 0) ++gzipped;
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".json.gz") == 0) gzipped.push_back(de.path().string());
   }
   if (ec) throw InputError(path + ": cannot list the folder (" + ec.message() + ")");
-  if (files.empty()) {
-    throw InputError(path + ": folder holds no *.json reports" +
-                     (gzipped > 0 ? fmt::format(" ({} *.json.gz: unpack them first, gunzip -k {}*.json.gz)", gzipped,
-                                                (fs::path(path) / "").string())
-                                  : std::string()));
-  }
+  for (const auto& gz : gzipped)
+    if (!fs::exists(gz.substr(0, gz.size() - 3), ec)) files.push_back(gz);
+  if (files.empty()) throw InputError(path + ": folder holds no *.json or *.json.gz reports");
   std::sort(files.begin(), files.end());
   std::vector<LoadedReport> out;
   for (const auto& f : files) out.push_back(load_one(f));

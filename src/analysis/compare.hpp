@@ -121,7 +121,8 @@ struct CompareResult {
   int exit_code() const;
 };
 
-/// Loads one report file, or every *.json report in a folder (non-recursive, sorted by name).
+/// Loads one report file (plain or gzipped), or every *.json and *.json.gz report in a folder (non-recursive,
+/// sorted by name; X.json.gz is skipped when X.json is there too).
 /// Throws InputError naming the file when it is missing, not JSON, not a report, or of a
 /// schema_version other than kReportSchemaVersion; an empty folder is an InputError too.
 /// Timing samples that are not durations (negative, NaN/inf, 0) are an InputError naming the file,

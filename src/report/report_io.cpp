@@ -6,12 +6,50 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 
 namespace gpubench {
 namespace {
+
+/// Largest unpacked report read from a gzip file [bytes]: far above any real report (≈ 1 MB per 10^4 samples),
+/// low enough that a corrupt or hostile file cannot exhaust memory.
+constexpr size_t kMaxUnpackedBytes = size_t{2} << 30;
+
+/// The bytes of gzip data `packed` (one or more members, as `gzip` writes them), unpacked with zlib.
+/// Throws InputError naming `path` on corrupt data or past kMaxUnpackedBytes.
+std::string gunzip(const std::string& packed, const std::string& path) {
+  if (packed.size() > 0xFFFFFFFFu) throw InputError(path + ": gzip file over 4 GiB: not a gpubench report");
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) throw InputError(path + ": cannot unpack (zlib: out of memory)");
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  zs.avail_in = static_cast<uInt>(packed.size());
+  std::string out;
+  char buf[1 << 16];
+  int rc = Z_OK;
+  for (;;) {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof buf;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - zs.avail_out);
+    if (out.size() > kMaxUnpackedBytes) {
+      inflateEnd(&zs);
+      throw InputError(fmt::format("{}: unpacks to more than {} GiB: not a gpubench report", path, kMaxUnpackedBytes >> 30));
+    }
+    if (rc == Z_STREAM_END) {
+      if (zs.avail_in == 0) break;
+      if (inflateReset(&zs) != Z_OK) break;  // the next gzip member
+      continue;
+    }
+    if (rc != Z_OK || (zs.avail_in == 0 && zs.avail_out != 0)) break;  // error, or input ended inside a member
+  }
+  const std::string why = zs.msg ? zs.msg : rc == Z_OK || rc == Z_BUF_ERROR ? "unexpected end of data" : "zlib error";
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw InputError(path + ": corrupt gzip data (" + why + "); re-download or re-run the benchmark");
+  return out;
+}
 
 /// At most this many bad sample values are listed in one error; the rest are counted.
 constexpr size_t kMaxListedBadSamples = 5;
@@ -209,9 +247,9 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
 }
 
 Report load_report(const std::string& path) {
-  const std::string text = read_file(path);
+  std::string text = read_file(path);
   if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
-    throw InputError(path + ": gzip-compressed; unpack it first (gunzip -k " + path + ")");
+    text = gunzip(text, path);  // results/ keeps reports gzipped
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
