@@ -26,6 +26,32 @@ double median_inplace(std::vector<double>& v) {
   return 0.5 * (lower + upper);
 }
 
+std::vector<double> sorted_copy(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// A standard normal value from two 53-bit uniforms of `rng` (Box–Muller): the same on every standard library.
+double standard_normal(std::mt19937_64& rng) {
+  constexpr double kTwo53 = 9007199254740992.0;
+  const double u1 = (static_cast<double>(rng() >> 11) + 1.0) / (kTwo53 + 1.0);  // (0, 1]
+  const double u2 = static_cast<double>(rng() >> 11) / kTwo53;                  // [0, 1)
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+// The median of one bootstrap resample of `sorted` (ascending, n values) without drawing the n values: the
+// number of draws that fall at or below order statistic j is Binomial(n, j/n), so the resample median's rank
+// is, to O(1/√n), normal around the middle with standard deviation √n / 2 (the binomial's at p = 1/2). The
+// rank is drawn from that normal and read off `sorted` (the mean of the two middle neighbours for even n).
+double median_rank_draw(const std::vector<double>& sorted, std::mt19937_64& rng) {
+  const auto n = static_cast<double>(sorted.size());
+  const double rank = 0.5 * (n - 1) + 0.5 * std::sqrt(n) * standard_normal(rng);
+  const double clamped = std::clamp(rank, 0.0, n - 1);
+  if (sorted.size() % 2 == 1) return sorted[static_cast<size_t>(std::llround(clamped))];
+  const auto k = std::min(static_cast<size_t>(clamped), sorted.size() - 2);
+  return 0.5 * (sorted[k] + sorted[k + 1]);
+}
+
 EntrySide side_of(const std::vector<double>& samples, const VariantResult& v, bool region) {
   EntrySide s;
   s.n = static_cast<int64_t>(samples.size());
@@ -304,14 +330,23 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& old_ms, const st
   out.ratio = m_new / m_old;
 
   // Resample indices as draw mod n: its bias (≤ n / 2^64) is negligible and, unlike
-  // std::uniform_int_distribution, it gives the same draws with every standard library.
+  // std::uniform_int_distribution, it gives the same draws with every standard library. A side of
+  // kBootstrapRankSamples values or more draws its resample's median rank instead (median_rank_draw).
   std::mt19937_64 rng(seed);
-  std::vector<double> a(old_ms.size()), b(new_ms.size()), ratios(static_cast<size_t>(resamples));
+  std::vector<double> sorted_old, sorted_new;
+  if (old_ms.size() >= kBootstrapRankSamples) sorted_old = sorted_copy(old_ms);
+  if (new_ms.size() >= kBootstrapRankSamples) sorted_new = sorted_copy(new_ms);
+  std::vector<double> a(sorted_old.empty() ? old_ms.size() : 0), b(sorted_new.empty() ? new_ms.size() : 0);
+  std::vector<double> ratios(static_cast<size_t>(resamples));
+  auto resample_median = [&](const std::vector<double>& x, const std::vector<double>& sorted, std::vector<double>& buf) {
+    if (!sorted.empty()) return median_rank_draw(sorted, rng);
+    for (double& v : buf) v = x[rng() % x.size()];
+    return median_inplace(buf);
+  };
   for (double& r : ratios) {
-    for (double& x : a) x = old_ms[rng() % old_ms.size()];
-    for (double& x : b) x = new_ms[rng() % new_ms.size()];
-    const double ma = median_inplace(a);
-    r = ma > 0 ? median_inplace(b) / ma : HUGE_VAL;
+    const double ma = resample_median(old_ms, sorted_old, a);
+    const double mb = resample_median(new_ms, sorted_new, b);
+    r = ma > 0 ? mb / ma : HUGE_VAL;
   }
   std::sort(ratios.begin(), ratios.end());
   const double alpha = 1 - confidence;

@@ -12,6 +12,7 @@
 // Repeat runs of identical code give an interval around 1 narrower than ±t, hence SAME; noisy runs
 // give a wide interval, hence UNSURE with a hint, not a false alarm. Correctness pass → fail, or a
 // variant status ok → failed, is a regression (FAILED) whatever the timing.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,9 +49,15 @@ struct RatioInterval {
   double high = 1;   ///< upper bound of the interval
 };
 
+/// Sample count from which a side's bootstrap draws its resample median's rank (normal approximation of the
+/// binomial count of draws below each order statistic, standard deviation √n / 2) instead of drawing n values:
+/// O(n log n + resamples) instead of O(resamples · n) (a 10^6-sample report took 76 s to compare).
+inline constexpr size_t kBootstrapRankSamples = 20000;
+
 /// Bootstrap percentile interval of median(new) / median(old) (Efron & Tibshirani 1993, ch. 13).
 /// Deterministic for a given seed (mt19937_64, index = draw mod n). Both sides must be non-empty with
-/// positive medians, otherwise std::invalid_argument. Cost: O(resamples · (n_old + n_new)).
+/// positive medians, otherwise std::invalid_argument. Cost: O(resamples · (n_old + n_new)) below
+/// kBootstrapRankSamples values per side, O(n log n + resamples) for a side at or above it.
 RatioInterval bootstrap_median_ratio(const std::vector<double>& old_ms, const std::vector<double>& new_ms,
                                      double confidence, int resamples, uint64_t seed);
 

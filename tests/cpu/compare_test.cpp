@@ -15,20 +15,14 @@
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "report/compare_render.hpp"
+#include "support/samples.hpp"
 
 namespace gpubench {
 namespace {
 
 namespace fs = std::filesystem;
 
-// n samples of a time with median `ms` and relative normal noise `rel` (seeded: reproducible).
-std::vector<double> noisy(double ms, double rel, int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> d(ms, ms * rel);
-  std::vector<double> v(static_cast<size_t>(n));
-  for (double& x : v) x = std::max(d(rng), ms * 0.01);
-  return v;
-}
+using testing::noisy;
 
 struct Spec {
   double scale = 1.0;      // every time multiplied by this
@@ -121,48 +115,6 @@ class CompareFiles : public ::testing::Test {
   }
   fs::path dir_;
 };
-
-TEST(CompareStats, MedianOddEvenAndEmpty) {
-  EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
-  EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
-  EXPECT_DOUBLE_EQ(median_of({7}), 7);
-  EXPECT_THROW(median_of({}), std::invalid_argument);
-}
-
-TEST(CompareStats, BootstrapOfConstantSamplesIsExact) {
-  const std::vector<double> a(10, 2.0), b(12, 2.2);
-  const RatioInterval ci = bootstrap_median_ratio(a, b, 0.95, 500, 7);
-  EXPECT_NEAR(ci.ratio, 1.1, 1e-12);
-  EXPECT_NEAR(ci.low, 1.1, 1e-12);
-  EXPECT_NEAR(ci.high, 1.1, 1e-12);
-}
-
-TEST(CompareStats, BootstrapIsDeterministicAndShrinksWithSamples) {
-  const auto a = noisy(1.0, 0.02, 20, 1), b = noisy(1.05, 0.02, 20, 2);
-  const RatioInterval x = bootstrap_median_ratio(a, b, 0.95, 2000, 42);
-  const RatioInterval y = bootstrap_median_ratio(a, b, 0.95, 2000, 42);
-  EXPECT_EQ(x.low, y.low);
-  EXPECT_EQ(x.high, y.high);
-  EXPECT_LE(x.low, x.ratio);
-  EXPECT_GE(x.high, x.ratio);
-  EXPECT_NEAR(x.ratio, 1.05, 0.02);
-  const RatioInterval big =
-      bootstrap_median_ratio(noisy(1.0, 0.02, 500, 1), noisy(1.05, 0.02, 500, 2), 0.95, 2000, 42);
-  EXPECT_LT(big.high - big.low, 0.5 * (x.high - x.low));
-  // A higher confidence level gives a wider interval on the same data.
-  const RatioInterval wide = bootstrap_median_ratio(a, b, 0.99, 2000, 42);
-  EXPECT_GE(wide.high - wide.low, x.high - x.low);
-  EXPECT_THROW(bootstrap_median_ratio({}, b, 0.95, 100, 1), std::invalid_argument);
-}
-
-TEST(CompareStats, ClassifyAgainstTheBand) {
-  EXPECT_EQ(classify_interval({1.10, 1.05, 1.15}, 0.03), Verdict::kSlower);
-  EXPECT_EQ(classify_interval({0.90, 0.85, 0.95}, 0.03), Verdict::kFaster);
-  EXPECT_EQ(classify_interval({1.00, 0.98, 1.02}, 0.03), Verdict::kSame);
-  EXPECT_EQ(classify_interval({1.04, 1.01, 1.07}, 0.03), Verdict::kUnsure);  // straddles 1.03
-  EXPECT_EQ(classify_interval({1.00, 0.90, 1.10}, 0.03), Verdict::kUnsure);  // too wide
-  EXPECT_EQ(classify_interval({1.00, 0.90, 1.10}, 0.20), Verdict::kSame);
-}
 
 TEST(Compare, IdenticalNoisyRunsAreSameEveryTime) {
   // Repeat runs of identical code (1% noise, 30 samples) with 25 different noise draws: no false alarm.
