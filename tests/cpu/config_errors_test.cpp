@@ -11,13 +11,7 @@
 namespace gpubench {
 namespace {
 
-using testing::context;
-using testing::expect_one;
-using testing::good;
-using testing::issues_of;
-using testing::kFixtures;
-using testing::kSource;
-using testing::load_issue;
+using namespace testing;  // the config fixtures (support/config_fixtures.hpp)
 
 /// context() plus the option keys fused and pipelined register (kernels/lce/fused.cu, pipelined.cu).
 ConfigContext context_with_sm90_options() {

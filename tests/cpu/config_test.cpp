@@ -13,13 +13,7 @@
 namespace gpubench {
 namespace {
 
-using testing::context;
-using testing::expect_one;
-using testing::good;
-using testing::issues_of;
-using testing::kFixtures;
-using testing::kSource;
-using testing::load_issue;
+using namespace testing;  // the config fixtures (support/config_fixtures.hpp)
 
 TEST(Config, EveryShippedConfigValidates) {
   int count = 0;
