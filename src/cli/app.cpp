@@ -3,9 +3,12 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli/common.hpp"
@@ -144,9 +147,24 @@ int run_app(int argc, char** argv) {
   // Every error names the command, as the parse errors above do: "gpubench run: error: …".
   std::string who = "gpubench";
   for (const CLI::App* sub : app.get_subcommands()) who += " " + sub->get_name();
+  // Output that did not reach stdout (a full disk behind `> comment.md`, a closed pipe) must not pass a CI gate.
+  auto checked_stdout = [&who](int rc) {
+    errno = 0;
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return rc;
+    std::fprintf(stderr, "%s: error: cannot write to standard output (%s)\n", who.c_str(),
+                 errno ? std::strerror(errno) : "write error");
+    return rc == 0 ? static_cast<int>(ExitCode::kBadInput) : rc;
+  };
   try {
-    for (CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
+    for (CLI::App* sub : app.get_subcommands()) return checked_stdout(actions.at(sub)());
     return static_cast<int>(ExitCode::kBadInput);
+  } catch (const std::system_error& e) {  // fmt::print's failed write to stdout
+    if (std::ferror(stdout)) {
+      std::fprintf(stderr, "%s: error: cannot write to standard output (%s)\n", who.c_str(), e.code().message().c_str());
+      return static_cast<int>(ExitCode::kBadInput);
+    }
+    std::fprintf(stderr, "%s: internal error: %s\n", who.c_str(), e.what());
+    return static_cast<int>(ExitCode::kNoDevice);
   } catch (const ConfigError& e) {  // run, plan, …: the file and every problem, as `validate` prints them
     std::fprintf(stderr, "%s: error: bad config\n", who.c_str());
     print_config_error(e);

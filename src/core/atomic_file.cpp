@@ -35,31 +35,77 @@ int open_temp_beside(const std::string& path, std::string& tmp) {
   }
   return fd;
 }
-}  // namespace
-
-void check_writable(const std::string& path) {
-  std::string tmp;
-  const int fd = open_temp_beside(path, tmp);
-  ::close(fd);
-  ::unlink(tmp.c_str());
+/// Where a write to `path` lands: a symbolic link's final target (so that the link survives the rename),
+/// else `path` itself.
+std::string resolve_link(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!path.empty() && fs::is_symlink(path, ec)) {
+    const fs::path target = fs::weakly_canonical(path, ec);
+    if (!ec) return target.string();
+  }
+  return path;
 }
 
-void write_file_atomic(const std::string& path, std::string_view content) {
-  std::string tmp;
-  const int fd = open_temp_beside(path, tmp);
+/// True when `path` exists and is neither a regular file nor a folder: a device (/dev/null, /dev/stdout's
+/// target), a named pipe or a socket. Such a path is written in place: renaming over it would replace it.
+bool is_special_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  return !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/// Writes all of `content` to `fd`; throws InputError naming `path` (the descriptor stays open).
+void write_all(int fd, std::string_view content, const std::string& path) {
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {
     const ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw InputError(path + ": write failed (" + why + ")");
+      throw InputError(path + ": write failed (" + std::strerror(errno) + ")");
     }
     p += n;
     left -= static_cast<size_t>(n);
+  }
+}
+}  // namespace
+
+void check_writable(const std::string& path_in) {
+  const std::string path = resolve_link(path_in);
+  if (is_special_file(path)) {
+    if (::access(path.c_str(), W_OK) != 0)
+      throw InputError(path_in + ": not writable (" + std::strerror(errno) + "); choose a writable output path");
+    return;
+  }
+  std::string tmp;
+  const int fd = open_temp_beside(path, tmp);
+  ::close(fd);
+  ::unlink(tmp.c_str());
+}
+
+void write_file_atomic(const std::string& path_in, std::string_view content) {
+  const std::string path = resolve_link(path_in);
+  if (is_special_file(path)) {  // a device or pipe: written in place, never replaced
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw InputError(path_in + ": cannot open for writing (" + std::strerror(errno) + ")");
+    try {
+      write_all(fd, content, path_in);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+    return;
+  }
+  std::string tmp;
+  const int fd = open_temp_beside(path, tmp);
+  try {
+    write_all(fd, content, path);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
   }
   ::fchmod(fd, 0644);
   ::fsync(fd);

@@ -6,14 +6,17 @@
 namespace gpubench {
 
 /// Writes `content` to `path` through a temp file in the same folder, fsync, then rename(2).
-/// Creates missing parent folders. Throws InputError naming the path when the folder is not
-/// writable or the disk is full; an existing file at `path` is left untouched on failure.
+/// Creates missing parent folders. A symbolic link is followed (its target is replaced, the link kept);
+/// a device, named pipe or socket (/dev/null, /dev/stdout) is written in place, never replaced.
+/// Throws InputError naming the path when the folder is not writable or the disk is full; an
+/// existing file at `path` is left untouched on failure.
 void write_file_atomic(const std::string& path, std::string_view content);
 
 /// Checks now that write_file_atomic(path, …) can succeed later (before a long measurement, so that its
 /// result is not lost to a bad output path): refuses a folder, creates the missing parent folders, then
 /// creates and removes a temp file beside `path` (this also catches a file name over the file system's
-/// limit). Throws InputError naming the path and the fix, as write_file_atomic would.
+/// limit; a device or named pipe only needs write permission). Throws InputError naming the path and the fix,
+/// as write_file_atomic would.
 void check_writable(const std::string& path);
 
 /// Reads a whole file; throws InputError naming the path when it is missing or unreadable.

@@ -8,8 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
@@ -135,6 +138,30 @@ TEST(AtomicFile, CheckWritableProbesWithoutLeavingAFile) {
     EXPECT_NE(std::string(e.what()).find("File name too long"), std::string::npos) << e.what();
   }
   EXPECT_THROW(check_writable(""), InputError);
+  fs::remove_all(dir);
+}
+
+TEST(AtomicFile, ALinkIsFollowedAndAPipeIsWrittenInPlace) {
+  // Renaming over a symbolic link, a named pipe or a device (`-o /dev/null`) would replace it with a file.
+  const fs::path dir = fresh_dir("special");
+  const fs::path real = dir / "real.md", link = dir / "link.md";
+  write_file_atomic(real.string(), "old");
+  fs::create_symlink(real, link);
+  write_file_atomic(link.string(), "new through the link");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(read_file(real.string()), "new through the link");
+  EXPECT_EQ(temp_files(dir), 0);
+  check_writable(link.string());
+  const fs::path fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = read_file(fifo.string()); });
+  write_file_atomic(fifo.string(), "through the pipe");
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
+  check_writable(fifo.string());  // permission only: opening a pipe with no reader would block
+  EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
   fs::remove_all(dir);
 }
 

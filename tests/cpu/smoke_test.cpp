@@ -1,8 +1,10 @@
 // Quick checks of the core helpers and of the binary's command line (unknown command, exclusive flags).
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -50,6 +52,23 @@ std::string given_config(double request_ms, double op_ms, const std::string& tag
     "end_to_end": {"given": {"request_ms": )"
                    << request_ms << R"(, "op_ms": )" << op_ms << "}}}";
   return p.string();
+}
+
+TEST(Cli, OutputThatCannotReachStdoutIsAnError) {
+  // `gpubench compare … > comment.md` on a full disk must not pass a CI gate with an empty comment.
+  const std::string bin = gpubench::testing::gpubench_binary();
+  if (bin.empty()) GTEST_SKIP() << "no gpubench binary";
+  if (fs::status("/dev/full").type() != fs::file_type::character) GTEST_SKIP() << "SKIPPED: no /dev/full";
+  const fs::path err = fs::temp_directory_path() / ("gpubench_smoke_full_" + std::to_string(::getpid()) + ".txt");
+  for (const std::vector<std::string>& verb : {std::vector<std::string>{"list"}, {"plan"}}) {
+    const int st = std::system(("'" + bin + "' " + verb[0] + " > /dev/full 2> '" + err.string() + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(st)) << verb[0];
+    EXPECT_EQ(WEXITSTATUS(st), 2) << verb[0];
+    EXPECT_NE(gpubench::testing::slurp(err).find("gpubench " + verb[0] + ": error: cannot write to standard output"),
+              std::string::npos)
+        << gpubench::testing::slurp(err);
+  }
+  fs::remove(err);
 }
 
 TEST(Cli, PlanPrintsAmdahlsLimit) {
