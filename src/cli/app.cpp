@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <new>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -165,6 +166,9 @@ int run_app(int argc, char** argv) {
     }
     std::fprintf(stderr, "%s: internal error: %s\n", who.c_str(), e.what());
     return static_cast<int>(ExitCode::kNoDevice);
+  } catch (const std::bad_alloc&) {  // host memory: a config far beyond any machine got past the size checks
+    std::fprintf(stderr, "%s: error: out of host memory; shrink /workload/batch or /workload/shape\n", who.c_str());
+    return static_cast<int>(ExitCode::kBadInput);
   } catch (const ConfigError& e) {  // run, plan, …: the file and every problem, as `validate` prints them
     std::fprintf(stderr, "%s: error: bad config\n", who.c_str());
     print_config_error(e);
