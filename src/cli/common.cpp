@@ -61,7 +61,8 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
     // One request is the least any layout has: a batch too large even then is refused without laying out its
     // B candidates (2^31 of them take 8 GB of host memory).
     int64_t need = measure::case_memory_need(c, wc.batch, 1, 1);
-    if (need <= have) need = measure::case_memory_need(c, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1);
+    if (need <= have || wc.batch <= kCheapLayoutBatch)
+      need = measure::case_memory_need(c, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1);
     if (need > have)
       out.push_back({"/workload", fmt::format("case {} needs at least {:.2f} GB of device memory, {} has {:.0f} "
                                                     "GB: run refuses it; shrink /workload/batch or /workload/shape, "
@@ -124,7 +125,7 @@ std::vector<std::string> datasheet_pipeline_notes(const Config& c) {
       return pipeline::pipeline_memory_bytes(*c.end_to_end.pipeline, c.workload.shape, wc.batch, U, c.precision);
     };
     int64_t need = need_for(1);  // as above: lay out the requests only when one request's need fits
-    if (need <= have) need = need_for(make_request_layout(wc.batch, wc.requests).requests());
+    if (need <= have || wc.batch <= kCheapLayoutBatch) need = need_for(make_request_layout(wc.batch, wc.requests).requests());
     if (need > have)
       out.push_back(fmt::format("/end_to_end/pipeline: case {}: the pipeline needs at least {:.2f} GB of device "
                                 "memory, the {} datasheet has {:.0f} GB: run measures the ladder and marks the "

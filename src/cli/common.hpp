@@ -31,6 +31,10 @@ int64_t datasheet_memory_bytes(const std::string& model);
 /// (batch or shape) naming the case, the need and the fix. `validate` and `run` report them without a GPU.
 std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 
+/// Batches up to this many candidates are always laid out to size a case exactly (64 MB of host memory); a
+/// larger one only when even one request's need fits the GPU (else "at least" that need is reported).
+inline constexpr int64_t kCheapLayoutBatch = int64_t{1} << 24;
+
 /// /measure/metrics names that the chip of c.device.model does not have (measure::check_metric_names: CUPTI's
 /// metric catalog, no GPU needed), one problem per unknown name at /measure/metrics/<index> (/measure/metrics
 /// for a single name) with its close names. Empty when all are known, when no metrics are set, or when the catalog cannot be opened here (`run`
