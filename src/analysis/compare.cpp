@@ -267,7 +267,7 @@ std::string holdings(const char* side, const std::vector<LoadedReport>& reports)
   return out;
 }
 
-/// A step that cannot be paired (no name) or whose status is ok without a region sample (gpubench writes ok
+/// A step or op that cannot be paired (no name, or a name used twice) or a step whose status is ok without a region sample (gpubench writes ok
 /// only after timing) means a corrupt or hand-edited report: either would otherwise pass the gate (an
 /// unmatched step, or UNSURE "too few samples"). Throws InputError naming the file and the step (exit 2).
 void check_comparable_steps(const LoadedReport& lr) {
@@ -286,11 +286,14 @@ void check_comparable_steps(const LoadedReport& lr) {
         if (lr.report.cases[c].variants[d].name == vr.name && !vr.name.empty())
           throw InputError(fmt::format("{}: the step name is also /cases/{}/variants/{}'s: every step of a case "
                                        "must have its own name{}", at, c, d, corrupt));
-      for (size_t o = 0; o < vr.ops.size(); ++o)
+      for (size_t o = 0; o < vr.ops.size(); ++o) {
+        if (vr.ops[o].name.empty())  // the empty name is the step's region row
+          throw InputError(fmt::format("{}: /ops/{} has no name{}", at, o, corrupt));
         for (size_t d = 0; d < o; ++d)
           if (vr.ops[d].name == vr.ops[o].name)
             throw InputError(fmt::format("{}: /ops/{} has the name '{}' of /ops/{}: every op of a step must have its "
                                          "own name{}", at, o, vr.ops[o].name, d, corrupt));
+      }
       if (vr.name.empty())
         throw InputError(at + ": the step has no name; the report is corrupt, re-run the benchmark to regenerate it");
       if (vr.status == "ok" && vr.region_samples_ms.empty())

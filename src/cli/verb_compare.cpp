@@ -54,13 +54,16 @@ VerbAction setup_compare(CLI::App& sub) {
   sub.add_option("--format", args->format, "output format: text | md | json (default text)")
       ->check(CLI::IsMember(compare_formats()))
       ->type_name("FORMAT");
-  sub.add_option("--output,-o", args->output, "write the output to FILE (atomically) instead of stdout")->type_name("FILE");
+  CLI::Option* output_opt =
+      sub.add_option("--output,-o", args->output, "write the output to FILE (atomically) instead of stdout")->type_name("FILE");
   sub.add_option("--resamples", args->resamples, "bootstrap resamples per entry (default 2000)")
       ->check(CLI::Range(100, 1000000))
       ->type_name("N");
   sub.add_flag("--allow-mismatch", args->allow_mismatch,
                "compare across GPU model, driver or config differences (the output says MISMATCH ALLOWED)");
-  return [args]() -> int {
+  return [args, output_opt]() -> int {
+    if (output_opt->count() > 0 && args->output.empty())
+      throw InputError("-o / --output: empty file path; give a file (e.g. comment.md), or leave -o out for stdout");
     CompareOptions o;
     o.threshold = parse_fraction("--threshold", args->threshold);
     o.confidence = parse_fraction("--confidence", args->confidence);

@@ -53,9 +53,13 @@ void apply_metrics(const RunArgs& a, Config& config) {
   if (!a.metrics.empty()) {
     config.measure.metrics = measure::split_metric_list(a.metrics);
     const auto& m = config.measure.metrics;
-    if (m.size() > 1 && std::find(m.begin(), m.end(), "none") != m.end())
-      throw InputError("--metrics: 'none' turns the counters off and cannot be combined with '" + a.metrics +
-                       "'; use --metrics=none alone, or drop 'none'");
+    if (m.size() > 1 && std::find(m.begin(), m.end(), "none") != m.end()) {
+      std::string others;
+      for (const auto& x : m)
+        if (x != "none") others += (others.empty() ? "'" : ", '") + x + "'";
+      throw InputError("--metrics: 'none' turns the counters off and cannot be combined with " + others +
+                       "; use --metrics=none alone, or drop 'none'");
+    }
     if (m == std::vector<std::string>{"none"}) config.measure.metrics.clear();
   }
   if (config.measure.metrics.empty()) return;

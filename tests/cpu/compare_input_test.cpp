@@ -337,6 +337,19 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
   const std::string dup_op = write("dup_op.json", bad);
   msg = message_of([&] { compare_paths(dup_op, old_p, {}); });
   EXPECT_NE(msg.find("/cases/0/variants/0 ('baseline'): /ops/1 has the name 'gemm' of /ops/0"), std::string::npos) << msg;
+  // An empty -o is bad input, not a silent switch to stdout.
+  if (compare({old_p, old_p, "-o", ""}) != -2) {
+    EXPECT_EQ(compare({old_p, old_p, "-o", ""}), 2) << err_;
+    EXPECT_NE(err_.find("-o / --output: empty file path"), std::string::npos) << err_;
+  }
+  // An op without a name would be paired as the step's region row (two "(region)" rows, a wrong geometric mean).
+  bad = tiny_report();
+  bad["cases"][0]["variants"][2]["ops"][0]["name"] = "";
+  const std::string no_op_name = write("no_op_name.json", bad);
+  msg = message_of([&] { compare_paths(no_op_name, no_op_name, {}); });
+  EXPECT_NE(msg.find(no_op_name + ": /cases/0/variants/2 ('k_aligned'): /ops/0 has no name; the report is corrupt"),
+            std::string::npos)
+      << msg;
   bad = tiny_report();
   bad["cases"].push_back(bad["cases"][0]);
   const std::string dup_case = write("dup_case.json", bad);

@@ -192,6 +192,10 @@ TEST(Cli, MetricsWithASpaceAndANegativeTimeoutAreExplained) {
   EXPECT_NE(r.err.find("--variant-timeout: must be a number of seconds ≥ 0 (0: automatic), got -1"), std::string::npos)
       << r.err;
   EXPECT_LT(r.err.size(), 300u) << r.err;
+  // 'none' with other names: the message names the others, not the whole list.
+  r = gpubench_cli({"run", "--metrics=none,all,memory"}, "metrics_none");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("cannot be combined with 'all', 'memory'; use --metrics=none alone"), std::string::npos) << r.err;
 }
 
 TEST(Cli, TraceNeedsCuptiAndTiming) {
