@@ -122,6 +122,9 @@ CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const Variant
   } else if (!both_ok) {
     e.verdict = Verdict::kUnsure;
     e.note = fmt::format("variant status old {}, new {}: no timing to compare", ov.status, nv.status);
+  } else if (ov.correctness.status == "pass" && nv.correctness.status != "pass") {  // timing stands; say it
+    e.note += (e.note.empty() ? "" : "; ") +
+              fmt::format("correctness {} in NEW (was pass): its results were not checked", nv.correctness.status);
   }
   return e;
 }
@@ -166,6 +169,11 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
   check("measurement mode", env_value(a.report.measurement, {"/mode"}), env_value(b.report.measurement, {"/mode"}));
   if (a.report.config_hash != b.report.config_hash) {
     out.push_back({"config hash", a.report.config_hash, b.report.config_hash, a.path, b.path});
+  }
+  // A run stopped by SIGINT/SIGTERM holds only the steps it reached: not a gate's input unless allowed.
+  if (a.report.interrupted || b.report.interrupted) {
+    auto state = [](const Report& r) { return std::string(r.interrupted ? "interrupted (partial)" : "complete"); };
+    out.push_back({"run", state(a.report), state(b.report), a.path, b.path});
   }
 }
 

@@ -96,7 +96,7 @@ struct UnmatchedItem {
 
 /// An environment or config difference between paired reports.
 struct Mismatch {
-  std::string what;       ///< "GPU model" | "driver" | "measurement mode" | "config hash"
+  std::string what;       ///< "GPU model" | "driver" | "measurement mode" | "config hash" | "run" (interrupted)
   std::string old_value, new_value;
   std::string old_file, new_file;
 };

@@ -376,6 +376,32 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
   EXPECT_EQ(rc, 2) << out_ << err_;
 }
 
+TEST(CompareStates, AnInterruptedRunIsAMismatchAndUncheckedResultsAreNoted) {
+  // A run stopped by Ctrl-C holds only the steps it reached: not a gate's input unless allowed.
+  Report a = tiny_report(), b = tiny_report();
+  b.interrupted = true;
+  const std::string msg = message_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, {}); });
+  EXPECT_NE(msg.find("run: 'complete' (old.json) vs 'interrupted (partial)' (new.json)"), std::string::npos) << msg;
+  CompareOptions o;
+  o.allow_mismatch = true;
+  EXPECT_EQ(compare_reports({{"old.json", a}}, {{"new.json", b}}, o).mismatches.size(), 1u);
+  // Correctness checked in OLD, not in NEW: the timing verdict stands, the note says the results went unchecked.
+  Report c = tiny_report(), d = tiny_report();
+  c.cases[0].variants[1].correctness.status = "pass";
+  d.cases[0].variants[1].correctness.status = "skipped";
+  const CompareResult r = compare_reports({{"old.json", c}}, {{"new.json", d}}, {});
+  bool seen = false;
+  for (const CompareEntry& e : r.entries) {
+    if (e.variant != "decomposed" || !e.op.empty()) continue;
+    seen = true;
+    EXPECT_EQ(e.verdict, Verdict::kSame);
+    EXPECT_NE(e.note.find("correctness skipped in NEW (was pass): its results were not checked"), std::string::npos)
+        << e.note;
+  }
+  EXPECT_TRUE(seen);
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
 TEST_F(CompareInput, AConfigIsNotAReport) {
   const std::string cfg = write("config.json", {{"schema_version", 1}, {"workload", {{"batch", 64}}}});
   const std::string msg = message_of([&] { load_report(cfg); });
