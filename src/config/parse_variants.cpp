@@ -132,6 +132,8 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
     auto dup = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == spec.name; });
     if (dup != seen.end()) {
       v.add(name_ptr, fmt::format("duplicate variant '{}' (already at {})", spec.name, dup->second));
+      if (item.is_object())  // its options' problems too: every problem at once
+        if (auto o = item.find("options"); o != item.end()) parse_options(v, *o, child(ip, "options"), spec.name, ctx, spec);
       continue;
     }
     seen.emplace_back(spec.name, name_ptr);

@@ -76,6 +76,13 @@ TEST(Config, DuplicateVariantIsRejected) {
   auto j = good();
   j["variants"].push_back({{"name", "decomposed"}, {"min_speedup", 1.1}});
   expect_one(j, "/variants/3/name", "duplicate variant 'decomposed' (already at /variants/1)");
+  // A duplicate's own bad options are reported with it (every problem at once).
+  j = good();
+  j["variants"].push_back({{"name", "baseline"}, {"options", {{"time_broadcast", "yes"}}}});
+  const auto issues = issues_of(j);
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[0].pointer, "/variants/3/name");
+  EXPECT_EQ(issues[1].pointer, "/variants/3/options/time_broadcast");
 }
 
 TEST(Config, UnknownVariantOptionSuggestsTheClosest) {
