@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 
@@ -194,10 +195,16 @@ int run(const RunArgs& a) {
   return rc;
 }
 
+/// An option given with an empty value (`-o ''`, `--metrics=`) is bad input, not a silent "absent".
+CLI::Validator non_empty(const std::string& fix) {
+  return CLI::Validator([fix](std::string& s) { return s.empty() ? "empty value; " + fix : std::string(); }, "NON-EMPTY");
+}
+
 VerbAction setup_run(CLI::App& sub) {
   auto a = std::make_shared<RunArgs>();
   sub.add_option("config", a->config, "config file (default: the embedded IKBO reference shape)")->type_name("FILE");
   sub.add_option("-o,--output", a->output, "report path prefix (default: gpubench_<name>); writes PREFIX.json, PREFIX.md, ...")
+      ->check(non_empty("give a path prefix, or leave -o out for gpubench_<name>"))
       ->type_name("PREFIX");
   // One value per occurrence (comma lists for -f; repeat --variant): a config path written after them stays
   // the config, instead of being taken as one more format or step.
@@ -227,7 +234,9 @@ VerbAction setup_run(CLI::App& sub) {
           [](std::string& s) {
             double v = -1;
             const bool number = CLI::detail::lexical_cast(s, v);
-            return number && v >= 0 ? std::string() : "must be a number of seconds ≥ 0 (0: automatic), got " + s;
+            return number && v >= 0 && std::isfinite(v)
+                       ? std::string()
+                       : "must be a finite number of seconds ≥ 0 (0: automatic), got " + s;
           },
           "SECONDS ≥ 0"));
   sub.add_flag("--metrics{all}", a->metrics,
@@ -238,6 +247,7 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_option("--trace", a->trace,
                  "write a Chrome trace / Perfetto timeline (JSON) of the CUPTI records of the first " +
                      std::to_string(TraceRecorder::kDefaultMaxSamples) + " samples of each step")
+      ->check(non_empty("give a file path (e.g. trace.json), or leave --trace out"))
       ->type_name("FILE");
   return [a]() -> int { return run(*a); };
 }

@@ -141,6 +141,14 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
     if (item.is_object())
       if (auto o = item.find("options"); o != item.end())
         parse_options(v, *o, child(ip, "options"), spec.name, ctx, spec);
+    // Accepted but without effect: say so rather than let a reader think it applied.
+    if (c.variants.empty() && spec.min_speedup)
+      c.notes.push_back(child(ip, "min_speedup") + ": the first step has no previous step to beat; ignored");
+    const auto order = spec.options.is_object() ? spec.options.find("tile_order") : spec.options.end();
+    const bool round_robin = order != spec.options.end() && order->is_string() && *order == "round_robin";
+    if (spec.name == "pipelined" && spec.options.is_object() && spec.options.contains("grid") && !round_robin)
+      c.notes.push_back(child(child(ip, "options"), "grid") +
+                        ": applies to tile_order \"round_robin\" only (the contiguous order, the default, sets its own grid)");
     c.variants.push_back(std::move(spec));
   }
 }

@@ -174,6 +174,25 @@ TEST(Config, VariantsDefaultToTheWholeLadder) {
   EXPECT_EQ(c.variants[4].name, "pipelined");
 }
 
+TEST(Config, SettingsWithoutEffectGetANote) {
+  ConfigContext ctx = context();
+  ctx.variant_options["pipelined"] = {"grid", "tile_order"};
+  auto j = good();
+  j["variants"] = nlohmann::json::array({{{"name", "baseline"}, {"min_speedup", 1.2}}, "decomposed",
+                                         {{"name", "pipelined"}, {"options", {{"grid", "all"}}}}});
+  auto has = [](const Config& c, const std::string& text) {
+    return std::any_of(c.notes.begin(), c.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  Config c = parse_config(j, ctx);
+  EXPECT_TRUE(has(c, "/variants/0/min_speedup: the first step has no previous step to beat; ignored"));
+  EXPECT_TRUE(has(c, "/variants/2/options/grid: applies to tile_order \"round_robin\" only"));
+  j["variants"][2]["options"]["tile_order"] = "round_robin";  // there grid applies
+  j["variants"][0].erase("min_speedup");
+  c = parse_config(j, ctx);
+  EXPECT_FALSE(has(c, "min_speedup"));
+  EXPECT_FALSE(has(c, "options/grid"));
+}
+
 TEST(Config, DidYouMeanOnlySuggestsCloseWords) {
   const std::vector<std::string> words = {"measure", "workload", "variants"};
   EXPECT_EQ(did_you_mean("mesure", words), "measure");

@@ -189,9 +189,19 @@ TEST(Cli, MetricsWithASpaceAndANegativeTimeoutAreExplained) {
       << r.err;
   r = gpubench_cli({"run", "--variant-timeout", "-1"}, "timeout_neg");
   EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.err.find("--variant-timeout: must be a number of seconds ≥ 0 (0: automatic), got -1"), std::string::npos)
+  EXPECT_NE(r.err.find("--variant-timeout: must be a finite number of seconds ≥ 0 (0: automatic), got -1"), std::string::npos)
       << r.err;
   EXPECT_LT(r.err.size(), 300u) << r.err;
+  // Empty values and an infinite timeout are bad input, not a silent "absent".
+  r = gpubench_cli({"run", "-o", ""}, "empty_o");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--output: empty value; give a path prefix"), std::string::npos) << r.err;
+  r = gpubench_cli({"run", "--trace", ""}, "empty_trace");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--trace: empty value"), std::string::npos) << r.err;
+  r = gpubench_cli({"run", "--variant-timeout", "inf"}, "timeout_inf");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("must be a finite number of seconds"), std::string::npos) << r.err;
   // 'none' with other names: the message names the others, not the whole list.
   r = gpubench_cli({"run", "--metrics=none,all,memory"}, "metrics_none");
   EXPECT_EQ(r.rc, 2);
