@@ -75,13 +75,27 @@ TEST(MetricCatalog, UnknownMetricListsCloseNames) {
   }
 }
 
-TEST(MetricCatalog, CliUnknownMetricExitsTwoWithCloseNames) {
-  const std::string bin = testing::gpubench_binary();
-  if (bin.empty()) GTEST_SKIP() << "SKIPPED: gpubench binary not found";
-  std::string why;
-  if (!measure::MetricCatalog::open("GH100", why)) GTEST_SKIP() << "SKIPPED: CUPTI profiler host unavailable: " << why;
-  const auto dir = std::filesystem::temp_directory_path() / ("gpubench_metrics_cli_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+/// CLI tests of metric names: the gpubench binary and the GH100 catalog (skipped without either), a temp folder.
+class MetricCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin = testing::gpubench_binary();
+    if (bin.empty()) GTEST_SKIP() << "SKIPPED: gpubench binary not found";
+    std::string why;
+    if (!measure::MetricCatalog::open("GH100", why)) GTEST_SKIP() << "SKIPPED: CUPTI profiler host unavailable: " << why;
+    dir = std::filesystem::temp_directory_path() /
+          ("gpubench_metrics_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+           std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override {
+    if (!dir.empty()) std::filesystem::remove_all(dir);
+  }
+  std::string bin;
+  std::filesystem::path dir;
+};
+
+TEST_F(MetricCli, UnknownMetricExitsTwoWithCloseNames) {
   testing::Child child(bin, {"run", "--metrics=memory,sm__throughput.avg.pct_of_peak_sustained_elapsd"}, dir);
   EXPECT_EQ(child.wait(60), 2);
   const std::string err = testing::slurp(dir / "err.txt");
@@ -89,17 +103,10 @@ TEST(MetricCatalog, CliUnknownMetricExitsTwoWithCloseNames) {
   testing::Child bad_set(bin, {"run", "--metrics=computer"}, dir);
   EXPECT_EQ(bad_set.wait(60), 2);
   EXPECT_NE(testing::slurp(dir / "err.txt").find("did you mean 'compute'"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
-TEST(MetricCatalog, ValidateRefusesAMetricTheChipLacks) {
+TEST_F(MetricCli, ValidateRefusesAMetricTheChipLacks) {
   // `validate` checks /measure/metrics against the config's GPU model's catalog (no GPU needed), as `run` does.
-  const std::string bin = testing::gpubench_binary();
-  if (bin.empty()) GTEST_SKIP() << "SKIPPED: gpubench binary not found";
-  std::string why;
-  if (!measure::MetricCatalog::open("GH100", why)) GTEST_SKIP() << "SKIPPED: CUPTI profiler host unavailable: " << why;
-  const auto dir = std::filesystem::temp_directory_path() / ("gpubench_metrics_validate_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
   const auto write = [&](const nlohmann::json& metrics) {
     nlohmann::json c = {{"schema_version", 1}, {"name", "m"}, {"device", {{"model", "h200"}}},
                         {"measure", {{"metrics", metrics}}}};
@@ -123,7 +130,6 @@ TEST(MetricCatalog, ValidateRefusesAMetricTheChipLacks) {
   const std::string err2 = testing::slurp(dir / "err.txt");
   EXPECT_NE(err2.find("/workload/batch"), std::string::npos) << err2;
   EXPECT_NE(err2.find("/measure/metrics: unknown metric 'dram__bytes_raed.sum' for GH100"), std::string::npos) << err2;
-  std::filesystem::remove_all(dir);
 }
 
 TEST(MetricConfig, CliNoneCombinedWithSetsExitsTwo) {
