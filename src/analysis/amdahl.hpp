@@ -1,5 +1,5 @@
 #pragma once
-// End-to-end impact of an op speedup (Amdahl's law, DESIGN.md §4) and the product metrics of a request time.
+// End-to-end impact of an op speedup (Amdahl's law, docs/method.md) and the product metrics of a request time.
 #include <cstdint>
 #include <optional>
 
@@ -13,7 +13,7 @@ struct AmdahlResult {
 };
 
 /// Amdahl's law: T' = T − t_op + t_op/s, speedup T/T', gain 1 − T'/T.
-/// Example (DESIGN.md §1): T = 100 ms, t_op = 40 ms, s = 4 → T' = 70 ms, speedup 1.43, gain 0.30.
+/// Example (README.md): T = 100 ms, t_op = 40 ms, s = 4 → T' = 70 ms, speedup 1.43, gain 0.30.
 /// s < 1 is a slowdown (T' > T). Throws InputError when request_ms ≤ 0, op_ms < 0, op_ms > request_ms
 /// or op_speedup ≤ 0; messages name end_to_end.given.request_ms / op_ms.
 AmdahlResult amdahl(double request_ms, double op_ms, double op_speedup);

@@ -2,6 +2,7 @@
 
 #include "analysis/amdahl.hpp"
 #include "core/errors.hpp"
+#include "op/operation.hpp"
 
 namespace gpubench {
 
@@ -21,11 +22,15 @@ void clear_derived(VariantResult& v) {
   v.end_to_end.reset();
 }
 
-WorkModel model_of_result(const VariantResult& v, const std::string& case_label) {
-  if (v.work_model.empty()) return WorkModel::kDecomposed;
-  if (const auto m = parse_work_model(v.work_model)) return *m;
-  throw InputError("case \"" + case_label + "\", variant " + v.name + ": unknown work_model \"" +
-                   v.work_model + "\"; expected broadcast, broadcast_untimed or decomposed");
+/// The work of variant `v` on case `c` with U requests, counted by the op (its minimum model when `v` has none).
+WorkCounts work_of(const op::Operation& operation, const Config& config, const CaseResult& c, const VariantResult& v,
+                   int64_t U) {
+  const std::string model = v.work_model.empty() ? operation.work_models().front() : v.work_model;
+  try {
+    return operation.work(op::case_size(config, c.batch, U), model);
+  } catch (const InputError& e) {
+    throw InputError("case \"" + c.label + "\", variant " + v.name + ": " + e.what());
+  }
 }
 
 int64_t requests_of(const CaseResult& c) {
@@ -66,19 +71,19 @@ bool pipeline_usable(const VariantResult& v) {
   return v.pipeline && v.pipeline->status == "ok" && v.pipeline->request.median > 0;
 }
 
-/// Measured mode (DESIGN.md §4): the request time is the measured pipeline median with this step swapped in;
+/// Measured mode (docs/method.md): the request time is the measured pipeline median with this step swapped in;
 /// the prediction is Amdahl from the isolated op times, T_base − t_op,base + t_op,this.
 EndToEnd measured_end_to_end(const VariantResult& v, const VariantResult& baseline, int64_t U, int64_t B,
                              std::optional<double> gpu_hour_usd) {
   const double measured = v.pipeline->request.median;
   const double base_request = baseline.pipeline->request.median;
-  double lce_in_pipeline = 0;  // the LCE stages' medians inside the measured request
+  double op_in_pipeline = 0;  // the step's stages inside the measured request ("<prefix>:<group>")
   for (const OpTiming& s : v.pipeline->stages)
-    if (s.name.rfind("lce:", 0) == 0) lce_in_pipeline += s.stats.median;
+    if (s.name.find(':') != std::string::npos) op_in_pipeline += s.stats.median;
   const ProductMetrics p = product_metrics(measured, U, B, gpu_hour_usd);
   EndToEnd e;
   e.source = "measured";
-  e.op_ms = lce_in_pipeline > 0 ? lce_in_pipeline : v.region.median;
+  e.op_ms = op_in_pipeline > 0 ? op_in_pipeline : v.region.median;
   e.request_ms = measured;
   e.speedup = base_request / measured;
   e.gain = 1.0 - measured / base_request;
@@ -102,6 +107,7 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
   report.ceilings = nlohmann::json{
       {"gemm_tflops", ceilings.gemm_tflops}, {"hbm_gbps", ceilings.hbm_gbps}, {"source", ceilings.source}};
   const auto& e2e = config.end_to_end;
+  const op::Operation& operation = op::operation_of(config);
   for (CaseResult& c : report.cases) {
     const VariantResult* prev_ok = nullptr;
     const VariantResult* baseline =
@@ -111,7 +117,7 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
       if (!usable(v)) continue;
       const int64_t U = requests_of(c);
       const double median = v.region.median;  // [ms]
-      v.work = count_work(config.workload.shape, c.batch, U, config.precision, model_of_result(v, c.label));
+      v.work = work_of(operation, config, c, v, U);
       v.floor = compute_floor(v.work, ceilings);
       v.tflops = v.work.flops / (median * 1e-3) / 1e12;
       v.gbps = v.work.bytes_min / (median * 1e-3) / 1e9;
@@ -133,14 +139,15 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
 }
 
 std::vector<PlanRow> plan_rows(const Config& config, int64_t B, int64_t U, const Ceilings& ceilings,
-                               const std::function<WorkModel(const VariantSpec&)>& model_of) {
+                               const std::function<std::string(const VariantSpec&)>& model_of) {
+  const op::Operation& operation = op::operation_of(config);
   std::vector<PlanRow> rows;
   rows.reserve(config.variants.size());
   for (const VariantSpec& spec : config.variants) {
     PlanRow r;
     r.variant = spec.name;
     r.work_model = model_of(spec);
-    r.work = count_work(config.workload.shape, B, U, config.precision, r.work_model);
+    r.work = operation.work(op::case_size(config, B, U), r.work_model);
     r.floor = compute_floor(r.work, ceilings);
     r.min_speedup = spec.min_speedup;
     r.floor_speedup_vs_baseline = rows.empty() ? 1.0 : rows.front().floor.floor_ms / r.floor.floor_ms;

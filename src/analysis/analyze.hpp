@@ -1,6 +1,7 @@
 #pragma once
-// Derived fields of a report (DESIGN.md §2–§4): work, floors, rates, ladder speedups, acceptance and the
-// end-to-end (Amdahl) block; and the rows of `gpubench plan` (no GPU needed).
+// Derived fields of a report (docs/method.md): work, floors, rates, ladder speedups, acceptance and the
+// end-to-end (Amdahl) block; and the rows of `gpubench plan` (no GPU needed). Work counts come from the
+// config's op (op/operation.hpp Operation::work).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -8,15 +9,15 @@
 #include <vector>
 
 #include "analysis/work.hpp"
-#include "analysis/work_model.hpp"
 #include "config/config.hpp"
-#include "report/report.hpp"
+#include "result/report.hpp"
 
 namespace gpubench {
 
 /// Fills, for every case and every variant of `report`, the fields analysis/ owns:
-///  - work (count_work with the variant's `work_model` string, the case's B, U = lengths["requests"],
-///    config.workload.shape and config.precision; an empty work_model counts as "decomposed"), floor;
+///  - work (the op's Operation::work with the variant's `work_model` string, the case's B, U =
+///    lengths["requests"], config.workload.shape and config.precision; an empty work_model counts as the op's
+///    minimum, its first work model), floor;
 ///  - tflops = flops / median / 1e9, gbps = bytes_min / median / 1e6, pct_of_floor = floor_ms / median·100
 ///    (median = region.median [ms]);
 ///  - speedup_vs_prev = median of the previous variant with status ok / this median;
@@ -28,18 +29,19 @@ namespace gpubench {
 ///    (product_metrics(request_ms, U, B, gpu_hour_usd));
 ///  - or, when this variant and the case's first variant both carry an ok `pipeline` (measured mode), source
 ///    "measured": request_ms = measured_request_ms = pipeline.request.median; speedup and gain vs the
-///    baseline's pipeline median; op_ms = sum of the "lce:*" stage medians (else region.median);
+///    baseline's pipeline median; op_ms = sum of the step's stage medians (names with a ':', op/operation.hpp
+///    RequestPipeline::groups; else region.median);
 ///    predicted_request_ms = baseline pipeline median − baseline region.median + this region.median (Amdahl
 ///    from the isolated op times), difference_ms = measured − predicted, difference_rel = difference / predicted.
 /// Variants with status other than ok, or without a positive region median, get none of these (they are
 /// reset to their defaults, so analyze() may be re-run). Also sets report.ceilings to `ceilings`.
-/// Throws InputError for an unknown work_model string or a case whose lengths lack "requests".
+/// Throws InputError for an unknown op or work_model string, or a case whose lengths lack "requests".
 void analyze(Report& report, const Config& config, const Ceilings& ceilings);
 
 /// One row of `gpubench plan`: the work and floor of one ladder step at a given B and U.
 struct PlanRow {
   std::string variant;               ///< config name
-  WorkModel work_model = WorkModel::kDecomposed;
+  std::string work_model;            ///< the op's work model of the step
   WorkCounts work;                   ///< FLOP, minimum bytes, intensity [FLOP/B]
   Floor floor;                       ///< roofline floor on `ceilings` [ms] and its bound
   std::optional<double> min_speedup; ///< the step's acceptance threshold, if any
@@ -53,9 +55,9 @@ struct PlanRow {
 };
 
 /// The plan of `config`'s ladder at batch `B` with `U` requests: one row per config variant, in order,
-/// with `model_of` giving each step's work model (the caller asks the variant registry).
-/// Throws InputError from count_work / compute_floor / amdahl on bad sizes or ceilings.
+/// with `model_of` giving each step's work model (the caller asks the op's step registry).
+/// Throws InputError from Operation::work / compute_floor / amdahl on bad sizes or ceilings.
 std::vector<PlanRow> plan_rows(const Config& config, int64_t B, int64_t U, const Ceilings& ceilings,
-                               const std::function<WorkModel(const VariantSpec&)>& model_of);
+                               const std::function<std::string(const VariantSpec&)>& model_of);
 
 }  // namespace gpubench

@@ -8,9 +8,9 @@
 #include <random>
 #include <stdexcept>
 
-#include "analysis/statistics.hpp"
+#include "result/statistics.hpp"
 #include "core/errors.hpp"
-#include "report/report_io.hpp"
+#include "result/report_io.hpp"
 
 namespace gpubench {
 namespace {

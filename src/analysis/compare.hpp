@@ -1,5 +1,5 @@
 #pragma once
-// `gpubench compare OLD NEW`: the CI regression gate (DESIGN.md §5). Pure functions over the report
+// `gpubench compare OLD NEW`: the CI regression gate (docs/ci.md). Pure functions over the report
 // model; renderers live in report/compare_render.hpp, the verb in cli/verb_compare.cpp.
 //
 // Method. Each entry (config hash / case label / variant / op; op "" is the variant's region) is judged
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report.hpp"
+#include "result/report.hpp"
 
 namespace gpubench {
 
@@ -124,7 +124,7 @@ struct CompareResult {
   int64_t count(Verdict v) const;
   /// Entries that are regressions (SLOWER + FAILED).
   int64_t regressions() const;
-  /// 0 when no regression, 1 otherwise (DESIGN.md §5).
+  /// 0 when no regression, 1 otherwise (docs/ci.md).
   int exit_code() const;
 };
 

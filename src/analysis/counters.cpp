@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "op/operation.hpp"
 
 namespace gpubench {
 namespace {
@@ -141,8 +142,8 @@ void analyze_counters(Report& report, const Config& config, const Ceilings& ceil
     bool any = false;
     for (const VariantResult& v : cr.variants) any = any || (v.counters && v.counters->status == "ok");
     if (!any) continue;
-    const WorkCounts minimum =
-        count_work(config.workload.shape, cr.batch, U, config.precision, WorkModel::kDecomposed);
+    const op::Operation& operation = op::operation_of(config);
+    const WorkCounts minimum = operation.work(op::case_size(config, cr.batch, U), operation.work_models().front());
     for (VariantResult& v : cr.variants) analyze_counters(v, minimum.bytes_min, ceilings, peak_flop_per_cycle);
   }
 }

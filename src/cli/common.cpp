@@ -7,26 +7,29 @@
 
 #include <fmt/format.h>
 
+#include "analysis/analyze.hpp"
+#include "analysis/counters.hpp"
 #include "core/errors.hpp"
-#include "kernels/lce/variant.hpp"
 #include "measure/interrupt.hpp"
 #include "measure/metrics.hpp"
-#include "kernels/pipeline/pipeline.hpp"
+#include "op/operation.hpp"
 #include "measure/session.hpp"
 #include "workload/workload.hpp"
 
 namespace gpubench::cli {
 
-ConfigContext registry_context() {
-  ConfigContext ctx;
-  ctx.known_variants = lce::variant_names();
-  for (const auto& v : lce::registered_variants()) ctx.variant_options[v.name] = v.options;
-  return ctx;
-}
+ConfigContext registry_context() { return op::registry_context(); }
 
 Config load_config_or_default(const std::string& path) {
   if (path.empty()) return default_config(registry_context());
   return load_config(path, registry_context());
+}
+
+int finish_run(Report& report, const Config& config, const Ceilings& ceilings) {
+  analyze(report, config, ceilings);
+  analyze_counters(report, config, ceilings);
+  report.exit_code = run_exit_code(report);
+  return report.exit_code;
 }
 
 int run_exit_code(const Report& report) {
@@ -122,7 +125,7 @@ std::vector<std::string> datasheet_pipeline_notes(const Config& c) {
   const int64_t have = datasheet_memory_bytes(c.device.model);
   for (const WorkloadCase& wc : c.workload.cases) {
     auto need_for = [&](int64_t U) {
-      return pipeline::pipeline_memory_bytes(*c.end_to_end.pipeline, c.workload.shape, wc.batch, U, c.precision);
+      return op::operation_of(c).pipeline_bytes(*c.end_to_end.pipeline, op::case_size(c, wc.batch, U));
     };
     int64_t need = need_for(1);  // as above: lay out the requests only when one request's need fits
     if (need <= have || wc.batch <= kCheapLayoutBatch) need = need_for(make_request_layout(wc.batch, wc.requests).requests());

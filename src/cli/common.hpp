@@ -6,15 +6,21 @@
 
 #include "config/config.hpp"
 #include "config/parse.hpp"
-#include "report/report.hpp"
+#include "measure/ceilings.hpp"
+#include "result/report.hpp"
 
 namespace gpubench::cli {
 
-/// The validation context built from the variant registry (names and accepted options).
+/// The validation context built from the op registry (op::registry_context: ops, steps, distributions).
 ConfigContext registry_context();
 
 /// Loads `path`, or the embedded default when `path` is empty. Throws ConfigError (exit 2).
 Config load_config_or_default(const std::string& path);
+
+/// The end of every `gpubench run`, in-process or isolated: derives the report's fields (analyze(): work, floors,
+/// speedups, acceptance, end-to-end; analyze_counters(): the hardware-counter fields) on `ceilings`, then sets and
+/// returns its exit code (run_exit_code). Throws InputError from the analysis on a malformed report.
+int finish_run(Report& report, const Config& config, const Ceilings& ceilings);
 
 /// Exit code of a finished run: 128 + signal when interrupted, else 1 when any step FAILED, else 0.
 int run_exit_code(const Report& report);

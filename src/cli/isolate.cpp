@@ -25,7 +25,7 @@
 #include "core/errors.hpp"
 #include "gpubench/build_info.hpp"
 #include "measure/interrupt.hpp"
-#include "report/report_io.hpp"
+#include "result/report_io.hpp"
 #include "report/terminal.hpp"
 #include "report/writer.hpp"
 #include "workload/workload.hpp"
@@ -336,9 +336,7 @@ int run_isolated_verb(const Config& config, const IsolateOptions& opts, const st
   Report report = run_isolated(config, opts, log);
   Ceilings ceil;
   if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
-  analyze(report, config, ceil);
-  const int rc = run_exit_code(report);
-  report.exit_code = rc;
+  const int rc = finish_run(report, config, ceil);
   write_reports_or_rescue(report, prefix, formats);
   fmt::print("{}", render_terminal(report, use_color(STDOUT_FILENO)));
   for (const auto& f : formats) fmt::print("report: {}.{}\n", prefix, find_report_writer(f)->extension);

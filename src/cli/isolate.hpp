@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "config/config.hpp"
-#include "report/report.hpp"
+#include "result/report.hpp"
 
 namespace gpubench::cli {
 

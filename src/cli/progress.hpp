@@ -7,7 +7,7 @@
 #include <string>
 
 #include "measure/progress.hpp"
-#include "report/report.hpp"
+#include "result/report.hpp"
 
 namespace gpubench::cli {
 

@@ -9,7 +9,7 @@
 
 namespace gpubench::cli {
 
-/// A verb's action, run after parsing; returns the exit code (DESIGN.md §5). May throw InputError
+/// A verb's action, run after parsing; returns the exit code (README.md). May throw InputError
 /// (→ exit 2, message printed) or DeviceError (→ exit 3).
 using VerbAction = std::function<int()>;
 

@@ -2,7 +2,7 @@
 #include <fmt/core.h>
 
 #include "cli/verb.hpp"
-#include "kernels/lce/variant.hpp"
+#include "op/operation.hpp"
 #include "report/writer.hpp"
 #include "workload/distribution.hpp"
 
@@ -11,15 +11,26 @@ namespace {
 
 VerbAction setup_list(CLI::App&) {
   return []() -> int {
-    fmt::print("ops:\n  ikbo_lce  IKBO linear compression embedding: Y[b] = W_user·E_user[cand_to_user[b]] + W_cand·E_cand[b]\n");
-    fmt::print("\nvariants (ladder order):\n");
-    for (const auto& v : lce::registered_variants()) {
-      if (v.test_only) continue;
-      std::string precisions;
-      for (auto p : v.precisions) precisions += (precisions.empty() ? "" : ",") + std::string(to_string(p));
-      std::string opts;
-      for (const auto& o : v.options) opts += (opts.empty() ? "" : ",") + o;
-      fmt::print("  {:<11} {} [{}]{}\n", v.name, v.description, precisions, opts.empty() ? "" : " options: " + opts);
+    fmt::print("ops:\n");
+    for (const op::Operation* operation : op::operations())
+      fmt::print("  {:<9} {}\n", operation->name(), operation->description());
+    for (const op::Operation* operation : op::operations()) {
+      const OpRules rules = operation->rules();
+      std::string shape;
+      for (const ShapeParamRule& p : rules.shape) shape += fmt::format("{}{}={}", shape.empty() ? "" : ", ", p.name, p.default_value);
+      fmt::print("\n{} shape (/workload/shape, defaults): {}\n", operation->name(), shape);
+      fmt::print("{} tensors:\n", operation->name());
+      for (const op::TensorSpec& t : operation->tensors())
+        fmt::print("  {:<13} {:<9} {:<9} {:<22} {}\n", t.name, op::to_string(t.role), t.dtype, t.shape, t.doc);
+      fmt::print("{} variants (ladder order):\n", operation->name());
+      for (const op::StepInfo& v : operation->steps()) {
+        if (v.test_only) continue;
+        std::string precisions;
+        for (auto p : v.precisions) precisions += (precisions.empty() ? "" : ",") + std::string(to_string(p));
+        std::string opts;
+        for (const auto& o : v.options) opts += (opts.empty() ? "" : ",") + o;
+        fmt::print("  {:<11} {} [{}]{}\n", v.name, v.description, precisions, opts.empty() ? "" : " options: " + opts);
+      }
     }
     fmt::print("\ndistributions (/workload/requests):\n");
     for (const auto& d : distributions()) {

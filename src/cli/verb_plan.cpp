@@ -8,7 +8,7 @@
 #include "analysis/work.hpp"
 #include "cli/common.hpp"
 #include "cli/verb.hpp"
-#include "kernels/lce/variant.hpp"
+#include "op/operation.hpp"
 #include "measure/calibrate.hpp"
 #include "measure/device_info.hpp"
 #include "measure/session.hpp"
@@ -20,9 +20,17 @@ namespace {
 /// Op speedups shown in the given-mode what-if table.
 constexpr double kWhatIfSpeedups[] = {1.25, 1.5, 2.0, 4.0, 10.0};
 
-WorkModel model_of(const VariantSpec& v) {
-  const auto* info = lce::find_variant(v.name);
-  return info && info->work_model_for ? info->work_model_for(v.options) : WorkModel::kDecomposed;
+/// The work model of a config step: the step's own, else the op's minimum (its first).
+std::string model_of(const op::Operation& operation, const VariantSpec& v) {
+  const op::StepInfo* info = operation.find_step(v.name);
+  return info && info->work_model_for ? info->work_model_for(v.options) : operation.work_models().front();
+}
+
+/// "M=433 N=256 K_user=1178 K_cand=866": the shape's parameters in the op's order.
+std::string shape_text(const Shape& s) {
+  std::string out;
+  for (const auto& [name, value] : s.params) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
+  return out;
 }
 
 /// "device memory" line of a case: the least `run` needs (measure::case_memory_need with one timing
@@ -41,15 +49,14 @@ void print_memory_need(const Config& c, int64_t B, int64_t U, const std::optiona
 
 VerbAction setup_plan(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
-  sub.add_option("config", *path, "config file (default: the embedded IKBO reference shape)")->type_name("FILE");
+  sub.add_option("config", *path, "config file (default: the embedded default config)")->type_name("FILE");
   return [path]() -> int {
     const Config c = load_config_or_default(*path);
     std::optional<measure::DeviceInfo> device;
     if (measure::device_unavailable_reason(c.device.index).empty()) device = measure::query_device(c.device.index);
     const Ceilings ceil = measure::ceilings_for(device, c.device.model, c.precision, c.allow_tf32);
-    const auto& s = c.workload.shape;
-    fmt::print("plan: {} — {} M={} N={} K_user={} K_cand={}\n", c.name, to_string(c.precision), s.M, s.N, s.K_user,
-               s.K_cand);
+    const op::Operation& operation = op::operation_of(c);
+    fmt::print("plan: {} — {} {}\n", c.name, to_string(c.precision), shape_text(c.workload.shape));
     fmt::print("ceilings: {:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})\n", ceil.gemm_tflops, ceil.hbm_gbps, ceil.source);
     for (const auto& n : c.notes) fmt::print("note: {}\n", n);
     for (const auto& n : datasheet_pipeline_notes(c)) fmt::print("note: {}\n", n);
@@ -67,9 +74,10 @@ VerbAction setup_plan(CLI::App& sub) {
                  wc.batch, ls.requests, ls.min, ls.mean, ls.p50, ls.p99, ls.max);
       fmt::print("  {:<11} {:<17} {:>10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>10}\n", "step", "work model", "GFLOP",
                  "min GB", "FLOP/B", "floor ms", "vs base", "bound", "min_spd");
-      for (const auto& row : plan_rows(c, wc.batch, layout.requests(), ceil, model_of)) {
+      const auto model = [&](const VariantSpec& v) { return model_of(operation, v); };
+      for (const auto& row : plan_rows(c, wc.batch, layout.requests(), ceil, model)) {
         fmt::print("  {:<11} {:<17} {:>10.1f} {:>10.3f} {:>9.1f} {:>10.4f} {:>9.2f}x {:>8} {:>10}\n", row.variant,
-                   to_string(row.work_model), row.work.flops / 1e9, row.work.bytes_min / 1e9, row.work.intensity,
+                   row.work_model, row.work.flops / 1e9, row.work.bytes_min / 1e9, row.work.intensity,
                    row.floor.floor_ms, row.floor_speedup_vs_baseline, row.floor.bound,
                    row.min_speedup ? fmt::format("{:.2f}x", *row.min_speedup) : "-");
       }

@@ -168,12 +168,7 @@ int run(const RunArgs& a) {
   printer.finish();
 
   const Ceilings ceil = measure::ceilings_for(device, config.device.model, config.precision, config.allow_tf32);
-  report.ceilings = ceil;
-  analyze(report, config, ceil);
-  analyze_counters(report, config, ceil);
-
-  const int rc = run_exit_code(report);
-  report.exit_code = rc;
+  const int rc = finish_run(report, config, ceil);
 
   const std::string prefix = a.output.empty() ? "gpubench_" + config.name : a.output;
   write_reports_or_rescue(report, prefix, a.formats);
@@ -202,7 +197,7 @@ CLI::Validator non_empty(const std::string& fix) {
 
 VerbAction setup_run(CLI::App& sub) {
   auto a = std::make_shared<RunArgs>();
-  sub.add_option("config", a->config, "config file (default: the embedded IKBO reference shape)")->type_name("FILE");
+  sub.add_option("config", a->config, "config file (default: the embedded default config)")->type_name("FILE");
   sub.add_option("-o,--output", a->output, "report path prefix (default: gpubench_<name>); writes PREFIX.json, PREFIX.md, ...")
       ->check(non_empty("give a path prefix, or leave -o out for gpubench_<name>"))
       ->type_name("PREFIX");

@@ -1,10 +1,12 @@
 #pragma once
-// The resolved run configuration (schema_version 1; DESIGN.md §5). Parsing and validation live in
+// The resolved run configuration (schema_version 1; docs/config.md). Parsing and validation live in
 // config/parse.cpp; every field here is already checked and has its default filled in.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,12 +28,17 @@ struct RequestSpec {
   std::string base_dir;                ///< folder of the config file: resolves empirical{file}
 };
 
-/// LCE operand shape (DESIGN.md §2): W[M, K_user+K_cand], E_user[U, K_user, N], E_cand[B, K_cand, N].
-struct LceShape {
-  int64_t M = 433;       ///< compressed output embeddings (rows of W)
-  int64_t N = 256;       ///< embedding dimension
-  int64_t K_user = 1178; ///< user embeddings per request
-  int64_t K_cand = 866;  ///< candidate embeddings per candidate
+/// The op's shape: named integer parameters in the order the op declares them (e.g. M, N, K_user,
+/// K_cand). The op's rules (config/parse.hpp OpRules) give each parameter's default and range.
+struct Shape {
+  std::vector<std::pair<std::string, int64_t>> params;  ///< (name, value) in the op's order
+  /// The value of `name`. Throws InputError naming the parameter when the shape lacks it.
+  int64_t at(std::string_view name) const;
+  /// True when the shape has a parameter `name`.
+  bool has(std::string_view name) const;
+  /// Sets `name` to `value` (appended when absent).
+  void set(const std::string& name, int64_t value);
+  bool operator==(const Shape&) const = default;
 };
 
 /// One point of the workload sweep: a batch size and a request-length distribution.
@@ -43,8 +50,8 @@ struct WorkloadCase {
 
 /// The fixed-shape workload; `batch` and `requests` may be lists, giving their cartesian product.
 struct WorkloadSpec {
-  std::string op = "ikbo_lce";       ///< the operation; only ikbo_lce today
-  LceShape shape;                    ///< operand shape
+  std::string op;                    ///< the operation (/workload/op; absent: ConfigContext::default_op)
+  Shape shape;                       ///< the op's shape parameters, every default filled in
   std::vector<WorkloadCase> cases;   ///< batch × requests, in config order
   uint64_t input_seed = 42;          ///< seed of the random operands (never zeros)
 };
@@ -56,7 +63,7 @@ struct VariantSpec {
   nlohmann::json options = nlohmann::json::object();  ///< variant options, e.g. time_broadcast
 };
 
-/// Timing method and stopping rule (DESIGN.md §3; defaults follow nvbench's stdrel criterion).
+/// Timing method and stopping rule (docs/method.md; defaults follow nvbench's stdrel criterion).
 struct MeasureSpec {
   std::string mode = "cold";      ///< cold (L2 flushed + inputs rotated) | hot | graph
   int warmup = 3;                 ///< untimed runs before sampling
@@ -84,14 +91,14 @@ struct MeasureSpec {
   std::vector<std::string> metrics;
 };
 
-/// Correctness gate (DESIGN.md §3).
+/// Correctness gate (docs/method.md).
 struct CheckSpec {
   bool enabled = true;                 ///< run the gate before timing each variant
   std::optional<double> tolerance;     ///< override of the precision's default rel. error bound
   std::vector<uint64_t> seeds = {1};   ///< fresh random inputs per seed
 };
 
-/// End-to-end impact from a production profile (DESIGN.md §4, "given" mode).
+/// End-to-end impact from a production profile (docs/method.md, "given" mode).
 struct GivenEndToEnd {
   double request_ms = 0;  ///< production request latency [ms]
   double op_ms = 0;       ///< time of the op inside that request [ms] (≤ request_ms)
@@ -103,9 +110,9 @@ struct PipelineTable {
   int64_t rows = 100000;  ///< rows of the table (row indices are int32: ≤ 2^31 − 1)
 };
 
-/// The request as a pipeline of GPU ops (DESIGN.md §4, "measured" mode), timed with each ladder step
+/// The request as a pipeline of GPU ops (docs/method.md, "measured" mode), timed with each ladder step
 /// swapped in: gather (E_user [U, K_user, N], E_cand [B, K_cand, N] from the tables at seeded row
-/// indices) → LCE (Y [B, M, N]) → MLP over the flattened Y [B, M·N] (cuBLAS GEMM + bias + activation
+/// indices) → the op's step (Y [B, M, N]) → MLP over the flattened Y [B, M·N] (cuBLAS GEMM + bias + activation
 /// per layer; the last layer has width 1 and no activation: one score per candidate) → per-request
 /// top-k of the scores (CUB segmented sort over the request offsets).
 struct PipelineSpec {
@@ -134,7 +141,7 @@ struct DeviceSpec {
 /// The whole resolved config.
 struct Config {
   int schema_version = kConfigSchemaVersion;
-  std::string name = "ikbo_lce";         ///< report name (file stem)
+  std::string name;                      ///< report name (file stem); absent: the op's name
   std::string description;               ///< free text
   DeviceSpec device;
   Precision precision = Precision::kFp16;

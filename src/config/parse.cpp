@@ -163,14 +163,14 @@ void parse_check(Validator& v, const nlohmann::json& j, Config& c) {
 }
 
 /// /end_to_end {given {request_ms, op_ms} | pipeline {...} (parse_end_to_end.cpp), gpu_hour_usd}.
-void parse_end_to_end(Validator& v, const nlohmann::json& j, Config& c) {
+void parse_end_to_end(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c) {
   auto it = j.find("end_to_end");
   const std::string p = "/end_to_end";
   if (it == j.end() || !v.object(*it, p, {"given", "pipeline", "gpu_hour_usd"})) return;
   double usd = 0;
   if (it->contains("gpu_hour_usd") && v.number(*it, p, "gpu_hour_usd", usd, Range::above(0)))
     c.end_to_end.gpu_hour_usd = usd;
-  parse_pipeline(v, *it, c);
+  parse_pipeline(v, *it, ctx.find_op(c.workload.op), c);
   auto g = it->find("given");
   const std::string gp = p + "/given";
   if (g == it->end() || !v.object(*g, gp, {"request_ms", "op_ms"})) return;
@@ -202,10 +202,11 @@ Config parse_config(const nlohmann::json& j, const ConfigContext& ctx) {
   parse_top(v, j, c);
   parse_device(v, j, c);
   const WorkloadForm form = parse_workload(v, j, ctx, c);  // after precision: overflow check
+  if (!j.contains("name")) c.name = c.workload.op;         // the default report name: the op's
   parse_variants(v, j, ctx, c);
   parse_measure(v, j, c);
   parse_check(v, j, c);
-  parse_end_to_end(v, j, c);
+  parse_end_to_end(v, j, ctx, c);
   if (!v.issues().empty()) throw ConfigError(ctx.source, v.issues());
   c.resolved = resolved_json(c, form);
   c.hash = fnv1a64_hex(c.resolved.dump());

@@ -1,13 +1,18 @@
 #pragma once
 // Config parsing and validation. Every problem is collected (not just the first) and reported with
 // its JSON pointer and what was expected: "/workload/requests/params/sigma: must be > 0, got -1".
+#include <functional>
 #include <map>
+#include <optional>
+#include <string_view>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "config/config.hpp"
+#include "config/step_rules.hpp"
 #include "core/errors.hpp"
 
 namespace gpubench {
@@ -25,15 +30,63 @@ struct ConfigError : InputError {
   std::vector<ConfigIssue> issues;  ///< never empty
 };
 
+/// One shape parameter an op declares: its name, default and accepted range (inclusive).
+struct ShapeParamRule {
+  std::string name;           ///< e.g. "M"
+  int64_t default_value = 1;  ///< used when the config leaves it out
+  int64_t min = 1;            ///< smallest accepted value
+  int64_t max = 2147483647;   ///< largest accepted value (int32 by default: device indices are int32)
+  std::string doc;            ///< one line for `gpubench list` and docs/config.md
+};
+
+/// What the validator knows of one op (kept out of config/: ops register above it, config only checks).
+struct OpRules {
+  std::string name;                     ///< /workload/op value, e.g. the op's registry name
+  std::vector<ShapeParamRule> shape;    ///< /workload/shape keys, in the op's order
+  /// Problems across parameters of a shape whose parameters each passed their range (e.g. a sum that must be
+  /// ≥ 1); `shape_ptr` is "/workload/shape". Unset: none.
+  std::function<std::vector<ConfigIssue>(const Shape& shape, const std::string& shape_ptr)> shape_problems;
+  /// Problems of the tensor sizes of the largest case (B = `max_batch`, found at `batch_ptr`) in `precision`,
+  /// such as a byte size that overflows int64. Unset: none.
+  std::function<std::vector<ConfigIssue>(const Shape& shape, const std::string& shape_ptr, int64_t max_batch,
+                                         const std::string& batch_ptr, Precision precision)>
+      size_problems;
+  std::vector<std::string> steps;       ///< step names accepted in /variants, in ladder order
+  /// Accepted keys of /variants/i/options per step name (missing name: no options accepted).
+  std::map<std::string, std::vector<std::string>> step_options;
+  /// What each step accepts beyond option keys (precisions, values, combinations); a step missing here gets
+  /// only its option keys checked.
+  std::vector<config_detail::VariantRules> step_rules;
+  /// True when the op can be measured inside a whole request (/end_to_end/pipeline, whose tables gather the
+  /// shape's K_user and K_cand features of N elements).
+  bool has_pipeline = false;
+};
+
 /// What the validator needs to know from the rest of the program (kept out of config/ to keep
-/// the dependency one-way: kernels register names, config only checks them).
+/// the dependency one-way: ops register names and rules, config only checks them).
 struct ConfigContext {
-  std::vector<std::string> known_variants;  ///< registry names accepted in /variants
-  /// Accepted keys of /variants/i/options per variant name (missing name: no options accepted).
-  std::map<std::string, std::vector<std::string>> variant_options;
+  std::vector<OpRules> ops;                 ///< the registered ops' rules
+  std::string default_op;                   ///< /workload/op when absent
+  /// Request-length distributions accepted in /workload/requests/distribution (workload/ registers them:
+  /// workload/distribution.hpp add_distributions fills these three).
+  std::vector<std::string> distributions;
+  /// Problems of a distribution's params whose name is known: (param key or "" for the object, message).
+  std::function<std::vector<std::pair<std::string, std::string>>(const std::string& distribution,
+                                                                 const nlohmann::json& params,
+                                                                 const std::string& base_dir)>
+      distribution_problems;
+  /// Short label of a request spec for case labels, e.g. "fixed(length=70)".
+  std::function<std::string(const RequestSpec& spec)> describe_requests;
   std::string base_dir = ".";               ///< folder for relative paths (empirical files)
   std::string source = "<inline>";          ///< named in errors
+  /// The rules of op `name`, or nullptr.
+  const OpRules* find_op(const std::string& name) const;
 };
+
+/// The issue for a product of factors (value, JSON pointer) that overflows int64, or nullopt when it fits.
+/// The issue names `formula` and the values, and sits at the pointer of the largest factor.
+std::optional<ConfigIssue> product_overflow(std::string_view formula,
+                                            const std::vector<std::pair<int64_t, std::string>>& factors);
 
 /// Validates `j` and fills defaults. Throws ConfigError holding every problem found.
 /// Unknown keys are errors with a "did you mean" suggestion.
@@ -48,7 +101,7 @@ Config load_config(const std::string& path, ConfigContext ctx);
 /// Throws ConfigError (an InputError) on any bad input, never anything else.
 Config parse_config_text(const std::string& text, const ConfigContext& ctx);
 
-/// The embedded default (configs/ikbo_lce_default.json: the IKBO reference shape, full ladder).
+/// The embedded default config (build_info.hpp: the file named there, compiled in).
 Config default_config(ConfigContext ctx);
 
 /// The config hash of a resolved config: FNV-1a 64 of resolved.dump() as 16 hex digits. Call it again

@@ -1,4 +1,4 @@
-// /end_to_end/pipeline: the measured end-to-end mode (DESIGN.md §4; config/config.hpp PipelineSpec).
+// /end_to_end/pipeline: the measured end-to-end mode (docs/method.md; config/config.hpp PipelineSpec).
 //   "pipeline": {
 //     "tables": {"user": {"rows": 100000, "features": 1178}, "cand": {"rows": 1000000, "features": 866}},
 //     "mlp": {"layers": [256, 64, 1], "activation": "relu"},
@@ -64,7 +64,7 @@ void parse_mlp(Validator& v, const nlohmann::json& mlp, const std::string& p, Pi
 
 }  // namespace
 
-void parse_pipeline(Validator& v, const nlohmann::json& end_to_end, Config& c) {
+void parse_pipeline(Validator& v, const nlohmann::json& end_to_end, const OpRules* rules, Config& c) {
   const auto it = end_to_end.find("pipeline");
   if (it == end_to_end.end()) return;
   const std::string p = "/end_to_end/pipeline";
@@ -73,15 +73,20 @@ void parse_pipeline(Validator& v, const nlohmann::json& end_to_end, Config& c) {
              "measures it; keep one");
     return;
   }
+  if (rules && !rules->has_pipeline) {
+    v.add(p, fmt::format("op {} has no request pipeline to measure; remove /end_to_end/pipeline (or use "
+                         "/end_to_end/given)", rules->name));
+    return;
+  }
   if (!v.object(*it, p, {"tables", "mlp", "top_k", "cuda_graph", "seed"})) return;
   const size_t mark = v.issues().size();
   PipelineSpec spec;
   if (const auto t = it->find("tables"); t != it->end()) {
     const std::string tp = p + "/tables";
     if (v.object(*t, tp, {"user", "cand"})) {
-      const LceShape& s = c.workload.shape;
-      parse_table(v, *t, tp, "user", s.K_user, "K_user", spec.user);
-      parse_table(v, *t, tp, "cand", s.K_cand, "K_cand", spec.cand);
+      const Shape& s = c.workload.shape;
+      parse_table(v, *t, tp, "user", s.has("K_user") ? s.at("K_user") : 0, "K_user", spec.user);
+      parse_table(v, *t, tp, "cand", s.has("K_cand") ? s.at("K_cand") : 0, "K_cand", spec.cand);
     }
   }
   if (const auto m = it->find("mlp"); m != it->end()) parse_mlp(v, *m, p + "/mlp", spec);

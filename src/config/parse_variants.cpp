@@ -1,35 +1,36 @@
 // /variants of a config: the ordered ladder. Each item is a name or {name, min_speedup, options}.
-// Option keys are checked against the registry (ctx.variant_options); option values, combinations and
-// the config's precision against the CPU-side table of config/variant_rules.hpp.
+// Option keys, values, combinations and the config's precision are checked against the op's rules
+// (config/parse.hpp OpRules: step names, option keys, config/step_rules.hpp tables).
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "config/validator.hpp"
-#include "config/variant_rules.hpp"
+#include "config/step_rules.hpp"
 
 namespace gpubench::config_detail {
 namespace {
 
 /// Records an unknown variant name at `ptr` with did-you-mean and the known names.
-void unknown_variant(Validator& v, const std::string& ptr, const std::string& name,
-                     const ConfigContext& ctx) {
-  std::string guess = did_you_mean(name, ctx.known_variants);
+void unknown_variant(Validator& v, const std::string& ptr, const std::string& name, const OpRules& rules) {
+  std::string guess = did_you_mean(name, rules.steps);
   v.add(ptr, fmt::format("unknown variant '{}'{}; known: {}", name,
                          guess.empty() ? "" : " (did you mean '" + guess + "'?)",
-                         ctx.known_variants.empty() ? "(none registered)" : join(ctx.known_variants)));
+                         rules.steps.empty() ? "(none registered)" : join(rules.steps)));
 }
 
 /// Checks /variants/i/options against the option names the variant accepts.
 void parse_options(Validator& v, const nlohmann::json& opts, const std::string& ptr,
-                   const std::string& name, const ConfigContext& ctx, VariantSpec& spec) {
+                   const std::string& name, const OpRules& rules, std::vector<std::string>& notes,
+                   VariantSpec& spec) {
   if (!opts.is_object()) {
     v.add(ptr, "expected an object, got " + type_name(opts));
     return;
   }
   std::vector<std::string> accepted;
-  if (auto it = ctx.variant_options.find(name); it != ctx.variant_options.end()) accepted = it->second;
+  if (auto it = rules.step_options.find(name); it != rules.step_options.end()) accepted = it->second;
+  const VariantRules* step = find_variant_rules(rules.step_rules, name);
   nlohmann::json known = nlohmann::json::object();  // the options with an accepted key and a usable type
   for (const auto& [key, value] : opts.items()) {
     const std::string p = child(ptr, key);
@@ -46,8 +47,8 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
     if (!value.is_boolean() && !value.is_string() && !(value.is_number() && to_number(value, why))) {
       const std::string got = why.empty() ? type_name(value) : show(value);
       const OptionRule* rule = nullptr;  // the accepted values, when the table knows the option
-      if (const VariantRules* rules = find_variant_rules(name))
-        for (const OptionRule& r : rules->options)
+      if (step)
+        for (const OptionRule& r : step->options)
           if (r.key == key) rule = &r;
       v.add(p, rule ? fmt::format("must be {}, got {}", rule->expected, got)
                     : "expected a boolean, a number or a string, got " + got);
@@ -55,9 +56,14 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
       known[key] = value;
   }
   // Values and combinations the variant's `create` would refuse at run time (e.g. fused {"stages": -1}).
-  if (const VariantRules* rules = find_variant_rules(name))
-    for (const OptionProblem& problem : option_problems(*rules, known))
+  if (step) {
+    const std::vector<OptionProblem> problems = option_problems(*step, known);
+    for (const OptionProblem& problem : problems)
       v.add(child(ptr, problem.key), fmt::format("{} (option of {})", problem.message, name));
+    // Accepted but without effect: say so rather than let a reader think it applied.
+    if (problems.empty() && step->notes)
+      for (const OptionProblem& note : step->notes(known)) notes.push_back(child(ptr, note.key) + ": " + note.message);
+  }
   spec.options = opts;
 }
 
@@ -70,8 +76,9 @@ std::string precision_list(const std::vector<Precision>& ps) {
 
 /// Records at `ptr` that variant `name` cannot run the config's precision (from variant_rules.hpp).
 /// True when it can (or the table does not know the variant).
-bool check_precision(Validator& v, const std::string& ptr, const std::string& name, Precision precision) {
-  const VariantRules* rules = find_variant_rules(name);
+bool check_precision(Validator& v, const std::string& ptr, const std::string& name, Precision precision,
+                     const OpRules& op) {
+  const VariantRules* rules = find_variant_rules(op.step_rules, name);
   if (rules == nullptr || supports_precision(*rules, precision)) return true;
   v.add(ptr, fmt::format("{} does not support precision {} (it runs {}): set /precision to one of those, or "
                          "remove {} from /variants",
@@ -82,14 +89,16 @@ bool check_precision(Validator& v, const std::string& ptr, const std::string& na
 
 void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c) {
   const std::string ptr = "/variants";
+  const OpRules* op = ctx.find_op(c.workload.op);
+  if (op == nullptr) return;  // /workload/op already has its problem
   auto it = j.find("variants");
   if (it == j.end()) {
     // Default ladder: every registered variant that runs the config's precision, in ladder order
     // (fp32: fused and pipelined are 16-bit only and left out instead of failing at run time).
-    if (ctx.known_variants.empty()) v.add(ptr, "required: no variants are registered to default to");
+    if (op->steps.empty()) v.add(ptr, "required: no variants are registered to default to");
     std::vector<std::string> left_out;
-    for (const auto& name : ctx.known_variants) {
-      const VariantRules* rules = find_variant_rules(name);
+    for (const auto& name : op->steps) {
+      const VariantRules* rules = find_variant_rules(op->step_rules, name);
       if (rules == nullptr || supports_precision(*rules, c.precision)) c.variants.push_back(VariantSpec{name, {}, {}});
       else left_out.push_back(name);
     }
@@ -124,31 +133,28 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
                     type_name(item));
       continue;
     }
-    if (std::find(ctx.known_variants.begin(), ctx.known_variants.end(), spec.name) ==
-        ctx.known_variants.end()) {
-      unknown_variant(v, name_ptr, spec.name, ctx);
+    if (std::find(op->steps.begin(), op->steps.end(), spec.name) == op->steps.end()) {
+      unknown_variant(v, name_ptr, spec.name, *op);
       continue;
     }
     auto dup = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == spec.name; });
     if (dup != seen.end()) {
       v.add(name_ptr, fmt::format("duplicate variant '{}' (already at {})", spec.name, dup->second));
       if (item.is_object())  // its options' problems too: every problem at once
-        if (auto o = item.find("options"); o != item.end()) parse_options(v, *o, child(ip, "options"), spec.name, ctx, spec);
+        if (auto o = item.find("options"); o != item.end()) {
+          std::vector<std::string> ignored;
+          parse_options(v, *o, child(ip, "options"), spec.name, *op, ignored, spec);
+        }
       continue;
     }
     seen.emplace_back(spec.name, name_ptr);
-    check_precision(v, name_ptr, spec.name, c.precision);
-    if (item.is_object())
-      if (auto o = item.find("options"); o != item.end())
-        parse_options(v, *o, child(ip, "options"), spec.name, ctx, spec);
+    check_precision(v, name_ptr, spec.name, c.precision, *op);
     // Accepted but without effect: say so rather than let a reader think it applied.
     if (c.variants.empty() && spec.min_speedup)
       c.notes.push_back(child(ip, "min_speedup") + ": the first step has no previous step to beat; ignored");
-    const auto order = spec.options.is_object() ? spec.options.find("tile_order") : spec.options.end();
-    const bool round_robin = order != spec.options.end() && order->is_string() && *order == "round_robin";
-    if (spec.name == "pipelined" && spec.options.is_object() && spec.options.contains("grid") && !round_robin)
-      c.notes.push_back(child(child(ip, "options"), "grid") +
-                        ": applies to tile_order \"round_robin\" only (the contiguous order, the default, sets its own grid)");
+    if (item.is_object())
+      if (auto o = item.find("options"); o != item.end())
+        parse_options(v, *o, child(ip, "options"), spec.name, *op, c.notes, spec);
     c.variants.push_back(std::move(spec));
   }
 }

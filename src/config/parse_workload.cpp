@@ -1,5 +1,6 @@
 // /workload of a config: op, batch (int or list), requests (object or list), shape, input_seed.
 // Cases are the cartesian product batch × requests in config order (batch outer).
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -8,8 +9,6 @@
 
 #include "config/validator.hpp"
 #include "core/precision.hpp"
-#include "workload/distribution.hpp"
-#include "workload/workload.hpp"
 
 namespace gpubench::config_detail {
 namespace {
@@ -69,38 +68,20 @@ bool parse_request(Validator& v, const nlohmann::json& r, const std::string& ptr
   const size_t mark = v.issues().size();
   if (!v.object(r, ptr, {"distribution", "params", "seed"})) return false;
   spec.base_dir = ctx.base_dir;
-  const std::vector<std::string> names = distribution_names();
+  const std::vector<std::string>& names = ctx.distributions;
   v.string(r, ptr, "distribution", spec.distribution, names);
   v.seed(r, ptr, "seed", spec.seed);
   if (auto p = r.find("params"); p != r.end()) spec.params = *p;
-  if (const DistributionInfo* info = find_distribution(spec.distribution);
-      info && v.clean_since(mark)) {
-    for (const auto& issue : check_distribution_params(*info, spec.params, ctx.base_dir)) {
+  const bool known = std::find(names.begin(), names.end(), spec.distribution) != names.end();
+  if (known && v.clean_since(mark) && ctx.distribution_problems) {
+    for (const auto& [param, message] : ctx.distribution_problems(spec.distribution, spec.params, ctx.base_dir)) {
       const std::string at = child(ptr, "params");
-      v.add(issue.param.empty() ? at : child(at, issue.param), issue.message);
+      v.add(param.empty() ? at : child(at, param), message);
     }
   }
   return v.clean_since(mark);
 }
 
-/// Adds an issue when factors[0]·factors[1]·… overflows int64; it names the product and sits at
-/// the pointer of the largest factor (the field that is too big).
-void check_product(Validator& v, std::string_view formula,
-                   const std::vector<std::pair<int64_t, std::string>>& factors) {
-  int64_t product = 1;
-  bool overflow = false;
-  for (const auto& f : factors) overflow = overflow || __builtin_mul_overflow(product, f.first, &product);
-  if (!overflow) return;
-  size_t big = 0;
-  std::vector<std::string> values;
-  for (size_t i = 0; i < factors.size(); ++i) {
-    if (factors[i].first > factors[big].first) big = i;
-    values.push_back(std::to_string(factors[i].first));
-  }
-  v.add(factors[big].second,
-        fmt::format("too large: {} = {} overflows int64 (max {})", formula, join(values, "·"),
-                    std::numeric_limits<int64_t>::max()));
-}
 }  // namespace
 
 WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigContext& ctx,
@@ -113,32 +94,48 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
   const nlohmann::json& wj = it == j.end() ? empty : *it;
   if (!v.object(wj, ptr, {"op", "batch", "requests", "shape", "input_seed"})) return form;
 
-  v.string(wj, ptr, "op", w.op, {"ikbo_lce"});
+  std::vector<std::string> op_names;
+  for (const OpRules& r : ctx.ops) op_names.push_back(r.name);
+  w.op = ctx.default_op;
+  if (!v.string(wj, ptr, "op", w.op, op_names) || (op_names.empty() && !w.op.empty()))
+    w.op.clear();
+  const OpRules* rules = ctx.find_op(w.op);
+  if (!rules && wj.is_object() && !wj.contains("op"))
+    v.add(child(ptr, "op"), op_names.empty() ? "required: no operations are registered to default to"
+                                             : "required: name the operation, one of " + join(op_names));
   v.seed(wj, ptr, "input_seed", w.input_seed);
 
-  // Shape.
+  // Shape: the op's parameters, each with its default and range, then the op's cross-parameter checks.
   const std::string sp = child(ptr, "shape");
-  bool shape_ok = true;
-  if (auto s = wj.find("shape"); s != wj.end() && v.object(*s, sp, {"M", "N", "K_user", "K_cand"})) {
-    const size_t mark = v.issues().size();
-    v.integer(*s, sp, "M", w.shape.M, Range::closed(1, kInt32Max));
-    v.integer(*s, sp, "N", w.shape.N, Range::at_least(1));
-    v.integer(*s, sp, "K_user", w.shape.K_user, Range::closed(0, kInt32Max));
-    v.integer(*s, sp, "K_cand", w.shape.K_cand, Range::closed(0, kInt32Max));
-    shape_ok = v.clean_since(mark);
-    if (shape_ok && w.shape.K_user + w.shape.K_cand < 1) {
-      v.add(sp, fmt::format("K_user + K_cand must be ≥ 1, got {} + {}", w.shape.K_user, w.shape.K_cand));
+  bool shape_ok = rules != nullptr;
+  if (rules) {
+    for (const ShapeParamRule& p : rules->shape) w.shape.set(p.name, p.default_value);
+  }
+  if (auto s = wj.find("shape"); s != wj.end() && rules) {
+    std::vector<std::string> keys;
+    for (const ShapeParamRule& p : rules->shape) keys.push_back(p.name);
+    if (v.object(*s, sp, keys)) {
+      const size_t mark = v.issues().size();
+      for (const ShapeParamRule& p : rules->shape) {
+        int64_t value = p.default_value;
+        v.integer(*s, sp, p.name.c_str(), value, Range::closed(static_cast<double>(p.min), static_cast<double>(p.max)));
+        w.shape.set(p.name, value);
+      }
+      shape_ok = v.clean_since(mark);
+      if (shape_ok && rules->shape_problems) {
+        for (ConfigIssue& issue : rules->shape_problems(w.shape, sp)) v.add(std::move(issue.pointer), std::move(issue.message));
+        shape_ok = v.clean_since(mark);
+      }
+    } else {
       shape_ok = false;
     }
-  } else if (s != wj.end()) {
-    shape_ok = false;
   }
 
   // Requests: one object or a non-empty list of objects.
   std::vector<RequestSpec> requests;
   const std::string rp = child(ptr, "requests");
   if (auto r = wj.find("requests"); r == wj.end()) {
-    RequestSpec spec;  // the IKBO reference: 70 candidates per request
+    RequestSpec spec;  // the default workload: 70 candidates per request
     spec.params = {{"length", 70}};
     spec.base_dir = ctx.base_dir;
     requests.push_back(spec);
@@ -164,7 +161,7 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
       WorkloadCase wc;
       wc.batch = b;
       wc.requests = spec;
-      wc.label = fmt::format("B={} {}", b, describe(spec));
+      wc.label = fmt::format("B={} {}", b, ctx.describe_requests ? ctx.describe_requests(spec) : spec.distribution);
       w.cases.push_back(std::move(wc));
     }
   }
@@ -187,21 +184,63 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
   for (WorkloadCase& c : w.cases)
     if (label_count[c.label] > 1) c.label = fmt::format("{} seed={}", c.label, c.requests.seed);
 
-  // Byte sizes must fit int64: E = cat(E_user[cand_to_user], E_cand) [B, K, N] and Y [B, M, N].
-  if (shape_ok && !batches.empty()) {
+  // The op's tensor sizes for the largest batch (e.g. byte sizes that must fit int64).
+  if (shape_ok && !batches.empty() && rules->size_problems) {
     auto biggest = batches.front();
     for (const auto& b : batches)
       if (b.first > biggest.first) biggest = b;
-    const std::pair<int64_t, std::string> elt{element_bytes(c.precision), "/precision"};
-    const std::pair<int64_t, std::string> n{w.shape.N, child(sp, "N")};
-    const std::pair<int64_t, std::string> k{w.shape.K_user + w.shape.K_cand,
-                                            child(sp, w.shape.K_user >= w.shape.K_cand ? "K_user" : "K_cand")};
-    const size_t mark = v.issues().size();
-    check_product(v, "B·(K_user+K_cand)·N·element_bytes", {biggest, k, n, elt});
-    if (v.clean_since(mark))
-      check_product(v, "B·M·N·element_bytes", {biggest, {w.shape.M, child(sp, "M")}, n, elt});
+    for (ConfigIssue& issue : rules->size_problems(w.shape, sp, biggest.first, biggest.second, c.precision))
+      v.add(std::move(issue.pointer), std::move(issue.message));
   }
   return form;
 }
 
 }  // namespace gpubench::config_detail
+
+namespace gpubench {
+
+std::optional<ConfigIssue> product_overflow(std::string_view formula,
+                                            const std::vector<std::pair<int64_t, std::string>>& factors) {
+  int64_t product = 1;
+  bool overflow = false;
+  for (const auto& f : factors) overflow = overflow || __builtin_mul_overflow(product, f.first, &product);
+  if (!overflow) return std::nullopt;
+  size_t big = 0;
+  std::vector<std::string> values;
+  for (size_t i = 0; i < factors.size(); ++i) {
+    if (factors[i].first > factors[big].first) big = i;
+    values.push_back(std::to_string(factors[i].first));
+  }
+  return ConfigIssue{factors[big].second,
+                     fmt::format("too large: {} = {} overflows int64 (max {})", formula,
+                                 config_detail::join(values, "·"), std::numeric_limits<int64_t>::max())};
+}
+
+const OpRules* ConfigContext::find_op(const std::string& name) const {
+  for (const OpRules& r : ops)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+int64_t Shape::at(std::string_view name) const {
+  for (const auto& [n, value] : params)
+    if (n == name) return value;
+  throw InputError(fmt::format("shape has no parameter '{}'", name));
+}
+
+bool Shape::has(std::string_view name) const {
+  for (const auto& p : params)
+    if (p.first == name) return true;
+  return false;
+}
+
+void Shape::set(const std::string& name, int64_t value) {
+  for (auto& p : params)
+    if (p.first == name) {
+      p.second = value;
+      return;
+    }
+  params.emplace_back(name, value);
+}
+
+}  // namespace gpubench

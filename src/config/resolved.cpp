@@ -40,6 +40,8 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   // Only when set: configs without counters keep the hash they had before /measure/metrics existed.
   if (!m.metrics.empty()) measure["metrics"] = m.metrics;
   if (m.cooldown != MeasureSpec{}.cooldown) measure["cooldown"] = m.cooldown;  // likewise
+  nlohmann::json shape = nlohmann::json::object();
+  for (const auto& [name, value] : w.shape.params) shape[name] = value;
   return {
       {"schema_version", c.schema_version},
       {"name", c.name},
@@ -51,11 +53,11 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
        {{"op", w.op},
         {"batch", form.batch_is_array || batches.size() != 1 ? batches : batches[0]},
         {"requests", form.requests_is_array || requests.size() != 1 ? requests : requests[0]},
-        {"shape", {{"M", w.shape.M}, {"N", w.shape.N}, {"K_user", w.shape.K_user}, {"K_cand", w.shape.K_cand}}},
+        {"shape", shape},
         {"input_seed", w.input_seed}}},
       {"variants", variants},
       {"measure", measure},
-      // The effective tolerance: the override, else the precision's default (DESIGN.md §3).
+      // The effective tolerance: the override, else the precision's default (docs/method.md).
       {"check",
        {{"enabled", c.check.enabled},
         {"tolerance", c.check.tolerance.value_or(default_tolerance(c.precision))},

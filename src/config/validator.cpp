@@ -117,14 +117,17 @@ void Validator::add(std::string pointer, std::string message) {
 
 bool Validator::object(const nlohmann::json& j, const std::string& ptr,
                        std::initializer_list<std::string_view> keys) {
+  return object(j, ptr, std::vector<std::string>(keys.begin(), keys.end()));
+}
+
+bool Validator::object(const nlohmann::json& j, const std::string& ptr, const std::vector<std::string>& known) {
   if (!j.is_object()) {
     add(ptr, "expected an object, got " + type_name(j));
     return false;
   }
-  std::vector<std::string> known(keys.begin(), keys.end());
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
-    for (auto k : keys) ok = ok || k == key;
+    for (const auto& k : known) ok = ok || k == key;
     if (ok) continue;
     std::string guess = did_you_mean(key, known);
     add(child(ptr, key), guess.empty() ? "unknown key; expected one of: " + join(known)

@@ -73,6 +73,8 @@ class Validator {
   /// records each key not in `keys` as "unknown key (did you mean 'x'?)".
   bool object(const nlohmann::json& j, const std::string& ptr,
               std::initializer_list<std::string_view> keys);
+  /// As above, with the keys in a vector (an op's shape parameters).
+  bool object(const nlohmann::json& j, const std::string& ptr, const std::vector<std::string>& keys);
 
   /// Reads obj[key] when present into `out` (left at its default when absent). Records a type or
   /// range problem at ptr/key and returns false when bad; `required` records a missing key.
@@ -111,14 +113,15 @@ struct WorkloadForm {
 WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigContext& ctx,
                             Config& c);
 
-/// Parses /variants into c.variants (needs c.precision); absent → every name of ctx.known_variants
-/// that runs c.precision, in order. Option values, their combinations and the precision of each listed
-/// variant are checked against config/variant_rules.hpp (the CPU-side mirror of kernels/lce).
+/// Parses /variants into c.variants (needs c.precision and c.workload.op); absent → every step of the op
+/// that runs c.precision, in ladder order. Option values, their combinations and the precision of each listed
+/// step are checked against the op's step rules (config/step_rules.hpp types, OpRules::step_rules).
 void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c);
 
 /// Parses /end_to_end/pipeline (when present) of the /end_to_end object into c.end_to_end.pipeline
-/// (needs c.workload.shape for the feature-count check). Rejects it next to /end_to_end/given.
-void parse_pipeline(Validator& v, const nlohmann::json& end_to_end, Config& c);
+/// (needs c.workload.shape for the feature-count check). Rejects it next to /end_to_end/given, and for an op
+/// without a request pipeline (`rules` null or rules->has_pipeline false).
+void parse_pipeline(Validator& v, const nlohmann::json& end_to_end, const OpRules* rules, Config& c);
 
 /// The resolved JSON of a pipeline block (every default filled in).
 nlohmann::json pipeline_json(const PipelineSpec& spec);

@@ -1,12 +1,12 @@
 #pragma once
-// Errors that map to the CLI's exit codes (DESIGN.md §5): 0 ok; 1 regression / failed check;
+// Errors that map to the CLI's exit codes (README.md, "Exit codes"): 0 ok; 1 regression / failed check;
 // 2 bad input or usage; 3 no usable GPU or a CUDA error.
 #include <stdexcept>
 #include <string>
 
 namespace gpubench {
 
-/// Process exit codes of every verb (DESIGN.md §5).
+/// Process exit codes of every verb (README.md).
 enum class ExitCode : int {
   kOk = 0,           ///< success
   kFailure = 1,      ///< a regression (compare) or a failed correctness check (run)

@@ -1,5 +1,5 @@
 #pragma once
-// Element precisions of the LCE operands and their correctness tolerances.
+// Element precisions of an op's tensors and their default correctness tolerances.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,7 +19,7 @@ std::optional<Precision> parse_precision(std::string_view s);
 /// Bytes per element: 2 for fp16/bf16, 4 for fp32.
 int64_t element_bytes(Precision p);
 
-/// Default pass threshold on ‖y − ref‖ / ‖ref‖ (DESIGN.md §3): fp16 2e-3, bf16 1e-2, fp32 1e-5.
+/// Default pass threshold on ‖y − ref‖ / ‖ref‖ (docs/method.md): fp16 2e-3, bf16 1e-2, fp32 1e-5.
 double default_tolerance(Precision p);
 
 }  // namespace gpubench

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "analysis/work.hpp"
+#include "measure/ceilings.hpp"
 #include "measure/device_info.hpp"
 
 namespace gpubench::measure {

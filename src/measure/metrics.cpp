@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/counters.hpp"
+#include "measure/metric_names.hpp"
 #include "config/parse.hpp"
 #include "core/errors.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Hardware counters (issue #11; DESIGN.md §3 measurement). Three parts:
+// Hardware counters (issue #11; docs/method.md). Three parts:
 //  - metric selection: named sets (memory | compute | all) and explicit Perfworks metric names
 //    ("dram__bytes_read.sum"), resolved to an ordered list of names (CPU only);
 //  - the chip's metric catalog (CUPTI Profiler Host API, cupti_profiler_host.h; needs no GPU): an unknown
@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/lce/variant.hpp"
-#include "report/report.hpp"
+#include "op/operation.hpp"
+#include "result/report.hpp"
 
 namespace gpubench::measure {
 
@@ -108,7 +108,7 @@ class CounterCollector {
   /// drained (they never reach the next timed samples). On a CUPTI failure returns status "unavailable"
   /// with the reason, and available() turns false when the cause persists (privilege, another profiler).
   /// Throws DeviceError only when an op's launch or a CUDA call fails.
-  Counters collect(const std::vector<lce::Op>& ops, cudaStream_t stream);
+  Counters collect(const std::vector<op::LaunchGroup>& ops, cudaStream_t stream);
 
  private:
   /// The constructor's work: "" when ready, else why counters cannot be collected.

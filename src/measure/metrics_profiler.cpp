@@ -202,7 +202,7 @@ std::string CounterCollector::prepare(int device_index, int64_t l2_flush_bytes) 
 
 CounterCollector::~CounterCollector() = default;
 
-Counters CounterCollector::collect(const std::vector<lce::Op>& ops, cudaStream_t stream) {
+Counters CounterCollector::collect(const std::vector<op::LaunchGroup>& ops, cudaStream_t stream) {
   Counters out;
   out.metrics = metrics_;
   out.l2_flushed = s_->flush.get() != nullptr;

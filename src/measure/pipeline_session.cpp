@@ -9,9 +9,8 @@
 
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
-#include "kernels/lce/variant.hpp"
-#include "kernels/pipeline/pipeline.hpp"
 #include "measure/interrupt.hpp"
+#include "op/operation.hpp"
 
 namespace gpubench::measure {
 namespace {
@@ -32,7 +31,7 @@ struct RequestGraph {
 };
 
 /// The request's ops captured into one graph, as one op "request_graph". Throws DeviceError.
-std::vector<lce::Op> as_graph(const std::vector<lce::Op>& ops, cudaStream_t stream) {
+std::vector<op::LaunchGroup> as_graph(const std::vector<op::LaunchGroup>& ops, cudaStream_t stream) {
   auto graph = std::make_shared<RequestGraph>();
   cudaGraph_t g = nullptr;
   GPUBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
@@ -49,29 +48,9 @@ std::vector<lce::Op> as_graph(const std::vector<lce::Op>& ops, cudaStream_t stre
   return {{"request_graph", [graph](cudaStream_t s) { GPUBENCH_CUDA(cudaGraphLaunch(graph->exec, s)); }}};
 }
 
-/// Scores [B] and top-k slots [U·k] of one eager run of the request, on the host.
-struct RequestOutput {
-  std::vector<float> scores;
-  std::vector<int32_t> topk;
-};
-
-RequestOutput run_once(const std::vector<lce::Op>& ops, const pipeline::RequestPipeline& req, int64_t k,
-                       cudaStream_t stream) {
-  for (const auto& op : ops) op.launch(stream);
-  RequestOutput out;
-  out.scores.resize(static_cast<size_t>(req.B()));
-  out.topk.resize(static_cast<size_t>(req.U() * k));
-  GPUBENCH_CUDA(cudaMemcpyAsync(out.scores.data(), req.scores(), out.scores.size() * sizeof(float),
-                                cudaMemcpyDeviceToHost, stream));
-  GPUBENCH_CUDA(cudaMemcpyAsync(out.topk.data(), req.topk().idx(), out.topk.size() * sizeof(int32_t),
-                                cudaMemcpyDeviceToHost, stream));
-  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-  return out;
-}
-
 /// "scores vs <first>'s pipeline: rel. error 2.1e-04; top-k identical in 98.4% of requests".
-std::string agreement_note(const RequestOutput& y, const RequestOutput& ref, const std::string& ref_name, int64_t U,
-                           int64_t k) {
+std::string agreement_note(const op::RequestResult& y, const op::RequestResult& ref, const std::string& ref_name) {
+  const int64_t U = ref.U, k = ref.k;
   double num = 0, den = 0;
   for (size_t i = 0; i < y.scores.size(); ++i) {
     const double d = static_cast<double>(y.scores[i]) - ref.scores[i];
@@ -98,8 +77,8 @@ const VariantSpec* spec_for(const Config& config, const CaseResult& cr, size_t i
 
 }  // namespace
 
-std::string measure_pipeline(const Config& config, const RequestLayout& layout, Runner& runner, CaseResult& cr,
-                             const LogFn& log) {
+std::string measure_pipeline(const Config& config, const op::Operation& operation, const RequestLayout& layout,
+                             Runner& runner, CaseResult& cr, const LogFn& log) {
   const PipelineSpec& spec = *config.end_to_end.pipeline;
   const cudaStream_t stream = runner.stream();
   const auto fail_all = [&](const std::string& why) {
@@ -110,8 +89,8 @@ std::string measure_pipeline(const Config& config, const RequestLayout& layout, 
       v.pipeline->error = why;
     }
   };
-  const int64_t need = pipeline::pipeline_memory_bytes(spec, config.workload.shape, layout.batch, layout.requests(),
-                                                       config.precision);
+  const op::CaseSize size = op::case_size(config, layout.batch, layout.requests());
+  const int64_t need = operation.pipeline_bytes(spec, size);
   size_t free_b = 0, total_b = 0;
   GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));
   if (need > static_cast<int64_t>(free_b * 0.9)) {
@@ -122,37 +101,36 @@ std::string measure_pipeline(const Config& config, const RequestLayout& layout, 
     log(cr.label + ": " + why);
     return {};
   }
-  std::unique_ptr<pipeline::RequestPipeline> req;
+  std::unique_ptr<op::RequestPipeline> req;
   try {
-    req = std::make_unique<pipeline::RequestPipeline>(spec, config.workload.shape, layout, config.precision,
-                                                      config.allow_tf32, stream);
+    req = operation.make_pipeline(spec, size, layout, stream);
   } catch (const std::exception& e) {
     fail_all(std::string("pipeline setup: ") + e.what());
     log(cr.label + ": pipeline setup failed: " + e.what());
     return context_poisoned() ? std::string("pipeline setup: ") + e.what() : std::string();
   }
-  std::optional<RequestOutput> first;
+  std::optional<op::RequestResult> first;
   std::string first_name;
   for (size_t i = 0; i < cr.variants.size(); ++i) {
     VariantResult& vr = cr.variants[i];
     if (vr.status != "ok" || interrupt_requested()) continue;
     const VariantSpec* vs = spec_for(config, cr, i);
-    const lce::VariantInfo* info = lce::find_variant(vr.name);
+    const op::StepInfo* info = operation.find_step(vr.name);
     PipelineTiming pt;
     try {
       if (!vs || !info) throw InputError("variant " + vr.name + " not found in the config or the registry");
-      auto variant = info->create(vs->options);
-      variant->setup(req->lce_problem(), stream);
-      for (const std::string& n : variant->notes())  // copies made in setup are not in the request time either
+      auto step = info->create(vs->options);
+      req->setup_step(*step, stream);
+      for (const std::string& n : step->notes())  // copies made in setup are not in the request time either
         if (n.find("setup") != std::string::npos)
-          pt.notes.push_back(vr.name + ": " + n + "; in the pipeline that copy is made from the setup-time gather");
-      std::vector<lce::Op> ops = req->ops(variant->ops());
-      const RequestOutput out = run_once(ops, *req, spec.top_k, stream);
+          pt.notes.push_back(vr.name + ": " + n + "; in the pipeline that copy is made from the setup-time inputs");
+      std::vector<op::LaunchGroup> ops = req->groups(step->groups());
+      const op::RequestResult out = req->run_once(ops, stream);
       if (!first) {
         first = out;
         first_name = vr.name;
       } else {
-        pt.notes.push_back(agreement_note(out, *first, first_name, req->U(), spec.top_k));
+        pt.notes.push_back(agreement_note(out, *first, first_name));
       }
       if (spec.cuda_graph) {
         ops = as_graph(ops, stream);

@@ -1,13 +1,14 @@
 #pragma once
-// Measured end-to-end mode (DESIGN.md §4): after a case's ladder ran, the whole request (gather → LCE → MLP →
-// top-k, kernels/pipeline/pipeline.hpp) is timed once per ladder step that ran ok, with that step's LCE swapped in.
+// Measured end-to-end mode (docs/method.md): after a case's ladder ran, the whole request around the op (the op's
+// RequestPipeline, op/operation.hpp) is timed once per ladder step that ran ok, with that step swapped in.
 // analysis/ turns the numbers into the end-to-end block (measured vs the Amdahl prediction).
 #include <string>
 
 #include "config/config.hpp"
 #include "measure/runner.hpp"
 #include "measure/session.hpp"
-#include "report/report.hpp"
+#include "op/operation.hpp"
+#include "result/report.hpp"
 #include "workload/workload.hpp"
 
 namespace gpubench::measure {
@@ -18,7 +19,7 @@ namespace gpubench::measure {
 /// and stores request time, per-stage times and sampling in variant.pipeline. Needs config.end_to_end.pipeline.
 /// Never throws for a failing step: its PipelineTiming says "failed" and why. Returns "" or, when a failure left the
 /// CUDA context unusable, a description for the caller to stop the run with.
-std::string measure_pipeline(const Config& config, const RequestLayout& layout, Runner& runner, CaseResult& cr,
-                             const LogFn& log);
+std::string measure_pipeline(const Config& config, const op::Operation& operation, const RequestLayout& layout,
+                             Runner& runner, CaseResult& cr, const LogFn& log);
 
 }  // namespace gpubench::measure

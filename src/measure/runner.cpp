@@ -10,7 +10,7 @@
 #include <thread>
 #include <map>
 
-#include "analysis/statistics.hpp"
+#include "result/statistics.hpp"
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
 #include "measure/busy_time.hpp"
@@ -102,7 +102,7 @@ Runner::~Runner() {
   if (stream_) GPUBENCH_CUDA_NOTHROW(cudaStreamDestroy(stream_));
 }
 
-void Runner::profile_once(const std::vector<lce::Op>& ops, const std::string& label) {
+void Runner::profile_once(const std::vector<op::LaunchGroup>& ops, const std::string& label) {
   GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
   GPUBENCH_CUDA(cudaProfilerStart());
   {
@@ -116,7 +116,7 @@ void Runner::profile_once(const std::vector<lce::Op>& ops, const std::string& la
   GPUBENCH_CUDA(cudaProfilerStop());
 }
 
-void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const std::string& label,
+void Runner::measure(const std::vector<std::vector<op::LaunchGroup>>& input_sets, const std::string& label,
                      VariantResult& out) {
   if (input_sets.empty() || input_sets.front().empty()) throw DeviceError(label + ": variant has no ops to time");
   const uint64_t serial = ++serial_ & 0xFFFF;
@@ -129,7 +129,7 @@ void Runner::measure(const std::vector<std::vector<lce::Op>>& input_sets, const 
   Event region_start, region_end;
 
   // One pass over the ops of set `s`; events between ops give events-only per-op times.
-  auto enqueue_ops = [&](const std::vector<lce::Op>& ops, int64_t sample, bool tag) {
+  auto enqueue_ops = [&](const std::vector<op::LaunchGroup>& ops, int64_t sample, bool tag) {
     for (size_t i = 0; i < ops.size(); ++i) {
       GPUBENCH_CUDA(cudaEventRecord(op_events[i].e, stream_));
       NvtxRange r(ops[i].name, sample);

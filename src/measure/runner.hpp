@@ -1,5 +1,5 @@
 #pragma once
-// Times one variant = an ordered list of named ops on one stream (DESIGN.md §3). The loop reads
+// Times one variant = an ordered list of named ops on one stream (docs/method.md). The loop reads
 // like a recipe: warm up, then per sample: [cold: flush L2, next input set] → events + NVTX +
 // CUPTI tags around each op → clock probe → stopping rule; then per-op and per-kernel statistics.
 #include <cuda_runtime_api.h>
@@ -10,11 +10,11 @@
 
 #include "config/config.hpp"
 #include "core/device_buffer.hpp"
-#include "kernels/lce/variant.hpp"
+#include "op/operation.hpp"
 #include "measure/device_info.hpp"
 #include "measure/progress.hpp"
-#include "report/report.hpp"
-#include "report/trace.hpp"
+#include "result/report.hpp"
+#include "result/trace.hpp"
 
 namespace gpubench::measure {
 
@@ -47,12 +47,12 @@ class Runner {
   /// or when no rotation is needed) and fills `out`'s region, region_samples_ms, sm_clock_mhz,
   /// sampling and ops. `label` names the NVTX range ("variant" or "variant/case").
   /// Throws DeviceError when a launch fails; InputError-free.
-  void measure(const std::vector<std::vector<lce::Op>>& input_sets, const std::string& label,
+  void measure(const std::vector<std::vector<op::LaunchGroup>>& input_sets, const std::string& label,
                VariantResult& out);
 
   /// Runs every op of `ops` once between cudaProfilerStart/Stop under NVTX ranges (for
   /// `ncu --profile-from-start off` / `nsys --capture-range=cudaProfilerApi`).
-  void profile_once(const std::vector<lce::Op>& ops, const std::string& label);
+  void profile_once(const std::vector<op::LaunchGroup>& ops, const std::string& label);
 
   /// Minimum time between two progress calls [s].
   static constexpr double kProgressInterval = 0.1;

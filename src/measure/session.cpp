@@ -11,14 +11,12 @@
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 #include "gpubench/build_info.hpp"
-#include "kernels/lce/check.hpp"
-#include "kernels/lce/reference.hpp"
-#include "kernels/lce/variant.hpp"
 #include "measure/interrupt.hpp"
 #include "measure/metrics.hpp"
 #include "measure/pipeline_session.hpp"
 #include "measure/runner.hpp"
-#include "workload/device_inputs.hpp"
+#include "op/check.hpp"
+#include "op/operation.hpp"
 #include "workload/workload.hpp"
 
 namespace gpubench::measure {
@@ -31,12 +29,12 @@ std::string utc_now() {
   return buf;
 }
 
-/// Operands, fp32 reference and baseline output of one check seed.
+/// Inputs, fp32 reference and baseline output of one check seed.
 struct CheckSet {
   uint64_t seed = 0;
-  DeviceOperands operands;
-  DeviceBuffer y_ref;   // [B, M, N] fp32
-  DeviceBuffer y_base;  // [B, M, N] precision; valid once the first ladder step passed
+  std::unique_ptr<op::Inputs> inputs;
+  DeviceBuffer y_ref;   // [output elements] fp32
+  DeviceBuffer y_base;  // [output elements] precision; valid once the first ladder step passed
   bool have_base = false;
 };
 
@@ -48,33 +46,34 @@ bool context_poisoned() {
   return cudaDeviceSynchronize() != cudaSuccess;  // sticky errors persist
 }
 
-WorkModel work_model_of(const lce::VariantInfo& info, const nlohmann::json& options) {
-  return info.work_model_for ? info.work_model_for(options) : WorkModel::kDecomposed;
+/// The step's work model with these options; the op's minimum work model when the step declares none.
+std::string work_model_of(const op::Operation& operation, const op::StepInfo& info, const nlohmann::json& options) {
+  return info.work_model_for ? info.work_model_for(options) : operation.work_models().front();
 }
 
 /// Correctness gate of one step: every seed, poisoned output, vs the fp32 reference and the baseline.
-void check_variant(const lce::VariantInfo& info, const VariantSpec& spec, const Config& config,
-                   std::vector<CheckSet>& sets, bool is_first, cudaStream_t stream, VariantResult& vr) {
+/// `count`: output elements of the case.
+void check_variant(const op::Operation& operation, const op::StepInfo& info, const VariantSpec& spec,
+                   const Config& config, std::vector<CheckSet>& sets, int64_t count, bool is_first, cudaStream_t stream,
+                   VariantResult& vr) {
   Correctness& c = vr.correctness;
   c.reference = "fp32-gpu";
-  c.tolerance = config.check.tolerance.value_or(default_tolerance(config.precision));
+  c.tolerance = config.check.tolerance.value_or(operation.tolerance(config.precision));
   c.status = "pass";
   for (CheckSet& set : sets) {
     c.seeds.push_back(set.seed);
-    const auto& ops = set.operands;
-    DeviceBuffer y(output_bytes(config.workload.shape, ops.B, config.precision));
-    const int64_t count = ops.B * ops.M * ops.N;
-    auto variant = info.create(spec.options);
-    variant->setup(ops.problem(y.get(), config.allow_tf32), stream);
-    lce::poison_output(y.get(), count, config.precision, stream);
-    for (const auto& op : variant->ops()) op.launch(stream);
+    DeviceBuffer y(static_cast<size_t>(count * element_bytes(config.precision)));
+    auto step = info.create(spec.options);
+    step->setup(*set.inputs, y.get(), stream);
+    op::poison_output(y.get(), count, config.precision, stream);
+    for (const auto& group : step->groups()) group.launch(stream);
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-    const lce::ErrorStats e = lce::compare_to_reference(y.get(), config.precision, set.y_ref.as<float>(), count, stream);
+    const op::ErrorStats e = op::compare_to_reference(y.get(), config.precision, set.y_ref.as<float>(), count, stream);
     c.rel_error = std::max(c.rel_error, std::isfinite(e.rel_error) ? e.rel_error : INFINITY);
     c.max_abs_error = std::max(c.max_abs_error, e.max_abs_error);
     c.nonfinite += e.nonfinite;
     if (set.have_base) {
-      const lce::ErrorStats b = lce::compare_outputs(y.get(), set.y_base.get(), config.precision, count, stream);
+      const op::ErrorStats b = op::compare_outputs(y.get(), set.y_base.get(), config.precision, count, stream);
       c.rel_error_vs_baseline = std::max(c.rel_error_vs_baseline.value_or(0.0), b.rel_error);
     }
     const bool ok = e.nonfinite == 0 && e.rel_error <= c.tolerance;
@@ -94,16 +93,15 @@ void check_variant(const lce::VariantInfo& info, const VariantSpec& spec, const 
 }  // namespace
 
 int64_t case_memory_need(const Config& config, int64_t B, int64_t U, int64_t input_sets) {
-  const auto& s = config.workload.shape;
-  const int64_t elt = element_bytes(config.precision);
-  const int64_t operands = static_cast<int64_t>(operand_bytes(s, B, U, config.precision));
-  const int64_t y = static_cast<int64_t>(output_bytes(s, B, config.precision));
-  const int64_t y_ref = B * s.M * s.N * 4;
+  const op::Operation& operation = op::operation_of(config);
+  const op::CaseSize size = op::case_size(config, B, U);
+  const int64_t inputs = operation.input_bytes(size);
+  const int64_t elements = operation.output_elements(size);
+  const int64_t y = elements * element_bytes(config.precision);
+  const int64_t y_ref = elements * 4;
   const int64_t seeds = config.check.enabled ? static_cast<int64_t>(config.check.seeds.size()) : 0;
-  const int64_t broadcast = B * (s.K_user + s.K_cand) * s.N * elt;  // baseline workspace
-  const int64_t padded = operands + (B + U) * 8 * s.N * elt;        // k_aligned padded copies
-  const int64_t workspace = std::max(broadcast, padded) + y;         // + a Y_cand-like intermediate
-  return seeds * (operands + y_ref + 2 * y) + input_sets * (operands + y + workspace) + workspace;
+  const int64_t workspace = operation.workspace_bytes(size);
+  return seeds * (inputs + y_ref + 2 * y) + input_sets * (inputs + y + workspace) + workspace;
 }
 
 Report run_session(const Config& config, const DeviceInfo& device, const RunOptions& options, const LogFn& log) {
@@ -115,6 +113,7 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
   report.config = config.resolved;
   report.config_hash = config.hash;
 
+  const op::Operation& operation = op::operation_of(config);
   Runner runner(device, config.measure, options.use_cupti && config.measure.cupti);
   runner.set_trace(options.trace);
   const cudaStream_t stream = runner.stream();
@@ -170,9 +169,10 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
     const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
     cr.lengths = to_json(summarize(layout));
     const int64_t U = layout.requests();
-    const auto& shape = config.workload.shape;
-    const int64_t footprint = static_cast<int64_t>(operand_bytes(shape, wc.batch, U, config.precision) +
-                                                   output_bytes(shape, wc.batch, config.precision));
+    const op::CaseSize size = op::case_size(config, wc.batch, U);
+    const int64_t out_elements = operation.output_elements(size);
+    const size_t out_bytes = static_cast<size_t>(out_elements * element_bytes(config.precision));
+    const int64_t footprint = operation.input_bytes(size) + static_cast<int64_t>(out_bytes);
     const int64_t n_sets = rotation_sets(footprint, device.l2_bytes, m);
     size_t free_b = 0, total_b = 0;
     GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -186,7 +186,7 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
     log(fmt::format("case {}: B={} U={} ({} input set{})", wc.label, wc.batch, U, n_sets, n_sets > 1 ? "s" : ""));
 
     std::vector<CheckSet> checks;
-    std::vector<DeviceOperands> timing_ops;
+    std::vector<std::unique_ptr<op::Inputs>> timing_ops;
     std::vector<DeviceBuffer> timing_y;
     if (!poisoned) {
       try {
@@ -194,16 +194,16 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
           for (uint64_t seed : config.check.seeds) {
             CheckSet set;
             set.seed = seed;
-            set.operands = make_device_operands(shape, layout, config.precision, seed, stream);
-            set.y_ref = DeviceBuffer(static_cast<size_t>(wc.batch * shape.M * shape.N) * sizeof(float));
-            lce::reference_fp32(set.operands.problem(nullptr, config.allow_tf32), set.y_ref.as<float>(), stream);
+            set.inputs = operation.make_inputs(size, layout, seed, stream);
+            set.y_ref = DeviceBuffer(static_cast<size_t>(out_elements) * sizeof(float));
+            operation.reference_fp32(*set.inputs, set.y_ref.as<float>(), stream);
             checks.push_back(std::move(set));
           }
         }
         for (int64_t r = 0; r < n_sets; ++r) {
-          timing_ops.push_back(make_device_operands(shape, layout, config.precision,
-                                                    config.workload.input_seed + static_cast<uint64_t>(r), stream));
-          timing_y.emplace_back(output_bytes(shape, wc.batch, config.precision));
+          timing_ops.push_back(
+              operation.make_inputs(size, layout, config.workload.input_seed + static_cast<uint64_t>(r), stream));
+          timing_y.emplace_back(out_bytes);
         }
         GPUBENCH_CUDA(cudaStreamSynchronize(stream));
       } catch (const std::exception& e) {
@@ -219,8 +219,8 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
       VariantResult vr;
       vr.name = spec.name;
       vr.min_speedup = spec.min_speedup;
-      const lce::VariantInfo* info = lce::find_variant(spec.name);
-      if (info) vr.work_model = std::string(to_string(work_model_of(*info, spec.options)));
+      const op::StepInfo* info = operation.find_step(spec.name);
+      if (info) vr.work_model = work_model_of(operation, *info, spec.options);
       const bool filtered = !options.only_variants.empty() &&
                             std::find(options.only_variants.begin(), options.only_variants.end(), spec.name) ==
                                 options.only_variants.end();
@@ -240,16 +240,16 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
       }
       try {
         if (config.check.enabled) {
-          check_variant(*info, spec, config, checks, vi == 0, stream, vr);
+          check_variant(operation, *info, spec, config, checks, out_elements, vi == 0, stream, vr);
           log(fmt::format("{}: check {} (rel. error {:.2e}, tolerance {:.1e})", tag, vr.correctness.status,
                           vr.correctness.rel_error, vr.correctness.tolerance));
         }
-        std::vector<std::unique_ptr<lce::Variant>> instances;
-        std::vector<std::vector<lce::Op>> sets;
+        std::vector<std::unique_ptr<op::Step>> instances;
+        std::vector<std::vector<op::LaunchGroup>> sets;
         for (size_t r = 0; r < timing_ops.size(); ++r) {
           instances.push_back(info->create(spec.options));
-          instances.back()->setup(timing_ops[r].problem(timing_y[r].get(), config.allow_tf32), stream);
-          sets.push_back(instances.back()->ops());
+          instances.back()->setup(*timing_ops[r], timing_y[r].get(), stream);
+          sets.push_back(instances.back()->groups());
         }
         vr.notes = instances.front()->notes();
         vr.config_variant = instances.front()->configuration();
@@ -302,7 +302,7 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
       checks.clear();  // the ladder's operands are done: room for the pipeline's tables and weights
       timing_ops.clear();
       timing_y.clear();
-      if (std::string why = measure_pipeline(config, layout, runner, cr, log); !why.empty()) {
+      if (std::string why = measure_pipeline(config, operation, layout, runner, cr, log); !why.empty()) {
         poisoned = true;
         poisoned_by = std::move(why);
       }

@@ -10,8 +10,8 @@
 #include "config/config.hpp"
 #include "measure/device_info.hpp"
 #include "measure/progress.hpp"
-#include "report/report.hpp"
-#include "report/trace.hpp"
+#include "result/report.hpp"
+#include "result/trace.hpp"
 
 namespace gpubench::measure {
 

@@ -98,11 +98,13 @@ std::string key_values(const nlohmann::json& obj, const std::vector<std::string>
 std::string pipeline_stages(const PipelineTiming& p) {
   std::vector<std::pair<std::string, double>> parts;
   for (const OpTiming& s : p.stages) {
-    const bool lce = s.name.rfind("lce:", 0) == 0;
-    if (lce && !parts.empty() && parts.back().first == "lce") {
+    // The step's groups are "<prefix>:<group>" (op/operation.hpp RequestPipeline): one entry "<prefix>".
+    const size_t colon = s.name.find(':');
+    const std::string name = colon == std::string::npos ? s.name : s.name.substr(0, colon);
+    if (colon != std::string::npos && !parts.empty() && parts.back().first == name) {
       parts.back().second += s.stats.median;
     } else {
-      parts.emplace_back(lce ? "lce" : s.name, s.stats.median);
+      parts.emplace_back(name, s.stats.median);
     }
   }
   std::string out;

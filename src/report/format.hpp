@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/report.hpp"
+#include "result/report.hpp"
 
 namespace gpubench::fmtx {
 
@@ -39,8 +39,8 @@ std::string key_values(const nlohmann::json& obj, const std::vector<std::string>
 /// numbers with 6 significant digits (68.26666666666667 → 68.2667, 1980.0 → 1980).
 std::string scalar(const nlohmann::json& v);
 
-/// The stage medians of a measured pipeline: "gather 0.0120 · lce 0.5800 · mlp_0 0.1000 · topk 0.0200" [ms]; the
-/// "lce:*" stages are summed into one "lce" entry (their split is in the JSON).
+/// The stage medians of a measured pipeline: "gather 0.0120 · step 0.5800 · mlp_0 0.1000 · topk 0.0200" [ms]; the
+/// step's "<prefix>:<group>" stages are summed into one "<prefix>" entry (their split is in the JSON).
 std::string pipeline_stages(const PipelineTiming& p);
 
 /// Index of the ok variant with the smallest region median in `c`, or -1.

@@ -136,8 +136,8 @@ void counters_table(std::string& out, const CaseResult& c) {
   for (const auto& v : c.variants) any = any || v.counters.has_value();
   if (!any) return;
   out += "\n#### Hardware counters\n\n";
-  out += "CUPTI range profiler, one range per op, in a replay pass after the timed samples. *min GB*: the LCE op's "
-         "minimum DRAM traffic (each input read once, Y written once); *ratio* = measured / min. Rates use the "
+  out += "CUPTI range profiler, one range per op, in a replay pass after the timed samples. *min GB*: the op's "
+         "minimum DRAM traffic (each input read once, the output written once); *ratio* = measured / min. Rates use the "
          "timed median; *bound* from the % of the card's ceilings (latency: both under 60%). *tensor pipe* and *SM thr.*: % of "
          "the SMs' active cycles (as Nsight Compute shows them per kernel); *DRAM thr.*: % of the range's elapsed time, "
          "which holds some idle time (CUPTI's range start, the host's launch work). *SM clock*: the busiest SM's active "

@@ -183,7 +183,7 @@ std::string render_plan_terminal(const std::vector<PlanRow>& rows, const Ceiling
   Table proj;
   proj.header = {"step", "op [ms]", "request [ms]", "speedup", "gain", "requests/s", "candidates/s", "$/1M requests"};
   for (const auto& r : rows) {
-    work.add({r.variant, std::string(to_string(r.work_model)), fmt::format("{:.1f}", r.work.flops / 1e9),
+    work.add({r.variant, r.work_model, fmt::format("{:.1f}", r.work.flops / 1e9),
               fmt::format("{:.3f}", r.work.bytes_min / 1e9), fmt::format("{:.0f}", r.work.intensity),
               fmtx::ms(r.floor.compute_ms), fmtx::ms(r.floor.memory_ms), fmtx::ms(r.floor.floor_ms), r.floor.bound,
               fmt::format("{:.2f}x", r.floor_speedup_vs_baseline)});

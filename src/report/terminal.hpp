@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analysis/analyze.hpp"
-#include "report/report.hpp"
+#include "result/report.hpp"
 
 namespace gpubench {
 

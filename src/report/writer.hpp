@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "report/report.hpp"
+#include "result/report.hpp"
 
 namespace gpubench {
 

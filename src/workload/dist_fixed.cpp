@@ -1,4 +1,4 @@
-// fixed{length}: every request holds `length` candidates (the IKBO reference uses 70).
+// fixed{length}: every request holds `length` candidates (the default workload uses 70).
 #include "config/validator.hpp"
 #include "workload/distribution.hpp"
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "config/parse.hpp"
+#include "workload/workload.hpp"
 #include "config/validator.hpp"
 
 namespace gpubench {
@@ -144,6 +145,18 @@ double inverse_normal_cdf(double p) {
   const double e = 0.5 * std::erfc(-x / std::sqrt(2.0)) - p;
   const double u = e * std::sqrt(2 * M_PI) * std::exp(x * x / 2);
   return x - u / (1 + x * u / 2);
+}
+
+void add_distributions(ConfigContext& ctx) {
+  ctx.distributions = distribution_names();
+  ctx.distribution_problems = [](const std::string& name, const nlohmann::json& params, const std::string& base_dir) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (const DistributionInfo* info = find_distribution(name))
+      for (ParamIssue& issue : check_distribution_params(*info, params, base_dir))
+        out.emplace_back(std::move(issue.param), std::move(issue.message));
+    return out;
+  };
+  ctx.describe_requests = [](const RequestSpec& spec) { return describe(spec); };
 }
 
 }  // namespace gpubench

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/parse.hpp"
+
 namespace gpubench {
 
 /// JSON type of a distribution parameter.
@@ -67,6 +69,10 @@ const DistributionInfo* find_distribution(const std::string& name);
 
 /// Names of all distributions, in listing order.
 std::vector<std::string> distribution_names();
+
+/// Fills ctx.distributions, ctx.distribution_problems and ctx.describe_requests from this registry (the
+/// config validator checks request specs through them, so config/ needs nothing of workload/).
+void add_distributions(ConfigContext& ctx);
 
 /// Every problem of `params` for `info`: not an object, unknown keys (with did-you-mean), missing
 /// keys, wrong types, then info.check. Empty when valid.

@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
+#include "support/op_context.hpp"
 #include "analysis/amdahl.hpp"
 #include "analysis/analyze.hpp"
-#include "analysis/statistics.hpp"
+#include "result/statistics.hpp"
 #include "core/errors.hpp"
 
 using namespace gpubench;
@@ -21,7 +22,7 @@ VariantResult ok_variant(const std::string& name, const std::string& model, doub
 /// Reference shape, B=1024, U=15, 5 steps: baseline 4 ms, decomposed 2 ms (min 1.5), fused FAILED,
 /// k_aligned 1 ms (min 2.5 → 2.0x vs decomposed: REJECT), pipelined 0.5 ms (min 1.5).
 std::pair<Report, Config> ladder() {
-  Config cfg;
+  Config cfg = gpubench::testing::lce_config();
   cfg.precision = Precision::kFp16;
   cfg.variants = {{"baseline", std::nullopt, {}},
                   {"decomposed", 1.5, {}},
@@ -139,7 +140,7 @@ TEST(Plan, RowsAndFloorProjection) {
   auto [r, cfg] = ladder();
   const auto ceil = datasheet_ceilings("h200", Precision::kFp16, false);
   const auto rows = plan_rows(cfg, 1024, 15, ceil, [](const VariantSpec& s) {
-    return s.name == "baseline" ? WorkModel::kBroadcast : WorkModel::kDecomposed;
+    return std::string(s.name == "baseline" ? "broadcast" : "decomposed");
   });
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0].variant, "baseline");
@@ -157,7 +158,7 @@ TEST(Plan, RowsAndFloorProjection) {
   EXPECT_EQ(rows[1].projected->source, "projected");
 
   cfg.end_to_end.given.reset();
-  const auto bare = plan_rows(cfg, 1024, 15, ceil, [](const VariantSpec&) { return WorkModel::kDecomposed; });
+  const auto bare = plan_rows(cfg, 1024, 15, ceil, [](const VariantSpec&) { return std::string("decomposed"); });
   EXPECT_FALSE(bare[1].projected.has_value());
   EXPECT_DOUBLE_EQ(bare[1].floor_speedup_vs_baseline, 1.0);  // same model → same floor
 }

@@ -12,7 +12,7 @@
 #include "analysis/compare.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
-#include "report/report_io.hpp"
+#include "result/report_io.hpp"
 #include "support/cli_binary.hpp"
 
 namespace gpubench {

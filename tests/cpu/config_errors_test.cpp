@@ -13,12 +13,12 @@ namespace {
 
 using namespace testing;  // the config fixtures (support/config_fixtures.hpp)
 
-/// context() plus the option keys fused and pipelined register (kernels/lce/fused.cu, pipelined.cu).
+/// context() plus the option keys fused and pipelined register (ops/ikbo_lce/fused.cu, pipelined.cu).
 ConfigContext context_with_sm90_options() {
   ConfigContext ctx = context();
-  ctx.variant_options["fused"] = {"block_k", "cluster", "stages", "persistent", "l2_prefetch"};
-  ctx.variant_options["pipelined"] = {"schedule", "cluster", "block_k", "stages", "l2_prefetch"};
-  ctx.variant_options["k_aligned"] = {"library"};
+  ctx.ops[0].step_options["fused"] = {"block_k", "cluster", "stages", "persistent", "l2_prefetch"};
+  ctx.ops[0].step_options["pipelined"] = {"schedule", "cluster", "block_k", "stages", "l2_prefetch"};
+  ctx.ops[0].step_options["k_aligned"] = {"library"};
   return ctx;
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "support/op_context.hpp"
 #include "config/parse.hpp"
 #include "core/errors.hpp"
 #include "core/text_file.hpp"
@@ -16,9 +17,9 @@ namespace {
 const std::string kFuzzFixtures = std::string(GPUBENCH_SOURCE_DIR) + "/tests/data/configs/fuzz";
 
 ConfigContext context() {
-  ConfigContext ctx;
-  ctx.known_variants = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
-  ctx.variant_options = {{"baseline", {"time_broadcast"}}};
+  ConfigContext ctx = gpubench::testing::lce_rules_context();
+  ctx.ops[0].steps = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
+  ctx.ops[0].step_options = {{"baseline", {"time_broadcast"}}};
   return ctx;
 }
 

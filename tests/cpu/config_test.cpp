@@ -60,10 +60,10 @@ TEST(Config, ShippedConfigsHoldTheirWorkloads) {
 
 TEST(Config, DefaultHasTheReferenceShape) {
   Config c = default_config(context());
-  EXPECT_EQ(c.workload.shape.M, 433);
-  EXPECT_EQ(c.workload.shape.N, 256);
-  EXPECT_EQ(c.workload.shape.K_user, 1178);
-  EXPECT_EQ(c.workload.shape.K_cand, 866);
+  EXPECT_EQ(c.workload.shape.at("M"), 433);
+  EXPECT_EQ(c.workload.shape.at("N"), 256);
+  EXPECT_EQ(c.workload.shape.at("K_user"), 1178);
+  EXPECT_EQ(c.workload.shape.at("K_cand"), 866);
   EXPECT_EQ(c.precision, Precision::kFp16);
   ASSERT_EQ(c.workload.cases.size(), 1u);
   EXPECT_EQ(c.workload.cases[0].batch, 1024);
@@ -176,7 +176,7 @@ TEST(Config, VariantsDefaultToTheWholeLadder) {
 
 TEST(Config, SettingsWithoutEffectGetANote) {
   ConfigContext ctx = context();
-  ctx.variant_options["pipelined"] = {"grid", "tile_order"};
+  ctx.ops[0].step_options["pipelined"] = {"grid", "tile_order"};
   auto j = good();
   j["variants"] = nlohmann::json::array({{{"name", "baseline"}, {"min_speedup", 1.2}}, "decomposed",
                                          {{"name", "pipelined"}, {"options", {{"grid", "all"}}}}});

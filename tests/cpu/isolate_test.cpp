@@ -12,12 +12,13 @@
 #include <fstream>
 #include <string>
 
+#include "support/op_context.hpp"
 #include "cli/isolate.hpp"
 #include "config/parse.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "measure/interrupt.hpp"
-#include "report/report_io.hpp"
+#include "result/report_io.hpp"
 #include "report/writer.hpp"
 
 namespace gpubench::cli {
@@ -27,8 +28,8 @@ namespace fs = std::filesystem;
 
 /// Two cases (B = 64, 128) and the ladder alpha, crash, beta (names the stand-in child knows).
 Config config_with(const std::vector<std::string>& variants) {
-  ConfigContext ctx;
-  ctx.known_variants = {"alpha", "beta", "crash", "hang", "silent", "bad"};
+  ConfigContext ctx = gpubench::testing::lce_rules_context();
+  ctx.ops[0].steps = {"alpha", "beta", "crash", "hang", "silent", "bad"};
   nlohmann::json j = {{"schema_version", 1},
                       {"name", "iso"},
                       {"workload",

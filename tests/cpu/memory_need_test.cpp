@@ -2,6 +2,7 @@
 // computed by hand from its documented terms (check sets, timing input sets, workspace).
 #include <gtest/gtest.h>
 
+#include "support/op_context.hpp"
 #include "config/config.hpp"
 #include "measure/session.hpp"
 
@@ -9,13 +10,12 @@ namespace gpubench {
 namespace {
 
 Config tiny(bool check, int seeds) {
-  Config c;
+  Config c = gpubench::testing::lce_config();
   c.precision = Precision::kFp16;
-  c.workload.shape = {};
-  c.workload.shape.M = 4;
-  c.workload.shape.N = 8;
-  c.workload.shape.K_user = 3;
-  c.workload.shape.K_cand = 5;
+    c.workload.shape.set("M", 4);
+  c.workload.shape.set("N", 8);
+  c.workload.shape.set("K_user", 3);
+  c.workload.shape.set("K_cand", 5);
   c.check.enabled = check;
   c.check.seeds.assign(static_cast<size_t>(seeds), 1);
   return c;
@@ -37,10 +37,10 @@ TEST(MemoryNeed, ReferenceShapeIsBroadcastBound) {
   // IKBO reference shape, B=1024, U=15, one seed, one input set: the baseline's broadcast copy
   // (1024·2044·256·2 B ≈ 1.07 GB) is the workspace.
   Config c = tiny(true, 1);
-  c.workload.shape.M = 433;
-  c.workload.shape.N = 256;
-  c.workload.shape.K_user = 1178;
-  c.workload.shape.K_cand = 866;
+  c.workload.shape.set("M", 433);
+  c.workload.shape.set("N", 256);
+  c.workload.shape.set("K_user", 1178);
+  c.workload.shape.set("K_cand", 866);
   EXPECT_EQ(measure::case_memory_need(c, 1024, 15, 1), int64_t{4'662'115'696});
   // 2,000,000 candidates: ≈ 8473 GiB, what the GPU test's oversized config asks for.
   EXPECT_GT(measure::case_memory_need(c, 2'000'000, 28'572, 1), int64_t{8000} << 30);

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ops/ikbo_lce/work.hpp"
+#include "support/op_context.hpp"
 #include "analysis/counters.hpp"
 #include "config/parse.hpp"
 #include "core/errors.hpp"
@@ -149,8 +151,8 @@ TEST(MetricConfig, CliNoneCombinedWithSetsExitsTwo) {
 
 TEST(MetricConfig, MeasureMetricsParsedAndValidated) {
   nlohmann::json j = {{"schema_version", 1}, {"measure", {{"metrics", {"memory", "dram__bytes_read.sum"}}}}};
-  ConfigContext ctx;
-  ctx.known_variants = {"baseline"};
+  ConfigContext ctx = gpubench::testing::lce_rules_context();
+  ctx.ops[0].steps = {"baseline"};
   const Config c = parse_config(j, ctx);
   EXPECT_EQ(c.measure.metrics, (std::vector<std::string>{"memory", "dram__bytes_read.sum"}));
   EXPECT_EQ(c.resolved["measure"]["metrics"], j["measure"]["metrics"]);
@@ -262,7 +264,7 @@ TEST(CounterAnalysis, PeakAtTheClockTheOpsRanAt) {
   analyze_counters(v, 1.0e9, Ceilings{800, 4000, "test"});  // no SM count: left empty
   EXPECT_FALSE(v.counters->pct_of_peak_at_clock.has_value());
   // Report level: the SM count comes from the environment block, the peak per SM from the precision.
-  Config config;  // fp16
+  Config config = gpubench::testing::lce_config();  // fp16
   Report r;
   CaseResult c;
   c.batch = 1024;
@@ -290,7 +292,7 @@ TEST(CounterAnalysis, SmClockNeedsTheOpsTimedMedian) {
 }
 
 TEST(CounterAnalysis, ReportLevelUsesTheDecomposedMinimum) {
-  Config config;  // reference shape, fp16
+  Config config = gpubench::testing::lce_config();  // reference shape, fp16
   Report r;
   CaseResult c;
   c.batch = 1024;
@@ -298,8 +300,8 @@ TEST(CounterAnalysis, ReportLevelUsesTheDecomposedMinimum) {
   c.variants.push_back(step_with_counters());
   r.cases.push_back(c);
   analyze_counters(r, config, Ceilings{800, 4000, "test"});
-  const double min = count_work(config.workload.shape, 1024, 15, config.precision, WorkModel::kDecomposed).bytes_min;
-  EXPECT_NEAR(min, 0.69e9, 0.01e9);  // DESIGN.md §2: decomposed 0.69 GB at the reference shape
+  const double min = count_work(lce_shape(config.workload.shape), 1024, 15, config.precision, WorkModel::kDecomposed).bytes_min;
+  EXPECT_NEAR(min, 0.69e9, 0.01e9);  // docs/ikbo_lce.md: decomposed 0.69 GB at the reference shape
   EXPECT_DOUBLE_EQ(r.cases[0].variants[0].counters->dram_bytes_min, min);
 }
 

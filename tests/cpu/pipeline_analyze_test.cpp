@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "support/op_context.hpp"
 #include "analysis/analyze.hpp"
 #include "report/terminal.hpp"
 #include "report/writer.hpp"
@@ -41,7 +42,7 @@ VariantResult step(const std::string& name, const std::string& model, double op_
 /// U = 15, B = 1024. Isolated op times: baseline 2.0, decomposed 1.0, k_aligned 0.5, pipelined 0.25 ms.
 /// Pipelines: baseline 5.0 ms, decomposed 4.2 ms, k_aligned failed, pipelined 3.0 ms.
 std::pair<Report, Config> measured() {
-  Config cfg;
+  Config cfg = gpubench::testing::lce_config();
   cfg.precision = Precision::kFp16;
   cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}, {"k_aligned", 1.2, {}},
                   {"pipelined", 1.2, {}}};

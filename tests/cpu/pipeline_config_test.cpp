@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "support/op_context.hpp"
 #include "config/parse.hpp"
 
 namespace gpubench {
@@ -14,9 +15,9 @@ namespace {
 const std::string kSource = GPUBENCH_SOURCE_DIR;
 
 ConfigContext context() {
-  ConfigContext ctx;
-  ctx.known_variants = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
-  ctx.variant_options = {{"baseline", {"time_broadcast"}}};
+  ConfigContext ctx = gpubench::testing::lce_rules_context();
+  ctx.ops[0].steps = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
+  ctx.ops[0].step_options = {{"baseline", {"time_broadcast"}}};
   return ctx;
 }
 

@@ -1,16 +1,20 @@
 // The fp64 CPU reference on a hand-computed case, the host operand generator, and the host error
-// metric (kernels/lce/reference.hpp, workload/device_inputs.hpp, kernels/lce/check.hpp). No GPU.
+// metric (ops/ikbo_lce/reference.hpp, ops/ikbo_lce/operands.hpp, op/check.hpp). No GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "kernels/lce/check.hpp"
-#include "kernels/lce/reference.hpp"
-#include "workload/device_inputs.hpp"
+#include "op/check.hpp"
+#include "ops/ikbo_lce/reference.hpp"
+#include "ops/ikbo_lce/operands.hpp"
 
 namespace gpubench::lce {
 namespace {
+
+using op::compare_values;
+using op::ErrorStats;
+using op::passes;
 
 
 // M=2, N=2, K_user=1, K_cand=2, B=3 in U=2 requests (lengths 2, 1); values chosen by hand and the

@@ -8,12 +8,13 @@
 #include <regex>
 #include <sstream>
 
+#include "support/op_context.hpp"
 #include "analysis/analyze.hpp"
-#include "analysis/statistics.hpp"
+#include "result/statistics.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "report/format.hpp"
-#include "report/report_io.hpp"
+#include "result/report_io.hpp"
 #include "report/terminal.hpp"
 #include "report/writer.hpp"
 
@@ -78,7 +79,7 @@ Report full_report() {
   c.variants = {base, dec, fused};
   r.cases.push_back(c);
 
-  Config cfg;
+  Config cfg = gpubench::testing::lce_config();
   cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}, {"fused", 1.1, {}}};
   cfg.end_to_end.given = GivenEndToEnd{100, 40};
   cfg.end_to_end.gpu_hour_usd = 3.6;
@@ -246,12 +247,12 @@ TEST(ReportWriters, AFailedWriteRescuesTheJsonReport) {
 }
 
 TEST(ReportTerminal, PlanTable) {
-  Config cfg;
+  Config cfg = gpubench::testing::lce_config();
   cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}};
   cfg.end_to_end.given = GivenEndToEnd{100, 40};
   const auto ceil = datasheet_ceilings("h200", Precision::kFp16, false);
   const auto rows = plan_rows(cfg, 1024, 15, ceil, [](const VariantSpec& s) {
-    return s.name == "baseline" ? WorkModel::kBroadcast : WorkModel::kDecomposed;
+    return std::string(s.name == "baseline" ? "broadcast" : "decomposed");
   });
   const std::string text = render_plan_terminal(rows, ceil, 1024, 15);
   EXPECT_NE(text.find("B=1024 candidates, U=15 requests"), std::string::npos) << text;

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "analysis/statistics.hpp"
+#include "result/statistics.hpp"
 
 using gpubench::compute_stats;
 using gpubench::relative_stdev;

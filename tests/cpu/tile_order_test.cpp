@@ -1,8 +1,8 @@
-// The host-built tile orders of the persistent LCE tile kernel (kernels/lce/tile_order.hpp): every
+// The host-built tile orders of the persistent LCE tile kernel (ops/ikbo_lce/tile_order.hpp): every
 // cluster tile exactly once, user tiles before any candidate tile in each cluster's list (the ready-flag
 // waits rely on it), one lane per cluster, contiguous batch runs shared in step by a slot's clusters,
 // and the work levelled across clusters.
-#include "kernels/lce/tile_order.hpp"
+#include "ops/ikbo_lce/tile_order.hpp"
 
 #include <gtest/gtest.h>
 

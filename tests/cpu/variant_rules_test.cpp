@@ -1,8 +1,8 @@
-// Pins config/variant_rules.hpp (the CPU-side table the validator checks variant options and
+// Pins ops/ikbo_lce/step_rules.cpp (the CPU-side table the validator checks step options and
 // precisions with) to the real LCE registry: same variants, same precisions, same option keys, and the
 // table accepts exactly the option objects each variant's `create` accepts. `create` only parses
 // options and builds an unbound object (no CUDA call), so this runs without a GPU. When a kernel file
-// changes its options or precisions, this fails until src/config/variant_rules.cpp follows.
+// changes its options or precisions, this fails until ops/ikbo_lce/step_rules.cpp follows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "config/variant_rules.hpp"
+#include "config/step_rules.hpp"
 #include "core/errors.hpp"
-#include "kernels/lce/variant.hpp"
+#include "ops/ikbo_lce/rules.hpp"
+#include "ops/ikbo_lce/step_rules.hpp"
+#include "ops/ikbo_lce/variant.hpp"
 
 namespace gpubench::config_detail {
 namespace {
@@ -49,21 +51,21 @@ TEST(VariantRules, EveryRegisteredVariantHasMatchingPrecisionsAndOptionKeys) {
   ASSERT_FALSE(lce::registered_variants().empty());
   for (const lce::VariantInfo& info : lce::registered_variants()) {
     SCOPED_TRACE(info.name);
-    const VariantRules* rules = find_variant_rules(info.name);
-    ASSERT_NE(rules, nullptr) << "add " << info.name << " to src/config/variant_rules.cpp";
+    const VariantRules* rules = find_variant_rules(lce::step_rules(), info.name);
+    ASSERT_NE(rules, nullptr) << "add " << info.name << " to ops/ikbo_lce/step_rules.cpp";
     std::set<Precision> reg(info.precisions.begin(), info.precisions.end());
     std::set<Precision> table(rules->precisions.begin(), rules->precisions.end());
-    EXPECT_EQ(reg, table) << "precisions differ from kernels/lce (VariantInfo::precisions)";
+    EXPECT_EQ(reg, table) << "precisions differ from ops/ikbo_lce (VariantInfo::precisions)";
     std::set<std::string> reg_keys(info.options.begin(), info.options.end()), table_keys;
     for (const auto& r : rules->options) table_keys.insert(r.key);
-    EXPECT_EQ(reg_keys, table_keys) << "option keys differ from kernels/lce (VariantInfo::options)";
+    EXPECT_EQ(reg_keys, table_keys) << "option keys differ from ops/ikbo_lce (VariantInfo::options)";
   }
-  for (const VariantRules& r : variant_rules())
+  for (const VariantRules& r : lce::step_rules())
     EXPECT_NE(lce::find_variant(r.name), nullptr) << r.name << " is in the table but not registered";
 }
 
 TEST(VariantRules, EachOptionValueAloneIsJudgedLikeCreate) {
-  for (const VariantRules& rules : variant_rules()) {
+  for (const VariantRules& rules : lce::step_rules()) {
     const lce::VariantInfo* info = lce::find_variant(rules.name);
     ASSERT_NE(info, nullptr) << rules.name;
     EXPECT_TRUE(create_accepts(*info, json::object())) << rules.name << ": no options must be accepted";
@@ -82,7 +84,7 @@ TEST(VariantRules, CombinationsOfAcceptedValuesAreJudgedLikeCreate) {
   // Every combination of {absent} ∪ accepted values (l2_prefetch: absent, 0, 64): the cross-option
   // rules of fused and pipelined (block_k 64 for clusters and stages 5, cooperative for 2x1 / 1x2).
   int combinations = 0;
-  for (const VariantRules& rules : variant_rules()) {
+  for (const VariantRules& rules : lce::step_rules()) {
     const lce::VariantInfo* info = lce::find_variant(rules.name);
     ASSERT_NE(info, nullptr) << rules.name;
     std::vector<std::vector<json>> choices;
@@ -139,14 +141,38 @@ TEST(VariantRules, BooleanOptionsNameTheVariantKeyAndValue) {
 
 TEST(VariantRules, TheSm90StepsAreSixteenBitOnly) {
   for (const char* name : {"fused", "pipelined"}) {
-    const VariantRules* r = find_variant_rules(name);
+    const VariantRules* r = find_variant_rules(lce::step_rules(), name);
     ASSERT_NE(r, nullptr);
     EXPECT_FALSE(supports_precision(*r, Precision::kFp32)) << name;
     EXPECT_TRUE(supports_precision(*r, Precision::kFp16)) << name;
     EXPECT_TRUE(supports_precision(*r, Precision::kBf16)) << name;
   }
-  EXPECT_TRUE(supports_precision(*find_variant_rules("k_aligned"), Precision::kFp32));
-  EXPECT_EQ(find_variant_rules("no_such_step"), nullptr);
+  EXPECT_TRUE(supports_precision(*find_variant_rules(lce::step_rules(), "k_aligned"), Precision::kFp32));
+  EXPECT_EQ(find_variant_rules(lce::step_rules(), "no_such_step"), nullptr);
+}
+
+}  // namespace
+}  // namespace gpubench::config_detail
+
+namespace gpubench::config_detail {
+namespace {
+
+TEST(VariantRules, HostOnlyOpRulesListTheRegisteredStepsAndOptionKeys) {
+  // ops/ikbo_lce/rules.cpp (used where no registry is linked: the config fuzz target) takes steps and option
+  // keys from the step rules table; the registry is the truth.
+  const OpRules rules = lce::config_rules(/*with_test_steps=*/true);
+  std::set<std::string> registered, listed(rules.steps.begin(), rules.steps.end());
+  for (const lce::VariantInfo& info : lce::registered_variants()) {
+    registered.insert(info.name);
+    const auto it = rules.step_options.find(info.name);
+    const std::set<std::string> want(info.options.begin(), info.options.end());
+    const std::set<std::string> got = it == rules.step_options.end() ? std::set<std::string>{}
+                                                                     : std::set<std::string>(it->second.begin(), it->second.end());
+    EXPECT_EQ(got, want) << info.name;
+  }
+  EXPECT_EQ(listed, registered);
+  const OpRules plain = lce::config_rules(false);
+  EXPECT_EQ(std::count(plain.steps.begin(), plain.steps.end(), "test_fault"), 0);
 }
 
 }  // namespace

@@ -3,12 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/work.hpp"
+#include "ops/ikbo_lce/work.hpp"
 #include "core/errors.hpp"
 
 using namespace gpubench;
 
 namespace {
-const LceShape kRef{433, 256, 1178, 866};  // IKBO reference shape (DESIGN.md §2)
+const LceShape kRef{433, 256, 1178, 866};  // IKBO reference shape (docs/ikbo_lce.md)
 }
 
 TEST(Work, ReferenceShapeFlopsAndBytes) {
@@ -72,7 +73,7 @@ TEST(Work, FloorsAtReferenceShape) {
   EXPECT_NEAR(f100.memory_ms, 0.2065275391, 1e-9);
   EXPECT_EQ(f100.bound, "memory");
   EXPECT_DOUBLE_EQ(f100.floor_ms, f100.memory_ms);
-  // DESIGN.md §2: measured ceilings 789 TFLOP/s → 0.254 ms.
+  // docs/ikbo_lce.md: measured ceilings 789 TFLOP/s → 0.254 ms.
   const auto fcal = compute_floor(dec, Ceilings{789, 4260, "measured"});
   EXPECT_NEAR(fcal.floor_ms, 0.254, 0.0005);
   // The timed broadcast copy makes the baseline memory-bound on the H200.

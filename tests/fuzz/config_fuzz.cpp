@@ -9,17 +9,22 @@
 
 #include "config/parse.hpp"
 #include "core/errors.hpp"
+#include "ops/ikbo_lce/rules.hpp"
+#include "workload/distribution.hpp"
 
 namespace {
 
-/// The context `gpubench` builds from its variant registry (cli/common.cpp), spelled out here so
-/// the target needs no kernels. Relative empirical files resolve in tests/data/configs/empirical,
+/// The context `gpubench` builds from its op registry (op/operation.hpp registry_context), spelled out here
+/// with ikbo_lce's host-only rules so the target needs no kernels. Relative empirical files resolve in tests/data/configs/empirical,
 /// where the seed fixtures' histogram files are.
 const gpubench::ConfigContext& context() {
   static const gpubench::ConfigContext ctx = [] {
     gpubench::ConfigContext c;
-    c.known_variants = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
-    c.variant_options = {{"baseline", {"time_broadcast"}},
+    gpubench::add_distributions(c);
+    c.ops.push_back(gpubench::lce::config_rules(false));
+    c.default_op = c.ops.front().name;
+    c.ops[0].steps = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
+    c.ops[0].step_options = {{"baseline", {"time_broadcast"}},
                          {"decomposed", {}},
                          {"k_aligned", {"library"}},
                          {"fused", {"block_k"}},

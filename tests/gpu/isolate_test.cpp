@@ -1,4 +1,4 @@
-// `gpubench run --isolate` on the GPU (issue 9): the test-only step `test_fault` (kernels/lce/
+// `gpubench run --isolate` on the GPU (issue 9): the test-only step `test_fault` (ops/ikbo_lce/
 // test_fault.cu, enabled by GPUBENCH_ENABLE_TEST_VARIANTS=1) sits in the middle of the ladder; it
 // writes to an unmapped address (a sticky error that poisons its process's CUDA context), aborts,
 // or hangs. Isolated, the steps around it are measured and it alone is FAILED with the reason;

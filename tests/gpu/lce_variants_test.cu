@@ -15,14 +15,21 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
-#include "kernels/lce/check.hpp"
-#include "kernels/lce/reference.hpp"
-#include "kernels/lce/variant.hpp"
+#include "op/check.hpp"
+#include "ops/ikbo_lce/reference.hpp"
+#include "ops/ikbo_lce/variant.hpp"
 #include "support/gpu.hpp"
-#include "workload/device_inputs.hpp"
+#include "ops/ikbo_lce/operands.hpp"
 
 namespace gpubench::lce {
 namespace {
+
+using op::compare_host;
+using op::compare_outputs;
+using op::compare_to_reference;
+using op::compare_values;
+using op::ErrorStats;
+using op::poison_output;
 
 constexpr size_t kGuardBytes = 4096;  // after Y: must still hold the poison after the run
 
@@ -291,7 +298,7 @@ TEST(LceVariantOptions, PipelinedNarrowTail) {
   }
 }
 
-// The full reference shape (DESIGN.md §2), fp16: each variant vs the fp32 GPU reference and vs the
+// The full reference shape (docs/ikbo_lce.md), fp16: each variant vs the fp32 GPU reference and vs the
 // baseline. Operands, reference and baseline output are computed once for the suite.
 class LceVariantFullShape : public ::testing::TestWithParam<std::string> {
  protected:

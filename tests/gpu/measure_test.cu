@@ -44,7 +44,7 @@ TEST(MeasureGpu, SpinKernelOfKnownLengthWithin2Percent) {
   const DeviceInfo d = query_device(0);
   Runner runner(d, quick_spec("hot"), /*use_cupti=*/true);
   constexpr int64_t kSpinNs = 2'000'000;  // 2 ms
-  std::vector<lce::Op> ops = {{"spin", [](cudaStream_t s) { spin_kernel(kSpinNs, s); }}};
+  std::vector<op::LaunchGroup> ops = {{"spin", [](cudaStream_t s) { spin_kernel(kSpinNs, s); }}};
   VariantResult r;
   runner.measure({ops}, "spin", r);
   ASSERT_GT(r.region.count, 0);
@@ -61,7 +61,7 @@ TEST(MeasureGpu, CuptiCountsEveryLaunchAndKernelSumsFitTheRegion) {
   const DeviceInfo d = query_device(0);
   Runner runner(d, quick_spec("cold"), true);
   if (!runner.cupti()) GTEST_SKIP() << runner.cupti_note();
-  std::vector<lce::Op> ops = {
+  std::vector<op::LaunchGroup> ops = {
       {"three_spins", [](cudaStream_t s) { for (int i = 0; i < 3; ++i) spin_kernel(100'000, s); }},
       {"one_spin", [](cudaStream_t s) { spin_kernel(200'000, s); }},
   };
@@ -91,7 +91,7 @@ TEST(MeasureGpu, OverlappingKernelsOfOneOpCountOnce) {
   GPUBENCH_CUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
   GPUBENCH_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
   GPUBENCH_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-  std::vector<lce::Op> ops = {{"two_streams", [&](cudaStream_t s) {
+  std::vector<op::LaunchGroup> ops = {{"two_streams", [&](cudaStream_t s) {
                                  GPUBENCH_CUDA(cudaEventRecord(fork, s));
                                  GPUBENCH_CUDA(cudaStreamWaitEvent(side, fork));
                                  spin_kernel(500'000, s);
@@ -118,7 +118,7 @@ TEST(MeasureGpu, EventsOnlyPathTimesEachOp) {
   Runner runner(d, quick_spec("hot"), /*use_cupti=*/false);
   EXPECT_FALSE(runner.cupti());
   EXPECT_FALSE(runner.cupti_note().empty());
-  std::vector<lce::Op> ops = {{"a", [](cudaStream_t s) { spin_kernel(500'000, s); }},
+  std::vector<op::LaunchGroup> ops = {{"a", [](cudaStream_t s) { spin_kernel(500'000, s); }},
                               {"b", [](cudaStream_t s) { spin_kernel(1'000'000, s); }}};
   VariantResult r;
   runner.measure({ops}, "events", r);
@@ -137,7 +137,7 @@ TEST_P(L2FlushMethod, EvictsAReadThatFitsInL2) {
   const int64_t bytes = d.l2_bytes / 2;  // fits in L2
   DeviceBuffer buf(static_cast<size_t>(bytes)), out(sizeof(float));
   GPUBENCH_CUDA(cudaMemset(buf.get(), 1, static_cast<size_t>(bytes)));
-  std::vector<lce::Op> ops = {{"read", [&](cudaStream_t s) {
+  std::vector<op::LaunchGroup> ops = {{"read", [&](cudaStream_t s) {
                                  read_sum<<<d.sm_count * 4, 512, 0, s>>>(buf.as<float4>(), bytes / 16, out.as<float>());
                                }}};
   auto spec_cold = quick_spec("cold");
@@ -164,7 +164,7 @@ TEST(MeasureGpu, BlockingKernelKeepsHostLaunchGapsOutOfTheRegion) {
   const DeviceInfo d = query_device(0);
   Runner runner(d, quick_spec("hot"), false);
   // The host takes 2 ms to enqueue the second op; the GPU work is 2 × 0.1 ms.
-  std::vector<lce::Op> ops = {{"a", [](cudaStream_t s) { spin_kernel(100'000, s); }},
+  std::vector<op::LaunchGroup> ops = {{"a", [](cudaStream_t s) { spin_kernel(100'000, s); }},
                               {"b", [](cudaStream_t s) {
                                  std::this_thread::sleep_for(std::chrono::milliseconds(2));
                                  spin_kernel(100'000, s);
@@ -182,7 +182,7 @@ TEST(MeasureGpu, BlockingKernelTimesOutWhenAnOpSynchronizesTheHost) {
   auto spec = quick_spec("hot");
   spec.min_samples = 5;
   Runner runner(d, spec, false);
-  std::vector<lce::Op> ops = {{"sync", [](cudaStream_t s) {
+  std::vector<op::LaunchGroup> ops = {{"sync", [](cudaStream_t s) {
                                  spin_kernel(100'000, s);
                                  GPUBENCH_CUDA(cudaStreamSynchronize(s));  // waits for the blocking kernel
                                }}};
@@ -197,7 +197,7 @@ TEST(MeasureGpu, ClockProbeReadsAPlausibleSmClock) {
   GPUBENCH_REQUIRE_GPU();
   const DeviceInfo d = query_device(0);
   Runner runner(d, quick_spec("hot"), false);
-  std::vector<lce::Op> ops = {{"spin", [](cudaStream_t s) { spin_kernel(200'000, s); }}};
+  std::vector<op::LaunchGroup> ops = {{"spin", [](cudaStream_t s) { spin_kernel(200'000, s); }}};
   VariantResult r;
   runner.measure({ops}, "clock", r);
   ASSERT_FALSE(r.sm_clock_mhz.empty());

@@ -41,7 +41,7 @@ TEST(MetricsGpu, CopyKernelDramBytesMatchTheBytesMoved) {
   DeviceBuffer src(kBytes), dst(kBytes);
   GPUBENCH_CUDA(cudaMemsetAsync(src.get(), 0x5a, kBytes, stream.s));
   const size_t n = kBytes / sizeof(int4);
-  const std::vector<lce::Op> ops = {{"copy", [&](cudaStream_t s) {
+  const std::vector<op::LaunchGroup> ops = {{"copy", [&](cudaStream_t s) {
                                        copy_kernel<<<132 * 8, 512, 0, s>>>(src.as<int4>(), dst.as<int4>(), n);
                                        GPUBENCH_CUDA(cudaGetLastError());
                                      }}};
@@ -75,7 +75,7 @@ TEST(MetricsGpu, CublasGemmKeepsTheTensorPipeBusy) {
   ASSERT_EQ(cublasCreate(&handle), CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(cublasSetStream(handle, stream.s), CUBLAS_STATUS_SUCCESS);
   const float alpha = 1.0f, beta = 0.0f;
-  const std::vector<lce::Op> ops = {{"gemm", [&](cudaStream_t) {
+  const std::vector<op::LaunchGroup> ops = {{"gemm", [&](cudaStream_t) {
                                        for (int i = 0; i < kRepeats; ++i) {
                                          const cublasStatus_t st = cublasGemmEx(
                                              handle, CUBLAS_OP_N, CUBLAS_OP_N, kN, kN, kN, &alpha, a.get(), CUDA_R_16F,

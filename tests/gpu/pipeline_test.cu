@@ -1,4 +1,4 @@
-// GPU tests of the measured end-to-end pipeline (kernels/pipeline, label `gpu`): the gather reproduces table rows
+// GPU tests of the measured end-to-end pipeline (ops/ikbo_lce/pipeline, label `gpu`): the gather reproduces table rows
 // bit for bit; top-k is a stable per-request sort with padding; and the composed request (gather → LCE step → MLP →
 // top-k) equals the stages run one by one against simple host references: the fp64 LCE reference, an MLP in
 // double (rounding hidden activations as the device does), and a host top-k of the device scores.
@@ -17,13 +17,13 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
-#include "kernels/lce/check.hpp"
-#include "kernels/lce/reference.hpp"
-#include "kernels/lce/variant.hpp"
-#include "kernels/pipeline/pipeline.hpp"
+#include "op/check.hpp"
+#include "ops/ikbo_lce/reference.hpp"
+#include "ops/ikbo_lce/variant.hpp"
+#include "ops/ikbo_lce/pipeline/pipeline.hpp"
 #include "support/download.hpp"
 #include "support/gpu.hpp"
-#include "workload/device_inputs.hpp"
+#include "ops/ikbo_lce/operands.hpp"
 
 namespace gpubench::pipeline {
 namespace {
@@ -129,7 +129,7 @@ TEST_P(PipelineComposition, EqualsTheStagesRunOneByOne) {
 
   auto variant = info->create(nlohmann::json::object());
   variant->setup(req.lce_problem(), st.s);
-  const std::vector<lce::Op> ops = req.ops(variant->ops());
+  const std::vector<op::LaunchGroup> ops = req.ops(variant->ops());
   ASSERT_GE(ops.size(), 6u);
   EXPECT_EQ(ops.front().name, "gather");
   EXPECT_EQ(ops[1].name.rfind("lce:", 0), 0u) << ops[1].name;
@@ -137,9 +137,9 @@ TEST_P(PipelineComposition, EqualsTheStagesRunOneByOne) {
   EXPECT_EQ(ops[ops.size() - 2].name, "mlp_2");
   EXPECT_EQ(ops.back().name, "topk");
   // Poison the stage outputs so an unwritten element shows, then run the whole request.
-  lce::poison_output(const_cast<void*>(req.E_cand()), B * shape.K_cand * shape.N, p, st.s);
-  lce::poison_output(const_cast<void*>(req.Y()), B * MN, p, st.s);
-  lce::poison_output(const_cast<float*>(req.scores()), B, Precision::kFp32, st.s);
+  op::poison_output(const_cast<void*>(req.E_cand()), B * shape.K_cand * shape.N, p, st.s);
+  op::poison_output(const_cast<void*>(req.Y()), B * MN, p, st.s);
+  op::poison_output(const_cast<float*>(req.scores()), B, Precision::kFp32, st.s);
   for (const auto& op : ops) op.launch(st.s);
   GPUBENCH_CUDA(cudaStreamSynchronize(st.s));
 
@@ -159,7 +159,7 @@ TEST_P(PipelineComposition, EqualsTheStagesRunOneByOne) {
       ASSERT_EQ(h.E_cand[r * shape.N + n], t_cand[req.cand_index()[r] * shape.N + n]) << "E_cand row " << r;
 
   // LCE stage against the fp64 reference on the gathered operands.
-  const lce::ErrorStats e = lce::compare_host(req.Y(), p, lce::reference_fp64_host(h), st.s);
+  const op::ErrorStats e = op::compare_host(req.Y(), p, lce::reference_fp64_host(h), st.s);
   EXPECT_EQ(e.nonfinite, 0);
   EXPECT_LT(e.rel_error, tc.lce_tol);
 

@@ -12,14 +12,21 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
-#include "kernels/lce/check.hpp"
-#include "kernels/lce/reference.hpp"
+#include "op/check.hpp"
+#include "ops/ikbo_lce/reference.hpp"
 #include "support/download.hpp"
 #include "support/gpu.hpp"
-#include "workload/device_inputs.hpp"
+#include "ops/ikbo_lce/operands.hpp"
 
 namespace gpubench::lce {
 namespace {
+
+using op::compare_host;
+using op::compare_outputs;
+using op::compare_to_reference;
+using op::compare_values;
+using op::ErrorStats;
+using op::poison_output;
 
 using ::gpubench::testing::Stream;
 

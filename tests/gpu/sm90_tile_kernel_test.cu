@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/device_buffer.hpp"
-#include "kernels/lce/sm90/lce_setup.cuh"
+#include "ops/ikbo_lce/sm90/lce_setup.cuh"
 #include "support/gpu.hpp"
 
 namespace gpubench::lce::sm90 {

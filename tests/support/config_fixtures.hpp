@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "support/op_context.hpp"
 #include "config/parse.hpp"
 #include "core/errors.hpp"
 
@@ -16,9 +17,9 @@ inline const std::string kFixtures = kSource + "/tests/data/configs";
 
 /// The ladder names the kernels register today and tomorrow; baseline takes time_broadcast.
 inline ConfigContext context() {
-  ConfigContext ctx;
-  ctx.known_variants = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
-  ctx.variant_options = {{"baseline", {"time_broadcast"}}};
+  ConfigContext ctx = gpubench::testing::lce_rules_context();
+  ctx.ops[0].steps = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
+  ctx.ops[0].step_options = {{"baseline", {"time_broadcast"}}};
   ctx.base_dir = kFixtures;
   return ctx;
 }

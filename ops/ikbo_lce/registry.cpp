@@ -1,0 +1,47 @@
+// The LCE variant registry (ops/ikbo_lce/variant.hpp). Variants add themselves from their own files.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/errors.hpp"
+#include "ops/ikbo_lce/variant.hpp"
+
+namespace gpubench::lce {
+namespace {
+std::vector<VariantInfo>& storage() {
+  static std::vector<VariantInfo> entries;  // function-local: safe from static-init order
+  return entries;
+}
+}  // namespace
+
+void register_variant(VariantInfo info) {
+  auto& entries = storage();
+  for (const auto& e : entries) {
+    if (e.name == info.name) {
+      std::fprintf(stderr, "gpubench: LCE variant '%s' registered twice\n", info.name.c_str());
+      std::abort();
+    }
+  }
+  entries.push_back(std::move(info));
+  std::stable_sort(entries.begin(), entries.end(), [](const VariantInfo& a, const VariantInfo& b) {
+    return a.ladder_step != b.ladder_step ? a.ladder_step < b.ladder_step : a.name < b.name;
+  });
+}
+
+const std::vector<VariantInfo>& registered_variants() { return storage(); }
+
+const VariantInfo* find_variant(const std::string& name) {
+  for (const auto& e : storage())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> names;
+  const bool tests = op::test_steps_enabled();
+  for (const auto& e : storage())
+    if (!e.test_only || tests) names.push_back(e.name);
+  return names;
+}
+
+}  // namespace gpubench::lce

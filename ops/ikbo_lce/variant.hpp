@@ -1,0 +1,94 @@
+#pragma once
+// The IKBO LCE step interface and its self-registering registry. A ladder step is one file in
+// ops/ikbo_lce/ that defines a Variant and registers it with GPUBENCH_REGISTER_LCE_VARIANT: adding a
+// step needs no edit anywhere else (op.cpp offers every registered step to the core as an op::Step).
+// Math and shapes: docs/ikbo_lce.md.
+//   Y[b] = W_user · E_user[cand_to_user[b]] + W_cand · E_cand[b]      (fp32 accumulate)
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/precision.hpp"
+#include "op/operation.hpp"
+#include "ops/ikbo_lce/work.hpp"
+
+namespace gpubench::lce {
+
+/// Device operands of one LCE problem. All tensors are row-major, contiguous, element type =
+/// `precision` (cand_to_user / offsets are int32). Pointers are device pointers.
+struct Problem {
+  Precision precision = Precision::kFp16;
+  bool allow_tf32 = false;        ///< fp32 only: may GEMMs use TF32 tensor cores
+  int64_t M = 0, N = 0, K_user = 0, K_cand = 0;
+  int64_t B = 0;                  ///< candidates
+  int64_t U = 0;                  ///< requests (users)
+  const void* W = nullptr;        ///< [M, K_user + K_cand] = [W_user | W_cand]
+  const void* E_user = nullptr;   ///< [U, K_user, N]
+  const void* E_cand = nullptr;   ///< [B, K_cand, N]
+  const int32_t* cand_to_user = nullptr;  ///< [B], sorted, values in [0, U)
+  const int32_t* offsets = nullptr;       ///< [U + 1], offsets[u] = first candidate of request u
+  void* Y = nullptr;              ///< [B, M, N] output
+};
+
+/// A named launch group of a step (op/operation.hpp): enqueues one or more kernels / library calls on a stream.
+using Op = op::LaunchGroup;
+using op::bool_option;
+
+/// One ladder step bound to one problem.
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  /// Untimed setup on `stream`: workspace, padded copies of inputs, library handles, tensor maps.
+  /// Throws DeviceError (CUDA failure) or InputError (shape the variant cannot run, with why).
+  virtual void setup(const Problem& problem, cudaStream_t stream) = 0;
+  /// The ops, in order. Valid after setup() until destruction. Running all of them writes Y.
+  virtual std::vector<Op> ops() = 0;
+  /// Report notes, e.g. "broadcast copy timed" or "K padded 1178→1184 (setup, untimed)".
+  virtual std::vector<std::string> notes() const { return {}; }
+  /// The compiled configuration that ran (tile shape, stages), "" when not applicable.
+  virtual std::string configuration() const { return {}; }
+};
+
+/// Registry entry of a variant.
+struct VariantInfo {
+  std::string name;                        ///< config name, e.g. "k_aligned"
+  std::string description;                 ///< one line for `gpubench list`
+  int ladder_step = 100;                   ///< position in the IKBO ladder (sorting `list`), 0 = baseline
+  std::vector<std::string> options;        ///< accepted keys of the variant's `options` object
+  /// Work model for the given options (baseline: kBroadcastUntimed when time_broadcast is false);
+  /// unset means WorkModel::kDecomposed.
+  std::function<WorkModel(const nlohmann::json& options)> work_model_for;
+  std::vector<Precision> precisions;       ///< precisions it supports
+  bool test_only = false;                  ///< hidden unless GPUBENCH_ENABLE_TEST_VARIANTS=1 (never listed)
+  /// Creates an unbound instance from validated options. Throws InputError on bad options.
+  std::function<std::unique_ptr<Variant>(const nlohmann::json& options)> create;
+};
+
+/// Adds a variant; called from static registrars. Duplicate names abort at start-up.
+void register_variant(VariantInfo info);
+/// All registered variants, sorted by ladder_step then name.
+const std::vector<VariantInfo>& registered_variants();
+/// The entry named `name`, or nullptr.
+const VariantInfo* find_variant(const std::string& name);
+/// Names accepted in configs: the non-test-only variants, plus the test-only ones when
+/// op::test_steps_enabled(). `gpubench list` never shows test-only variants.
+std::vector<std::string> variant_names();
+
+namespace detail {
+/// Static registrar: constructing one registers `info`.
+struct VariantRegistrar {
+  explicit VariantRegistrar(VariantInfo info) { register_variant(std::move(info)); }
+};
+}  // namespace detail
+
+}  // namespace gpubench::lce
+
+/// Registers a variant from a file scope: GPUBENCH_REGISTER_LCE_VARIANT(baseline, VariantInfo{...});
+#define GPUBENCH_REGISTER_LCE_VARIANT(ident, ...) \
+  static ::gpubench::lce::detail::VariantRegistrar gpubench_lce_registrar_##ident{__VA_ARGS__}

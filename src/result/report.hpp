@@ -1,0 +1,242 @@
+#pragma once
+// The in-memory report model: what measure/ records and analysis/ derives; writers only format it.
+// Times are in milliseconds [ms], work in FLOP and bytes, rates in TFLOP/s and GB/s (1e9 B/s).
+// JSON form: report/report_json.cpp (round-trips exactly; schema_version tied to the reader).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpubench {
+
+/// Report schema version; `compare` refuses reports of another version (exit 2).
+inline constexpr int kReportSchemaVersion = 1;
+
+/// Order statistics of a sample set [ms] (analysis/statistics.hpp computes them).
+struct Stats {
+  int64_t count = 0;
+  double min = 0, q1 = 0, median = 0, q3 = 0, max = 0;
+  double mean = 0, stdev = 0;  ///< stdev: sample standard deviation (n − 1)
+  double rel_stdev = 0;        ///< stdev / mean (0 when mean is 0)
+  double iqr = 0;              ///< q3 − q1
+};
+
+/// GPU time of one kernel (or memcpy / memset) name within an op, per sample [ms].
+struct KernelTiming {
+  std::string name;                 ///< demangled kernel name, or "memcpy DtoD", "memset"
+  std::string kind = "kernel";      ///< kernel | memcpy | memset
+  int64_t launches_per_sample = 0;  ///< records of this name in one sample
+  Stats stats;                      ///< over samples of the per-sample summed duration
+  std::vector<double> samples_ms;   ///< raw per-sample durations
+};
+
+/// GPU time of one named op of a variant (e.g. "gemm_cand") per sample [ms].
+struct OpTiming {
+  std::string name;
+  std::string source = "cupti";     ///< cupti: the union of its activity records' intervals (overlapping kernels count once) | events: CUDA events
+  Stats stats;
+  std::vector<double> samples_ms;
+  std::vector<KernelTiming> kernels;  ///< empty when source is events
+};
+
+/// How sampling went (stopping rule and clock guard; docs/method.md).
+struct SamplingInfo {
+  int64_t warmup = 0;               ///< untimed runs
+  int64_t samples_taken = 0;        ///< timed samples, before the clock guard
+  int64_t samples_dropped_clock = 0;///< dropped: SM clock under the threshold
+  std::string stop_reason;          ///< "criteria met" | "timeout" | "max samples" | "interrupted"
+  std::vector<std::string> unmet;   ///< conditions unmet at stop, e.g. "rel_stdev 0.8% > 0.5%"
+  double gpu_time_s = 0;            ///< accumulated region time [s]
+  double wall_time_s = 0;           ///< wall time spent sampling [s]
+  double mean_sm_clock_mhz = 0;     ///< mean SM clock of the kept samples [MHz]
+  double max_sm_clock_mhz = 0;      ///< the device's maximum SM clock [MHz]
+  int64_t input_sets = 1;           ///< input copies rotated (cold mode)
+  int64_t cupti_dropped_records = 0;///< CUPTI activity records lost (never silently)
+};
+
+/// Result of the correctness gate for one variant.
+struct Correctness {
+  std::string status = "skipped";   ///< pass | fail | skipped
+  std::string reference;            ///< fp32-gpu | fp64-cpu
+  double tolerance = 0;             ///< bound on rel_error
+  double rel_error = 0;             ///< max over seeds of ‖y − ref‖ / ‖ref‖
+  double max_abs_error = 0;         ///< max over seeds of max |y − ref|
+  std::optional<double> rel_error_vs_baseline;  ///< ‖y − y_baseline‖ / ‖y_baseline‖
+  int64_t nonfinite = 0;            ///< NaN/inf elements (unwritten poison shows up here)
+  std::vector<uint64_t> seeds;
+  std::string message;              ///< why it failed, in words
+};
+
+/// Work of one variant on one case (analysis/work.hpp; docs/ikbo_lce.md).
+struct WorkCounts {
+  double flops = 0;          ///< [FLOP]
+  double bytes_min = 0;      ///< minimum DRAM bytes [B]
+  double intensity = 0;      ///< flops / bytes_min [FLOP/B]
+};
+
+/// Roofline floor of the work on the card (docs/ikbo_lce.md).
+struct Floor {
+  double compute_ms = 0;     ///< flops / gemm rate
+  double memory_ms = 0;      ///< bytes_min / HBM bandwidth
+  double floor_ms = 0;       ///< max of the two
+  std::string bound;         ///< compute | memory
+};
+
+/// End-to-end impact of one step (docs/method.md).
+struct EndToEnd {
+  std::string source;              ///< given | measured
+  double op_ms = 0;                ///< the op's time in the request at this step [ms]
+  double request_ms = 0;           ///< projected request latency at this step [ms]
+  double speedup = 1;              ///< request speedup vs the baseline step
+  double gain = 0;                 ///< 1 − request_ms / baseline request_ms
+  double op_share = 0;             ///< op_ms / request_ms
+  double candidates_per_s = 0;     ///< B / request time
+  double requests_per_s = 0;       ///< U / request time
+  std::optional<double> usd_per_million_requests;  ///< at end_to_end.gpu_hour_usd
+  // Measured mode only (source "measured"; analysis/analyze.cpp):
+  std::optional<double> measured_request_ms;   ///< median of the measured pipeline with this step [ms]
+  /// Amdahl from the isolated op times: baseline pipeline median − baseline op median + this op median [ms]
+  std::optional<double> predicted_request_ms;
+  std::optional<double> difference_ms;         ///< measured − predicted [ms] (launch gaps, overlap, caches)
+  std::optional<double> difference_rel;        ///< (measured − predicted) / predicted
+};
+
+/// The whole request measured as a pipeline of GPU ops with one ladder step of the op swapped in
+/// (docs/method.md measured mode; written by measure/, never derived).
+struct PipelineTiming {
+  std::string status = "ok";        ///< ok | failed
+  std::string error;                ///< why it failed
+  Stats request;                    ///< CUDA-event time of the whole request [ms]
+  std::vector<double> request_samples_ms;
+  SamplingInfo sampling;
+  std::vector<OpTiming> stages;     ///< request stages ("gather", "mlp_0", …) and the step's "<prefix>:<group>" ones
+  std::vector<std::string> notes;   ///< e.g. "CUDA graph replay", "k_aligned reads its setup-time padded copy"
+};
+
+/// Hardware counters of one op: one CUPTI user range of the metrics pass (measure/metrics.hpp), run after
+/// the timed samples. Values are in each metric's own unit: bytes [B], time [ns], percentages [%].
+struct OpCounters {
+  std::string name;                      ///< op name, as in OpTiming
+  std::map<std::string, double> values;  ///< metric name (e.g. "dram__bytes_read.sum") → value
+  // Derived by analysis/counters.hpp:
+  std::optional<double> dram_bytes;      ///< dram__bytes_read.sum + dram__bytes_write.sum [B]
+  std::optional<double> gbps;            ///< dram_bytes / the op's median time [GB/s]
+  std::optional<double> sm_clock_mhz;    ///< busiest SM's active cycles / the op's timed median [MHz]
+};
+
+/// Hardware counters of one ladder step (`run --metrics`; issue #11). measure/ fills status, note, passes,
+/// metrics, l2_flushed and ops; analysis/counters.hpp derives the rest.
+struct Counters {
+  std::string status = "ok";             ///< ok | unavailable (note says why; the run went on without them)
+  std::string note;                      ///< why not collected, or what to know (e.g. ranges dropped)
+  int64_t passes = 0;                    ///< replay passes the metric set needed (each op re-run once per pass)
+  bool l2_flushed = false;               ///< L2 read-flushed before each pass (cold mode)
+  std::vector<std::string> metrics;      ///< metric names collected
+  std::vector<OpCounters> ops;           ///< one per op, in op order
+  // Derived by analysis/counters.hpp:
+  std::optional<double> dram_bytes_read;   ///< sum over ops [B]
+  std::optional<double> dram_bytes_write;  ///< sum over ops [B]
+  std::optional<double> dram_bytes;        ///< read + write [B]
+  double dram_bytes_min = 0;               ///< minimum DRAM bytes of the op (its first work model) [B]
+  std::optional<double> dram_bytes_ratio;  ///< dram_bytes / dram_bytes_min
+  std::optional<double> achieved_tflops;   ///< work.flops / region median [TFLOP/s]
+  std::optional<double> achieved_gbps;     ///< dram_bytes / region median [GB/s]
+  std::optional<double> pct_of_gemm_ceiling;  ///< achieved_tflops / ceilings.gemm_tflops × 100 [%]
+  std::optional<double> pct_of_hbm_ceiling;   ///< achieved_gbps / ceilings.hbm_gbps × 100 [%]
+  std::string bound;                       ///< memory | compute | latency | "" (no DRAM counters)
+  std::optional<double> dram_throughput_pct;  ///< time-weighted over ops [%]
+  std::optional<double> sm_throughput_pct;    ///< time-weighted over ops [%]
+  std::optional<double> tensor_pipe_pct;      ///< time-weighted over ops [%]
+  std::optional<double> l2_hit_rate_pct;      ///< time-weighted over ops [%]
+  std::optional<double> occupancy_pct;        ///< achieved occupancy, time-weighted over ops [%]
+  std::optional<double> sm_clock_mhz;         ///< the ops' sm_clock_mhz, time-weighted [MHz]
+  std::optional<double> pct_of_peak_at_clock; ///< achieved_tflops / the GPU's dense peak at sm_clock_mhz × 100 [%]
+};
+
+/// One ladder step on one case.
+struct VariantResult {
+  std::string name;
+  std::string status = "ok";        ///< ok | failed | skipped
+  std::string error;                ///< why it failed (CUDA error text, correctness, ...)
+  std::vector<std::string> notes;   ///< e.g. "broadcast copy timed", "K padded 1178→1184 (setup)"
+  std::string config_variant;       ///< compiled configuration that ran (tile shape...), if any
+  std::string work_model;           ///< broadcast | broadcast_untimed | decomposed (analysis/work_model.hpp)
+  WorkCounts work;
+  Floor floor;
+  Stats region;                     ///< CUDA-event time of the whole variant [ms]
+  std::vector<double> region_samples_ms;
+  std::vector<double> sm_clock_mhz; ///< per kept sample
+  SamplingInfo sampling;
+  std::vector<OpTiming> ops;
+  Correctness correctness;
+  // Derived by analysis/ (never by measure/):
+  double tflops = 0;                ///< flops / median
+  double gbps = 0;                  ///< bytes_min / median [GB/s]
+  double pct_of_floor = 0;          ///< floor_ms / median × 100
+  std::optional<double> speedup_vs_prev;
+  std::optional<double> speedup_vs_baseline;
+  std::optional<double> min_speedup;
+  std::string acceptance;           ///< ACCEPT | REJECT | "" (no threshold)
+  std::optional<EndToEnd> end_to_end;
+  std::optional<PipelineTiming> pipeline;  ///< measured request (end_to_end.pipeline set), by measure/
+  std::optional<Counters> counters;        ///< hardware counters (run --metrics), by measure/ + analysis/
+};
+
+/// One workload point (batch × request distribution).
+struct CaseResult {
+  std::string label;                ///< e.g. "B=1024 fixed(length=70)"
+  int64_t batch = 0;
+  nlohmann::json lengths;           ///< workload/ LengthSummary as JSON
+  std::vector<VariantResult> variants;
+};
+
+/// The whole report of one run.
+struct Report {
+  int schema_version = kReportSchemaVersion;
+  std::string tool_version;
+  std::string git_sha;
+  std::string created_at;           ///< ISO 8601 UTC
+  nlohmann::json environment;       ///< GPU, SMs, L2, driver, CUDA, CUPTI, clocks, host
+  nlohmann::json config;            ///< resolved config
+  std::string config_hash;
+  nlohmann::json measurement;       ///< mode, l2 flush, rotation, cupti on/off and why, stopping rule
+  nlohmann::json ceilings;          ///< {gemm_tflops, hbm_gbps, source}
+  std::vector<CaseResult> cases;
+  std::vector<std::string> notes;   ///< run-level notes (CUPTI fallback, busy GPU, ...)
+  bool interrupted = false;         ///< SIGINT/SIGTERM stopped the run early
+  int exit_code = 0;                ///< the run's exit code
+};
+
+void to_json(nlohmann::json& j, const Stats& v);
+void from_json(const nlohmann::json& j, Stats& v);
+void to_json(nlohmann::json& j, const KernelTiming& v);
+void from_json(const nlohmann::json& j, KernelTiming& v);
+void to_json(nlohmann::json& j, const OpTiming& v);
+void from_json(const nlohmann::json& j, OpTiming& v);
+void to_json(nlohmann::json& j, const SamplingInfo& v);
+void from_json(const nlohmann::json& j, SamplingInfo& v);
+void to_json(nlohmann::json& j, const Correctness& v);
+void from_json(const nlohmann::json& j, Correctness& v);
+void to_json(nlohmann::json& j, const WorkCounts& v);
+void from_json(const nlohmann::json& j, WorkCounts& v);
+void to_json(nlohmann::json& j, const Floor& v);
+void from_json(const nlohmann::json& j, Floor& v);
+void to_json(nlohmann::json& j, const EndToEnd& v);
+void from_json(const nlohmann::json& j, EndToEnd& v);
+void to_json(nlohmann::json& j, const PipelineTiming& v);
+void from_json(const nlohmann::json& j, PipelineTiming& v);
+void to_json(nlohmann::json& j, const OpCounters& v);
+void from_json(const nlohmann::json& j, OpCounters& v);
+void to_json(nlohmann::json& j, const Counters& v);
+void from_json(const nlohmann::json& j, Counters& v);
+void to_json(nlohmann::json& j, const VariantResult& v);
+void from_json(const nlohmann::json& j, VariantResult& v);
+void to_json(nlohmann::json& j, const CaseResult& v);
+void from_json(const nlohmann::json& j, CaseResult& v);
+void to_json(nlohmann::json& j, const Report& v);
+void from_json(const nlohmann::json& j, Report& v);
+
+}  // namespace gpubench

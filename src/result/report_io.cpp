@@ -1,0 +1,262 @@
+#include "result/report_io.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+
+namespace gpubench {
+namespace {
+
+/// Largest unpacked report read from a gzip file [bytes]: far above any real report (≈ 1 MB per 10^4 samples),
+/// low enough that a corrupt or hostile file cannot exhaust memory.
+constexpr size_t kMaxUnpackedBytes = size_t{2} << 30;
+
+/// The bytes of gzip data `packed` (one or more members, as `gzip` writes them), unpacked with zlib.
+/// Throws InputError naming `path` on corrupt data or past kMaxUnpackedBytes.
+std::string gunzip(const std::string& packed, const std::string& path) {
+  if (packed.size() > 0xFFFFFFFFu) throw InputError(path + ": gzip file over 4 GiB: not a gpubench report");
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) throw InputError(path + ": cannot unpack (zlib: out of memory)");
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  zs.avail_in = static_cast<uInt>(packed.size());
+  std::string out;
+  char buf[1 << 16];
+  int rc = Z_OK;
+  for (;;) {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof buf;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - zs.avail_out);
+    if (out.size() > kMaxUnpackedBytes) {
+      inflateEnd(&zs);
+      throw InputError(fmt::format("{}: unpacks to more than {} GiB: not a gpubench report", path, kMaxUnpackedBytes >> 30));
+    }
+    if (rc == Z_STREAM_END) {
+      if (zs.avail_in == 0) break;
+      if (inflateReset(&zs) != Z_OK) break;  // the next gzip member
+      continue;
+    }
+    if (rc != Z_OK || (zs.avail_in == 0 && zs.avail_out != 0)) break;  // error, or input ended inside a member
+  }
+  const std::string why = zs.msg ? zs.msg : rc == Z_OK || rc == Z_BUF_ERROR ? "unexpected end of data" : "zlib error";
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw InputError(path + ": corrupt gzip data (" + why + "); re-download or re-run the benchmark");
+  return out;
+}
+
+/// At most this many bad sample values are listed in one error; the rest are counted.
+constexpr size_t kMaxListedBadSamples = 5;
+
+/// "string 'x'" / "null" / "-0.4": a bad sample value for messages (NaN and inf are written as null).
+std::string describe_value(const nlohmann::json& v) {
+  if (v.is_null()) return "null (NaN or inf when the report was written)";
+  if (v.is_number()) {
+    const double d = v.get<double>();
+    if (std::isnan(d)) return "NaN";
+    if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+    return v.dump();
+  }
+  return std::string(v.type_name()) + " " + v.dump().substr(0, 40);
+}
+
+/// Name of a JSON item for messages, or "?" when it has none.
+std::string name_of(const nlohmann::json& item, const char* key) {
+  const auto it = item.find(key);
+  return it != item.end() && it->is_string() ? it->get<std::string>() : "?";
+}
+
+/// The largest timing sample a report may hold [ms]: 1e9 ms ≈ 11.6 days. No GPU sample comes near it; a
+/// larger value is corrupt, and would overflow compare's statistics (1e308 ms made the mean inf and passed
+/// the gate as UNSURE).
+constexpr double kMaxSampleMs = 1e9;
+
+/// Checks that every value of the timing array j[key] is a finite number > 0 (a duration; ≥ 0 when
+/// `zero_ok`: an op may launch nothing, e.g. the user GEMM at K_user = 0) and below kMaxSampleMs; records
+/// "pointer (entry): must be > 0, got x" for the bad ones. Missing or non-array keys are left to the typed reader.
+void check_samples(const nlohmann::json& j, const char* key, const std::string& ptr, const std::string& entry,
+                   std::vector<std::string>& problems, size_t& bad, bool zero_ok = false) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const nlohmann::json& x = (*it)[i];
+    const bool ok = x.is_number() && std::isfinite(x.get<double>()) &&
+                    (x.get<double>() > 0 || (zero_ok && x.get<double>() == 0)) && x.get<double>() < kMaxSampleMs;
+    if (ok) continue;
+    if (++bad > kMaxListedBadSamples) continue;
+    problems.push_back(fmt::format("{}/{}/{} ({}): must be {} 0 and < {:g} ms, got {}", ptr, key, i, entry,
+                                   zero_ok ? "≥" : ">", kMaxSampleMs, describe_value(x)));
+  }
+}
+
+/// The timing samples of a report must be durations: each variant's region_samples_ms finite and > 0,
+/// ops[].samples_ms and ops[].kernels[].samples_ms finite and ≥ 0 (an op that launched nothing measures 0;
+/// compare skips a 0 median), all < kMaxSampleMs. Throws InputError naming the file, each bad value's JSON
+/// pointer and its entry (case / variant / op / kernel), and the fix.
+void check_timing_samples(const nlohmann::json& j, const std::string& source) {
+  const auto cases = j.find("cases");
+  if (cases == j.end() || !cases->is_array()) return;
+  std::vector<std::string> problems;
+  size_t bad = 0;
+  for (size_t c = 0; c < cases->size(); ++c) {
+    const nlohmann::json& cj = (*cases)[c];
+    const auto variants = cj.is_object() ? cj.find("variants") : cj.end();
+    if (!cj.is_object() || variants == cj.end() || !variants->is_array()) continue;
+    for (size_t v = 0; v < variants->size(); ++v) {
+      const nlohmann::json& vj = (*variants)[v];
+      if (!vj.is_object()) continue;
+      const std::string vp = fmt::format("/cases/{}/variants/{}", c, v);
+      const std::string entry = fmt::format("case '{}', variant '{}'", name_of(cj, "label"), name_of(vj, "name"));
+      check_samples(vj, "region_samples_ms", vp, entry, problems, bad);
+      const auto ops = vj.find("ops");
+      if (ops == vj.end() || !ops->is_array()) continue;
+      for (size_t o = 0; o < ops->size(); ++o) {
+        if (!(*ops)[o].is_object()) continue;
+        const std::string op_entry = fmt::format("{}, op '{}'", entry, name_of((*ops)[o], "name"));
+        check_samples((*ops)[o], "samples_ms", fmt::format("{}/ops/{}", vp, o), op_entry, problems, bad,
+                      /*zero_ok=*/true);
+        const auto kernels = (*ops)[o].find("kernels");
+        if (kernels == (*ops)[o].end() || !kernels->is_array()) continue;
+        for (size_t k = 0; k < kernels->size(); ++k)
+          if ((*kernels)[k].is_object())
+            check_samples((*kernels)[k], "samples_ms", fmt::format("{}/ops/{}/kernels/{}", vp, o, k),
+                          fmt::format("{}, kernel '{}'", op_entry, name_of((*kernels)[k], "name")), problems, bad,
+                          /*zero_ok=*/true);
+      }
+    }
+  }
+  if (problems.empty()) return;
+  std::string msg = source + ": " + problems.front();
+  for (size_t i = 1; i < problems.size(); ++i) msg += "\n  " + source + ": " + problems[i];
+  if (bad > problems.size()) msg += fmt::format("\n  {}: and {} more bad sample values", source, bad - problems.size());
+  msg += "\n  timing samples are durations in ms and must be finite and under 1e9 ms (> 0 for a step's region): the report is corrupt or from a "
+         "broken measurement; re-run the benchmark to regenerate it";
+  throw InputError(msg);
+}
+
+/// Step and correctness statuses are the words gpubench writes (report.hpp); anything else means a
+/// hand-edited or corrupt report, which compare must not read as "no timing to compare".
+void check_statuses(const Report& r, const std::string& source) {
+  for (size_t c = 0; c < r.cases.size(); ++c) {
+    for (size_t v = 0; v < r.cases[c].variants.size(); ++v) {
+      const VariantResult& vr = r.cases[c].variants[v];
+      const std::string at = fmt::format("{}: /cases/{}/variants/{} ('{}')", source, c, v, vr.name);
+      if (vr.status != "ok" && vr.status != "failed" && vr.status != "skipped")
+        throw InputError(fmt::format("{}: status '{}' is not ok, failed or skipped; the report is corrupt, re-run the "
+                                     "benchmark to regenerate it",
+                                     at, vr.status));
+      const std::string& cs = vr.correctness.status;
+      if (cs != "pass" && cs != "fail" && cs != "skipped")
+        throw InputError(fmt::format("{}: correctness.status '{}' is not pass, fail or skipped; the report is corrupt, "
+                                     "re-run the benchmark to regenerate it",
+                                     at, cs));
+    }
+  }
+}
+
+/// nlohmann's exception text without its "[json.exception.type_error.302] " tag.
+std::string json_error_text(const nlohmann::json::exception& e) {
+  const std::string w = e.what();
+  const size_t close = w.find("] ");
+  return w.rfind("[json.exception.", 0) == 0 && close != std::string::npos ? w.substr(close + 2) : w;
+}
+
+/// True when `doc` reads as a Report (report_json.cpp's from_json) without a JSON error.
+bool reads_as_report(const nlohmann::json& doc) {
+  try {
+    (void)doc.get<Report>();
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
+/// The JSON pointer of the value that keeps `doc` (which does not read as a Report) from reading: the
+/// readers take an absent key as the field's default, so the member or element whose removal lets the
+/// document read is the culprit, and the search descends into it until a leaf, or a node no single
+/// removal cures. Only on the error path: each trial re-reads the whole document. "" when not found.
+std::string locate_unreadable(nlohmann::json doc) {
+  nlohmann::json::json_pointer path;
+  for (;;) {
+    nlohmann::json& node = doc[path];
+    std::string next;
+    if (node.is_object()) {
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : node.items()) keys.push_back(k);
+      for (const std::string& k : keys) {
+        nlohmann::json saved = std::move(node[k]);
+        node.erase(k);
+        const bool cured = reads_as_report(doc);
+        node[k] = std::move(saved);
+        if (cured) {
+          next = k;
+          break;
+        }
+      }
+    } else if (node.is_array()) {
+      for (size_t i = 0; i < node.size() && next.empty(); ++i) {
+        nlohmann::json saved = std::move(node[i]);
+        node.erase(i);
+        const bool cured = reads_as_report(doc);
+        node.insert(node.begin() + static_cast<std::ptrdiff_t>(i), std::move(saved));
+        if (cured) next = std::to_string(i);
+      }
+    }
+    if (next.empty()) return path.to_string();
+    path /= next;
+  }
+}
+
+}  // namespace
+
+Report parse_report(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw InputError(source + ": not a gpubench report (expected a JSON object)");
+  const auto version = j.find("schema_version");
+  if (version == j.end()) throw InputError(source + ": /schema_version missing; not a gpubench report");
+  if (!version->is_number_integer()) {
+    throw InputError(source + ": /schema_version is " + version->dump() + " (" + version->type_name() +
+                     "); a gpubench report has the integer " + std::to_string(kReportSchemaVersion));
+  }
+  if (version->get<int>() != kReportSchemaVersion) {
+    throw InputError(source + ": /schema_version is " + version->dump() + ", this gpubench reads " +
+                     std::to_string(kReportSchemaVersion) + "; re-run the benchmark with this version");
+  }
+  if (!j.contains("cases")) {  // a config has a schema_version too
+    throw InputError(source + ": not a gpubench report (no /cases" +
+                     (j.contains("workload") ? std::string("; it looks like a config: run it first, `gpubench run " +
+                                                           source + " -o PREFIX`)")
+                                             : std::string(")")));
+  }
+  check_timing_samples(j, source);
+  Report r;
+  try {
+    r = j.get<Report>();
+  } catch (const nlohmann::json::exception& e) {
+    const std::string where = locate_unreadable(j);
+    throw InputError(source + ": malformed report: " + (where.empty() ? "" : where + ": ") + json_error_text(e) +
+                     "; re-run the benchmark to regenerate it");
+  }
+  check_statuses(r, source);
+  return r;
+}
+
+Report load_report(const std::string& path) {
+  std::string text = read_file(path);
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
+    text = gunzip(text, path);  // results/ keeps reports gzipped
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // syntax, or a number out of range (1e400)
+    throw InputError(path + ": invalid JSON: " + json_error_text(e));
+  }
+  return parse_report(j, path);
+}
+
+}  // namespace gpubench
