@@ -18,6 +18,7 @@ void clear_derived(VariantResult& v) {
   v.speedup_vs_prev.reset();
   v.speedup_vs_baseline.reset();
   v.min_speedup.reset();
+  v.min_speedup_vs.clear();
   v.acceptance.clear();
   v.end_to_end.reset();
 }
@@ -40,11 +41,12 @@ int64_t requests_of(const CaseResult& c) {
   return c.lengths.at("requests").get<int64_t>();
 }
 
-std::optional<double> min_speedup_of(const Config& config, const std::string& name) {
+/// The config's step called `name`, or nullptr.
+const VariantSpec* spec_of(const Config& config, const std::string& name) {
   for (const auto& spec : config.variants) {
-    if (spec.name == name) return spec.min_speedup;
+    if (spec.name == name) return &spec;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 /// The end-to-end block of one step whose op ran `op_speedup`× faster than the baseline.
@@ -124,9 +126,14 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
       v.pct_of_floor = v.floor.floor_ms / median * 100.0;
       if (prev_ok) v.speedup_vs_prev = prev_ok->region.median / median;
       if (baseline) v.speedup_vs_baseline = baseline->region.median / median;
-      v.min_speedup = min_speedup_of(config, v.name);
-      if (v.min_speedup && v.speedup_vs_prev) {
-        v.acceptance = *v.speedup_vs_prev >= *v.min_speedup ? "ACCEPT" : "REJECT";
+      if (const VariantSpec* spec = spec_of(config, v.name); spec && spec->min_speedup) {
+        v.min_speedup = spec->min_speedup;
+        v.min_speedup_vs = spec->min_speedup_vs;
+        // The first step is the baseline itself: nothing before it to beat, whichever the reference.
+        const bool first = &v == &c.variants.front();
+        const std::optional<double> speedup =
+            first ? std::nullopt : v.min_speedup_vs == "baseline" ? v.speedup_vs_baseline : v.speedup_vs_prev;
+        if (speedup) v.acceptance = *speedup >= *v.min_speedup ? "ACCEPT" : "REJECT";
       }
       if (baseline && pipeline_usable(*baseline) && pipeline_usable(v)) {
         v.end_to_end = measured_end_to_end(v, *baseline, U, c.batch, e2e.gpu_hour_usd);
@@ -150,6 +157,7 @@ std::vector<PlanRow> plan_rows(const Config& config, int64_t B, int64_t U, const
     r.work = operation.work(op::case_size(config, B, U), r.work_model);
     r.floor = compute_floor(r.work, ceilings);
     r.min_speedup = spec.min_speedup;
+    r.min_speedup_vs = spec.min_speedup_vs;
     r.floor_speedup_vs_baseline = rows.empty() ? 1.0 : rows.front().floor.floor_ms / r.floor.floor_ms;
     if (config.end_to_end.given) {
       r.projected = given_end_to_end(*config.end_to_end.given, r.floor_speedup_vs_baseline, U, B,

@@ -22,8 +22,9 @@ namespace gpubench {
 ///    (median = region.median [ms]);
 ///  - speedup_vs_prev = median of the previous variant with status ok / this median;
 ///    speedup_vs_baseline = median of the case's first variant (when ok) / this median (1 for the baseline);
-///  - min_speedup (from config.variants by name) and acceptance "ACCEPT" when speedup_vs_prev ≥ min_speedup,
-///    "REJECT" otherwise, "" when there is no threshold or no previous ok step;
+///  - min_speedup and min_speedup_vs (from config.variants by name) and acceptance "ACCEPT" when the speedup
+///    min_speedup_vs names (speedup_vs_prev for "previous", the default; speedup_vs_baseline for "baseline")
+///    ≥ min_speedup, "REJECT" otherwise, "" when there is no threshold, no such speedup or the step is the first;
 ///  - end_to_end (config.end_to_end.given set): source "given"; op_ms = given.op_ms / speedup_vs_baseline;
 ///    request_ms via amdahl(); speedup and gain vs the given request; op_share; product metrics
 ///    (product_metrics(request_ms, U, B, gpu_hour_usd));
@@ -45,6 +46,7 @@ struct PlanRow {
   WorkCounts work;                   ///< FLOP, minimum bytes, intensity [FLOP/B]
   Floor floor;                       ///< roofline floor on `ceilings` [ms] and its bound
   std::optional<double> min_speedup; ///< the step's acceptance threshold, if any
+  std::string min_speedup_vs = "previous";  ///< what min_speedup is held against: previous | baseline
   /// Projected op speedup vs the baseline = baseline floor_ms / this floor_ms: assumes every step runs at
   /// the same fraction of its own floor as the baseline does (i.e. op time ∝ floor).
   double floor_speedup_vs_baseline = 1;

@@ -139,4 +139,13 @@ std::vector<std::string> datasheet_pipeline_notes(const Config& c) {
   return out;
 }
 
+std::string shell_quote(const std::string& word) {
+  const bool safe = !word.empty() && word.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                           "0123456789_./:@%+=,-") == std::string::npos;
+  if (safe) return word;
+  std::string out = "'";
+  for (const char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
 }  // namespace gpubench::cli

@@ -57,6 +57,10 @@ std::vector<ConfigIssue> raw_metric_name_issues(const nlohmann::json& j, const s
 /// and marks that case's pipeline failed — naming the need and the fix. Empty otherwise.
 std::vector<std::string> datasheet_pipeline_notes(const Config& c);
 
+/// `word` quoted for a POSIX shell, so that a printed command pastes correctly: as is when it holds only
+/// [A-Za-z0-9_./:@%+=,-] (and is not empty), else in single quotes with each ' written as '\''.
+std::string shell_quote(const std::string& word);
+
 /// True when `stream_fd` is a terminal and NO_COLOR is unset (https://no-color.org).
 bool use_color(int stream_fd);
 

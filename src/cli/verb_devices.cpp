@@ -1,5 +1,8 @@
-// `gpubench devices [--calibrate]`: GPUs, clocks, versions and measured ceilings.
+// `gpubench devices [--calibrate]`: GPUs, clocks, versions and measured ceilings; without a GPU, the versions
+// gpubench was built with and those it can query here, then why there is no GPU (exit 3).
 #include <fmt/core.h>
+
+#include <cstdio>
 
 #include "cli/verb.hpp"
 #include "core/errors.hpp"
@@ -16,6 +19,9 @@ VerbAction setup_devices(CLI::App& sub) {
   return [calibrate]() -> int {
     const int n = measure::device_count();
     if (n == 0) {
+      // What this build is and what it can see here, then the one-line reason (as before) and exit 3.
+      fmt::print("{}\n", measure::describe_build_versions(measure::query_build_versions()));
+      std::fflush(stdout);
       fmt::print(stderr, "gpubench devices: {}\n", measure::device_unavailable_reason(0));
       return static_cast<int>(ExitCode::kNoDevice);
     }

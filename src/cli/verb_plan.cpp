@@ -1,12 +1,15 @@
-// `gpubench plan CONFIG.json`: work counts, roofline floors and the Amdahl projection; no GPU needed.
-#include <fmt/core.h>
-
+// `gpubench plan CONFIG.json [--format text|json|csv|md] [-o FILE]`: work counts, roofline floors and the Amdahl
+// projection; no GPU needed. The renderings are in cli/plan_output.cpp.
+#include <cstdio>
 #include <optional>
 
 #include "analysis/amdahl.hpp"
 #include "analysis/analyze.hpp"
 #include "analysis/work.hpp"
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
 #include "cli/common.hpp"
+#include "cli/plan_output.hpp"
 #include "cli/verb.hpp"
 #include "op/operation.hpp"
 #include "measure/calibrate.hpp"
@@ -26,78 +29,73 @@ std::string model_of(const op::Operation& operation, const VariantSpec& v) {
   return info && info->work_model_for ? info->work_model_for(v.options) : operation.work_models().front();
 }
 
-/// "M=433 N=256 K_user=1178 K_cand=866": the shape's parameters in the op's order.
-std::string shape_text(const Shape& s) {
-  std::string out;
-  for (const auto& [name, value] : s.params) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
-  return out;
+/// Computes everything `plan` shows for config `c` (no GPU needed; this GPU's ceilings and memory when present).
+/// Each case's device memory is measure::case_memory_need with one timing input set: check sets, inputs,
+/// outputs, the largest step's workspace.
+Plan make_plan(const Config& c) {
+  std::optional<measure::DeviceInfo> device;
+  if (measure::device_unavailable_reason(c.device.index).empty()) device = measure::query_device(c.device.index);
+  Plan p;
+  p.ceilings = measure::ceilings_for(device, c.device.model, c.precision, c.allow_tf32);
+  p.name = c.name;
+  p.precision = std::string(to_string(c.precision));
+  p.shape = c.workload.shape;
+  p.notes = c.notes;
+  for (auto& n : datasheet_pipeline_notes(c)) p.notes.push_back(std::move(n));
+  p.memory_have_bytes = device ? device->memory_bytes : datasheet_memory_bytes(c.device.model);
+  p.memory_where = device ? device->name : c.device.model + " (datasheet)";
+  for (const auto& wc : c.workload.cases) {
+    PlanCase pc;
+    pc.label = wc.label;
+    pc.batch = wc.batch;
+    // A batch that cannot fit even as one request is not laid out (2^31 candidates take 8 GB of host memory).
+    if (wc.batch > kCheapLayoutBatch && measure::case_memory_need(c, wc.batch, 1, 1) > p.memory_have_bytes) {
+      pc.memory_need_bytes = measure::case_memory_need(c, wc.batch, 1, 1);
+    } else {
+      const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
+      pc.lengths = summarize(layout);
+      const op::Operation& operation = op::operation_of(c);
+      const auto model = [&](const VariantSpec& v) { return model_of(operation, v); };
+      pc.rows = plan_rows(c, wc.batch, layout.requests(), p.ceilings, model);
+      pc.memory_need_bytes = measure::case_memory_need(c, wc.batch, layout.requests(), 1);
+    }
+    p.cases.push_back(std::move(pc));
+  }
+  if (c.end_to_end.given) {
+    p.given = c.end_to_end.given;
+    for (double sp : kWhatIfSpeedups) {
+      const AmdahlResult r = amdahl(p.given->request_ms, p.given->op_ms, sp);
+      p.what_if.push_back({sp, r.request_ms_after, r.speedup, r.gain});
+    }
+  }
+  return p;
 }
 
-/// "device memory" line of a case: the least `run` needs (measure::case_memory_need with one timing
-/// input set: check sets, inputs, outputs, the largest step's workspace) against this GPU's memory, or the
-/// model's datasheet memory without one; says when the case cannot fit (run would refuse it, exit 2).
-void print_memory_need(const Config& c, int64_t B, int64_t U, const std::optional<measure::DeviceInfo>& device) {
-  const int64_t need = measure::case_memory_need(c, B, U, 1);
-  const int64_t have = device ? device->memory_bytes : datasheet_memory_bytes(c.device.model);
-  const std::string where = device ? device->name : c.device.model + " (datasheet)";
-  fmt::print("  device memory: at least {:.2f} GB of {:.0f} GB on {}{}\n", need / 1e9, have / 1e9,
-             where,
-             need > have ? "; does not fit: run refuses it (shrink /workload/batch or /workload/shape, or use fewer "
-                           "/check/seeds)"
-                         : "");
-}
+/// Options of `gpubench plan`.
+struct PlanArgs {
+  std::string config;          ///< config file ("" = the embedded default)
+  std::string format = "text"; ///< text | json | csv | md
+  std::string output;          ///< file to write atomically ("" = stdout)
+};
 
 VerbAction setup_plan(CLI::App& sub) {
-  auto path = std::make_shared<std::string>();
-  sub.add_option("config", *path, "config file (default: the embedded default config)")->type_name("FILE");
-  return [path]() -> int {
-    const Config c = load_config_or_default(*path);
-    std::optional<measure::DeviceInfo> device;
-    if (measure::device_unavailable_reason(c.device.index).empty()) device = measure::query_device(c.device.index);
-    const Ceilings ceil = measure::ceilings_for(device, c.device.model, c.precision, c.allow_tf32);
-    const op::Operation& operation = op::operation_of(c);
-    fmt::print("plan: {} — {} {}\n", c.name, to_string(c.precision), shape_text(c.workload.shape));
-    fmt::print("ceilings: {:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})\n", ceil.gemm_tflops, ceil.hbm_gbps, ceil.source);
-    for (const auto& n : c.notes) fmt::print("note: {}\n", n);
-    for (const auto& n : datasheet_pipeline_notes(c)) fmt::print("note: {}\n", n);
-    for (const auto& wc : c.workload.cases) {
-      // A batch that cannot fit even as one request is not laid out (2^31 candidates take 8 GB of host memory).
-      const int64_t have = device ? device->memory_bytes : datasheet_memory_bytes(c.device.model);
-      if (wc.batch > kCheapLayoutBatch && measure::case_memory_need(c, wc.batch, 1, 1) > have) {
-        fmt::print("\ncase {}: B={} (requests not laid out: even one request does not fit)\n", wc.label, wc.batch);
-        print_memory_need(c, wc.batch, 1, device);
-        continue;
-      }
-      const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
-      const LengthSummary ls = summarize(layout);
-      fmt::print("\ncase {}: B={} U={} candidates/request min {} mean {:.1f} p50 {} p99 {} max {}\n", wc.label,
-                 wc.batch, ls.requests, ls.min, ls.mean, ls.p50, ls.p99, ls.max);
-      fmt::print("  {:<11} {:<17} {:>10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>10}\n", "step", "work model", "GFLOP",
-                 "min GB", "FLOP/B", "floor ms", "vs base", "bound", "min_spd");
-      const auto model = [&](const VariantSpec& v) { return model_of(operation, v); };
-      for (const auto& row : plan_rows(c, wc.batch, layout.requests(), ceil, model)) {
-        fmt::print("  {:<11} {:<17} {:>10.1f} {:>10.3f} {:>9.1f} {:>10.4f} {:>9.2f}x {:>8} {:>10}\n", row.variant,
-                   row.work_model, row.work.flops / 1e9, row.work.bytes_min / 1e9, row.work.intensity,
-                   row.floor.floor_ms, row.floor_speedup_vs_baseline, row.floor.bound,
-                   row.min_speedup ? fmt::format("{:.2f}x", *row.min_speedup) : "-");
-      }
-      print_memory_need(c, wc.batch, layout.requests(), device);
-    }
-    if (c.end_to_end.given) {
-      const auto& g = *c.end_to_end.given;
-      fmt::print("\nend to end (given): request {:.3f} ms, op {:.3f} ms (op share {:.1f}%)\n", g.request_ms, g.op_ms,
-                 100 * g.op_ms / g.request_ms);
-      fmt::print("  {:>12} {:>12} {:>16} {:>10}\n", "op speedup", "request ms", "request speedup", "gain");
-      for (double sp : kWhatIfSpeedups) {
-        const AmdahlResult r = amdahl(g.request_ms, g.op_ms, sp);
-        fmt::print("  {:>11.2f}x {:>12.3f} {:>15.2f}x {:>9.1f}%\n", sp, r.request_ms_after, r.speedup, 100 * r.gain);
-      }
-      // Op removed (Amdahl's limit): the request keeps only what the op's speedup cannot touch; when the op
-      // is the whole request that is nothing and the limit is unbounded.
-      const double rest_ms = g.request_ms - g.op_ms;
-      const std::string limit = rest_ms > 0 ? fmt::format("{:.2f}x", g.request_ms / rest_ms) : std::string("unbounded");
-      fmt::print("  {:>12} {:>12.3f} {:>16} {:>9.1f}%   (op removed: Amdahl's limit)\n", "inf", rest_ms, limit,
-                 100 * g.op_ms / g.request_ms);
+  auto a = std::make_shared<PlanArgs>();
+  sub.add_option("config", a->config, "config file (default: the embedded default config)")->type_name("FILE");
+  sub.add_option("--format,-f", a->format, "output format: text | json | csv | md (default text)")
+      ->check(CLI::IsMember(plan_formats()))
+      ->type_name("FORMAT");
+  CLI::Option* output_opt =
+      sub.add_option("--output,-o", a->output, "write the plan to FILE (atomically) instead of stdout")->type_name("FILE");
+  return [a, output_opt]() -> int {
+    if (output_opt->count() > 0 && a->output.empty())
+      throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
+    if (!a->output.empty()) check_writable(a->output);  // before the work, naming the path and the fix
+    const std::string text = render_plan(make_plan(load_config_or_default(a->config)), a->format);
+    if (a->output.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      std::fflush(stdout);
+    } else {
+      write_file_atomic(a->output, text);
     }
     return 0;
   };

@@ -143,7 +143,7 @@ int run(const RunArgs& a) {
     fmt::print(stderr,
                "gpubench run needs an NVIDIA Hopper GPU (sm_90a: H100/H200) and its driver: {}. "
                "`gpubench plan{}` shows work counts and floors without one.\n",
-               why, a.config.empty() ? "" : " " + a.config);
+               why, a.config.empty() ? "" : " " + shell_quote(a.config));
     return static_cast<int>(ExitCode::kNoDevice);
   }
   measure::install_interrupt_handlers();
@@ -185,7 +185,7 @@ int run(const RunArgs& a) {
     fmt::print("profile: each variant ran once between cudaProfilerStart/Stop. Nsight Compute on one step:\n"
                "  ncu --clock-control none --profile-from-start off --nvtx --nvtx-include \"gpubench@{}/\" "
                "--set full -o {}_{} {} run {} --profile --variant {}\n",
-               v, prefix, v, "build/gpubench", a.config.empty() ? "" : a.config, v);
+               v, prefix, v, "build/gpubench", a.config.empty() ? "" : shell_quote(a.config), v);
   }
   return rc;
 }

@@ -1,4 +1,4 @@
-// /variants of a config: the ordered ladder. Each item is a name or {name, min_speedup, options}.
+// /variants of a config: the ordered ladder. Each item is a name or {name, min_speedup, min_speedup_vs, options}.
 // Option keys, values, combinations and the config's precision are checked against the op's rules
 // (config/parse.hpp OpRules: step names, option keys, config/step_rules.hpp tables).
 #include <algorithm>
@@ -122,12 +122,13 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
     if (item.is_string()) {
       spec.name = item.get<std::string>();
     } else if (item.is_object()) {
-      if (!v.object(item, ip, {"name", "min_speedup", "options"})) continue;
+      if (!v.object(item, ip, {"name", "min_speedup", "min_speedup_vs", "options"})) continue;
       name_ptr = child(ip, "name");
       if (!v.string(item, ip, "name", spec.name, {}, /*required=*/true)) continue;
       double s = 0;
       if (item.contains("min_speedup") && v.number(item, ip, "min_speedup", s, Range::above(0)))
         spec.min_speedup = s;
+      v.string(item, ip, "min_speedup_vs", spec.min_speedup_vs, {"previous", "baseline"});
     } else {
       v.add(ip, "expected a variant name or an object {name, min_speedup, options}, got " +
                     type_name(item));
@@ -152,6 +153,8 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
     // Accepted but without effect: say so rather than let a reader think it applied.
     if (c.variants.empty() && spec.min_speedup)
       c.notes.push_back(child(ip, "min_speedup") + ": the first step has no previous step to beat; ignored");
+    if (item.is_object() && item.contains("min_speedup_vs") && !spec.min_speedup)
+      c.notes.push_back(child(ip, "min_speedup_vs") + ": without /min_speedup there is nothing to accept or reject; ignored");
     if (item.is_object())
       if (auto o = item.find("options"); o != item.end())
         parse_options(v, *o, child(ip, "options"), spec.name, *op, c.notes, spec);

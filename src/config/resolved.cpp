@@ -23,6 +23,8 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   for (const auto& v : c.variants) {
     json item = {{"name", v.name}, {"options", v.options}};
     if (v.min_speedup) item["min_speedup"] = *v.min_speedup;
+    // Only when not the default: configs that leave it out keep the hash they had before it existed.
+    if (v.min_speedup_vs != VariantSpec{}.min_speedup_vs) item["min_speedup_vs"] = v.min_speedup_vs;
     variants.push_back(std::move(item));
   }
   const auto& m = c.measure;

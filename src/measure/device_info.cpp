@@ -89,6 +89,35 @@ DeviceInfo query_device(int index) {
   return d;
 }
 
+BuildVersions query_build_versions() {
+  BuildVersions v;
+  v.toolkit = CUDART_VERSION;
+  v.cupti_headers = CUPTI_API_VERSION;
+  if (cudaRuntimeGetVersion(&v.runtime) != cudaSuccess) v.runtime = 0;
+  if (cudaDriverGetVersion(&v.driver) != cudaSuccess) v.driver = 0;  // 0 also when no driver is installed
+  (void)cudaGetLastError();
+  if (cuptiGetVersion(&v.cupti) != CUPTI_SUCCESS) v.cupti = 0;
+  v.tool_version = build_info::kVersion;
+  v.git_sha = build_info::kGitSha;
+#if defined(__clang__)
+  v.compiler = std::string("clang++ ") + __clang_version__;
+#elif defined(__GNUC__)
+  v.compiler = "g++ " + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
+               std::to_string(__GNUC_PATCHLEVEL__);
+#else
+  v.compiler = "unknown compiler";
+#endif
+  return v;
+}
+
+std::string describe_build_versions(const BuildVersions& v) {
+  return "gpubench " + v.tool_version + " (git " + v.git_sha + "), built with CUDA toolkit " +
+         format_cuda_version(v.toolkit) + ", CUPTI API " + std::to_string(v.cupti_headers) + " headers, " + v.compiler +
+         "\nhere: CUDA runtime " + (v.runtime > 0 ? format_cuda_version(v.runtime) : std::string("unknown")) +
+         ", driver " + (v.driver > 0 ? "supports CUDA " + format_cuda_version(v.driver) : std::string("none")) +
+         ", CUPTI API " + (v.cupti > 0 ? std::to_string(v.cupti) : std::string("unknown"));
+}
+
 /// The kernel-module driver version ("580.159.04") from /proc/driver/nvidia/version, "" if absent.
 static std::string kernel_driver_version() {
   std::ifstream in("/proc/driver/nvidia/version");

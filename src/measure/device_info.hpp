@@ -38,6 +38,25 @@ int device_count();
 /// The report's `environment` block: the device plus host name, OS and the tool's build.
 nlohmann::json environment_json(const DeviceInfo& d);
 
+/// The versions gpubench was built with and those it can query on this machine, with or without a GPU.
+struct BuildVersions {
+  int toolkit = 0;          ///< CUDA toolkit of the build (CUDART_VERSION, e.g. 13000)
+  uint32_t cupti_headers = 0;  ///< CUPTI API version of the build's headers (CUPTI_API_VERSION)
+  int runtime = 0;          ///< CUDA runtime library loaded now (cudaRuntimeGetVersion); 0 when it cannot say
+  int driver = 0;           ///< CUDA version the installed driver supports (cudaDriverGetVersion); 0: no driver
+  uint32_t cupti = 0;       ///< CUPTI library loaded now (cuptiGetVersion); 0 when it cannot say
+  std::string tool_version; ///< gpubench's version (build_info::kVersion)
+  std::string git_sha;      ///< gpubench's git sha at configure time (build_info::kGitSha)
+  std::string compiler;     ///< host compiler of the build ("g++ 13.3.0")
+};
+
+/// Reads BuildVersions; needs no GPU or driver and never throws.
+BuildVersions query_build_versions();
+
+/// Two lines (no trailing newline) for `gpubench devices` without a GPU: "gpubench 1.0.0 (git abc1234), built with
+/// CUDA toolkit 13.0, CUPTI API 130000 headers, g++ 13.3.0" and "here: CUDA runtime 13.0, driver none, CUPTI API …".
+std::string describe_build_versions(const BuildVersions& v);
+
 /// Formats a CUDA version number (13000 → "13.0").
 std::string format_cuda_version(int v);
 

@@ -50,6 +50,19 @@ std::string status(const VariantResult& v) {
   return v.acceptance.empty() ? "ok" : "ok " + v.acceptance;
 }
 
+std::string min_speedup(const std::optional<double>& value, const std::string& vs) {
+  if (!value) return kDash;
+  return fmt::format("{:.2f}x vs {}", *value, vs == "baseline" ? "baseline" : "prev");
+}
+
+std::string acceptance_legend(const CaseResult& c) {
+  std::string steps;
+  for (const auto& v : c.variants)
+    if (!v.acceptance.empty()) steps += (steps.empty() ? "" : ", ") + v.name + " " + min_speedup(v.min_speedup, v.min_speedup_vs);
+  if (steps.empty()) return {};
+  return "ACCEPT / REJECT: speedup ≥ min speedup (vs prev: over the previous ok step) — " + steps;
+}
+
 std::string rel_error(const Correctness& c) {
   if (c.status == "skipped" || c.status.empty()) return kDash;
   return sci(c.rel_error);

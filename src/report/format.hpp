@@ -28,6 +28,12 @@ std::string si(double v);
 
 /// "ok", "ok ACCEPT", "ok REJECT", "FAILED", "skipped": the status cell of a ladder row.
 std::string status(const VariantResult& v);
+/// A step's acceptance threshold with what it is held against: "1.20x vs prev" (over the previous ok step;
+/// also for "" from reports made before min_speedup_vs existed), "6.00x vs baseline"; "—" when absent.
+std::string min_speedup(const std::optional<double>& value, const std::string& vs);
+/// One line saying what ACCEPT / REJECT of `c`'s ladder compared: "ACCEPT / REJECT: speedup ≥ min speedup —
+/// decomposed 1.20x vs prev, …"; "" when no step was accepted or rejected.
+std::string acceptance_legend(const CaseResult& c);
 /// The relative error cell: "3.1e-04" when a check ran, "—" when skipped.
 std::string rel_error(const Correctness& c);
 /// "key: value" for each non-empty scalar entry of `obj` (objects flattened one level as key.sub), preferred keys

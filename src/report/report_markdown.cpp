@@ -5,7 +5,8 @@
 //   breakdown, hardware counters (run --metrics: measured vs minimum DRAM bytes, achieved rates, bound, tensor
 //   pipe, per op), end-to-end table (when any variant has one).
 // Ladder columns: step | median ms | q1–q3 ms | rel. stdev | vs prev | vs baseline | TFLOP/s | GB/s |
-//   % of floor | error (rel) | status (ok/FAILED/skipped + ACCEPT/REJECT).
+//   % of floor | error (rel) | status (ok/FAILED/skipped + ACCEPT/REJECT), then one line naming each
+//   accepted/rejected step's min speedup and what it was held against ("1.20x vs prev").
 #include <string>
 
 #include <fmt/format.h>
@@ -58,7 +59,7 @@ void work_table(std::string& out, const CaseResult& c) {
     if (v.work.flops <= 0) continue;
     out += fmt::format("| {} | {} | {:.1f} | {:.3f} | {:.0f} | {} | {} | {} |\n", cell(v.name), v.work_model,
                        v.work.flops / 1e9, v.work.bytes_min / 1e9, v.work.intensity, fmtx::ms(v.floor.floor_ms),
-                       v.floor.bound, v.min_speedup ? fmt::format("{:.2f}x", *v.min_speedup) : "—");
+                       v.floor.bound, fmtx::min_speedup(v.min_speedup, v.min_speedup_vs));
   }
 }
 
@@ -257,6 +258,7 @@ std::string render_markdown(const Report& r) {
       out += "Requests: " + fmtx::key_values(c.lengths, {"requests", "min", "mean", "p50", "p99", "max"}) + "\n\n";
     }
     ladder_table(out, c);
+    if (const std::string legend = fmtx::acceptance_legend(c); !legend.empty()) out += "\n" + cell(legend) + "\n";
     work_table(out, c);
     sampling_table(out, c);
     failures(out, c);

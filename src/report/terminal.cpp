@@ -209,6 +209,7 @@ std::string render_terminal(const Report& report, bool color) {
   for (const auto& c : report.cases) {
     out += "\n" + (c.label.empty() ? fmt::format("B={}", c.batch) : c.label) + "\n";
     out += ladder(c, color);
+    if (const std::string legend = fmtx::acceptance_legend(c); !legend.empty()) out += legend + "\n";
     if (const auto b = breakdown(c, color); !b.empty()) out += "\n" + b;
     if (const auto k = counters(c, color); !k.empty()) out += "\nhardware counters (separate replay pass):\n" + k;
     if (const auto e = end_to_end(c, color); !e.empty()) out += "\n" + e;

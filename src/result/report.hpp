@@ -179,6 +179,9 @@ struct VariantResult {
   std::optional<double> speedup_vs_prev;
   std::optional<double> speedup_vs_baseline;
   std::optional<double> min_speedup;
+  /// What min_speedup was held against: "previous" (speedup_vs_prev) | "baseline" (speedup_vs_baseline);
+  /// "" when the step has no min_speedup.
+  std::string min_speedup_vs;
   std::string acceptance;           ///< ACCEPT | REJECT | "" (no threshold)
   std::optional<EndToEnd> end_to_end;
   std::optional<PipelineTiming> pipeline;  ///< measured request (end_to_end.pipeline set), by measure/

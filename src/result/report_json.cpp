@@ -279,6 +279,7 @@ void to_json(json& j, const VariantResult& v) {
   write_opt(j, "speedup_vs_prev", v.speedup_vs_prev);
   write_opt(j, "speedup_vs_baseline", v.speedup_vs_baseline);
   write_opt(j, "min_speedup", v.min_speedup);
+  if (!v.min_speedup_vs.empty()) j["min_speedup_vs"] = v.min_speedup_vs;
   write_opt(j, "end_to_end", v.end_to_end);
   write_opt(j, "pipeline", v.pipeline);
   write_opt(j, "counters", v.counters);
@@ -305,6 +306,7 @@ void from_json(const json& j, VariantResult& v) {
   read(j, "speedup_vs_prev", v.speedup_vs_prev);
   read(j, "speedup_vs_baseline", v.speedup_vs_baseline);
   read(j, "min_speedup", v.min_speedup);
+  read(j, "min_speedup_vs", v.min_speedup_vs);
   read(j, "acceptance", v.acceptance);
   read(j, "end_to_end", v.end_to_end);
   read(j, "pipeline", v.pipeline);

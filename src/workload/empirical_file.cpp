@@ -112,7 +112,7 @@ std::vector<Row> read_csv(const std::string& path, const std::string& text, RowP
     }
     if (!header_seen) {  // a wrong header stops the reading: every row after it would be misread
       if (cells.size() != 2 || cells[0] != "length" || cells[1] != "count")
-        throw InputError(fmt::format("{}: expected the header `length,count`, got `{}`", where, t));
+        throw InputError(fmt::format("{}: expected the header `length,count`, got `{}`", where, printable(t)));
       header_seen = true;
       continue;
     }
@@ -129,12 +129,12 @@ std::vector<Row> read_csv(const std::string& path, const std::string& text, RowP
     double cv = 0;
     if (auto r = std::from_chars(l.data(), l.data() + l.size(), lv);
         l.empty() || r.ec != std::errc() || r.ptr != l.data() + l.size())
-      bad.push_back(fmt::format("length must be an integer, got '{}'", l));
+      bad.push_back(fmt::format("length must be an integer, got '{}'", printable(l)));
     else
       length = lv;
     if (auto r = std::from_chars(c.data(), c.data() + c.size(), cv);
         c.empty() || r.ec != std::errc() || r.ptr != c.data() + c.size())
-      bad.push_back(fmt::format("count must be a number, got '{}'", c));
+      bad.push_back(fmt::format("count must be a number, got '{}'", printable(c)));
     else
       count = cv;
     check_entry(length, count, bad);
@@ -162,7 +162,7 @@ std::vector<Row> read_json(const std::string& path, const std::string& text, Row
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: invalid JSON: {}", path, e.what()));
+    throw InputError(fmt::format("{}: invalid JSON: {}", path, printable(e.what(), 400)));  // quotes raw bytes
   }
   std::vector<Row> rows;
   if (j.is_array()) {

@@ -1,0 +1,253 @@
+// Renderings of `gpubench plan` (cli/plan_output.hpp). The text form is the terminal table the verb has always
+// printed; json, csv and md carry the same figures for scripts and pull-request comments.
+#include "cli/plan_output.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "report/format.hpp"
+
+namespace gpubench::cli {
+
+std::string shape_text(const Shape& s) {
+  std::string out;
+  for (const auto& [name, value] : s.params) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
+  return out;
+}
+
+namespace {
+/// {"M": 433, ...}: the shape's parameters as a JSON object.
+nlohmann::json shape_json(const Shape& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : s.params) j[name] = value;
+  return j;
+}
+}  // namespace
+namespace {
+
+bool fits(const Plan& p, const PlanCase& c) { return c.memory_need_bytes <= p.memory_have_bytes; }
+
+/// True when some step of some case has a min_speedup (then the text and md forms say what it is held against).
+bool any_min_speedup(const Plan& p) {
+  for (const PlanCase& c : p.cases)
+    for (const PlanRow& r : c.rows)
+      if (r.min_speedup) return true;
+  return false;
+}
+
+/// The "device memory" line of a case (text and md).
+std::string memory_line(const Plan& p, const PlanCase& c) {
+  return fmt::format("device memory: at least {:.2f} GB of {:.0f} GB on {}{}", c.memory_need_bytes / 1e9,
+                     p.memory_have_bytes / 1e9, p.memory_where,
+                     fits(p, c) ? ""
+                                : "; does not fit: run refuses it (shrink /workload/batch or /workload/shape, or use "
+                                  "fewer /check/seeds)");
+}
+
+/// Request speedup when the op is removed (Amdahl's limit); nullopt when the op is the whole request.
+std::optional<double> amdahl_limit(const GivenEndToEnd& g) {
+  const double rest_ms = g.request_ms - g.op_ms;
+  return rest_ms > 0 ? std::optional<double>(g.request_ms / rest_ms) : std::nullopt;
+}
+
+/// "1.20x prev", "6.00x base" or "-": the text table's min_spd cell.
+std::string min_speedup_cell(const PlanRow& r) {
+  if (!r.min_speedup) return "-";
+  return fmt::format("{:.2f}x {}", *r.min_speedup, r.min_speedup_vs == "baseline" ? "base" : "prev");
+}
+
+std::string render_text(const Plan& p) {
+  std::string out;
+  out += fmt::format("plan: {} — {} {}\n", p.name, p.precision, shape_text(p.shape));
+  out += fmt::format("ceilings: {:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})\n", p.ceilings.gemm_tflops,
+                     p.ceilings.hbm_gbps, p.ceilings.source);
+  for (const auto& n : p.notes) out += fmt::format("note: {}\n", n);
+  for (const PlanCase& c : p.cases) {
+    if (!c.lengths) {
+      out += fmt::format("\ncase {}: B={} (requests not laid out: even one request does not fit)\n", c.label, c.batch);
+      out += "  " + memory_line(p, c) + "\n";
+      continue;
+    }
+    const LengthSummary& ls = *c.lengths;
+    out += fmt::format("\ncase {}: B={} U={} candidates/request min {} mean {:.1f} p50 {} p99 {} max {}\n", c.label,
+                       c.batch, ls.requests, ls.min, ls.mean, ls.p50, ls.p99, ls.max);
+    out += fmt::format("  {:<11} {:<17} {:>10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>11}\n", "step", "work model",
+                       "GFLOP", "min GB", "FLOP/B", "floor ms", "vs base", "bound", "min_spd vs");
+    for (const PlanRow& row : c.rows)
+      out += fmt::format("  {:<11} {:<17} {:>10.1f} {:>10.3f} {:>9.1f} {:>10.4f} {:>9.2f}x {:>8} {:>11}\n", row.variant,
+                         row.work_model, row.work.flops / 1e9, row.work.bytes_min / 1e9, row.work.intensity,
+                         row.floor.floor_ms, row.floor_speedup_vs_baseline, row.floor.bound, min_speedup_cell(row));
+    out += "  " + memory_line(p, c) + "\n";
+  }
+  if (p.given) {
+    const auto& g = *p.given;
+    out += fmt::format("\nend to end (given): request {:.3f} ms, op {:.3f} ms (op share {:.1f}%)\n", g.request_ms,
+                       g.op_ms, 100 * g.op_ms / g.request_ms);
+    out += fmt::format("  {:>12} {:>12} {:>16} {:>10}\n", "op speedup", "request ms", "request speedup", "gain");
+    for (const PlanWhatIf& w : p.what_if)
+      out += fmt::format("  {:>11.2f}x {:>12.3f} {:>15.2f}x {:>9.1f}%\n", w.op_speedup, w.request_ms, w.speedup,
+                         100 * w.gain);
+    const auto limit = amdahl_limit(g);
+    out += fmt::format("  {:>12} {:>12.3f} {:>16} {:>9.1f}%   (op removed: Amdahl's limit)\n", "inf",
+                       g.request_ms - g.op_ms, limit ? fmt::format("{:.2f}x", *limit) : std::string("unbounded"),
+                       100 * g.op_ms / g.request_ms);
+  }
+  if (any_min_speedup(p)) out += "min_spd vs: a step is ACCEPTed when its measured speedup over the previous ok step (prev) "
+                                 "or the baseline (base) reaches min_speedup\n";
+  return out;
+}
+
+nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+std::string render_json(const Plan& p) {
+  using nlohmann::json;
+  json cases = json::array();
+  for (const PlanCase& c : p.cases) {
+    json steps = json::array();
+    for (const PlanRow& r : c.rows) {
+      json step = {{"name", r.variant},
+                   {"work_model", r.work_model},
+                   {"flops", r.work.flops},
+                   {"bytes_min", r.work.bytes_min},
+                   {"intensity", r.work.intensity},
+                   {"floor_ms", r.floor.floor_ms},
+                   {"bound", r.floor.bound},
+                   {"floor_speedup_vs_baseline", r.floor_speedup_vs_baseline},
+                   {"min_speedup", optional_number(r.min_speedup)},
+                   {"min_speedup_vs", r.min_speedup ? json(r.min_speedup_vs) : json()}};
+      if (r.projected) step["projected"] = *r.projected;
+      steps.push_back(std::move(step));
+    }
+    json lengths;  // null: not laid out
+    if (c.lengths)
+      lengths = {{"requests", c.lengths->requests}, {"min", c.lengths->min}, {"mean", c.lengths->mean},
+                 {"p50", c.lengths->p50},           {"p99", c.lengths->p99}, {"max", c.lengths->max}};
+    cases.push_back({{"label", c.label},
+                     {"batch", c.batch},
+                     {"lengths", lengths},
+                     {"memory_need_bytes", c.memory_need_bytes},
+                     {"fits", fits(p, c)},
+                     {"steps", steps}});
+  }
+  json given;  // null without /end_to_end/given
+  if (p.given) {
+    json what_if = json::array();
+    for (const PlanWhatIf& w : p.what_if)
+      what_if.push_back({{"op_speedup", w.op_speedup}, {"request_ms", w.request_ms}, {"speedup", w.speedup},
+                         {"gain", w.gain}});
+    given = {{"request_ms", p.given->request_ms},
+             {"op_ms", p.given->op_ms},
+             {"what_if", what_if},
+             {"op_removed", {{"request_ms", p.given->request_ms - p.given->op_ms},
+                             {"speedup", optional_number(amdahl_limit(*p.given))}}}};
+  }
+  const json j = {{"name", p.name},
+                  {"precision", p.precision},
+                  {"shape", shape_json(p.shape)},
+                  {"ceilings", {{"gemm_tflops", p.ceilings.gemm_tflops}, {"hbm_gbps", p.ceilings.hbm_gbps},
+                                {"source", p.ceilings.source}}},
+                  {"notes", p.notes},
+                  {"device_memory", {{"bytes", p.memory_have_bytes}, {"source", p.memory_where}}},
+                  {"cases", cases},
+                  {"end_to_end_given", given}};
+  return j.dump(2) + "\n";
+}
+
+/// RFC 4180 field: quoted when it holds a comma, quote or line break.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::string render_csv(const Plan& p) {
+  std::string out =
+      "case,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
+      "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits\n";
+  for (const PlanCase& c : p.cases) {
+    const std::string head = fmt::format("{},{},{}", csv_field(c.label), c.batch,
+                                         c.lengths ? std::to_string(c.lengths->requests) : std::string());
+    const std::string tail =
+        fmt::format("{},{},{}", c.memory_need_bytes, p.memory_have_bytes, fits(p, c) ? "true" : "false");
+    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + "\n";  // a case that was not laid out
+    for (const PlanRow& r : c.rows)
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", head, csv_field(r.variant), r.work_model,
+                         r.work.flops, r.work.bytes_min, r.work.intensity, r.floor.floor_ms, r.floor.bound,
+                         r.floor_speedup_vs_baseline, r.min_speedup ? fmt::format("{}", *r.min_speedup) : "",
+                         r.min_speedup ? r.min_speedup_vs : "", tail);
+  }
+  return out;
+}
+
+/// Escapes text for a Markdown table cell (pipes, newlines).
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (const char ch : s) out += ch == '|' ? std::string("\\|") : ch == '\n' || ch == '\r' ? std::string(" ") : std::string(1, ch);
+  return out;
+}
+
+std::string render_md(const Plan& p) {
+  std::string out;
+  out += fmt::format("# plan: {}\n\n{} {} · ceilings {:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})\n",
+                     md_cell(p.name), p.precision, shape_text(p.shape), p.ceilings.gemm_tflops,
+                     p.ceilings.hbm_gbps, md_cell(p.ceilings.source));
+  if (!p.notes.empty()) {
+    out += "\n";
+    for (const auto& n : p.notes) out += "- note: " + md_cell(n) + "\n";
+  }
+  for (const PlanCase& c : p.cases) {
+    out += fmt::format("\n## {}\n\n", md_cell(c.label));
+    if (c.lengths)
+      out += fmt::format("B={} U={} candidates/request min {} mean {:.1f} p50 {} p99 {} max {}\n\n", c.batch,
+                         c.lengths->requests, c.lengths->min, c.lengths->mean, c.lengths->p50, c.lengths->p99,
+                         c.lengths->max);
+    else
+      out += fmt::format("B={} (requests not laid out: even one request does not fit)\n\n", c.batch);
+    if (!c.rows.empty()) {
+      out += "| step | work model | GFLOP | min GB | FLOP/B | floor ms | floor vs baseline | bound | min speedup |\n";
+      out += "|---|---|---:|---:|---:|---:|---:|---|---|\n";
+      for (const PlanRow& r : c.rows)
+        out += fmt::format("| {} | {} | {:.1f} | {:.3f} | {:.1f} | {:.4f} | {:.2f}x | {} | {} |\n", md_cell(r.variant),
+                           r.work_model, r.work.flops / 1e9, r.work.bytes_min / 1e9, r.work.intensity,
+                           r.floor.floor_ms, r.floor_speedup_vs_baseline, r.floor.bound,
+                           fmtx::min_speedup(r.min_speedup, r.min_speedup_vs));
+      out += "\n";
+    }
+    out += md_cell(memory_line(p, c)) + "\n";
+  }
+  if (p.given) {
+    const auto& g = *p.given;
+    out += fmt::format("\n## End to end (given)\n\nrequest {:.3f} ms, op {:.3f} ms (op share {:.1f}%)\n\n", g.request_ms,
+                       g.op_ms, 100 * g.op_ms / g.request_ms);
+    out += "| op speedup | request ms | request speedup | gain |\n|---:|---:|---:|---:|\n";
+    for (const PlanWhatIf& w : p.what_if)
+      out += fmt::format("| {:.2f}x | {:.3f} | {:.2f}x | {:.1f}% |\n", w.op_speedup, w.request_ms, w.speedup, 100 * w.gain);
+    const auto limit = amdahl_limit(g);
+    out += fmt::format("| inf (op removed) | {:.3f} | {} | {:.1f}% |\n", g.request_ms - g.op_ms,
+                       limit ? fmt::format("{:.2f}x", *limit) : std::string("unbounded"), 100 * g.op_ms / g.request_ms);
+  }
+  if (any_min_speedup(p))
+    out += "\nmin speedup: a step is ACCEPTed when its measured speedup vs prev (the previous ok step) or vs baseline "
+         "reaches it.\n";
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& plan_formats() {
+  static const std::vector<std::string> formats = {"text", "json", "csv", "md"};
+  return formats;
+}
+
+std::string render_plan(const Plan& plan, const std::string& format) {
+  if (format == "text") return render_text(plan);
+  if (format == "json") return render_json(plan);
+  if (format == "csv") return render_csv(plan);
+  if (format == "md") return render_md(plan);
+  throw InputError("--format: unknown plan format '" + format + "'; expected text, json, csv or md");
+}
+
+}  // namespace gpubench::cli

@@ -1,0 +1,57 @@
+#pragma once
+// What `gpubench plan` computes, as one value, and its renderings: text (the terminal table), json, csv, md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/analyze.hpp"
+#include "analysis/work.hpp"
+#include "config/config.hpp"
+#include "workload/workload.hpp"
+
+namespace gpubench::cli {
+
+/// One workload case of a plan.
+struct PlanCase {
+  std::string label;                    ///< e.g. "B=1024 fixed(length=70)"
+  int64_t batch = 0;                    ///< B
+  std::optional<LengthSummary> lengths; ///< absent when not laid out (even one request does not fit)
+  std::vector<PlanRow> rows;            ///< one per ladder step (empty when not laid out)
+  int64_t memory_need_bytes = 0;        ///< the least device memory `run` needs for this case [B]
+};
+
+/// One row of the given-mode what-if table.
+struct PlanWhatIf {
+  double op_speedup = 1;   ///< assumed op speedup (×)
+  double request_ms = 0;   ///< request latency at that op speedup [ms]
+  double speedup = 1;      ///< request speedup (×)
+  double gain = 0;         ///< fraction of the request saved
+};
+
+/// Everything `gpubench plan` shows.
+struct Plan {
+  std::string name;                       ///< config name
+  std::string precision;                  ///< fp16 | bf16 | fp32
+  Shape shape;                            ///< the op's shape parameters
+  Ceilings ceilings;                      ///< GEMM and HBM ceilings used for the floors
+  std::vector<std::string> notes;         ///< config and datasheet notes
+  int64_t memory_have_bytes = 0;          ///< device memory of this GPU, else the model's datasheet [B]
+  std::string memory_where;               ///< GPU name, or "<model> (datasheet)"
+  std::vector<PlanCase> cases;            ///< in config order
+  std::optional<GivenEndToEnd> given;     ///< /end_to_end/given, when set
+  std::vector<PlanWhatIf> what_if;        ///< given mode: rows at fixed op speedups
+};
+
+/// The plan formats: text | json | csv | md.
+const std::vector<std::string>& plan_formats();
+
+/// Renders `plan` as `format` (one of plan_formats(); anything else throws InputError).
+/// text: the terminal table; json: one object (sizes in FLOP, bytes and ms); csv: one row per case × step,
+/// header first (RFC 4180 quoting); md: a Markdown page with one table per case.
+std::string render_plan(const Plan& plan, const std::string& format);
+
+/// "M=433 N=256 K_user=1178 K_cand=866": the shape's parameters in the op's order.
+std::string shape_text(const Shape& s);
+
+}  // namespace gpubench::cli

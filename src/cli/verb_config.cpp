@@ -1,0 +1,32 @@
+// `gpubench config show [CONFIG.json]`: the resolved config (every default filled in) as JSON on stdout: what a
+// report records under `config` and what its hash covers. No GPU needed.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/common.hpp"
+#include "cli/verb.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+VerbAction setup_config(CLI::App& sub) {
+  auto path = std::make_shared<std::string>();
+  sub.require_subcommand(1);
+  CLI::App* show = sub.add_subcommand("show", "print the resolved config (defaults filled) as JSON");
+  show->add_option("config", *path, "config file (default: the embedded IKBO reference shape)")->type_name("FILE");
+  return [path]() -> int {
+    // A bad config is refused like everywhere else: every problem with its JSON pointer, exit 2.
+    const Config c = load_config_or_default(*path);
+    const std::string text = c.resolved.dump(2) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  };
+}
+
+}  // namespace
+
+GPUBENCH_REGISTER_VERB(config, VerbInfo{"config", "config show FILE: the resolved config (defaults filled) as JSON", 70,
+                                        setup_config});
+
+}  // namespace gpubench::cli

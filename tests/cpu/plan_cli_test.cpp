@@ -1,0 +1,213 @@
+// The binary's comforts without a GPU: `plan --format json|csv|md|text` and `-o`, `config show`, what
+// `devices` prints without a GPU, and run's `gpubench plan <path>` hint quoted for the shell.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/work.hpp"
+#include "cli/common.hpp"
+#include "config/parse.hpp"
+#include "gpubench/build_info.hpp"
+#include "measure/device_info.hpp"
+#include "support/cli_binary.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A temp folder of this test process, removed at the end of the test.
+class PlanCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin_ = testing::gpubench_binary();
+    if (bin_.empty()) GTEST_SKIP() << "no gpubench binary";
+    dir_ = fs::temp_directory_path() /
+           ("gpubench_plan_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  /// Runs gpubench with `args`; exit code, stdout in out_, stderr in err_.
+  int run(const std::vector<std::string>& args) {
+    const fs::path io = dir_ / ("io" + std::to_string(runs_++));
+    fs::create_directories(io);
+    testing::Child child(bin_, args, io);
+    const int rc = child.wait(60);
+    out_ = child.out();
+    err_ = child.err();
+    return rc;
+  }
+  std::string bin_, out_, err_;
+  fs::path dir_;
+  int runs_ = 0;
+};
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, sep)) cells.push_back(cell);
+  if (!line.empty() && line.back() == sep) cells.emplace_back();
+  return cells;
+}
+
+TEST_F(PlanCli, JsonHoldsTheWorkFloorsAndThresholdsOfEachStep) {
+  ASSERT_EQ(run({"plan", "--format", "json"}), 0) << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j.at("name"), "ikbo_lce_default");
+  EXPECT_EQ(j.at("precision"), "fp16");
+  ASSERT_EQ(j.at("cases").size(), 1u);
+  const auto& c = j.at("cases").at(0);
+  EXPECT_EQ(c.at("batch"), 1024);
+  EXPECT_EQ(c.at("lengths").at("requests"), 15);  // 14 × 70 + the last request truncated to 44
+  EXPECT_EQ(c.at("lengths").at("min"), 44);
+  EXPECT_TRUE(c.at("fits").get<bool>());
+  const auto& steps = c.at("steps");
+  ASSERT_EQ(steps.size(), 5u);
+  EXPECT_EQ(steps.at(0).at("name"), "baseline");
+  EXPECT_TRUE(steps.at(0).at("min_speedup").is_null());
+  EXPECT_EQ(steps.at(4).at("name"), "pipelined");
+  const auto& d = steps.at(1);
+  EXPECT_EQ(d.at("work_model"), "decomposed");
+  const WorkCounts w = count_work(LceShape{}, 1024, 15, Precision::kFp16, WorkModel::kDecomposed);
+  EXPECT_DOUBLE_EQ(d.at("flops").get<double>(), w.flops);
+  EXPECT_DOUBLE_EQ(d.at("bytes_min").get<double>(), w.bytes_min);
+  Ceilings ceil;
+  ceil.gemm_tflops = j.at("ceilings").at("gemm_tflops");
+  ceil.hbm_gbps = j.at("ceilings").at("hbm_gbps");
+  EXPECT_DOUBLE_EQ(d.at("floor_ms").get<double>(), compute_floor(w, ceil).floor_ms);
+  EXPECT_DOUBLE_EQ(d.at("min_speedup").get<double>(), 1.2);
+  EXPECT_EQ(d.at("min_speedup_vs"), "previous");
+  EXPECT_TRUE(j.at("end_to_end_given").is_null());
+}
+
+TEST_F(PlanCli, CsvHasOneRowPerCaseAndStepWithTheJsonFigures) {
+  ASSERT_EQ(run({"plan", "--format", "json"}), 0) << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  ASSERT_EQ(run({"plan", "--format", "csv"}), 0) << err_;
+  std::istringstream in(out_);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header,
+            "case,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
+            "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits");
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(split(line, ','));
+  ASSERT_EQ(rows.size(), 5u);
+  const auto& steps = j.at("cases").at(0).at("steps");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_EQ(rows[i].size(), 16u);
+    EXPECT_EQ(rows[i][0], "B=1024 fixed(length=70)");
+    EXPECT_EQ(rows[i][2], "15");
+    EXPECT_EQ(rows[i][3], steps.at(i).at("name").get<std::string>());
+    EXPECT_DOUBLE_EQ(std::strtod(rows[i][5].c_str(), nullptr), steps.at(i).at("flops").get<double>());
+    EXPECT_DOUBLE_EQ(std::strtod(rows[i][8].c_str(), nullptr), steps.at(i).at("floor_ms").get<double>());
+    EXPECT_EQ(rows[i][15], "true");
+  }
+  EXPECT_EQ(rows[0][11], "");  // the baseline has no threshold
+  EXPECT_EQ(rows[3][11], "1.05");
+  EXPECT_EQ(rows[3][12], "previous");
+}
+
+TEST_F(PlanCli, OutputFileIsWrittenWholeAndReplacedAndStdoutStaysEmpty) {
+  const std::string file = (dir_ / "sub" / "plan.md").string();
+  ASSERT_EQ(run({"plan", "--format", "md", "-o", file}), 0) << err_;
+  EXPECT_EQ(out_, "");
+  std::string md = testing::slurp(file);
+  EXPECT_NE(md.find("# plan: ikbo_lce_default\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| decomposed | decomposed | 200.5 |"), std::string::npos) << md;
+  EXPECT_NE(md.find(" | 1.20x vs prev |\n"), std::string::npos) << md;
+  ASSERT_EQ(run({"plan", "-f", "json", "--output", file}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(testing::slurp(file)).at("cases").at(0).at("batch"), 1024);
+  for (const auto& e : fs::directory_iterator(dir_ / "sub")) EXPECT_EQ(e.path().filename(), "plan.md");  // no temp left
+  EXPECT_EQ(run({"plan", "-o", ""}), 2);
+  EXPECT_NE(err_.find("-o / --output: empty file path"), std::string::npos) << err_;
+  EXPECT_EQ(run({"plan", "--format", "yaml"}), 2);
+  EXPECT_NE(err_.find("yaml"), std::string::npos) << err_;
+}
+
+TEST_F(PlanCli, TextSaysWhatMinSpeedupIsHeldAgainst) {
+  ASSERT_EQ(run({"plan"}), 0) << err_;
+  EXPECT_NE(out_.find("min_spd vs"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("  1.20x prev\n"), std::string::npos) << out_;  // decomposed's row ends with it
+  EXPECT_NE(out_.find("over the previous ok step (prev)"), std::string::npos) << out_;
+}
+
+TEST_F(PlanCli, ConfigShowPrintsTheResolvedConfigWithDefaults) {
+  const fs::path cfg = dir_ / "small.json";
+  std::ofstream(cfg) << R"({"schema_version": 1, "name": "shown", "variants": ["baseline",
+                          {"name": "k_aligned", "min_speedup": 3, "min_speedup_vs": "baseline"}]})";
+  ASSERT_EQ(run({"config", "show", cfg.string()}), 0) << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j.at("name"), "shown");
+  EXPECT_EQ(j.at("measure").at("warmup"), 3);                        // a default filled in
+  EXPECT_EQ(j.at("workload").at("batch"), 1024);                     // the embedded default's workload
+  EXPECT_DOUBLE_EQ(j.at("check").at("tolerance").get<double>(), 2e-3);  // fp16's tolerance
+  EXPECT_EQ(j.at("variants").at(1).at("min_speedup_vs"), "baseline");
+  EXPECT_EQ(j, load_config(cfg.string(), cli::registry_context()).resolved);
+  // No file: the embedded default, as plan and run use it.
+  ASSERT_EQ(run({"config", "show"}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_).at("name"), "ikbo_lce_default");
+  std::ofstream(cfg) << R"({"schema_version": 1, "measure": {"warmup": -1}})";
+  EXPECT_EQ(run({"config", "show", cfg.string()}), 2);
+  EXPECT_NE(err_.find("/measure/warmup"), std::string::npos) << err_;
+  EXPECT_EQ(out_, "");
+  EXPECT_EQ(run({"config"}), 2);  // the sub-command is required
+}
+
+TEST_F(PlanCli, DevicesWithoutAGpuPrintsTheVersionsThenTheReason) {
+  if (measure::device_count() > 0) GTEST_SKIP() << "a GPU is usable here";
+  ASSERT_EQ(run({"devices"}), 3) << err_;
+  int runtime = 0;
+  ASSERT_EQ(cudaRuntimeGetVersion(&runtime), cudaSuccess);
+  EXPECT_NE(out_.find(std::string("gpubench ") + build_info::kVersion + " (git " + build_info::kGitSha +
+                      "), built with CUDA toolkit " + measure::format_cuda_version(CUDART_VERSION) + ", CUPTI API "),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("\nhere: CUDA runtime " + measure::format_cuda_version(runtime) + ", driver "), std::string::npos)
+      << out_;
+  // The reason stays one line on stderr.
+  EXPECT_EQ(err_.rfind("gpubench devices: ", 0), 0u) << err_;
+  EXPECT_EQ(err_.find('\n'), err_.size() - 1) << err_;
+}
+
+TEST_F(PlanCli, RunsPlanHintQuotesThePathForTheShell) {
+  if (measure::device_count() > 0) GTEST_SKIP() << "a GPU is usable here: run would measure";
+  const fs::path folder = dir_ / "my configs";
+  fs::create_directories(folder);
+  const fs::path cfg = folder / "it's \"fp16\".json";
+  fs::copy_file(fs::path(GPUBENCH_SOURCE_DIR) / "configs" / "ikbo_lce_fp16.json", cfg);
+  ASSERT_EQ(run({"run", cfg.string(), "-o", (dir_ / "out").string()}), 3) << err_;
+  const std::string quoted = "'" + folder.string() + "/it'\\''s \"fp16\".json'";
+  EXPECT_NE(err_.find("`gpubench plan " + quoted + "` shows work counts"), std::string::npos) << err_;
+  // Pasted into a shell, the hint runs plan on that file.
+  const size_t at = err_.find("`gpubench plan ");
+  ASSERT_NE(at, std::string::npos) << err_;
+  const std::string hint = err_.substr(at + 1, err_.find('`', at + 1) - at - 1);
+  const std::string cmd = cli::shell_quote(bin_) + hint.substr(std::string("gpubench").size()) + " --format json";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string json;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) json.append(buf, n);
+  EXPECT_EQ(::pclose(p), 0) << cmd;
+  EXPECT_EQ(nlohmann::json::parse(json).at("name"), "ikbo_lce_fp16") << cmd;
+}
+
+}  // namespace
+}  // namespace gpubench
