@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "config/parse.hpp"
+#include "core/json_depth.hpp"
 #include "core/text_file.hpp"
 #include "gpubench/build_info.hpp"
 
@@ -112,12 +113,15 @@ nlohmann::json parse_text(const std::string& text, const std::string& source,
     throw ConfigError(source, {{"", "empty file, expected a JSON object"}});
   try {
     DuplicateKeys dups;
-    auto j = nlohmann::json::parse(text, [&dups](int, nlohmann::json::parse_event_t event,
+    auto j = nlohmann::json::parse(text, [&dups](int depth, nlohmann::json::parse_event_t event,
                                                  nlohmann::json& parsed) {
+      if (opens_too_deep(depth, event)) throw JsonTooDeep();  // before a deep tree exists (stack overflow)
       return dups.on_event(event, parsed);
     });
     duplicates = dups.issues();
     return j;
+  } catch (const JsonTooDeep&) {
+    throw ConfigError(source, {{"", json_too_deep_message("a gpubench config")}});
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based index of the last character read: the offending one.
     auto [line, col] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
