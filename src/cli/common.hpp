@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "config/config.hpp"
 #include "config/parse.hpp"
 #include "report/report.hpp"
@@ -13,8 +15,16 @@ namespace gpubench::cli {
 /// The validation context built from the variant registry (names and accepted options).
 ConfigContext registry_context();
 
-/// Loads `path`, or the embedded default when `path` is empty. Throws ConfigError (exit 2).
-Config load_config_or_default(const std::string& path);
+/// Loads `path`, or the embedded default when `path` is empty, with the `--set KEY=VALUE` arguments `sets`
+/// applied to its JSON before validation (parse_config_override, load_config). `raw`, when given, receives
+/// the file's JSON after the overrides (null when it did not read or parse). Throws ConfigError, or
+/// InputError for a malformed --set (exit 2).
+Config load_config_or_default(const std::string& path, const std::vector<std::string>& sets = {},
+                              nlohmann::json* raw = nullptr);
+
+/// Adds the repeatable `--set KEY=VALUE` option (a config override, see load_config_or_default) to a verb,
+/// storing the arguments in `sets`.
+void add_set_option(CLI::App& sub, std::vector<std::string>& sets);
 
 /// Exit code of a finished run: 128 + signal when interrupted, else 1 when any step FAILED, else 0.
 int run_exit_code(const Report& report);

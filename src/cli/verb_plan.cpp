@@ -41,9 +41,11 @@ void print_memory_need(const Config& c, int64_t B, int64_t U, const std::optiona
 
 VerbAction setup_plan(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
+  auto sets = std::make_shared<std::vector<std::string>>();
   sub.add_option("config", *path, "config file (default: the embedded IKBO reference shape)")->type_name("FILE");
-  return [path]() -> int {
-    const Config c = load_config_or_default(*path);
+  add_set_option(sub, *sets);
+  return [path, sets]() -> int {
+    const Config c = load_config_or_default(*path, *sets);
     std::optional<measure::DeviceInfo> device;
     if (measure::device_unavailable_reason(c.device.index).empty()) device = measure::query_device(c.device.index);
     const Ceilings ceil = measure::ceilings_for(device, c.device.model, c.precision, c.allow_tf32);

@@ -140,17 +140,18 @@ nlohmann::json parse_text(const std::string& text, const std::string& source,
     throw ConfigError(source, {{"", fmt::format("invalid JSON{}: {}", where, reason(msg))}});
   }
 }
-/// parse_config, with the duplicate-key problems of the text added to its own.
-Config parse_with(const nlohmann::json& j, const ConfigContext& ctx,
-                  const std::vector<ConfigIssue>& duplicates) {
+/// parse_config, with the duplicate-key problems of the text added to its own and the problems an
+/// override caused marked with it (mark_override_issues).
+Config parse_with(const nlohmann::json& j, const ConfigContext& ctx, const std::vector<ConfigIssue>& duplicates,
+                  const std::vector<ConfigOverride>& overrides = {}) {
   try {
     Config c = parse_config(j, ctx);
     if (duplicates.empty()) return c;
   } catch (const ConfigError& e) {
-    if (duplicates.empty()) throw;
+    if (duplicates.empty() && overrides.empty()) throw;
     std::vector<ConfigIssue> all = duplicates;
     all.insert(all.end(), e.issues.begin(), e.issues.end());
-    throw ConfigError(ctx.source, std::move(all));
+    throw ConfigError(ctx.source, mark_override_issues(std::move(all), overrides));
   }
   throw ConfigError(ctx.source, duplicates);
 }
@@ -159,7 +160,8 @@ Config parse_with(const nlohmann::json& j, const ConfigContext& ctx,
 ConfigError::ConfigError(std::string source_, std::vector<ConfigIssue> issues_)
     : InputError(format_issues(issues_)), source(std::move(source_)), issues(std::move(issues_)) {}
 
-Config load_config(const std::string& path, ConfigContext ctx) {
+Config load_config(const std::string& path, ConfigContext ctx, const std::vector<ConfigOverride>& overrides,
+                   nlohmann::json* raw) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw ConfigError(path, {{"", "'" + path + "' is a directory, expected a JSON config file"}});
@@ -175,7 +177,12 @@ Config load_config(const std::string& path, ConfigContext ctx) {
   const auto parent = std::filesystem::path(path).parent_path();
   ctx.base_dir = parent.empty() ? "." : parent.string();
   ctx.source = path;
-  return parse_config_text(text, ctx);
+  std::vector<ConfigIssue> duplicates;
+  nlohmann::json j = parse_text(text, ctx.source, duplicates);
+  text = std::string();  // the document is parsed: free the text before validation
+  apply_config_overrides(j, overrides, ctx.source);
+  if (raw) *raw = j;
+  return parse_with(j, ctx, duplicates, overrides);
 }
 
 Config parse_config_text(const std::string& text, const ConfigContext& ctx) {
@@ -184,11 +191,12 @@ Config parse_config_text(const std::string& text, const ConfigContext& ctx) {
   return parse_with(j, ctx, duplicates);
 }
 
-Config default_config(ConfigContext ctx) {
+Config default_config(ConfigContext ctx, const std::vector<ConfigOverride>& overrides) {
   ctx.source = "<default>";
   std::vector<ConfigIssue> duplicates;
-  const nlohmann::json j = parse_text(build_info::kDefaultConfigJson, ctx.source, duplicates);
-  return parse_with(j, ctx, duplicates);
+  nlohmann::json j = parse_text(build_info::kDefaultConfigJson, ctx.source, duplicates);
+  apply_config_overrides(j, overrides, ctx.source);
+  return parse_with(j, ctx, duplicates, overrides);
 }
 
 size_t edit_distance(const std::string& a, const std::string& b) {
