@@ -20,9 +20,20 @@ namespace gpubench::cli {
 
 ConfigContext registry_context() { return op::registry_context(); }
 
-Config load_config_or_default(const std::string& path) {
-  if (path.empty()) return default_config(registry_context());
-  return load_config(path, registry_context());
+Config load_config_or_default(const std::string& path, const std::vector<std::string>& sets, nlohmann::json* raw) {
+  std::vector<ConfigOverride> overrides;
+  for (const auto& s : sets) overrides.push_back(parse_config_override(s));
+  if (path.empty()) return default_config(registry_context(), overrides);
+  return load_config(path, registry_context(), overrides, raw);
+}
+
+void add_set_option(CLI::App& sub, std::vector<std::string>& sets) {
+  sub.add_option("--set", sets,
+                 "override a config value before validation, e.g. --set workload.batch=[512,1024] or --set "
+                 "precision=bf16 (KEY: dotted path; VALUE: JSON, else a string; repeatable; recorded in the "
+                 "report's resolved config)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
 }
 
 int finish_run(Report& report, const Config& config, const Ceilings& ceilings) {

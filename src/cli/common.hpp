@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "config/config.hpp"
 #include "config/parse.hpp"
 #include "measure/ceilings.hpp"
@@ -14,8 +16,16 @@ namespace gpubench::cli {
 /// The validation context built from the op registry (op::registry_context: ops, steps, distributions).
 ConfigContext registry_context();
 
-/// Loads `path`, or the embedded default when `path` is empty. Throws ConfigError (exit 2).
-Config load_config_or_default(const std::string& path);
+/// Loads `path`, or the embedded default when `path` is empty, with the `--set KEY=VALUE` arguments `sets`
+/// applied to its JSON before validation (parse_config_override, load_config). `raw`, when given, receives
+/// the file's JSON after the overrides (null when it did not read or parse). Throws ConfigError, or
+/// InputError for a malformed --set (exit 2).
+Config load_config_or_default(const std::string& path, const std::vector<std::string>& sets = {},
+                              nlohmann::json* raw = nullptr);
+
+/// Adds the repeatable `--set KEY=VALUE` option (a config override, see load_config_or_default) to a verb,
+/// storing the arguments in `sets`.
+void add_set_option(CLI::App& sub, std::vector<std::string>& sets);
 
 /// The end of every `gpubench run`, in-process or isolated: derives the report's fields (analyze(): work, floors,
 /// speedups, acceptance, end-to-end; analyze_counters(): the hardware-counter fields) on `ceilings`, then sets and

@@ -14,7 +14,7 @@ VerbAction setup_config(CLI::App& sub) {
   auto path = std::make_shared<std::string>();
   sub.require_subcommand(1);
   CLI::App* show = sub.add_subcommand("show", "print the resolved config (defaults filled) as JSON");
-  show->add_option("config", *path, "config file (default: the embedded IKBO reference shape)")->type_name("FILE");
+  show->add_option("config", *path, "config file (default: the embedded default config)")->type_name("FILE");
   return [path]() -> int {
     // A bad config is refused like everywhere else: every problem with its JSON pointer, exit 2.
     const Config c = load_config_or_default(*path);

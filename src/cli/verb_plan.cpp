@@ -80,17 +80,19 @@ struct PlanArgs {
 
 VerbAction setup_plan(CLI::App& sub) {
   auto a = std::make_shared<PlanArgs>();
+  auto sets = std::make_shared<std::vector<std::string>>();
   sub.add_option("config", a->config, "config file (default: the embedded default config)")->type_name("FILE");
+  add_set_option(sub, *sets);
   sub.add_option("--format,-f", a->format, "output format: text | json | csv | md (default text)")
       ->check(CLI::IsMember(plan_formats()))
       ->type_name("FORMAT");
   CLI::Option* output_opt =
       sub.add_option("--output,-o", a->output, "write the plan to FILE (atomically) instead of stdout")->type_name("FILE");
-  return [a, output_opt]() -> int {
+  return [a, sets, output_opt]() -> int {
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
     if (!a->output.empty()) check_writable(a->output);  // before the work, naming the path and the fix
-    const std::string text = render_plan(make_plan(load_config_or_default(a->config)), a->format);
+    const std::string text = render_plan(make_plan(load_config_or_default(a->config, *sets)), a->format);
     if (a->output.empty()) {
       std::fwrite(text.data(), 1, text.size(), stdout);
       std::fflush(stdout);

@@ -44,6 +44,7 @@ struct RunArgs {
   bool no_isolate = false;     // --no-isolate
   double variant_timeout = 0;  // --variant-timeout [s]; 0: automatic
   std::string metrics;         // --metrics[=SETS,NAMES]; "" = the config's /measure/metrics
+  std::vector<std::string> sets;  // --set KEY=VALUE, applied to the config's JSON before validation
 };
 
 /// --metrics overrides /measure/metrics ("none" turns counters off). Not hashed: the counters pass runs
@@ -99,6 +100,7 @@ std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) 
   o.config_path = a.config;
   o.variant_timeout_s = a.variant_timeout;
   if (!a.mode.empty()) o.child_flags = {"--mode", a.mode};
+  for (const auto& s : a.sets) o.child_flags.push_back("--set=" + s);  // each child loads the same config
   if (a.no_cupti) o.child_flags.emplace_back("--no-cupti");
   if (!a.metrics.empty()) o.child_flags.push_back("--metrics=" + a.metrics);
   if (a.quiet) o.child_flags.emplace_back("-q");
@@ -114,7 +116,7 @@ int run(const RunArgs& a) {
   if (metric_word && !std::filesystem::exists(a.config))
     throw InputError("no config file '" + a.config + "'; to choose hardware counters write --metrics=" + a.config +
                      " (with '=': a bare --metrics means all)");
-  Config config = load_config_or_default(a.config);
+  Config config = load_config_or_default(a.config, a.sets);
   if (!a.mode.empty()) {  // the override is part of what ran: resolved config and hash follow it
     config.measure.mode = a.mode;
     config.resolved["measure"]["mode"] = a.mode;
@@ -214,6 +216,7 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_option("--mode", a->mode, "override /measure/mode: cold | hot | graph")
       ->check(CLI::IsMember({"cold", "hot", "graph"}))
       ->type_name("MODE");
+  add_set_option(sub, a->sets);
   sub.add_flag("--no-cupti", a->no_cupti, "per-op times from CUDA events only (CUPTI off)");
   sub.add_flag("--profile", a->profile,
                "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");

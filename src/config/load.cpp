@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "config/parse.hpp"
+#include "core/json_depth.hpp"
 #include "core/text_file.hpp"
 #include "gpubench/build_info.hpp"
 
@@ -112,12 +113,15 @@ nlohmann::json parse_text(const std::string& text, const std::string& source,
     throw ConfigError(source, {{"", "empty file, expected a JSON object"}});
   try {
     DuplicateKeys dups;
-    auto j = nlohmann::json::parse(text, [&dups](int, nlohmann::json::parse_event_t event,
+    auto j = nlohmann::json::parse(text, [&dups](int depth, nlohmann::json::parse_event_t event,
                                                  nlohmann::json& parsed) {
+      if (opens_too_deep(depth, event)) throw JsonTooDeep();  // before a deep tree exists (stack overflow)
       return dups.on_event(event, parsed);
     });
     duplicates = dups.issues();
     return j;
+  } catch (const JsonTooDeep&) {
+    throw ConfigError(source, {{"", json_too_deep_message("a gpubench config")}});
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based index of the last character read: the offending one.
     auto [line, col] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
@@ -136,17 +140,18 @@ nlohmann::json parse_text(const std::string& text, const std::string& source,
     throw ConfigError(source, {{"", fmt::format("invalid JSON{}: {}", where, reason(msg))}});
   }
 }
-/// parse_config, with the duplicate-key problems of the text added to its own.
-Config parse_with(const nlohmann::json& j, const ConfigContext& ctx,
-                  const std::vector<ConfigIssue>& duplicates) {
+/// parse_config, with the duplicate-key problems of the text added to its own and the problems an
+/// override caused marked with it (mark_override_issues).
+Config parse_with(const nlohmann::json& j, const ConfigContext& ctx, const std::vector<ConfigIssue>& duplicates,
+                  const std::vector<ConfigOverride>& overrides = {}) {
   try {
     Config c = parse_config(j, ctx);
     if (duplicates.empty()) return c;
   } catch (const ConfigError& e) {
-    if (duplicates.empty()) throw;
+    if (duplicates.empty() && overrides.empty()) throw;
     std::vector<ConfigIssue> all = duplicates;
     all.insert(all.end(), e.issues.begin(), e.issues.end());
-    throw ConfigError(ctx.source, std::move(all));
+    throw ConfigError(ctx.source, mark_override_issues(std::move(all), overrides));
   }
   throw ConfigError(ctx.source, duplicates);
 }
@@ -155,7 +160,8 @@ Config parse_with(const nlohmann::json& j, const ConfigContext& ctx,
 ConfigError::ConfigError(std::string source_, std::vector<ConfigIssue> issues_)
     : InputError(format_issues(issues_)), source(std::move(source_)), issues(std::move(issues_)) {}
 
-Config load_config(const std::string& path, ConfigContext ctx) {
+Config load_config(const std::string& path, ConfigContext ctx, const std::vector<ConfigOverride>& overrides,
+                   nlohmann::json* raw) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw ConfigError(path, {{"", "'" + path + "' is a directory, expected a JSON config file"}});
@@ -171,7 +177,12 @@ Config load_config(const std::string& path, ConfigContext ctx) {
   const auto parent = std::filesystem::path(path).parent_path();
   ctx.base_dir = parent.empty() ? "." : parent.string();
   ctx.source = path;
-  return parse_config_text(text, ctx);
+  std::vector<ConfigIssue> duplicates;
+  nlohmann::json j = parse_text(text, ctx.source, duplicates);
+  text = std::string();  // the document is parsed: free the text before validation
+  apply_config_overrides(j, overrides, ctx.source);
+  if (raw) *raw = j;
+  return parse_with(j, ctx, duplicates, overrides);
 }
 
 Config parse_config_text(const std::string& text, const ConfigContext& ctx) {
@@ -180,11 +191,12 @@ Config parse_config_text(const std::string& text, const ConfigContext& ctx) {
   return parse_with(j, ctx, duplicates);
 }
 
-Config default_config(ConfigContext ctx) {
+Config default_config(ConfigContext ctx, const std::vector<ConfigOverride>& overrides) {
   ctx.source = "<default>";
   std::vector<ConfigIssue> duplicates;
-  const nlohmann::json j = parse_text(build_info::kDefaultConfigJson, ctx.source, duplicates);
-  return parse_with(j, ctx, duplicates);
+  nlohmann::json j = parse_text(build_info::kDefaultConfigJson, ctx.source, duplicates);
+  apply_config_overrides(j, overrides, ctx.source);
+  return parse_with(j, ctx, duplicates, overrides);
 }
 
 size_t edit_distance(const std::string& a, const std::string& b) {

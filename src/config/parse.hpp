@@ -92,17 +92,46 @@ std::optional<ConfigIssue> product_overflow(std::string_view formula,
 /// Unknown keys are errors with a "did you mean" suggestion.
 Config parse_config(const nlohmann::json& j, const ConfigContext& ctx);
 
-/// Reads and parses a config file (JSON syntax errors name line and column). Throws ConfigError.
-/// ctx.base_dir and ctx.source are set from `path`.
-Config load_config(const std::string& path, ConfigContext ctx);
+/// One `--set KEY=VALUE` override of a config, applied to the raw JSON before validation.
+struct ConfigOverride {
+  std::string key;       ///< dotted path as given, e.g. "workload.batch"; a number selects a list element
+  nlohmann::json value;  ///< VALUE parsed as JSON, or VALUE itself as a string when it is not JSON ("bf16")
+};
+
+/// Parses one "KEY=VALUE" argument of `--set`. Throws InputError (exit 2) when there is no '=' or KEY
+/// has an empty part ("workload..batch").
+ConfigOverride parse_config_override(const std::string& arg);
+
+/// Sets each override's value in the raw config document `j`, in order (a later one wins), creating
+/// missing objects on the way. Throws ConfigError (`source`) naming the override and the JSON pointer
+/// when the path crosses a value that is not an object (or a list with that index) or `j` is not an
+/// object. Unknown keys are left to parse_config (which names them with "did you mean").
+void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>& overrides,
+                            const std::string& source);
+
+/// `issues` with " (set by --set KEY=VALUE)" added to each one at, above or below an override's JSON
+/// pointer, so a problem an override causes (an unknown key, a bad value) names where it came from.
+std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
+                                              const std::vector<ConfigOverride>& overrides);
+
+/// Reads and parses a config file (JSON syntax errors name line and column) with the same reader every
+/// verb uses: a directory, an unreadable path and anything over kMaxInputFileBytes (64 MiB; pipes and
+/// /dev/stdin stop there) are refused, and so is JSON nested deeper than kMaxJsonDepth. `overrides`
+/// (`--set`) are applied to the JSON before validation, so their problems carry JSON pointers and the
+/// resolved config and hash include them. When `raw` is given it receives the document after the
+/// overrides (left null when the file did not read or parse), so a caller never reads the file twice.
+/// Throws ConfigError. ctx.base_dir and ctx.source are set from `path`.
+Config load_config(const std::string& path, ConfigContext ctx, const std::vector<ConfigOverride>& overrides = {},
+                   nlohmann::json* raw = nullptr);
 
 /// Parses config text as load_config does with a file's content (JSON syntax errors with line and
 /// column, duplicate keys, then parse_config); ctx.source and ctx.base_dir are used as given.
 /// Throws ConfigError (an InputError) on any bad input, never anything else.
 Config parse_config_text(const std::string& text, const ConfigContext& ctx);
 
-/// The embedded default config (build_info.hpp: the file named there, compiled in).
-Config default_config(ConfigContext ctx);
+/// The embedded default config (build_info.hpp: the file named there, compiled in), with `overrides` applied as
+/// load_config does. Throws ConfigError (source "<default>") when they are bad.
+Config default_config(ConfigContext ctx, const std::vector<ConfigOverride>& overrides = {});
 
 /// The config hash of a resolved config: FNV-1a 64 of resolved.dump() as 16 hex digits. Call it again
 /// after changing `resolved` (e.g. a command-line override) so reports keep keying what really ran.

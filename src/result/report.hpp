@@ -70,14 +70,14 @@ struct Correctness {
   std::string message;              ///< why it failed, in words
 };
 
-/// Work of one variant on one case (analysis/work.hpp; docs/ikbo_lce.md).
+/// Work of one variant on one case (analysis/work.hpp; docs/method.md).
 struct WorkCounts {
   double flops = 0;          ///< [FLOP]
   double bytes_min = 0;      ///< minimum DRAM bytes [B]
   double intensity = 0;      ///< flops / bytes_min [FLOP/B]
 };
 
-/// Roofline floor of the work on the card (docs/ikbo_lce.md).
+/// Roofline floor of the work on the card (docs/method.md).
 struct Floor {
   double compute_ms = 0;     ///< flops / gemm rate
   double memory_ms = 0;      ///< bytes_min / HBM bandwidth

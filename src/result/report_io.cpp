@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "core/json_depth.hpp"
 
 namespace gpubench {
 namespace {
@@ -252,7 +253,9 @@ Report load_report(const std::string& path) {
     text = gunzip(text, path);  // results/ keeps reports gzipped
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = parse_json_bounded(text);  // a report nested 200,000 deep overflowed the stack in the readers
+  } catch (const JsonTooDeep&) {
+    throw InputError(path + ": " + json_too_deep_message("a gpubench report"));
   } catch (const nlohmann::json::exception& e) {  // syntax, or a number out of range (1e400)
     throw InputError(path + ": invalid JSON: " + json_error_text(e));
   }

@@ -13,6 +13,7 @@
 
 #include "config/validator.hpp"
 #include "core/errors.hpp"
+#include "core/json_depth.hpp"
 #include "core/text_file.hpp"
 #include "workload/workload.hpp"
 
@@ -160,7 +161,9 @@ void json_entry(RowProblems& problems, const std::string& where, const nlohmann:
 std::vector<Row> read_json(const std::string& path, const std::string& text, RowProblems& problems) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = parse_json_bounded(text);
+  } catch (const JsonTooDeep&) {
+    throw InputError(path + ": " + json_too_deep_message("a length histogram"));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: invalid JSON: {}", path, printable(e.what(), 400)));  // quotes raw bytes
   }

@@ -56,6 +56,13 @@ TEST(ConfigFuzzRegress, EndlessConfigFileIsCutAtTheCap) {
   EXPECT_NE(msg.find("'/dev/zero' is larger than 64 MiB"), std::string::npos) << msg;
 }
 
+TEST(ConfigFuzzRegress, DeeplyNestedValuesAreRefusedByDepth) {
+  for (const char* name : {"deep_metrics.json", "deep_fixed_length.json"}) {
+    const std::string msg = load_error(kFuzzFixtures + "/" + name);
+    EXPECT_NE(msg.find("JSON nested deeper than 256 arrays/objects"), std::string::npos) << name << ": " << msg;
+  }
+}
+
 TEST(ConfigFuzzRegress, DirectoryAsEmpiricalFileIsAnError) {
   const std::string msg = load_error(kFuzzFixtures + "/empirical_directory.json");
   EXPECT_NE(msg.find("/workload/requests/params/file"), std::string::npos) << msg;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/parse.hpp"
+#include "core/json_depth.hpp"
 #include "core/errors.hpp"
 #include "ops/ikbo_lce/rules.hpp"
 #include "workload/distribution.hpp"
@@ -45,13 +46,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)gpubench::parse_config_text(text, context());
   } catch (const gpubench::InputError&) {
   }
-  // 2. Arbitrary bytes as JSON (no exceptions), and whatever parses through the validator.
-  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_discarded()) {
-    try {
-      (void)gpubench::parse_config(j, context());
-    } catch (const gpubench::InputError&) {
-    }
+  // 2. Arbitrary bytes as JSON with the readers' nesting limit (core/json_depth.hpp: deeper input is refused
+  //    before validation, as every verb does), and whatever parses through the validator.
+  nlohmann::json j;
+  try {
+    j = gpubench::parse_json_bounded(text);
+  } catch (const gpubench::JsonTooDeep&) {
+    return 0;
+  } catch (const nlohmann::json::exception&) {
+    return 0;
+  }
+  try {
+    (void)gpubench::parse_config(j, context());
+  } catch (const gpubench::InputError&) {
   }
   return 0;
 }

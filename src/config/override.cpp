@@ -1,0 +1,126 @@
+// `--set KEY=VALUE`: command-line overrides of a config, applied to its raw JSON before validation
+// (parse.hpp: parse_config_override, apply_config_overrides, mark_override_issues).
+#include <fmt/format.h>
+
+#include "config/parse.hpp"
+#include "core/json_depth.hpp"
+
+namespace gpubench {
+namespace {
+
+/// The dotted parts of `key` ("workload.batch" → {"workload", "batch"}); empty when a part is empty.
+std::vector<std::string> split_key(const std::string& key) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    const size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (parts.back().empty()) return {};
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
+/// One RFC 6901 reference token ('~' → "~0", '/' → "~1").
+std::string escape_token(const std::string& part) {
+  std::string out;
+  for (char ch : part) out += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
+  return out;
+}
+
+/// The JSON pointer of a dotted key ("workload.batch" → "/workload/batch").
+std::string pointer_of(const std::string& key) {
+  std::string p;
+  for (const auto& part : split_key(key)) p += "/" + escape_token(part);
+  return p;
+}
+
+/// The index `part` names in a list of `size` elements, or -1 when it is not a whole number.
+long long list_index(const std::string& part) {
+  if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoll(part);
+}
+
+/// "KEY=VALUE" as the user wrote it, for messages.
+std::string shown(const ConfigOverride& o) { return "--set " + o.key + "=" + o.value.dump(); }
+
+}  // namespace
+
+ConfigOverride parse_config_override(const std::string& arg) {
+  const size_t eq = arg.find('=');
+  if (eq == std::string::npos)
+    throw InputError("--set '" + arg + "': expected KEY=VALUE with KEY a dotted config path, e.g. --set "
+                     "workload.batch=2048 or --set precision=bf16");
+  ConfigOverride o;
+  o.key = arg.substr(0, eq);
+  if (split_key(o.key).empty())
+    throw InputError("--set '" + arg + "': KEY '" + o.key + "' has an empty part; write a dotted config path such "
+                     "as workload.batch or measure.warmup");
+  const std::string text = arg.substr(eq + 1);
+  try {
+    o.value = parse_json_bounded(text);
+  } catch (const std::exception&) {  // not JSON (or nested absurdly deep): the text itself, e.g. bf16
+    o.value = text;
+  }
+  return o;
+}
+
+void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>& overrides,
+                            const std::string& source) {
+  if (overrides.empty()) return;
+  if (!j.is_object())
+    throw ConfigError(source, {{"", fmt::format("{}: the config is a JSON {}, not an object; fix the file first",
+                                                shown(overrides.front()), j.type_name())}});
+  for (const ConfigOverride& o : overrides) {
+    const std::vector<std::string> parts = split_key(o.key);
+    if (parts.empty())
+      throw ConfigError(source, {{"", shown(o) + ": KEY has an empty part; write a dotted path such as workload.batch"}});
+    nlohmann::json* node = &j;
+    std::string at;  // pointer of *node
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const std::string& part = parts[i];
+      if (node->is_array()) {
+        const long long idx = list_index(part);
+        if (idx < 0 || static_cast<size_t>(idx) >= node->size()) {
+          std::string example;  // KEY with index 0 inserted at this list
+          for (size_t k = 0; k < parts.size(); ++k)
+            example += (k ? "." : "") + (k == i ? std::string("0") + (idx < 0 ? "." + parts[k] : "") : parts[k]);
+          throw ConfigError(source, {{at, fmt::format("{}: {} is a list of {} element{}; name one by its index "
+                                                      "(0 to {}) in KEY, e.g. {}",
+                                                      shown(o), at, node->size(), node->size() == 1 ? "" : "s",
+                                                      node->empty() ? 0 : node->size() - 1, example)}});
+        }
+        node = &(*node)[static_cast<size_t>(idx)];
+      } else if (node->is_object()) {
+        auto it = node->find(part);
+        if (it == node->end()) it = node->emplace(part, nlohmann::json::object()).first;
+        node = &*it;
+      } else {
+        throw ConfigError(source, {{at, fmt::format("{}: {} is a {}, not an object, so it has no '{}'; set {} "
+                                                    "itself or fix KEY",
+                                                    shown(o), at, node->type_name(), part, at)}});
+      }
+      at += "/" + escape_token(part);
+    }
+    *node = o.value;
+  }
+}
+
+std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
+                                              const std::vector<ConfigOverride>& overrides) {
+  for (ConfigIssue& issue : issues) {
+    for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {  // the last override of a path is what counts
+      const std::string p = pointer_of(o->key);
+      const auto under = [](const std::string& a, const std::string& b) {  // a is b or inside b
+        return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '/');
+      };
+      if (!issue.pointer.empty() && (under(issue.pointer, p) || under(p, issue.pointer))) {
+        issue.message += " (set by " + shown(*o) + ")";
+        break;
+      }
+    }
+  }
+  return issues;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,165 @@
+// `--set KEY=VALUE` (issue 30, item 15): overrides applied to a config's JSON before validation, so their
+// problems carry JSON pointers, and the resolved config (what a report records) and its hash include them.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "config/parse.hpp"
+#include "core/errors.hpp"
+#include "support/cli_binary.hpp"
+#include "support/config_fixtures.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+using gpubench::testing::context;
+using gpubench::testing::good;
+
+/// good() with `sets` applied through parse_config_override + apply_config_overrides, then validated.
+Config with_sets(const std::vector<std::string>& sets, nlohmann::json j = good()) {
+  std::vector<ConfigOverride> overrides;
+  for (const auto& s : sets) overrides.push_back(parse_config_override(s));
+  apply_config_overrides(j, overrides, "<test>");
+  return parse_config(j, context());
+}
+
+/// The ConfigError text of loading `path` with `sets` ("" when it loads).
+std::string load_error(const std::string& path, const std::vector<std::string>& sets) {
+  std::vector<ConfigOverride> overrides;
+  for (const auto& s : sets) overrides.push_back(parse_config_override(s));
+  try {
+    (void)load_config(path, context(), overrides);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// good() written to a temp file named after the running test.
+std::string good_file() {
+  const fs::path p = fs::temp_directory_path() /
+                     ("gpubench_override_" + std::to_string(::getpid()) + "_" +
+                      ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".json");
+  std::ofstream(p) << good().dump();
+  return p.string();
+}
+
+TEST(ConfigOverride, ValueIsJsonElseAString) {
+  EXPECT_EQ(parse_config_override("workload.batch=[512,1024]").value, nlohmann::json::parse("[512,1024]"));
+  EXPECT_EQ(parse_config_override("measure.warmup=5").value, 5);
+  EXPECT_EQ(parse_config_override("precision=bf16").value, "bf16");
+  EXPECT_EQ(parse_config_override("precision=\"bf16\"").value, "bf16");
+  EXPECT_EQ(parse_config_override("description=a=b").value, "a=b");  // the first '=' splits
+  EXPECT_EQ(parse_config_override("workload.batch=[512,1024]").key, "workload.batch");
+  EXPECT_THROW(parse_config_override("precision"), InputError);
+  EXPECT_THROW(parse_config_override("workload..batch=1"), InputError);
+  EXPECT_THROW(parse_config_override("=1"), InputError);
+}
+
+TEST(ConfigOverride, SetsValuesBeforeValidationAndTheResolvedConfigRecordsThem) {
+  const Config base = with_sets({});
+  const Config c = with_sets({"workload.batch=[512,1024]", "precision=bf16", "measure.warmup=7"});
+  ASSERT_EQ(c.workload.cases.size(), 2u);
+  EXPECT_EQ(c.workload.cases[0].batch, 512);
+  EXPECT_EQ(c.workload.cases[1].batch, 1024);
+  EXPECT_EQ(c.precision, Precision::kBf16);
+  EXPECT_EQ(c.measure.warmup, 7);
+  // The report's config block is Config::resolved (measure/session.cpp, cli/isolate.cpp), keyed by its hash.
+  EXPECT_EQ(c.resolved["precision"], "bf16");
+  EXPECT_EQ(c.resolved["measure"]["warmup"], 7);
+  EXPECT_EQ(c.resolved["workload"]["batch"], nlohmann::json::parse("[512,1024]"));
+  EXPECT_NE(c.hash, base.hash);
+  EXPECT_EQ(c.hash, config_hash(c.resolved));
+  // A later override of the same key wins.
+  EXPECT_EQ(with_sets({"measure.warmup=7", "measure.warmup=9"}).measure.warmup, 9);
+}
+
+TEST(ConfigOverride, ListElementsAreNamedByIndex) {
+  auto j = good();
+  j["workload"]["requests"] = nlohmann::json::array({j["workload"]["requests"], j["workload"]["requests"]});
+  j["workload"]["requests"][1]["seed"] = 2;
+  const Config c = with_sets({"workload.requests.1.seed=5"}, j);
+  ASSERT_EQ(c.workload.cases.size(), 2u);
+  EXPECT_EQ(c.workload.cases[1].requests.seed, 5u);
+  try {
+    (void)with_sets({"workload.requests.seed=5"}, j);
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.issues.size(), 1u);
+    EXPECT_EQ(e.issues[0].pointer, "/workload/requests");
+    EXPECT_NE(e.issues[0].message.find("is a list of 2 elements; name one by its index (0 to 1) in KEY, e.g. "
+                                       "workload.requests.0.seed"),
+              std::string::npos)
+        << e.issues[0].message;
+  }
+}
+
+TEST(ConfigOverride, APathThroughAValueIsAnErrorAtItsPointer) {
+  try {
+    (void)with_sets({"precision.x=1"});
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.issues.size(), 1u);
+    EXPECT_EQ(e.issues[0].pointer, "/precision");
+    EXPECT_NE(e.issues[0].message.find("--set precision.x=1: /precision is a string, not an object"),
+              std::string::npos)
+        << e.issues[0].message;
+  }
+}
+
+TEST(ConfigOverride, UnknownPathsAndBadValuesNameThePointerAndTheOverride) {
+  const std::string path = good_file();
+  std::string msg = load_error(path, {"measure.warmupp=5"});
+  EXPECT_NE(msg.find("/measure/warmupp: unknown key (did you mean 'warmup'?) (set by --set measure.warmupp=5)"),
+            std::string::npos)
+      << msg;
+  msg = load_error(path, {"foo.bar=1"});  // a new object: the unknown key is its top
+  EXPECT_NE(msg.find("/foo: unknown key"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(set by --set foo.bar=1)"), std::string::npos) << msg;
+  msg = load_error(path, {"workload.batch=0"});
+  EXPECT_NE(msg.find("/workload/batch: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(set by --set workload.batch=0)"), std::string::npos) << msg;
+  EXPECT_EQ(load_error(path, {"workload.batch=2048"}), "");
+  fs::remove(path);
+}
+
+TEST(ConfigOverride, ValidateAndPlanTakeSet) {
+  const std::string bin = gpubench::testing::gpubench_binary();
+  if (bin.empty()) GTEST_SKIP() << "SKIPPED: no gpubench binary";
+  const std::string path = good_file();
+  const fs::path dir = fs::path(path).replace_extension("");
+  fs::create_directories(dir);
+  {
+    gpubench::testing::Child child(bin, {"plan", path, "--set", "workload.batch=[512,2048]", "--set=precision=bf16"},
+                                   dir);
+    EXPECT_EQ(child.wait(120), 0) << child.err();  // a hang guard, not a timing
+    const std::string out = child.out();
+    EXPECT_NE(out.find("bf16"), std::string::npos) << out;
+    EXPECT_NE(out.find("case B=512 "), std::string::npos) << out;
+    EXPECT_NE(out.find("case B=2048 "), std::string::npos) << out;
+    EXPECT_EQ(out.find("case B=1024 "), std::string::npos) << out;
+  }
+  {
+    gpubench::testing::Child child(bin, {"validate", "--set", "measure.warmupp=5", path}, dir);
+    EXPECT_EQ(child.wait(120), 2);
+    EXPECT_NE(child.err().find("/measure/warmupp: unknown key (did you mean 'warmup'?) (set by --set "
+                               "measure.warmupp=5)"),
+              std::string::npos)
+        << child.err();
+  }
+  {
+    gpubench::testing::Child child(bin, {"validate", "--set", "precision", path}, dir);
+    EXPECT_EQ(child.wait(120), 2);
+    EXPECT_NE(child.err().find("--set 'precision': expected KEY=VALUE"), std::string::npos) << child.err();
+  }
+  fs::remove_all(dir);
+  fs::remove(path);
+}
+
+}  // namespace
+}  // namespace gpubench
