@@ -144,7 +144,7 @@ struct CompareResult {
 };
 
 /// Loads one report file (plain or gzipped), or every *.json and *.json.gz report in a folder (non-recursive,
-/// sorted by name; X.json.gz is skipped when X.json is there too). In a folder, valid JSON without a report's
+/// sorted by name; X.json.gz is skipped when X.json is a report too). In a folder, valid JSON without a report's
 /// signature (has_report_signature: e.g. a config kept beside its report) is skipped, with a line in `notes`
 /// when given. Throws InputError naming the file when it is missing, not JSON, not a report (a file named
 /// directly), or of a schema_version other than kReportSchemaVersion; a folder with no report is an InputError

@@ -148,7 +148,14 @@ void check_layouts(const LoadedReport& a, const LoadedReport& b, std::vector<Mis
     }
     if (la == lb) continue;
     Mismatch m{"request layout", layout_summary(oc), layout_summary(*nc), a.path, b.path, {}};
-    m.details = describe_diffs(json_key_diff(la, lb));
+    std::vector<KeyDiff> diffs = json_key_diff(la, lb);
+    // Batch and number of requests first, then the other summary values, the histogram's bins last.
+    auto rank = [](const KeyDiff& d) {
+      if (d.pointer == "/batch" || d.pointer == "/lengths/requests") return 0;
+      return d.pointer.find("/histogram") == std::string::npos ? 1 : 2;
+    };
+    std::stable_sort(diffs.begin(), diffs.end(), [&](const KeyDiff& x, const KeyDiff& y) { return rank(x) < rank(y); });
+    m.details = describe_diffs(diffs);
     for (std::string& d : m.details)
       if (d.front() == '/') d = fmt::format("/cases/{}{}", i, d);
     out.push_back(std::move(m));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "analysis/compare.hpp"
 #include "analysis/compare_checks.hpp"
@@ -16,7 +17,7 @@ std::vector<LoadedReport> load_reports(const std::string& path, std::vector<std:
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError(path + ": no such file or folder");
   if (!fs::is_directory(path, ec)) return {{path, load_report(path)}};
-  // *.json and *.json.gz reports; X.json.gz is skipped when X.json is there too (the same report, unpacked).
+  // *.json and *.json.gz reports; X.json.gz is skipped when the report X.json is there too (the same report).
   std::vector<std::string> files, gzipped;
   for (const auto& de : fs::directory_iterator(path, ec)) {
     if (!de.is_regular_file()) continue;
@@ -25,22 +26,29 @@ std::vector<LoadedReport> load_reports(const std::string& path, std::vector<std:
     if (name.size() > 8 && name.compare(name.size() - 8, 8, ".json.gz") == 0) gzipped.push_back(de.path().string());
   }
   if (ec) throw InputError(path + ": cannot list the folder (" + ec.message() + ")");
-  for (const auto& gz : gzipped)
-    if (!fs::exists(gz.substr(0, gz.size() - 3), ec)) files.push_back(gz);
-  if (files.empty()) throw InputError(path + ": folder holds no *.json or *.json.gz reports");
+  if (files.empty() && gzipped.empty()) throw InputError(path + ": folder holds no *.json or *.json.gz reports");
   std::sort(files.begin(), files.end());
+  std::sort(gzipped.begin(), gzipped.end());
   std::vector<LoadedReport> out;
   std::vector<std::string> skipped;
-  for (const auto& f : files) {
+  std::set<std::string> plain_reports;
+  auto load = [&](const std::string& f) {
     // Valid JSON without a report's signature (a config kept beside its report, a trace) is not a report: skip
     // it. Unreadable JSON and a report that fails its checks are still refused: either may be a broken report.
     nlohmann::json j = load_report_json(f);
     if (!has_report_signature(j)) {
       skipped.push_back(f);
-      continue;
+      return false;
     }
     out.push_back({f, parse_report(j, f)});
-  }
+    return true;
+  };
+  for (const auto& f : files)
+    if (load(f)) plain_reports.insert(f);
+  for (const auto& gz : gzipped)  // X.json.gz beside the report X.json is the same report, packed
+    if (plain_reports.count(gz.substr(0, gz.size() - 3)) == 0) load(gz);
+  std::sort(out.begin(), out.end(), [](const LoadedReport& x, const LoadedReport& y) { return x.path < y.path; });
+  std::sort(skipped.begin(), skipped.end());
   if (out.empty())
     throw InputError(fmt::format("{}: folder holds no gpubench report ({} JSON file{} without /cases, e.g. {}); "
                                  "give the folder the reports of `gpubench run -o`",

@@ -4,6 +4,7 @@
 // not reports but still refuses a corrupt report.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -212,6 +213,17 @@ TEST_F(CompareGate, AFolderSkipsJsonThatIsNotAReportButRefusesACorruptReport) {
   bool noted = false;
   for (const auto& n : r.notes) noted |= n.find("skipped " + (dir_ / "new" / "run_config.json").string()) == 0;
   EXPECT_TRUE(noted);
+  // A config X.json beside the gzipped report X.json.gz: the report is read, not taken for X.json's packed copy.
+  write("gz/run.json", R"({"schema_version": 1, "workload": {"batch": 64}})");
+  const std::string packed = (dir_ / "gz" / "run.json.gz").string();
+  gzFile gz = gzopen(packed.c_str(), "wb");
+  ASSERT_NE(gz, nullptr);
+  const std::string text = report.dump();
+  ASSERT_EQ(gzwrite(gz, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(gz), Z_OK);
+  const CompareResult g = compare_paths((dir_ / "old").string(), (dir_ / "gz").string(), {});
+  EXPECT_EQ(g.report_pairs, 1);
+  EXPECT_EQ(g.entries.size(), 2u);
   // A file with a report's signature that fails its checks is still refused, naming the file.
   nlohmann::json corrupt = report;
   corrupt["cases"][0]["variants"][0]["status"] = "weird";
