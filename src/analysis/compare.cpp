@@ -8,9 +8,10 @@
 #include <random>
 #include <stdexcept>
 
-#include "result/statistics.hpp"
+#include "analysis/compare_checks.hpp"
+#include "analysis/compare_filter.hpp"
 #include "core/errors.hpp"
-#include "result/report_io.hpp"
+#include "result/statistics.hpp"
 
 namespace gpubench {
 namespace {
@@ -81,6 +82,14 @@ void judge_timing(CompareEntry& e, const std::vector<double>& old_ms, const std:
   e.ci = bootstrap_median_ratio(old_ms, new_ms, o.confidence, o.resamples, o.seed);
   e.verdict = classify_interval(*e.ci, o.threshold);
   e.regression = e.verdict == Verdict::kSlower;
+  if (e.verdict == Verdict::kUnsure && !(o.threshold > 0)) {  // more samples can never help a zero-width band
+    e.note = fmt::format(
+        "interval [{:.3f}, {:.3f}] holds 1 and the band is ±0%: with --threshold 0 an entry is only ever SLOWER, "
+        "FASTER or UNSURE, never SAME, whatever the samples; give the change you accept as no change, e.g. "
+        "--threshold 1%",
+        e.ci->low, e.ci->high);
+    return;
+  }
   if (e.verdict == Verdict::kUnsure) {
     const bool wide = e.ci->high - e.ci->low > 2 * o.threshold;
     if (e.ci->high - e.ci->low < 0.25 * o.threshold) {  // more samples would not move it off the edge
@@ -129,57 +138,14 @@ CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const Variant
   return e;
 }
 
-// Where reports may keep the GPU model and driver (tolerant: the environment block is free-form).
-std::optional<std::string> env_value(const nlohmann::json& env, std::initializer_list<const char*> pointers) {
-  for (const char* p : pointers) {
-    const nlohmann::json::json_pointer ptr(p);
-    if (!env.is_object() || !env.contains(ptr)) continue;
-    const auto& v = env.at(ptr);
-    if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
-    if (v.is_number()) return v.dump();
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> gpu_model(const Report& r) {
-  return env_value(r.environment, {"/gpu/name", "/gpu_name", "/device/name", "/gpu", "/devices/0/name"});
-}
-std::optional<std::string> driver_version(const Report& r) {
-  return env_value(r.environment,
-                   {"/driver", "/driver_version", "/gpu/driver", "/gpu/driver_version", "/cuda/driver", "/versions/driver"});
-}
-
 std::string short_hash(const std::string& h) { return h.substr(0, 8); }
 
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
-// Environment and config differences of one report pair; missing values become notes.
-void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
-                std::vector<std::string>& notes) {
-  auto check = [&](const char* what, const std::optional<std::string>& x, const std::optional<std::string>& y) {
-    if (x && y) {
-      if (*x != *y) out.push_back({what, *x, *y, a.path, b.path});
-    } else if (x || y) {
-      notes.push_back(fmt::format("{} not recorded in {}: not checked", what, x ? b.path : a.path));
-    }
-  };
-  check("GPU model", gpu_model(a.report), gpu_model(b.report));
-  check("driver", driver_version(a.report), driver_version(b.report));
-  // `run --mode` overrides the mode after the config is hashed: check the mode that actually ran.
-  check("measurement mode", env_value(a.report.measurement, {"/mode"}), env_value(b.report.measurement, {"/mode"}));
-  if (a.report.config_hash != b.report.config_hash) {
-    out.push_back({"config hash", a.report.config_hash, b.report.config_hash, a.path, b.path});
-  }
-  // A run stopped by SIGINT/SIGTERM holds only the steps it reached: not a gate's input unless allowed.
-  if (a.report.interrupted || b.report.interrupted) {
-    auto state = [](const Report& r) { return std::string(r.interrupted ? "interrupted (partial)" : "complete"); };
-    out.push_back({"run", state(a.report), state(b.report), a.path, b.path});
-  }
-}
-
 // Matched entries and unmatched items of one report pair.
-void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOptions& o, CompareResult& res) {
-  const std::string hash = a.report.config_hash;
+void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOptions& o, const CompareFilter& f,
+                  CompareResult& res) {
+  const std::string hash = comparable_config_hash(a.report);
   const std::string name = a.report.config.is_object() && a.report.config.contains("name") &&
                                    a.report.config["name"].is_string()
                                ? a.report.config["name"].get<std::string>()
@@ -194,12 +160,14 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
     return std::find_if(items.begin(), items.end(), [&](const auto& x) { return x.*field == wanted; });
   };
   for (const CaseResult& oc : a.report.cases) {
+    if (!f.keep_case(oc.label)) continue;
     const auto nc = find_by_name(b.report.cases, oc.label, &CaseResult::label);
     if (nc == b.report.cases.end()) {
       res.unmatched.push_back({"old", key(oc.label, "", ""), a.path});
       continue;
     }
     for (const VariantResult& ov : oc.variants) {
+      if (!f.keep_step(ov.name)) continue;
       const auto nv = find_by_name(nc->variants, ov.name, &VariantResult::name);
       if (nv == nc->variants.end()) {
         res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path});
@@ -210,9 +178,10 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       base.config_name = name;
       base.case_label = oc.label;
       base.variant = ov.name;
-      res.entries.push_back(judge_region(base, ov, *nv, o));
+      if (f.keep_row("")) res.entries.push_back(judge_region(base, ov, *nv, o));
       if (ov.status != "ok" || nv->status != "ok") continue;  // the region entry says why
       for (const OpTiming& oop : ov.ops) {
+        if (!f.keep_row(oop.name)) continue;
         const auto nop = find_by_name(nv->ops, oop.name, &OpTiming::name);
         if (nop == nv->ops.end()) {
           res.unmatched.push_back({"old", key(oc.label, ov.name, oop.name), a.path});
@@ -232,22 +201,20 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
         res.entries.push_back(std::move(e));
       }
       for (const OpTiming& nop : nv->ops) {
-        if (find_by_name(ov.ops, nop.name, &OpTiming::name) == ov.ops.end())
+        if (f.keep_row(nop.name) && find_by_name(ov.ops, nop.name, &OpTiming::name) == ov.ops.end())
           res.unmatched.push_back({"new", key(oc.label, ov.name, nop.name), b.path});
       }
     }
     for (const VariantResult& nv : nc->variants) {
-      if (find_by_name(oc.variants, nv.name, &VariantResult::name) == oc.variants.end())
+      if (f.keep_step(nv.name) && find_by_name(oc.variants, nv.name, &VariantResult::name) == oc.variants.end())
         res.unmatched.push_back({"new", key(oc.label, nv.name, ""), b.path});
     }
   }
   for (const CaseResult& nc : b.report.cases) {
-    if (find_by_name(a.report.cases, nc.label, &CaseResult::label) == a.report.cases.end())
+    if (f.keep_case(nc.label) && find_by_name(a.report.cases, nc.label, &CaseResult::label) == a.report.cases.end())
       res.unmatched.push_back({"new", key(nc.label, "", ""), b.path});
   }
 }
-
-LoadedReport load_one(const std::string& path) { return {path, load_report(path)}; }
 
 /// What one side holds, for the "nothing matched" error: per report, its config and each case's variants.
 std::string holdings(const char* side, const std::vector<LoadedReport>& reports) {
@@ -382,30 +349,9 @@ int64_t CompareResult::regressions() const {
 }
 
 int CompareResult::exit_code() const {
-  return regressions() > 0 ? static_cast<int>(ExitCode::kFailure) : static_cast<int>(ExitCode::kOk);
-}
-
-std::vector<LoadedReport> load_reports(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError(path + ": no such file or folder");
-  if (!fs::is_directory(path, ec)) return {load_one(path)};
-  // *.json and *.json.gz reports; X.json.gz is skipped when X.json is there too (the same report, unpacked).
-  std::vector<std::string> files, gzipped;
-  for (const auto& de : fs::directory_iterator(path, ec)) {
-    if (!de.is_regular_file()) continue;
-    const std::string name = de.path().filename().string();
-    if (de.path().extension() == ".json") files.push_back(de.path().string());
-    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".json.gz") == 0) gzipped.push_back(de.path().string());
-  }
-  if (ec) throw InputError(path + ": cannot list the folder (" + ec.message() + ")");
-  for (const auto& gz : gzipped)
-    if (!fs::exists(gz.substr(0, gz.size() - 3), ec)) files.push_back(gz);
-  if (files.empty()) throw InputError(path + ": folder holds no *.json or *.json.gz reports");
-  std::sort(files.begin(), files.end());
-  std::vector<LoadedReport> out;
-  for (const auto& f : files) out.push_back(load_one(f));
-  return out;
+  if (regressions() > 0) return static_cast<int>(ExitCode::kFailure);
+  if (options.fail_on_unsure && count(Verdict::kUnsure) > 0) return static_cast<int>(ExitCode::kUndecided);
+  return static_cast<int>(ExitCode::kOk);
 }
 
 CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
@@ -414,9 +360,12 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
     throw InputError(fmt::format("--threshold: {} is outside [0, 1)", options.threshold));
   if (!(options.confidence > 0 && options.confidence < 1))
     throw InputError(fmt::format("--confidence: {} is outside (0, 1)", options.confidence));
-  if (options.resamples < 100) throw InputError("--resamples: need at least 100 bootstrap resamples");
+  if (options.resamples < 100 || options.resamples > kMaxResamples)
+    throw InputError(fmt::format("--resamples: {} is outside [100, {}]; the default 2000 suffices for a 95% interval, "
+                                 "20000 for 99.9%", options.resamples, kMaxResamples));
   for (const auto* side : {&old_reports, &new_reports})
     for (const LoadedReport& lr : *side) check_comparable_steps(lr);
+  const CompareFilter filter = resolve_compare_filter(options, old_reports, new_reports);
   CompareResult res;
   res.options = options;
 
@@ -434,7 +383,8 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
     }
   };
   const auto same_hash = [](const LoadedReport& x, const LoadedReport& y) {
-    return !x.report.config_hash.empty() && x.report.config_hash == y.report.config_hash;
+    const std::string hx = comparable_config_hash(x.report);
+    return !hx.empty() && hx == comparable_config_hash(y.report);
   };
   pair_by([&](const LoadedReport& x, const LoadedReport& y) {
     return same_hash(x, y) && file_name(x.path) == file_name(y.path);
@@ -459,20 +409,22 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
     std::string msg = "the reports are not comparable:";
     for (const Mismatch& m : res.mismatches) {
       msg += fmt::format("\n  {}: '{}' ({}) vs '{}' ({})", m.what, m.old_value, m.old_file, m.new_value, m.new_file);
+      for (const std::string& d : m.details) msg += "\n    " + d;
     }
     msg += "\ncompare runs of the same config on the same GPU model and driver, or pass --allow-mismatch";
     throw InputError(msg);
   }
-  for (const auto& [i, k] : pairs) compare_pair(old_reports[i], new_reports[k], options, res);
+  for (const auto& [i, k] : pairs) compare_pair(old_reports[i], new_reports[k], options, filter, res);
   res.report_pairs = static_cast<int64_t>(pairs.size());
   if (res.entries.empty()) {
     // A gate that compared nothing must not pass, --allow-mismatch or not: say what each side holds.
     throw InputError(fmt::format(
         "nothing matched: 0 entries compared between OLD and NEW ({} report pair{}); entries match by case label "
         "and variant name within reports paired by config hash or file name. What each side has:{}{}\n"
-        "compare reports of the same config and ladder (--allow-mismatch does not change this: with nothing "
+        "compare reports of the same config and ladder{} (--allow-mismatch does not change this: with nothing "
         "compared there is nothing to judge)",
-        pairs.size(), pairs.size() == 1 ? "" : "s", holdings("OLD", old_reports), holdings("NEW", new_reports)));
+        pairs.size(), pairs.size() == 1 ? "" : "s", holdings("OLD", old_reports), holdings("NEW", new_reports),
+        filter.active() ? ", and filters (" + filter.describe() + ") that keep at least one row of both" : ""));
   }
 
   double log_sum = 0;
@@ -486,9 +438,11 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
 }
 
 CompareResult compare_paths(const std::string& old_path, const std::string& new_path, const CompareOptions& options) {
-  const auto old_reports = load_reports(old_path);
-  const auto new_reports = load_reports(new_path);
+  std::vector<std::string> skipped;  // JSON files of a folder that are not reports
+  const auto old_reports = load_reports(old_path, &skipped);
+  const auto new_reports = load_reports(new_path, &skipped);
   CompareResult res = compare_reports(old_reports, new_reports, options);
+  res.notes.insert(res.notes.begin(), skipped.begin(), skipped.end());
   res.old_path = old_path;
   res.new_path = new_path;
   return res;

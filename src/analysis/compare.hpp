@@ -22,14 +22,26 @@
 
 namespace gpubench {
 
+/// Most bootstrap resamples per entry: 100000 already pins the interval's ends far below any threshold's
+/// precision, and more only costs time (a million took minutes without a word). Above it: InputError.
+inline constexpr int kMaxResamples = 100000;
+
 /// Knobs of the comparison; defaults are the CLI defaults.
 struct CompareOptions {
   double threshold = 0.03;    ///< equivalence band ±t on the median ratio (0.03 = 3%)
   double confidence = 0.95;   ///< two-sided confidence level of the bootstrap interval, in (0, 1)
-  int resamples = 2000;       ///< bootstrap resamples B per entry
+  int resamples = 2000;       ///< bootstrap resamples B per entry, in [100, kMaxResamples]
   uint64_t seed = 0x6770756265ULL;  ///< fixed RNG seed: the same inputs always give the same output
   int64_t min_samples = 5;    ///< fewer samples on a side → UNSURE ("too few samples")
   bool allow_mismatch = false;///< compare across GPU model / driver / config differences (marked)
+  bool fail_on_unsure = false;///< exit 4 (ExitCode::kUndecided) when no regression but an entry is UNSURE
+  /// Filters (empty: all). Each value is a name, or a comma-separated list of names (a value that is itself a
+  /// known name, e.g. a case label with commas, is taken whole); an unknown name is an InputError listing the
+  /// known ones.
+  std::vector<std::string> cases;  ///< case labels to compare
+  std::vector<std::string> steps;  ///< step (variant) names to compare
+  std::vector<std::string> ops;    ///< op names to compare: only those op rows, no region rows
+  bool regions_only = false;       ///< only the steps' region rows, no per-op rows
 };
 
 /// Verdict of one entry. Only kSlower and kFailed are regressions.
@@ -75,7 +87,7 @@ struct EntrySide {
 
 /// One matched entry: config hash / case / variant / op.
 struct CompareEntry {
-  std::string config_hash;  ///< of the OLD report (the NEW one differs only under --allow-mismatch)
+  std::string config_hash;  ///< of the OLD report (comparable_config_hash; NEW's differs only under --allow-mismatch)
   std::string config_name;  ///< config `name`, for display
   std::string case_label;
   std::string variant;
@@ -96,9 +108,11 @@ struct UnmatchedItem {
 
 /// An environment or config difference between paired reports.
 struct Mismatch {
-  std::string what;       ///< "GPU model" | "driver" | "measurement mode" | "config hash" | "run" (interrupted)
+  std::string what;       ///< "GPU model" | "driver" | "measurement mode" | "config hash" | "request layout" | "run"
   std::string old_value, new_value;
   std::string old_file, new_file;
+  /// What differs inside, a few lines at most: "JSON pointer: old → new" (config, request layout).
+  std::vector<std::string> details;
 };
 
 /// A report file loaded for comparison.
@@ -124,22 +138,26 @@ struct CompareResult {
   int64_t count(Verdict v) const;
   /// Entries that are regressions (SLOWER + FAILED).
   int64_t regressions() const;
-  /// 0 when no regression, 1 otherwise (docs/ci.md).
+  /// 1 when a regression; else 4 when options.fail_on_unsure and an entry is UNSURE (could not be
+  /// decided); else 0 (docs/ci.md).
   int exit_code() const;
 };
 
 /// Loads one report file (plain or gzipped), or every *.json and *.json.gz report in a folder (non-recursive,
-/// sorted by name; X.json.gz is skipped when X.json is there too).
-/// Throws InputError naming the file when it is missing, not JSON, not a report, or of a
-/// schema_version other than kReportSchemaVersion; an empty folder is an InputError too.
-/// Timing samples that are not durations (negative, NaN/inf, 0) are an InputError naming the file,
+/// sorted by name; X.json.gz is skipped when X.json is a report too). In a folder, valid JSON without a report's
+/// signature (has_report_signature: e.g. a config kept beside its report) is skipped, with a line in `notes`
+/// when given. Throws InputError naming the file when it is missing, not JSON, not a report (a file named
+/// directly), or of a schema_version other than kReportSchemaVersion; a folder with no report is an InputError
+/// too. Timing samples that are not durations (negative, NaN/inf, 0) are an InputError naming the file,
 /// the JSON pointer and the case / variant / op (report_io.cpp).
-std::vector<LoadedReport> load_reports(const std::string& path);
+std::vector<LoadedReport> load_reports(const std::string& path, std::vector<std::string>* notes = nullptr);
 
 /// Compares two sets of reports. Reports pair by config hash, then (leftovers) by file name, then one
 /// to one when each side holds a single report. A pair that differs in GPU model, driver, measurement
-/// mode (cold / hot / graph) or config hash throws InputError naming each difference, unless
-/// options.allow_mismatch (then listed in `mismatches`). Within a pair entries match by case label /
+/// mode (cold / hot / graph), config (the differing keys named) or a case's request layout throws
+/// InputError naming each difference, unless options.allow_mismatch (then listed in `mismatches`); see
+/// analysis/compare_checks.hpp. The filters of `options` keep only the named cases / steps / ops (an
+/// unknown name: InputError listing the known ones). Within a pair entries match by case label /
 /// variant / op; an op timed by CUPTI on one side and CUDA events on the other is UNSURE. When no
 /// entry matched at all (other cases or ladders, or no report paired) it throws InputError listing the
 /// cases and variants of each side, with or without allow_mismatch: a gate that compared nothing

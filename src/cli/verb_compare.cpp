@@ -1,10 +1,14 @@
 // `gpubench compare OLD NEW`: the CI regression gate. Exit 0 no regression, 1 a regression (SLOWER or
-// FAILED), 2 bad input (missing / corrupt file, unknown schema, GPU / driver / config mismatch).
+// FAILED), 2 bad input (missing / corrupt file, unknown schema, GPU / driver / config / request layout
+// mismatch), 4 with --fail-on-unsure when no regression but an entry could not be decided (UNSURE).
 // Method: analysis/compare.hpp; formats: report/compare_render.hpp; CI recipe: docs/ci.md.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "analysis/compare.hpp"
 #include "cli/verb.hpp"
@@ -23,8 +27,8 @@ double parse_fraction(const std::string& option, const std::string& text) {
   if (percent) s.pop_back();
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size()) {
-    throw InputError(option + ": '" + text + "' is not a number (write e.g. 3% or 0.03)");
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {  // "inf" / "nan" parse, but are no level
+    throw InputError(option + ": '" + text + "' is not a finite number (write e.g. 3% or 0.03)");
   }
   if (percent) return v / 100.0;
   if (v >= 1) throw InputError(option + ": '" + text + "' is ambiguous (write " + text + "% or a fraction below 1)");
@@ -39,6 +43,9 @@ struct CompareArgs {
   std::string output;
   int resamples = 2000;
   bool allow_mismatch = false;
+  bool fail_on_unsure = false;
+  std::vector<std::string> cases, steps, ops;
+  bool regions_only = false;
 };
 
 VerbAction setup_compare(CLI::App& sub) {
@@ -56,11 +63,29 @@ VerbAction setup_compare(CLI::App& sub) {
       ->type_name("FORMAT");
   CLI::Option* output_opt =
       sub.add_option("--output,-o", args->output, "write the output to FILE (atomically) instead of stdout")->type_name("FILE");
-  sub.add_option("--resamples", args->resamples, "bootstrap resamples per entry (default 2000)")
-      ->check(CLI::Range(100, 1000000))
+  sub.add_option("--resamples", args->resamples,
+                 fmt::format("bootstrap resamples per entry, 100 to {} (default 2000)", kMaxResamples))
       ->type_name("N");
   sub.add_flag("--allow-mismatch", args->allow_mismatch,
-               "compare across GPU model, driver or config differences (the output says MISMATCH ALLOWED)");
+               "compare across GPU model, driver, config or request layout differences (the output says MISMATCH "
+               "ALLOWED)");
+  sub.add_flag("--fail-on-unsure", args->fail_on_unsure,
+               "exit 4 when there is no regression but an entry could not be decided (UNSURE: too few samples, too "
+               "noisy); without it UNSURE entries are counted in the summary line and exit 0");
+  sub.add_option("--case", args->cases, "compare only this case label (repeatable, or a comma list)")
+      ->type_name("LABEL")
+      ->allow_extra_args(false);
+  sub.add_option("--step", args->steps, "compare only this ladder step (repeatable, or a comma list)")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
+  sub.add_option("--op", args->ops, "compare only this op's rows, no region rows (repeatable, or a comma list)")
+      ->type_name("NAME")
+      ->allow_extra_args(false);
+  sub.add_flag("--regions-only", args->regions_only, "compare only the steps' region rows, no per-op rows");
+  sub.footer(
+      "Exit codes: 0 no regression (UNSURE entries are counted in the summary line); 1 a regression (SLOWER or "
+      "FAILED); 2 bad input or a mismatch (GPU, driver, config, request layout; --allow-mismatch compares anyway); "
+      "4 with --fail-on-unsure: no regression, but some entries could not be decided.");
   return [args, output_opt]() -> int {
     if (output_opt->count() > 0 && args->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. comment.md), or leave -o out for stdout");
@@ -69,6 +94,11 @@ VerbAction setup_compare(CLI::App& sub) {
     o.confidence = parse_fraction("--confidence", args->confidence);
     o.resamples = args->resamples;
     o.allow_mismatch = args->allow_mismatch;
+    o.fail_on_unsure = args->fail_on_unsure;
+    o.cases = args->cases;
+    o.steps = args->steps;
+    o.ops = args->ops;
+    o.regions_only = args->regions_only;
     const CompareResult result = compare_paths(args->old_path, args->new_path, o);
     const std::string text = render_compare(result, args->format);
     if (args->output.empty()) {

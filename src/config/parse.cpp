@@ -209,7 +209,7 @@ Config parse_config(const nlohmann::json& j, const ConfigContext& ctx) {
   parse_end_to_end(v, j, ctx, c);
   if (!v.issues().empty()) throw ConfigError(ctx.source, v.issues());
   c.resolved = resolved_json(c, form);
-  c.hash = fnv1a64_hex(c.resolved.dump());
+  c.hash = config_hash(c.resolved);
   return c;
 }
 

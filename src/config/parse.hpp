@@ -133,8 +133,13 @@ Config parse_config_text(const std::string& text, const ConfigContext& ctx);
 /// load_config does. Throws ConfigError (source "<default>") when they are bad.
 Config default_config(ConfigContext ctx, const std::vector<ConfigOverride>& overrides = {});
 
-/// The config hash of a resolved config: FNV-1a 64 of resolved.dump() as 16 hex digits. Call it again
-/// after changing `resolved` (e.g. a command-line override) so reports keep keying what really ran.
+/// Top-level keys of the resolved config that only label it and so are left out of the config hash.
+inline constexpr const char* kUnhashedConfigKeys[] = {"name", "description"};
+
+/// The config hash of a resolved config: FNV-1a 64 as 16 hex digits of resolved.dump() without the
+/// kUnhashedConfigKeys (a wording edit keeps every baseline comparable); an empirical distribution's
+/// file contents are in it through /workload/requests[/i]/file_hash. Call it again after changing
+/// `resolved` (e.g. a command-line override) so reports keep keying what really ran.
 std::string config_hash(const nlohmann::json& resolved);
 
 /// Closest candidate by edit distance, or "" when none is close (distance > max(2, len/3)).

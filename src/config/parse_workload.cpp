@@ -66,7 +66,7 @@ std::vector<std::pair<int64_t, std::string>> parse_batches(Validator& v, const n
 bool parse_request(Validator& v, const nlohmann::json& r, const std::string& ptr,
                    const ConfigContext& ctx, RequestSpec& spec) {
   const size_t mark = v.issues().size();
-  if (!v.object(r, ptr, {"distribution", "params", "seed"})) return false;
+  if (!v.object(r, ptr, {"distribution", "params", "seed", "file_hash"})) return false;
   spec.base_dir = ctx.base_dir;
   const std::vector<std::string>& names = ctx.distributions;
   v.string(r, ptr, "distribution", spec.distribution, names);
@@ -77,6 +77,20 @@ bool parse_request(Validator& v, const nlohmann::json& r, const std::string& ptr
     for (const auto& [param, message] : ctx.distribution_problems(spec.distribution, spec.params, ctx.base_dir)) {
       const std::string at = child(ptr, "params");
       v.add(param.empty() ? at : child(at, param), message);
+    }
+  }
+  // file_hash (written by the resolved config) pins an empirical file's contents: a resolved config runs again
+  // only on the same histogram.
+  if (auto h = r.find("file_hash"); h != r.end() && v.clean_since(mark)) {
+    const std::string at = child(ptr, "file_hash");
+    if (spec.distribution != "empirical") {
+      v.add(at, "only an empirical distribution has a file to pin; remove file_hash");
+    } else if (!h->is_string()) {
+      v.add(at, "expected the 16 hex digits of the file's hash (as a resolved config records it), got " +
+                    type_name(*h));
+    } else if (const std::string actual = empirical_file_hash(spec); h->get<std::string>() != actual) {
+      v.add(at, fmt::format("the file's contents changed: its hash is {}, the config pins {}; remove file_hash "
+                            "to use the file as it is now", actual, h->get<std::string>()));
     }
   }
   return v.clean_since(mark);

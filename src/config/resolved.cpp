@@ -3,9 +3,23 @@
 
 #include "config/parse.hpp"
 #include "config/validator.hpp"
+#include "core/errors.hpp"
 #include "core/precision.hpp"
+#include "core/text_file.hpp"
+#include "workload/distribution.hpp"
 
 namespace gpubench::config_detail {
+
+std::string empirical_file_hash(const RequestSpec& s) {
+  const auto file = s.params.find("file");
+  if (file == s.params.end() || !file->is_string()) return "";
+  const std::string path = resolve_path(s.base_dir, file->get<std::string>());
+  std::string bytes;
+  if (read_text_file(path, kMaxInputFileBytes, bytes) != ReadStatus::kOk)
+    throw InputError(path + ": cannot read the empirical length file to hash its contents (missing, unreadable or "
+                            "over 64 MiB)");
+  return fnv1a64_hex(bytes);
+}
 
 nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   using nlohmann::json;
@@ -17,7 +31,10 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   json requests = json::array();
   for (size_t r = 0; r < form.request_count && r < w.cases.size(); ++r) {
     const RequestSpec& s = w.cases[r].requests;
-    requests.push_back({{"distribution", s.distribution}, {"params", s.params}, {"seed", s.seed}});
+    json item = {{"distribution", s.distribution}, {"params", s.params}, {"seed", s.seed}};
+    // The histogram's contents, not only its file name, decide the lengths (issue 30).
+    if (s.distribution == "empirical") item["file_hash"] = empirical_file_hash(s);
+    requests.push_back(std::move(item));
   }
   json variants = json::array();
   for (const auto& v : c.variants) {
@@ -80,5 +97,10 @@ std::string fnv1a64_hex(std::string_view bytes) {
 }  // namespace gpubench::config_detail
 
 namespace gpubench {
-std::string config_hash(const nlohmann::json& resolved) { return config_detail::fnv1a64_hex(resolved.dump()); }
+std::string config_hash(const nlohmann::json& resolved) {
+  if (!resolved.is_object()) return config_detail::fnv1a64_hex(resolved.dump());
+  nlohmann::json measured = resolved;
+  for (const char* label_only : kUnhashedConfigKeys) measured.erase(label_only);  // wording, not the measurement
+  return config_detail::fnv1a64_hex(measured.dump());
+}
 }  // namespace gpubench

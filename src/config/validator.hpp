@@ -129,6 +129,12 @@ nlohmann::json pipeline_json(const PipelineSpec& spec);
 /// The config as JSON with every default filled in (keys sorted: dump() is stable).
 nlohmann::json resolved_json(const Config& c, const WorkloadForm& form);
 
+/// FNV-1a 64 (fnv1a64_hex) of the bytes of an empirical distribution's `file` (resolved against
+/// spec.base_dir): the resolved config records it as /workload/requests[/i]/file_hash so that editing the
+/// histogram changes the config hash. "" when spec.params has no string `file`. Throws InputError naming
+/// the file when it cannot be read.
+std::string empirical_file_hash(const RequestSpec& spec);
+
 /// FNV-1a 64-bit hash of `bytes` as 16 lowercase hex digits.
 /// Source: Fowler–Noll–Vo, http://www.isthe.com/chongo/tech/comp/fnv/ (offset basis
 /// 0xcbf29ce484222325, prime 0x100000001b3).

@@ -1,6 +1,6 @@
 #pragma once
 // Errors that map to the CLI's exit codes (README.md, "Exit codes"): 0 ok; 1 regression / failed check;
-// 2 bad input or usage; 3 no usable GPU or a CUDA error.
+// 2 bad input or usage; 3 no usable GPU or a CUDA error; 4 compare --fail-on-unsure could not decide.
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +12,7 @@ enum class ExitCode : int {
   kFailure = 1,      ///< a regression (compare) or a failed correctness check (run)
   kBadInput = 2,     ///< bad config, bad arguments, missing file, unknown schema
   kNoDevice = 3,     ///< no usable GPU, or a CUDA / CUPTI / cuBLAS error
+  kUndecided = 4,    ///< compare --fail-on-unsure: no regression, but some entries could not be decided (UNSURE)
   kInterrupted = 130 ///< SIGINT (128 + 2); SIGTERM gives 143
 };
 

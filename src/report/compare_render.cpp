@@ -52,16 +52,18 @@ std::vector<std::string> header_cells(bool with_config, const std::string& conf_
   return h;
 }
 
-/// The confidence level in percent as written: 95 → "95", 0.999 → "99.9" (one decimal at most).
-std::string confidence_pct(const CompareResult& r) {
-  return fmt::format("{:g}", std::round(r.options.confidence * 1000) / 10);
-}
+/// The confidence level in percent as written: 0.95 → "95", 0.999 → "99.9", 0.9999 → "99.99" (six
+/// significant digits: never rounded up to "100").
+std::string confidence_pct(const CompareResult& r) { return fmt::format("{:.6g}", r.options.confidence * 100); }
 
 std::string mismatch_line(const CompareResult& r) {
   std::string s = "MISMATCH ALLOWED:";
   for (size_t i = 0; i < r.mismatches.size(); ++i) {
     const Mismatch& m = r.mismatches[i];
     s += fmt::format("{} {} '{}' (old) vs '{}' (new)", i ? ";" : "", m.what, m.old_value, m.new_value);
+    std::string details;
+    for (const std::string& d : m.details) details += (details.empty() ? "" : ", ") + d;
+    if (!details.empty()) s += " (" + details + ")";
   }
   return s + " — timings may differ for reasons other than the code";
 }
@@ -99,12 +101,24 @@ const std::vector<std::string>& compare_formats() {
 std::string compare_summary_line(const CompareResult& r) {
   const int64_t reg = r.regressions();
   const int64_t n = static_cast<int64_t>(r.entries.size());
-  std::string head = reg > 0 ? fmt::format("REGRESSION: {} of {} entries regressed ({} slower, {} failed)", reg, n,
-                                           r.count(Verdict::kSlower), r.count(Verdict::kFailed))
-                             : fmt::format("OK: no regression in {} entries", n);
+  const int64_t unsure = r.count(Verdict::kUnsure);
+  std::string head;
+  if (reg > 0) {
+    head = fmt::format("REGRESSION: {} of {} entries regressed ({} slower, {} failed)", reg, n,
+                       r.count(Verdict::kSlower), r.count(Verdict::kFailed));
+  } else if (unsure > 0 && r.options.fail_on_unsure) {
+    head = fmt::format("UNDECIDED: no regression found, but could not decide {} of {} entries (--fail-on-unsure)",
+                       unsure, n);
+  } else {
+    head = fmt::format("OK: no regression in {} entries", n);
+  }
+  // A gate must not read "OK" alone when it could not measure: the undecided count is said in words.
+  if (unsure > 0 && !(reg == 0 && r.options.fail_on_unsure))
+    head += fmt::format(", but could not decide {} entr{} (UNSURE; --fail-on-unsure fails on these)", unsure,
+                        unsure == 1 ? "y" : "ies");
   return fmt::format("gpubench compare: {}; {} faster, {} same, {} unsure; {} unmatched (threshold ±{}, {}% CI)",
-                     head, r.count(Verdict::kFaster), r.count(Verdict::kSame), r.count(Verdict::kUnsure),
-                     r.unmatched.size(), pct(r.options.threshold), confidence_pct(r));
+                     head, r.count(Verdict::kFaster), r.count(Verdict::kSame), unsure, r.unmatched.size(),
+                     pct(r.options.threshold), confidence_pct(r));
 }
 
 std::string render_compare_text(const CompareResult& r) {
@@ -207,7 +221,7 @@ nlohmann::json compare_to_json(const CompareResult& r) {
   json mismatches = json::array();
   for (const Mismatch& m : r.mismatches)
     mismatches.push_back({{"what", m.what}, {"old", m.old_value}, {"new", m.new_value}, {"old_file", m.old_file},
-                          {"new_file", m.new_file}});
+                          {"new_file", m.new_file}, {"details", m.details}});
   const auto& o = r.options;
   return {
       {"kind", "gpubench.compare"},
@@ -216,7 +230,8 @@ nlohmann::json compare_to_json(const CompareResult& r) {
       {"new", r.new_path},
       {"options",
        {{"threshold", o.threshold}, {"confidence", o.confidence}, {"resamples", o.resamples}, {"seed", o.seed},
-        {"min_samples", o.min_samples}, {"allow_mismatch", o.allow_mismatch}}},
+        {"min_samples", o.min_samples}, {"allow_mismatch", o.allow_mismatch}, {"fail_on_unsure", o.fail_on_unsure},
+        {"cases", o.cases}, {"steps", o.steps}, {"ops", o.ops}, {"regions_only", o.regions_only}}},
       {"method", "bootstrap percentile interval of median(new)/median(old) (Efron & Tibshirani 1993)"},
       {"summary",
        {{"entries", r.entries.size()}, {"regressions", r.regressions()}, {"faster", r.count(Verdict::kFaster)},

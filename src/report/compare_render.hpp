@@ -14,7 +14,8 @@ namespace gpubench {
 /// Output formats of `compare`: "text", "md", "json".
 const std::vector<std::string>& compare_formats();
 
-/// One line: the outcome (REGRESSION or OK), counts per verdict, the threshold and confidence.
+/// One line: the outcome (REGRESSION, UNDECIDED under --fail-on-unsure, or OK), "could not decide N entries"
+/// whenever an entry is UNSURE, counts per verdict, the threshold and confidence.
 std::string compare_summary_line(const CompareResult& r);
 
 /// Aligned plain-text table, for terminals and CI logs.

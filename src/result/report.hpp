@@ -15,7 +15,7 @@ namespace gpubench {
 /// Report schema version; `compare` refuses reports of another version (exit 2).
 inline constexpr int kReportSchemaVersion = 1;
 
-/// Order statistics of a sample set [ms] (analysis/statistics.hpp computes them).
+/// Order statistics of a sample set [ms] (result/statistics.hpp computes them).
 struct Stats {
   int64_t count = 0;
   double min = 0, q1 = 0, median = 0, q3 = 0, max = 0;

@@ -247,7 +247,7 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
   return r;
 }
 
-Report load_report(const std::string& path) {
+nlohmann::json load_report_json(const std::string& path) {
   std::string text = read_file(path);
   if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
     text = gunzip(text, path);  // results/ keeps reports gzipped
@@ -259,7 +259,9 @@ Report load_report(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {  // syntax, or a number out of range (1e400)
     throw InputError(path + ": invalid JSON: " + json_error_text(e));
   }
-  return parse_report(j, path);
+  return j;
 }
+
+Report load_report(const std::string& path) { return parse_report(load_report_json(path), path); }
 
 }  // namespace gpubench

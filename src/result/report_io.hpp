@@ -12,6 +12,10 @@ namespace gpubench {
 /// field has the wrong type, or schema_version differs from kReportSchemaVersion (exit 2).
 Report parse_report(const nlohmann::json& j, const std::string& source);
 
+/// The JSON of a report file, plain or gzip-compressed, not yet checked as a report (load_report does that).
+/// Throws InputError naming `path` when it cannot be read, is corrupt gzip data or is not valid JSON.
+nlohmann::json load_report_json(const std::string& path);
+
 /// Reads and parses a report file, plain or gzip-compressed (recognized by its magic bytes, whatever its name;
 /// zlib). JSON syntax errors name the byte offset. Throws InputError, also for corrupt gzip data.
 Report load_report(const std::string& path);

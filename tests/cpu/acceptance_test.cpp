@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "support/op_context.hpp"
 #include "analysis/analyze.hpp"
 #include "report/terminal.hpp"
 #include "report/writer.hpp"
@@ -24,7 +25,7 @@ VariantResult ok_step(const std::string& name, double median_ms) {
 /// baseline 4 ms, decomposed 2 ms (min 1.5 vs prev: 2.0x), k_aligned 1 ms (min 2.5 against `k_vs`: 2.0x over
 /// decomposed, 4.0x over the baseline).
 std::pair<Report, Config> ladder(const std::string& k_vs) {
-  Config cfg;
+  Config cfg = gpubench::testing::lce_config();
   cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}, {"k_aligned", 2.5, {}, k_vs}};
   Report r;
   CaseResult c;

@@ -18,7 +18,7 @@
 #include "config/parse.hpp"
 #include "core/errors.hpp"
 #include "core/json_depth.hpp"
-#include "report/report_io.hpp"
+#include "result/report_io.hpp"
 #include "support/cli_binary.hpp"
 #include "support/config_fixtures.hpp"
 

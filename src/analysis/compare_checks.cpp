@@ -1,0 +1,215 @@
+#include "analysis/compare_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "config/parse.hpp"
+#include "config/validator.hpp"
+
+namespace gpubench {
+namespace {
+
+constexpr size_t kMaxValueChars = 60;  // a shown value longer than this is cut with "…"
+
+std::string show_value(const nlohmann::json& v) {
+  std::string s = v.dump();
+  if (s.size() > kMaxValueChars) s = s.substr(0, kMaxValueChars) + "…";
+  return s;
+}
+
+// RFC 6901 escaping of one reference token: "~" → "~0", "/" → "~1".
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char ch : key) {
+    if (ch == '~') out += "~0";
+    else if (ch == '/') out += "~1";
+    else out += ch;
+  }
+  return out;
+}
+
+void diff_into(const nlohmann::json& a, const nlohmann::json& b, const std::string& ptr, std::vector<KeyDiff>& out) {
+  if (a == b) return;
+  if (a.is_object() && b.is_object()) {
+    for (const auto& [k, v] : a.items()) {
+      const std::string at = ptr + "/" + pointer_token(k);
+      if (const auto it = b.find(k); it != b.end()) diff_into(v, *it, at, out);
+      else out.push_back({at, show_value(v), "(absent)"});
+    }
+    for (const auto& [k, v] : b.items())
+      if (!a.contains(k)) out.push_back({ptr + "/" + pointer_token(k), "(absent)", show_value(v)});
+    return;
+  }
+  if (a.is_array() && b.is_array()) {
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      const std::string at = ptr + "/" + std::to_string(i);
+      if (i >= a.size()) out.push_back({at, "(absent)", show_value(b[i])});
+      else if (i >= b.size()) out.push_back({at, show_value(a[i]), "(absent)"});
+      else diff_into(a[i], b[i], at, out);
+    }
+    return;
+  }
+  out.push_back({ptr, show_value(a), show_value(b)});
+}
+
+// Where reports may keep the GPU model and driver (tolerant: the environment block is free-form).
+std::optional<std::string> env_value(const nlohmann::json& env, std::initializer_list<const char*> pointers) {
+  for (const char* p : pointers) {
+    const nlohmann::json::json_pointer ptr(p);
+    if (!env.is_object() || !env.contains(ptr)) continue;
+    const auto& v = env.at(ptr);
+    if (v.is_string() && !v.get<std::string>().empty()) return v.get<std::string>();
+    if (v.is_number()) return v.dump();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> gpu_model(const Report& r) {
+  return env_value(r.environment, {"/gpu/name", "/gpu_name", "/device/name", "/gpu", "/devices/0/name"});
+}
+std::optional<std::string> driver_version(const Report& r) {
+  return env_value(r.environment,
+                   {"/driver", "/driver_version", "/gpu/driver", "/gpu/driver_version", "/cuda/driver", "/versions/driver"});
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The stored config without the keys that only label it (kUnhashedConfigKeys).
+nlohmann::json measured_config(const nlohmann::json& config) {
+  nlohmann::json c = config;
+  for (const char* key : kUnhashedConfigKeys) c.erase(key);
+  return c;
+}
+
+// Config differences of a pair whose comparable hashes differ. An empirical file hash recorded on one side only
+// (a report from before it was hashed) is noted, not a mismatch.
+void check_config(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
+                  std::vector<std::string>& notes) {
+  const std::string ha = comparable_config_hash(a.report), hb = comparable_config_hash(b.report);
+  if (ha == hb) return;
+  Mismatch m{"config hash", ha, hb, a.path, b.path, {}};
+  const bool both_recorded = a.report.config.is_object() && !a.report.config.empty() &&
+                             b.report.config.is_object() && !b.report.config.empty();
+  if (!both_recorded) {
+    out.push_back(m);  // the hashes are all there is to go by
+    return;
+  }
+  std::vector<KeyDiff> diffs = json_key_diff(measured_config(a.report.config), measured_config(b.report.config));
+  std::vector<KeyDiff> real;
+  for (const KeyDiff& d : diffs) {
+    const bool one_sided = d.old_value == "(absent)" || d.new_value == "(absent)";
+    if (ends_with(d.pointer, "/file_hash") && one_sided) {
+      notes.push_back(fmt::format("empirical file contents ({}) not recorded in {} (written before they were "
+                                  "hashed): not checked",
+                                  d.pointer, d.old_value == "(absent)" ? a.path : b.path));
+    } else {
+      real.push_back(d);
+    }
+  }
+  if (!real.empty() || real.size() == diffs.size()) {  // no diff at all: the stored hashes alone differ
+    m.details = describe_diffs(real);
+    out.push_back(std::move(m));
+  }
+}
+
+// Batch and request lengths of one case, as the report records them (workload/ LengthSummary).
+nlohmann::json layout_of(const CaseResult& c) { return {{"batch", c.batch}, {"lengths", c.lengths}}; }
+
+std::string layout_summary(const CaseResult& c) {
+  std::string s = fmt::format("case '{}': B={}", c.label, c.batch);
+  if (c.lengths.is_object() && c.lengths.contains("requests")) {
+    s += fmt::format(", {} requests", c.lengths["requests"].dump());
+    if (c.lengths.contains("mean")) s += fmt::format(", mean length {}", show_value(c.lengths["mean"]));
+  }
+  return s;
+}
+
+// Each case present on both sides must have run the same requests: batch, number of requests and lengths.
+void check_layouts(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
+                   std::vector<std::string>& notes) {
+  for (size_t i = 0; i < a.report.cases.size(); ++i) {
+    const CaseResult& oc = a.report.cases[i];
+    const auto nc = std::find_if(b.report.cases.begin(), b.report.cases.end(),
+                                 [&](const CaseResult& c) { return c.label == oc.label; });
+    if (nc == b.report.cases.end()) continue;
+    const bool old_has = oc.lengths.is_object() && !oc.lengths.empty();
+    const bool new_has = nc->lengths.is_object() && !nc->lengths.empty();
+    if (old_has != new_has)
+      notes.push_back(fmt::format("request lengths of case '{}' not recorded in {}: not checked", oc.label,
+                                  old_has ? b.path : a.path));
+    nlohmann::json la = layout_of(oc), lb = layout_of(*nc);
+    if (!(old_has && new_has)) {
+      la.erase("lengths");
+      lb.erase("lengths");
+    }
+    if (la == lb) continue;
+    Mismatch m{"request layout", layout_summary(oc), layout_summary(*nc), a.path, b.path, {}};
+    std::vector<KeyDiff> diffs = json_key_diff(la, lb);
+    // Batch and number of requests first, then the other summary values, the histogram's bins last.
+    auto rank = [](const KeyDiff& d) {
+      if (d.pointer == "/batch" || d.pointer == "/lengths/requests") return 0;
+      return d.pointer.find("/histogram") == std::string::npos ? 1 : 2;
+    };
+    std::stable_sort(diffs.begin(), diffs.end(), [&](const KeyDiff& x, const KeyDiff& y) { return rank(x) < rank(y); });
+    m.details = describe_diffs(diffs);
+    for (std::string& d : m.details)
+      if (d.front() == '/') d = fmt::format("/cases/{}{}", i, d);
+    out.push_back(std::move(m));
+  }
+}
+
+}  // namespace
+
+std::vector<KeyDiff> json_key_diff(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<KeyDiff> out;
+  diff_into(a, b, "", out);
+  return out;
+}
+
+std::vector<std::string> describe_diffs(const std::vector<KeyDiff>& diffs, size_t max_shown) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < diffs.size() && i < max_shown; ++i)
+    out.push_back(fmt::format("{}: {} → {}", diffs[i].pointer.empty() ? "(document)" : diffs[i].pointer,
+                              diffs[i].old_value, diffs[i].new_value));
+  if (diffs.size() > max_shown)
+    out.push_back(fmt::format("… and {} more key{}", diffs.size() - max_shown, diffs.size() - max_shown == 1 ? "" : "s"));
+  return out;
+}
+
+std::string comparable_config_hash(const Report& r) {
+  if (r.config.is_object() && !r.config.empty() && config_detail::fnv1a64_hex(r.config.dump()) == r.config_hash)
+    return config_hash(r.config);  // the pre-issue-30 hash of the whole config, name and description included
+  return r.config_hash;
+}
+
+void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
+                std::vector<std::string>& notes) {
+  auto check = [&](const char* what, const std::optional<std::string>& x, const std::optional<std::string>& y) {
+    if (x && y) {
+      if (*x != *y) out.push_back({what, *x, *y, a.path, b.path, {}});
+    } else if (x || y) {
+      notes.push_back(fmt::format("{} not recorded in {}: not checked", what, x ? b.path : a.path));
+    }
+  };
+  check("GPU model", gpu_model(a.report), gpu_model(b.report));
+  check("driver", driver_version(a.report), driver_version(b.report));
+  // `run --mode` overrides the mode after the config is hashed: check the mode that actually ran.
+  check("measurement mode", env_value(a.report.measurement, {"/mode"}), env_value(b.report.measurement, {"/mode"}));
+  check_config(a, b, out, notes);
+  check_layouts(a, b, out, notes);
+  // A run stopped by SIGINT/SIGTERM holds only the steps it reached: not a gate's input unless allowed.
+  if (a.report.interrupted || b.report.interrupted) {
+    auto state = [](const Report& r) { return std::string(r.interrupted ? "interrupted (partial)" : "complete"); };
+    out.push_back({"run", state(a.report), state(b.report), a.path, b.path, {}});
+  }
+}
+
+bool has_report_signature(const nlohmann::json& j) {
+  return j.is_object() && (j.contains("cases") || j.contains("config_hash"));
+}
+
+}  // namespace gpubench

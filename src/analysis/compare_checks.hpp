@@ -1,0 +1,47 @@
+#pragma once
+// What must be equal before two reports' timings may be compared (analysis/compare.hpp): GPU model,
+// driver, measurement mode, the measured config (a key-level diff, not only two hashes) and each
+// case's request layout; and which JSON files in a folder are gpubench reports at all.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/compare.hpp"
+
+namespace gpubench {
+
+/// One key that differs between two JSON documents.
+struct KeyDiff {
+  std::string pointer;    ///< RFC 6901 JSON pointer, e.g. "/measure/min_samples"
+  std::string old_value;  ///< compact JSON of the old value (shortened), or "(absent)"
+  std::string new_value;  ///< likewise for the new value
+};
+
+/// The differing keys of `a` and `b` (nlohmann's JSON Patch diff: objects key by key, arrays element by
+/// element), in document order. Values longer than 60 characters are shortened with "…".
+std::vector<KeyDiff> json_key_diff(const nlohmann::json& a, const nlohmann::json& b);
+
+/// "pointer: old → new" for the first `max_shown` diffs, then "… and N more keys" when there are more.
+std::vector<std::string> describe_diffs(const std::vector<KeyDiff>& diffs, size_t max_shown = 5);
+
+/// The hash a report is paired and checked by: its stored config_hash, except for a report written before
+/// the hash left out `name` and `description` (issue 30): its stored hash is FNV-1a 64 of its whole stored
+/// config, and the hash is recomputed from that config by today's rule (config_hash()), so an old
+/// baseline of the same measurement still matches.
+std::string comparable_config_hash(const Report& r);
+
+/// Adds to `out` each difference of one report pair that makes its timings incomparable: GPU model,
+/// driver, measurement mode, config (with `details`: the differing keys of the two resolved configs,
+/// name and description left out), a matched case's request layout (batch, number of requests, lengths
+/// histogram: /cases/i/lengths), and an interrupted run. What one side does not record goes to `notes`
+/// ("… not recorded in FILE: not checked"), e.g. an empirical file's contents in a report written before
+/// they were hashed.
+void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
+                std::vector<std::string>& notes);
+
+/// True when `j` carries a gpubench report's signature: a JSON object with /cases or /config_hash (a
+/// config, a trace or any other JSON has neither). Folder compare skips other JSON files with a note.
+bool has_report_signature(const nlohmann::json& j);
+
+}  // namespace gpubench

@@ -1,0 +1,219 @@
+// Issue 30: compare's options. --fail-on-unsure (exit 4) and a summary line that says what could not be
+// decided; --resamples bounded; --case / --step / --op / --regions-only filters; the wording of the
+// confidence level, of --threshold 0 and of a non-finite --threshold.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "analysis/compare.hpp"
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "report/compare_render.hpp"
+#include "support/cli_binary.hpp"
+#include "support/samples.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+// One case (label `label`) with steps baseline and fused, each with ops gemm and topk; `n` samples of
+// ~1 ms (relative noise `rel`, seeded) per row.
+Report report(int n, double rel = 0.01, uint64_t seed = 1, const std::string& label = "B=1024 fixed(length=70)") {
+  Report r;
+  r.config_hash = "c0ffee0123456789";
+  r.config = {{"name", "ikbo_test"}};
+  r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"driver", "580.95.05"}}}};
+  CaseResult c;
+  c.label = label;
+  c.batch = 1024;
+  for (const char* name : {"baseline", "fused"}) {
+    VariantResult v;
+    v.name = name;
+    v.correctness.status = "pass";
+    v.region_samples_ms = testing::noisy(1.0, rel, n, ++seed);
+    for (const char* op : {"gemm", "topk"}) {
+      OpTiming t;
+      t.name = op;
+      t.samples_ms = testing::noisy(0.5, rel, n, ++seed);
+      v.ops.push_back(t);
+    }
+    c.variants.push_back(v);
+  }
+  r.cases.push_back(c);
+  return r;
+}
+
+CompareResult run(const Report& a, const Report& b, const CompareOptions& o = {}) {
+  return compare_reports({{"old.json", a}}, {{"new.json", b}}, o);
+}
+
+TEST(CompareUnsure, UndecidedEntriesAreSaidAndFailTheGateOnRequest) {
+  // 3 samples per row: every entry is UNSURE ("too few samples").
+  const Report a = report(3), b = report(3, 0.01, 7);
+  const CompareResult plain = run(a, b);
+  ASSERT_EQ(plain.count(Verdict::kUnsure), 6);
+  EXPECT_EQ(plain.exit_code(), 0);
+  const std::string line = compare_summary_line(plain);
+  EXPECT_NE(line.find("OK: no regression in 6 entries, but could not decide 6 entries (UNSURE"), std::string::npos)
+      << line;
+  CompareOptions strict;
+  strict.fail_on_unsure = true;
+  const CompareResult gated = run(a, b, strict);
+  EXPECT_EQ(gated.exit_code(), 4);
+  EXPECT_EQ(compare_summary_line(gated).rfind("gpubench compare: UNDECIDED: no regression found, but could not "
+                                              "decide 6 of 6 entries",
+                                              0),
+            0u)
+      << compare_summary_line(gated);
+  EXPECT_EQ(compare_to_json(gated)["summary"]["exit_code"], 4);
+  // Decided entries pass --fail-on-unsure; a regression still exits 1 (and says the undecided count).
+  EXPECT_EQ(run(report(30), report(30, 0.01, 9), strict).exit_code(), 0);
+  Report slow = report(30, 0.005, 9);
+  for (double& x : slow.cases[0].variants[0].region_samples_ms) x *= 1.2;
+  Report few = report(30, 0.005, 1);
+  few.cases[0].variants[1].region_samples_ms.resize(3);
+  const CompareResult both = run(few, slow, strict);
+  EXPECT_EQ(both.exit_code(), 1);
+  EXPECT_NE(compare_summary_line(both).find("REGRESSION: 1 of 6 entries regressed (1 slower, 0 failed), but could "
+                                            "not decide 1 entry"),
+            std::string::npos)
+      << compare_summary_line(both);
+}
+
+TEST(CompareResamples, AboveTheBoundIsBadInput) {
+  CompareOptions o;
+  o.resamples = kMaxResamples + 1;
+  const std::string msg = message_of([&] { run(report(10), report(10), o); });
+  EXPECT_NE(msg.find("--resamples: 100001 is outside [100, 100000]"), std::string::npos) << msg;
+  o.resamples = kMaxResamples;
+  EXPECT_EQ(message_of([&] { run(report(10), report(10), o); }), "(no InputError)");
+}
+
+TEST(CompareFilters, StepCaseOpAndRegionsOnlyKeepTheNamedRows) {
+  const Report a = report(10), b = report(10, 0.01, 5);
+  CompareOptions o;
+  o.steps = {"fused"};
+  CompareResult r = run(a, b, o);
+  ASSERT_EQ(r.entries.size(), 3u);  // fused: region + gemm + topk
+  for (const auto& e : r.entries) EXPECT_EQ(e.variant, "fused");
+  o = {};
+  o.regions_only = true;
+  r = run(a, b, o);
+  ASSERT_EQ(r.entries.size(), 2u);
+  for (const auto& e : r.entries) EXPECT_EQ(e.op, "");
+  o = {};
+  o.ops = {"topk,gemm"};  // a comma list
+  r = run(a, b, o);
+  ASSERT_EQ(r.entries.size(), 4u);
+  for (const auto& e : r.entries) EXPECT_NE(e.op, "");
+  o.ops = {"topk"};
+  o.steps = {"baseline"};
+  r = run(a, b, o);
+  ASSERT_EQ(r.entries.size(), 1u);
+  EXPECT_EQ(r.entries[0].op, "topk");
+  // A case label holding commas is taken whole; a list of labels is split.
+  const std::string label = "B=64 lognormal(mean=70,sigma=0.5)";
+  o = {};
+  o.cases = {label};
+  EXPECT_EQ(run(report(10, 0.01, 1, label), report(10, 0.01, 2, label), o).entries.size(), 6u);
+  // Unknown names: exit 2 listing the known ones; --op with --regions-only is a contradiction.
+  o = {};
+  o.steps = {"fusd"};
+  std::string msg = message_of([&] { run(a, b, o); });
+  EXPECT_EQ(msg, "--step: unknown step 'fusd' (did you mean 'fused'?); known: baseline, fused") << msg;
+  o = {};
+  o.cases = {"B=2048 fixed(length=70)"};
+  msg = message_of([&] { run(a, b, o); });
+  EXPECT_NE(msg.find("--case: unknown case 'B=2048 fixed(length=70)'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("known: B=1024 fixed(length=70)"), std::string::npos) << msg;
+  o = {};
+  o.ops = {"gemm"};
+  o.regions_only = true;
+  EXPECT_NE(message_of([&] { run(a, b, o); }).find("--op and --regions-only exclude each other"), std::string::npos);
+}
+
+TEST(CompareWording, ConfidenceThresholdZeroAndNonFiniteThreshold) {
+  CompareOptions o;
+  o.confidence = 0.9999;
+  const CompareResult r = run(report(10), report(10, 0.01, 3), o);
+  EXPECT_NE(compare_summary_line(r).find("99.99% CI"), std::string::npos) << compare_summary_line(r);
+  EXPECT_NE(render_compare_text(r).find("99.99% CI of ratio"), std::string::npos);
+  // --threshold 0: an interval holding 1 can never lie inside a zero-width band; more samples cannot help.
+  o = {};
+  o.threshold = 0;
+  const CompareResult z = run(report(30, 0.01, 1), report(30, 0.01, 1));  // identical samples: ratio 1
+  const CompareResult z0 = run(report(30, 0.01, 1), report(30, 0.01, 2), o);
+  ASSERT_GT(z0.count(Verdict::kUnsure), 0);
+  EXPECT_EQ(z.count(Verdict::kSame), 6);
+  for (const auto& e : z0.entries) {
+    if (e.verdict != Verdict::kUnsure) continue;
+    EXPECT_EQ(e.note.find("take more samples"), std::string::npos) << e.note;
+    EXPECT_NE(e.note.find("never SAME, whatever the samples"), std::string::npos) << e.note;
+    EXPECT_NE(e.note.find("--threshold 1%"), std::string::npos) << e.note;
+  }
+}
+
+// The real binary: the exit codes CI sees, and the CLI-only parsing.
+class CompareOptionsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin_ = testing::gpubench_binary();
+    if (bin_.empty()) GTEST_SKIP() << "no gpubench binary";
+    dir_ = fs::temp_directory_path() / ("gpubench_compare_options_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    old_ = (dir_ / "old.json").string();
+    new_ = (dir_ / "new.json").string();
+    write_file_atomic(old_, nlohmann::json(report(3)).dump());
+    write_file_atomic(new_, nlohmann::json(report(3, 0.01, 7)).dump());
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  int compare(std::vector<std::string> args) {
+    args.insert(args.begin(), {"compare", old_, new_});
+    testing::Child child(bin_, args, dir_);
+    const int rc = child.wait(60);
+    out_ = child.out();
+    err_ = child.err();
+    return rc;
+  }
+  std::string bin_, old_, new_, out_, err_;
+  fs::path dir_;
+};
+
+TEST_F(CompareOptionsCli, ExitCodesOfUnsureResamplesFiltersAndThreshold) {
+  EXPECT_EQ(compare({}), 0) << err_;
+  EXPECT_NE(out_.find("could not decide 6 entries"), std::string::npos) << out_;
+  EXPECT_EQ(compare({"--fail-on-unsure"}), 4) << err_;
+  EXPECT_NE(out_.find("UNDECIDED"), std::string::npos) << out_;
+  EXPECT_EQ(compare({"--resamples", "1000000"}), 2) << out_;
+  EXPECT_NE(err_.find("--resamples: 1000000 is outside [100, 100000]"), std::string::npos) << err_;
+  EXPECT_EQ(compare({"--step", "nope"}), 2) << out_;
+  EXPECT_NE(err_.find("known: baseline, fused"), std::string::npos) << err_;
+  // Repeatable, one value each: OLD and NEW stay positional after them.
+  EXPECT_EQ(compare({"--step", "fused", "--op", "gemm"}), 0) << err_;
+  EXPECT_NE(out_.find("in 1 entries"), std::string::npos) << out_;
+  EXPECT_EQ(compare({"--threshold", "inf"}), 2) << out_;
+  EXPECT_NE(err_.find("--threshold: 'inf' is not a finite number"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("inf%"), std::string::npos) << err_;
+  EXPECT_EQ(compare({"--help"}), 0);
+  EXPECT_NE(out_.find("4 with --fail-on-unsure"), std::string::npos) << out_;
+}
+
+}  // namespace
+}  // namespace gpubench
