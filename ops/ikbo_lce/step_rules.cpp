@@ -79,10 +79,10 @@ std::vector<OptionProblem> pipelined_notes(const json& o) {
 
 std::vector<VariantRules> make_table() {
   std::vector<VariantRules> t;
-  t.push_back({"baseline", kAllPrecisions, {{"time_broadcast", {true, false}, std::nullopt, "true or false"}}, {}});
-  t.push_back({"decomposed", kAllPrecisions, {}, {}});
+  t.push_back({"baseline", kAllPrecisions, {{"time_broadcast", {true, false}, std::nullopt, "true or false"}}, {}, {}});
+  t.push_back({"decomposed", kAllPrecisions, {}, {}, {}});
   t.push_back({"k_aligned", kAllPrecisions,
-               {{"library", {"cublaslt", "cublas"}, std::nullopt, "\"cublaslt\" or \"cublas\""}}, {}});
+               {{"library", {"cublaslt", "cublas"}, std::nullopt, "\"cublaslt\" or \"cublas\""}}, {}, {}});
   t.push_back({"fused",
                k16BitPrecisions,
                {block_k(),
@@ -92,7 +92,8 @@ std::vector<VariantRules> make_table() {
                 l2_prefetch(),
                 grid(),
                 k_tail()},
-               fused_combinations});
+               fused_combinations,
+               {}});
   t.push_back({"pipelined",
                k16BitPrecisions,
                {{"schedule", {"cooperative", "pingpong"}, std::nullopt, "\"cooperative\" or \"pingpong\""},
@@ -111,7 +112,7 @@ std::vector<VariantRules> make_table() {
                pipelined_combinations,
                pipelined_notes});
   t.push_back({"test_fault", kAllPrecisions,
-               {{"mode", {"fault", "abort", "hang"}, std::nullopt, "\"fault\", \"abort\" or \"hang\""}}, {}});
+               {{"mode", {"fault", "abort", "hang"}, std::nullopt, "\"fault\", \"abort\" or \"hang\""}}, {}, {}});
   return t;
 }
 

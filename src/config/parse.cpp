@@ -25,7 +25,8 @@ void parse_schema(Validator& v, const nlohmann::json& j, Config& c) {
 /// /name, /description, /precision, /allow_tf32.
 void parse_top(Validator& v, const nlohmann::json& j, Config& c) {
   std::string name = c.name;
-  if (v.string(j, "", "name", name)) {
+  // Absent: the op's name, set once /workload/op is known (parse_config).
+  if (j.contains("name") && v.string(j, "", "name", name)) {
     const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
       return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '-';
     });

@@ -6,7 +6,6 @@
 #include "core/errors.hpp"
 #include "core/precision.hpp"
 #include "core/text_file.hpp"
-#include "workload/distribution.hpp"
 
 namespace gpubench::config_detail {
 

@@ -1,6 +1,7 @@
 #include "core/text_file.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 namespace gpubench {
@@ -86,6 +87,12 @@ std::string printable(std::string_view text, size_t max_chars) {
     }
   }
   return cut ? out + "…" : out;
+}
+
+std::string resolve_path(const std::string& base_dir, const std::string& file) {
+  std::filesystem::path p(file);
+  if (p.is_absolute() || base_dir.empty()) return p.string();
+  return (std::filesystem::path(base_dir) / p).lexically_normal().string();
 }
 
 }  // namespace gpubench

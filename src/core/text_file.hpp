@@ -26,4 +26,7 @@ std::string printable(std::string_view text, size_t max_chars = 80);
 /// Cap for config and histogram files [bytes]: 64 MiB, far above any real one.
 inline constexpr size_t kMaxInputFileBytes = size_t{64} << 20;
 
+/// `file` resolved against `base_dir` (absolute paths are kept; an empty base_dir leaves `file` as given).
+std::string resolve_path(const std::string& base_dir, const std::string& file);
+
 }  // namespace gpubench

@@ -93,12 +93,6 @@ std::vector<ParamIssue> check_distribution_params(const DistributionInfo& info,
   return issues;
 }
 
-std::string resolve_path(const std::string& base_dir, const std::string& file) {
-  std::filesystem::path p(file);
-  if (p.is_absolute() || base_dir.empty()) return p.string();
-  return (std::filesystem::path(base_dir) / p).lexically_normal().string();
-}
-
 double uniform01(std::mt19937_64& rng) {
   return static_cast<double>(rng() >> 11) * 0x1.0p-53;  // 53 random bits → exact doubles in [0,1)
 }

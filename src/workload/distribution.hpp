@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/parse.hpp"
+#include "core/text_file.hpp"  // resolve_path
 
 namespace gpubench {
 
@@ -79,9 +80,6 @@ void add_distributions(ConfigContext& ctx);
 std::vector<ParamIssue> check_distribution_params(const DistributionInfo& info,
                                                   const nlohmann::json& params,
                                                   const std::string& base_dir);
-
-/// `file` resolved against `base_dir` (absolute paths are kept).
-std::string resolve_path(const std::string& base_dir, const std::string& file);
 
 /// Uniform double in [0, 1) from the top 53 bits of one raw output.
 double uniform01(std::mt19937_64& rng);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/work.hpp"
+#include "ops/ikbo_lce/work.hpp"
 #include "cli/common.hpp"
 #include "config/parse.hpp"
 #include "gpubench/build_info.hpp"
