@@ -99,7 +99,11 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
     std::vector<std::string> left_out;
     for (const auto& name : op->steps) {
       const VariantRules* rules = find_variant_rules(op->step_rules, name);
-      if (rules == nullptr || supports_precision(*rules, c.precision)) c.variants.push_back(VariantSpec{name, {}, {}});
+      if (rules == nullptr || supports_precision(*rules, c.precision)) {
+        VariantSpec spec;  // options stay an empty object: the resolved config must parse back
+        spec.name = name;
+        c.variants.push_back(std::move(spec));
+      }
       else left_out.push_back(name);
     }
     if (!left_out.empty())

@@ -35,7 +35,8 @@ void write_reports(const Report& report, const std::string& prefix, const std::v
 
 /// check_writable (core/atomic_file.hpp) of PREFIX.<extension> for each of `formats`: before a run measures,
 /// so that a bad -o path fails at once rather than after the GPU work. Throws InputError for an unknown
-/// format or an unwritable path.
+/// format, an unwritable path, or a prefix that names a folder ("out/", "out/.", ""), which would write hidden
+/// files such as out/.json.
 void check_report_paths(const std::string& prefix, const std::vector<std::string>& formats);
 
 /// write_reports, and when that fails (disk full, folder gone since the check), the JSON report to a

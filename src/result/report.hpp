@@ -163,7 +163,7 @@ struct VariantResult {
   std::string error;                ///< why it failed (CUDA error text, correctness, ...)
   std::vector<std::string> notes;   ///< e.g. "broadcast copy timed", "K padded 1178→1184 (setup)"
   std::string config_variant;       ///< compiled configuration that ran (tile shape...), if any
-  std::string work_model;           ///< broadcast | broadcast_untimed | decomposed (analysis/work_model.hpp)
+  std::string work_model;           ///< the op's work model of the step (op/operation.hpp Operation::work_models)
   WorkCounts work;
   Floor floor;
   Stats region;                     ///< CUDA-event time of the whole variant [ms]

@@ -100,6 +100,10 @@ TEST(Operation, ConfigNamesTheOpOrGetsTheDefault) {
   EXPECT_EQ(c.name, "ikbo_lce");  // the default report name is the op's
   EXPECT_EQ(c.workload.shape.at("K_user"), 1178);
   EXPECT_EQ(c.resolved["workload"]["shape"], (nlohmann::json{{"M", 433}, {"N", 256}, {"K_user", 1178}, {"K_cand", 866}}));
+  // The default ladder's resolved config parses back to the same config (each step's options an object, not null).
+  ASSERT_EQ(c.resolved["variants"].size(), 5u);
+  EXPECT_TRUE(c.resolved["variants"][0]["options"].is_object());
+  EXPECT_EQ(parse_config(c.resolved, ctx).hash, c.hash);
   try {
     (void)parse_config({{"schema_version", 1}, {"workload", {{"op", "ikbo_lc"}}}}, ctx);
     FAIL() << "an unknown op must be refused";

@@ -274,3 +274,22 @@ TEST(ReportFormat, KeyValuesSkipsEmptyAndRoundsFloats) {
   EXPECT_EQ(fmtx::ms(12.345), "12.35");
   EXPECT_EQ(fmtx::ms(0), "—");
 }
+
+namespace gpubench {
+namespace {
+
+TEST(ReportPaths, APrefixThatNamesAFolderIsRefusedBeforeTheRun) {
+  const std::string dir = ::testing::TempDir();
+  for (const std::string bad : {dir + "/", dir + "/.", std::string("")}) {
+    try {
+      check_report_paths(bad, {"json", "md"});
+      FAIL() << "accepted " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("names files"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(check_report_paths(dir + "/run", {"json", "md"}));
+}
+
+}  // namespace
+}  // namespace gpubench
