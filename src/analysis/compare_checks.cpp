@@ -19,27 +19,16 @@ std::string show_value(const nlohmann::json& v) {
   return s;
 }
 
-// RFC 6901 escaping of one reference token: "~" → "~0", "/" → "~1".
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char ch : key) {
-    if (ch == '~') out += "~0";
-    else if (ch == '/') out += "~1";
-    else out += ch;
-  }
-  return out;
-}
-
 void diff_into(const nlohmann::json& a, const nlohmann::json& b, const std::string& ptr, std::vector<KeyDiff>& out) {
   if (a == b) return;
   if (a.is_object() && b.is_object()) {
     for (const auto& [k, v] : a.items()) {
-      const std::string at = ptr + "/" + pointer_token(k);
+      const std::string at = ptr + "/" + config_detail::escape_token(k);
       if (const auto it = b.find(k); it != b.end()) diff_into(v, *it, at, out);
       else out.push_back({at, show_value(v), "(absent)"});
     }
     for (const auto& [k, v] : b.items())
-      if (!a.contains(k)) out.push_back({ptr + "/" + pointer_token(k), "(absent)", show_value(v)});
+      if (!a.contains(k)) out.push_back({ptr + "/" + config_detail::escape_token(k), "(absent)", show_value(v)});
     return;
   }
   if (a.is_array() && b.is_array()) {

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to the config and workload stages: typed readers of JSON values and an issue collector
 // that every config section writes into (parse.cpp, parse_workload.cpp, parse_variants.cpp).
+// analysis/compare_checks.cpp borrows escape_token (RFC 6901) for its key diff.
 // Messages follow one pattern: "expected an integer, got string", "must be > 0, got -1".
 #include <cstdint>
 #include <initializer_list>
