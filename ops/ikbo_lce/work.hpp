@@ -5,7 +5,7 @@
 #include "core/precision.hpp"
 #include "ops/ikbo_lce/shape.hpp"
 #include "ops/ikbo_lce/work_model.hpp"
-#include "result/report.hpp"
+#include "result/work_counts.hpp"
 
 namespace gpubench {
 

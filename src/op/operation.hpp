@@ -18,7 +18,7 @@
 #include "config/config.hpp"
 #include "config/parse.hpp"
 #include "core/precision.hpp"
-#include "result/report.hpp"
+#include "result/work_counts.hpp"
 #include "workload/workload.hpp"
 
 namespace gpubench::op {

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "result/work_counts.hpp"
+
 namespace gpubench {
 
 /// Report schema version; `compare` refuses reports of another version (exit 2).
@@ -68,13 +70,6 @@ struct Correctness {
   int64_t nonfinite = 0;            ///< NaN/inf elements (unwritten poison shows up here)
   std::vector<uint64_t> seeds;
   std::string message;              ///< why it failed, in words
-};
-
-/// Work of one variant on one case (analysis/work.hpp; docs/method.md).
-struct WorkCounts {
-  double flops = 0;          ///< [FLOP]
-  double bytes_min = 0;      ///< minimum DRAM bytes [B]
-  double intensity = 0;      ///< flops / bytes_min [FLOP/B]
 };
 
 /// Roofline floor of the work on the card (docs/method.md).
