@@ -35,8 +35,9 @@ def main():
     for case in report["cases"]:
         for v in case["variants"]:
             if v["name"] == variant:
-                for op in v["ops"]:
-                    kernels += [k for k in op.get("kernels", []) if k["kind"] == "kernel"]
+                # launch groups: "launch_groups" (report schema_version 2), "ops" (version 1)
+                for group in v.get("launch_groups", v.get("ops", [])):
+                    kernels += [k for k in group.get("kernels", []) if k["kind"] == "kernel"]
     if not ncu or not kernels:
         print(f"no data: {len(ncu)} ncu launches, {len(kernels)} gpubench kernels")
         return 1

@@ -80,7 +80,7 @@ EndToEnd measured_end_to_end(const VariantResult& v, const VariantResult& baseli
   const double measured = v.pipeline->request.median;
   const double base_request = baseline.pipeline->request.median;
   double op_in_pipeline = 0;  // the step's stages inside the measured request ("<prefix>:<group>")
-  for (const OpTiming& s : v.pipeline->stages)
+  for (const LaunchGroupTiming& s : v.pipeline->stages)
     if (s.name.find(':') != std::string::npos) op_in_pipeline += s.stats.median;
   const ProductMetrics p = product_metrics(measured, U, B, gpu_hour_usd);
   EndToEnd e;

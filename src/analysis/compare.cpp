@@ -150,10 +150,10 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
                                    a.report.config["name"].is_string()
                                ? a.report.config["name"].get<std::string>()
                                : file_name(a.path);
-  auto key = [&](const std::string& c, const std::string& v, const std::string& op) {
+  auto key = [&](const std::string& c, const std::string& v, const std::string& group) {
     std::string k = short_hash(hash) + " / " + c;
     if (!v.empty()) k += " / " + v;
-    if (!op.empty()) k += " / " + op;
+    if (!group.empty()) k += " / " + group;
     return k;
   };
   auto find_by_name = [](const auto& items, const std::string& wanted, auto field) {
@@ -180,29 +180,29 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       base.variant = ov.name;
       if (f.keep_row("")) res.entries.push_back(judge_region(base, ov, *nv, o));
       if (ov.status != "ok" || nv->status != "ok") continue;  // the region entry says why
-      for (const OpTiming& oop : ov.ops) {
-        if (!f.keep_row(oop.name)) continue;
-        const auto nop = find_by_name(nv->ops, oop.name, &OpTiming::name);
-        if (nop == nv->ops.end()) {
-          res.unmatched.push_back({"old", key(oc.label, ov.name, oop.name), a.path});
+      for (const LaunchGroupTiming& og : ov.launch_groups) {
+        if (!f.keep_row(og.name)) continue;
+        const auto ng = find_by_name(nv->launch_groups, og.name, &LaunchGroupTiming::name);
+        if (ng == nv->launch_groups.end()) {
+          res.unmatched.push_back({"old", key(oc.label, ov.name, og.name), a.path});
           continue;
         }
         CompareEntry e = base;
-        e.op = oop.name;
-        e.old_side = side_of(oop.samples_ms, ov, false);
-        e.new_side = side_of(nop->samples_ms, *nv, false);
-        if (oop.source == nop->source) {
-          judge_timing(e, oop.samples_ms, nop->samples_ms, o);
+        e.launch_group = og.name;
+        e.old_side = side_of(og.samples_ms, ov, false);
+        e.new_side = side_of(ng->samples_ms, *nv, false);
+        if (og.source == ng->source) {
+          judge_timing(e, og.samples_ms, ng->samples_ms, o);
         } else {  // CUPTI kernel sums vs CUDA events (which include launch gaps): not the same quantity
           e.verdict = Verdict::kUnsure;
-          e.note = fmt::format("op timed by {} in OLD but {} in NEW: not comparable; run both with the same "
-                               "timer (CUPTI is unavailable under nsys/ncu)", oop.source, nop->source);
+          e.note = fmt::format("launch group timed by {} in OLD but {} in NEW: not comparable; run both with the "
+                               "same timer (CUPTI is unavailable under nsys/ncu)", og.source, ng->source);
         }
         res.entries.push_back(std::move(e));
       }
-      for (const OpTiming& nop : nv->ops) {
-        if (f.keep_row(nop.name) && find_by_name(ov.ops, nop.name, &OpTiming::name) == ov.ops.end())
-          res.unmatched.push_back({"new", key(oc.label, ov.name, nop.name), b.path});
+      for (const LaunchGroupTiming& ng : nv->launch_groups) {
+        if (f.keep_row(ng.name) && find_by_name(ov.launch_groups, ng.name, &LaunchGroupTiming::name) == ov.launch_groups.end())
+          res.unmatched.push_back({"new", key(oc.label, ov.name, ng.name), b.path});
       }
     }
     for (const VariantResult& nv : nc->variants) {
@@ -242,13 +242,13 @@ std::string holdings(const char* side, const std::vector<LoadedReport>& reports)
   return out;
 }
 
-/// A step or op that cannot be paired (no name, or a name used twice) or a step whose status is ok without a region sample (gpubench writes ok
+/// A step or launch group that cannot be paired (no name, or a name used twice) or a step whose status is ok without a region sample (gpubench writes ok
 /// only after timing) means a corrupt or hand-edited report: either would otherwise pass the gate (an
 /// unmatched step, or UNSURE "too few samples"). Throws InputError naming the file and the step (exit 2).
 void check_comparable_steps(const LoadedReport& lr) {
   const auto corrupt = "; the report is corrupt or hand-edited, re-run the benchmark to regenerate it";
   for (size_t c = 0; c < lr.report.cases.size(); ++c) {
-    // Entries are paired by case label, step name and op name: a second one of the same name would be
+    // Entries are paired by case label, step name and launch group name: a second one of the same name would be
     // paired arbitrarily (a 50% slower duplicate step compared SAME).
     for (size_t d = 0; d < c; ++d)
       if (lr.report.cases[d].label == lr.report.cases[c].label)
@@ -261,13 +261,14 @@ void check_comparable_steps(const LoadedReport& lr) {
         if (lr.report.cases[c].variants[d].name == vr.name && !vr.name.empty())
           throw InputError(fmt::format("{}: the step name is also /cases/{}/variants/{}'s: every step of a case "
                                        "must have its own name{}", at, c, d, corrupt));
-      for (size_t o = 0; o < vr.ops.size(); ++o) {
-        if (vr.ops[o].name.empty())  // the empty name is the step's region row
-          throw InputError(fmt::format("{}: /ops/{} has no name{}", at, o, corrupt));
-        for (size_t d = 0; d < o; ++d)
-          if (vr.ops[d].name == vr.ops[o].name)
-            throw InputError(fmt::format("{}: /ops/{} has the name '{}' of /ops/{}: every op of a step must have its "
-                                         "own name{}", at, o, vr.ops[o].name, d, corrupt));
+      const auto& groups = vr.launch_groups;
+      for (size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g].name.empty())  // the empty name is the step's region row
+          throw InputError(fmt::format("{}: /launch_groups/{} has no name{}", at, g, corrupt));
+        for (size_t d = 0; d < g; ++d)
+          if (groups[d].name == groups[g].name)
+            throw InputError(fmt::format("{}: /launch_groups/{} has the name '{}' of /launch_groups/{}: every launch "
+                                         "group of a step must have its own name{}", at, g, groups[g].name, d, corrupt));
       }
       if (vr.name.empty())
         throw InputError(at + ": the step has no name; the report is corrupt, re-run the benchmark to regenerate it");
@@ -429,7 +430,7 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
 
   double log_sum = 0;
   for (const CompareEntry& e : res.entries) {
-    if (!e.op.empty() || !e.ci) continue;
+    if (!e.launch_group.empty() || !e.ci) continue;
     log_sum += std::log(e.ci->ratio);
     ++res.geomean_count;
   }

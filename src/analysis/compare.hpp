@@ -2,7 +2,8 @@
 // `gpubench compare OLD NEW`: the CI regression gate (docs/ci.md). Pure functions over the report
 // model; renderers live in report/compare_render.hpp, the verb in cli/verb_compare.cpp.
 //
-// Method. Each entry (config hash / case label / variant / op; op "" is the variant's region) is judged
+// Method. Each entry (config hash / case label / variant / launch group; launch group "" is the variant's
+// region) is judged
 // from its raw samples [ms]: the ratio r = median(new) / median(old) and a bootstrap percentile
 // confidence interval of r (Efron & Tibshirani, "An Introduction to the Bootstrap", 1993, ch. 13:
 // resample each side with replacement B times, take the α/2 and 1 − α/2 quantiles of the B ratios).
@@ -40,8 +41,8 @@ struct CompareOptions {
   /// known ones.
   std::vector<std::string> cases;  ///< case labels to compare
   std::vector<std::string> steps;  ///< step (variant) names to compare
-  std::vector<std::string> ops;    ///< op names to compare: only those op rows, no region rows
-  bool regions_only = false;       ///< only the steps' region rows, no per-op rows
+  std::vector<std::string> launch_groups;  ///< launch group names to compare: only those rows, no region rows
+  bool regions_only = false;       ///< only the steps' region rows, no per-launch-group rows
 };
 
 /// Verdict of one entry. Only kSlower and kFailed are regressions.
@@ -85,13 +86,13 @@ struct EntrySide {
   std::string correctness; ///< pass | fail | skipped (region entries only)
 };
 
-/// One matched entry: config hash / case / variant / op.
+/// One matched entry: config hash / case / variant / launch group.
 struct CompareEntry {
   std::string config_hash;  ///< of the OLD report (comparable_config_hash; NEW's differs only under --allow-mismatch)
   std::string config_name;  ///< config `name`, for display
   std::string case_label;
   std::string variant;
-  std::string op;           ///< "" for the variant's region (the whole variant)
+  std::string launch_group; ///< "" for the variant's region (the whole variant)
   EntrySide old_side, new_side;
   Verdict verdict = Verdict::kUnsure;
   std::optional<RatioInterval> ci;  ///< absent when undecidable from the data (too few samples...)
@@ -130,7 +131,7 @@ struct CompareResult {
   std::vector<Mismatch> mismatches;        ///< non-empty only with allow_mismatch
   std::vector<std::string> notes;          ///< e.g. "GPU model not recorded in OLD: not checked"
   int64_t report_pairs = 0;                ///< report files paired
-  /// Geometric mean of region ratios (op ""), over entries with an interval; absent when none.
+  /// Geometric mean of region ratios (launch group ""), over entries with an interval; absent when none.
   std::optional<double> geomean_ratio;
   int64_t geomean_count = 0;               ///< entries in the geometric mean
 
@@ -147,18 +148,18 @@ struct CompareResult {
 /// sorted by name; X.json.gz is skipped when X.json is a report too). In a folder, valid JSON without a report's
 /// signature (has_report_signature: e.g. a config kept beside its report) is skipped, with a line in `notes`
 /// when given. Throws InputError naming the file when it is missing, not JSON, not a report (a file named
-/// directly), or of a schema_version other than kReportSchemaVersion; a folder with no report is an InputError
+/// directly), or of a schema_version it cannot read (report_io.hpp parse_report); a folder with no report is an InputError
 /// too. Timing samples that are not durations (negative, NaN/inf, 0) are an InputError naming the file,
-/// the JSON pointer and the case / variant / op (report_io.cpp).
+/// the JSON pointer and the case / variant / launch group (report_io.cpp).
 std::vector<LoadedReport> load_reports(const std::string& path, std::vector<std::string>* notes = nullptr);
 
 /// Compares two sets of reports. Reports pair by config hash, then (leftovers) by file name, then one
 /// to one when each side holds a single report. A pair that differs in GPU model, driver, measurement
 /// mode (cold / hot / graph), config (the differing keys named) or a case's request layout throws
 /// InputError naming each difference, unless options.allow_mismatch (then listed in `mismatches`); see
-/// analysis/compare_checks.hpp. The filters of `options` keep only the named cases / steps / ops (an
+/// analysis/compare_checks.hpp. The filters of `options` keep only the named cases / steps / launch groups (an
 /// unknown name: InputError listing the known ones). Within a pair entries match by case label /
-/// variant / op; an op timed by CUPTI on one side and CUDA events on the other is UNSURE. When no
+/// variant / launch group; a launch group timed by CUPTI on one side and CUDA events on the other is UNSURE. When no
 /// entry matched at all (other cases or ladders, or no report paired) it throws InputError listing the
 /// cases and variants of each side, with or without allow_mismatch: a gate that compared nothing
 /// must not pass.

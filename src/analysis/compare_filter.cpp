@@ -53,30 +53,30 @@ std::string CompareFilter::describe() const {
   std::string out;
   for (const auto& c : cases) out += fmt::format("{}--case '{}'", out.empty() ? "" : " ", c);
   for (const auto& s : steps) out += fmt::format("{}--step {}", out.empty() ? "" : " ", s);
-  for (const auto& o : ops) out += fmt::format("{}--op {}", out.empty() ? "" : " ", o);
+  for (const auto& g : launch_groups) out += fmt::format("{}--launch-group {}", out.empty() ? "" : " ", g);
   if (regions_only) out += std::string(out.empty() ? "" : " ") + "--regions-only";
   return out;
 }
 
 CompareFilter resolve_compare_filter(const CompareOptions& o, const std::vector<LoadedReport>& old_reports,
                                      const std::vector<LoadedReport>& new_reports) {
-  if (o.regions_only && !o.ops.empty())
-    throw InputError("--op and --regions-only exclude each other: --op keeps only op rows, --regions-only only "
-                     "region rows; give one of them");
-  std::set<std::string> cases, steps, ops;
+  if (o.regions_only && !o.launch_groups.empty())
+    throw InputError("--launch-group and --regions-only exclude each other: --launch-group keeps only launch group "
+                     "rows, --regions-only only region rows; give one of them");
+  std::set<std::string> cases, steps, groups;
   for (const auto* side : {&old_reports, &new_reports})
     for (const LoadedReport& lr : *side)
       for (const CaseResult& c : lr.report.cases) {
         cases.insert(c.label);
         for (const VariantResult& v : c.variants) {
           steps.insert(v.name);
-          for (const OpTiming& op : v.ops) ops.insert(op.name);
+          for (const LaunchGroupTiming& g : v.launch_groups) groups.insert(g.name);
         }
       }
   CompareFilter f;
   f.cases = resolve("--case", "case", o.cases, cases);
   f.steps = resolve("--step", "step", o.steps, steps);
-  f.ops = resolve("--op", "op", o.ops, ops);
+  f.launch_groups = resolve("--launch-group", "launch group", o.launch_groups, groups);
   f.regions_only = o.regions_only;
   return f;
 }

@@ -11,35 +11,35 @@
 namespace gpubench {
 namespace {
 
-/// The value of `name` in `op`, if collected and finite.
-std::optional<double> value_of(const OpCounters& op, const char* name) {
-  const auto it = op.values.find(name);
-  if (it == op.values.end() || !std::isfinite(it->second)) return std::nullopt;
+/// The value of `name` in launch group `g`, if collected and finite.
+std::optional<double> value_of(const LaunchGroupCounters& g, const char* name) {
+  const auto it = g.values.find(name);
+  if (it == g.values.end() || !std::isfinite(it->second)) return std::nullopt;
   return it->second;
 }
 
-/// The op's timed median [ms], or 0 when the step has no timing of that op.
-double op_timed_ms(const VariantResult& v, const OpCounters& op) {
-  for (const OpTiming& t : v.ops)
-    if (t.name == op.name && t.stats.median > 0) return t.stats.median;
+/// The launch group's timed median [ms], or 0 when the step has no timing of that launch group.
+double group_timed_ms(const VariantResult& v, const LaunchGroupCounters& g) {
+  for (const LaunchGroupTiming& t : v.launch_groups)
+    if (t.name == g.name && t.stats.median > 0) return t.stats.median;
   return 0;
 }
 
-/// The op's time weight [ms]: its timed median, else the range's GPU time, else 0.
-double op_time_ms(const VariantResult& v, const OpCounters& op) {
-  if (const double ms = op_timed_ms(v, op); ms > 0) return ms;
-  if (const auto ns = value_of(op, metric::kDurationNs); ns && *ns > 0) return *ns * 1e-6;
+/// The launch group's time weight [ms]: its timed median, else the range's GPU time, else 0.
+double group_time_ms(const VariantResult& v, const LaunchGroupCounters& g) {
+  if (const double ms = group_timed_ms(v, g); ms > 0) return ms;
+  if (const auto ns = value_of(g, metric::kDurationNs); ns && *ns > 0) return *ns * 1e-6;
   return 0;
 }
 
-/// Time-weighted mean of metric `name` over the ops that have it (equal weights when no op has a time).
+/// Time-weighted mean of metric `name` over the launch groups that have it (equal weights when none has a time).
 std::optional<double> weighted(const VariantResult& v, const char* name) {
   double sum = 0, weight = 0, plain = 0;
   int n = 0;
-  for (const OpCounters& op : v.counters->ops) {
-    const auto x = value_of(op, name);
+  for (const LaunchGroupCounters& g : v.counters->launch_groups) {
+    const auto x = value_of(g, name);
     if (!x) continue;
-    const double w = op_time_ms(v, op);
+    const double w = group_time_ms(v, g);
     sum += w * *x;
     weight += w;
     plain += *x;
@@ -83,21 +83,21 @@ void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ce
   bool have_dram = false;
   double read = 0, write = 0;
   c.sm_clock_mhz.reset();
-  for (OpCounters& op : c.ops) {
-    op.dram_bytes.reset();
-    op.gbps.reset();
-    op.sm_clock_mhz.reset();
-    const auto cycles = value_of(op, metric::kSmActiveCyclesMax);
-    const double timed_ms = op_timed_ms(v, op);
-    if (cycles && *cycles > 0 && timed_ms > 0) op.sm_clock_mhz = *cycles / timed_ms / 1e3;
-    const auto r = value_of(op, metric::kDramBytesRead);
-    const auto w = value_of(op, metric::kDramBytesWrite);
+  for (LaunchGroupCounters& g : c.launch_groups) {
+    g.dram_bytes.reset();
+    g.gbps.reset();
+    g.sm_clock_mhz.reset();
+    const auto cycles = value_of(g, metric::kSmActiveCyclesMax);
+    const double timed_ms = group_timed_ms(v, g);
+    if (cycles && *cycles > 0 && timed_ms > 0) g.sm_clock_mhz = *cycles / timed_ms / 1e3;
+    const auto r = value_of(g, metric::kDramBytesRead);
+    const auto w = value_of(g, metric::kDramBytesWrite);
     if (!r || !w) continue;
     have_dram = true;
     read += *r;
     write += *w;
-    op.dram_bytes = *r + *w;
-    if (const double ms = op_time_ms(v, op); ms > 0) op.gbps = *op.dram_bytes / ms / 1e6;
+    g.dram_bytes = *r + *w;
+    if (const double ms = group_time_ms(v, g); ms > 0) g.gbps = *g.dram_bytes / ms / 1e6;
   }
   const double median = v.region.median;  // [ms]
   if (have_dram) {
@@ -118,10 +118,10 @@ void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ce
   c.l2_hit_rate_pct = weighted(v, metric::kL2HitRatePct);
   c.occupancy_pct = weighted(v, metric::kOccupancyPct);
   double clock_sum = 0, clock_weight = 0;
-  for (const OpCounters& op : c.ops)
-    if (op.sm_clock_mhz) {
-      const double w = op_time_ms(v, op);
-      clock_sum += w * *op.sm_clock_mhz;
+  for (const LaunchGroupCounters& g : c.launch_groups)
+    if (g.sm_clock_mhz) {
+      const double w = group_time_ms(v, g);
+      clock_sum += w * *g.sm_clock_mhz;
       clock_weight += w;
     }
   if (clock_weight > 0) c.sm_clock_mhz = clock_sum / clock_weight;

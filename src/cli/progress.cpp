@@ -45,15 +45,15 @@ std::string progress_line(const measure::SampleProgress& p, bool color) {
   return line;
 }
 
-std::string op_breakdown(const VariantResult& v) {
+std::string launch_group_breakdown(const VariantResult& v) {
   std::string out;
   const double region = v.region.median;
   size_t width = 0;
-  for (const auto& op : v.ops) width = std::max(width, op.name.size());
-  for (const auto& op : v.ops) {
-    const std::string share = region > 0 ? fmtx::percent(op.stats.median / region, 1) : "-";
-    out += fmt::format("    {:<{}}  {:>9} ms  {:>6}  ({})\n", op.name, width, fmtx::ms(op.stats.median), share, op.source);
-    for (const auto& k : op.kernels) {
+  for (const auto& g : v.launch_groups) width = std::max(width, g.name.size());
+  for (const auto& g : v.launch_groups) {
+    const std::string share = region > 0 ? fmtx::percent(g.stats.median / region, 1) : "-";
+    out += fmt::format("    {:<{}}  {:>9} ms  {:>6}  ({})\n", g.name, width, fmtx::ms(g.stats.median), share, g.source);
+    for (const auto& k : g.kernels) {
       std::string name = k.name;
       if (name.size() > 72) name = name.substr(0, 69) + "...";
       out += fmt::format("      {:>9} ms  x{}  {} {}\n", fmtx::ms(k.stats.median), k.launches_per_sample, k.kind, name);
@@ -113,7 +113,8 @@ void ProgressPrinter::progress(const measure::SampleProgress& p) {
 void ProgressPrinter::variant_done(const VariantResult& v) {
   if (quiet_ || !verbose_) return;
   clear_live();
-  fmt::print(out_, "gpubench: {}: region median {} ms; per op:\n{}", v.name, fmtx::ms(v.region.median), op_breakdown(v));
+  fmt::print(out_, "gpubench: {}: region median {} ms; per launch group:\n{}", v.name, fmtx::ms(v.region.median),
+             launch_group_breakdown(v));
   std::fflush(out_);
 }
 

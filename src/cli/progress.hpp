@@ -17,9 +17,9 @@ namespace gpubench::cli {
 /// the rel. stdev (green once under target, yellow above).
 std::string progress_line(const measure::SampleProgress& p, bool color);
 
-/// --verbose: the op breakdown of a timed step, one line per op (median [ms], share of the region median,
-/// source) and one indented line per kernel (median, launches per sample); each line ends with '\n'.
-std::string op_breakdown(const VariantResult& v);
+/// --verbose: the launch group breakdown of a timed step, one line per launch group (median [ms], share of the
+/// region median, source) and one indented line per kernel (median, launches per sample); each line ends with '\n'.
+std::string launch_group_breakdown(const VariantResult& v);
 
 /// Writes progress to a stream (stderr in `gpubench run`).
 class ProgressPrinter {

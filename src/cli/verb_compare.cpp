@@ -44,7 +44,8 @@ struct CompareArgs {
   int resamples = 2000;
   bool allow_mismatch = false;
   bool fail_on_unsure = false;
-  std::vector<std::string> cases, steps, ops;
+  std::vector<std::string> cases, steps, launch_groups;
+  std::vector<std::string> old_op;  ///< --op: the deprecated old name of --launch-group (still accepted)
   bool regions_only = false;
 };
 
@@ -78,10 +79,16 @@ VerbAction setup_compare(CLI::App& sub) {
   sub.add_option("--step", args->steps, "compare only this ladder step (repeatable, or a comma list)")
       ->type_name("NAME")
       ->allow_extra_args(false);
-  sub.add_option("--op", args->ops, "compare only this op's rows, no region rows (repeatable, or a comma list)")
+  sub.add_option("--launch-group", args->launch_groups,
+                 "compare only this launch group's rows (e.g. gemm_cand), no region rows (repeatable, or a comma "
+                 "list; --op is its deprecated old name)")
       ->type_name("NAME")
       ->allow_extra_args(false);
-  sub.add_flag("--regions-only", args->regions_only, "compare only the steps' region rows, no per-op rows");
+  sub.add_option("--op", args->old_op, "deprecated: the old name of --launch-group")
+      ->type_name("NAME")
+      ->allow_extra_args(false)
+      ->group("");  // hidden from --help; still accepted
+  sub.add_flag("--regions-only", args->regions_only, "compare only the steps' region rows, no per-launch-group rows");
   sub.footer(
       "Exit codes: 0 no regression (UNSURE entries are counted in the summary line); 1 a regression (SLOWER or "
       "FAILED); 2 bad input or a mismatch (GPU, driver, config, request layout; --allow-mismatch compares anyway); "
@@ -97,7 +104,11 @@ VerbAction setup_compare(CLI::App& sub) {
     o.fail_on_unsure = args->fail_on_unsure;
     o.cases = args->cases;
     o.steps = args->steps;
-    o.ops = args->ops;
+    o.launch_groups = args->launch_groups;
+    if (!args->old_op.empty()) {
+      std::fprintf(stderr, "gpubench compare: --op is deprecated, use --launch-group (the same filter)\n");
+      o.launch_groups.insert(o.launch_groups.end(), args->old_op.begin(), args->old_op.end());
+    }
     o.regions_only = args->regions_only;
     const CompareResult result = compare_paths(args->old_path, args->new_path, o);
     const std::string text = render_compare(result, args->format);

@@ -217,7 +217,7 @@ VerbAction setup_run(CLI::App& sub) {
       ->check(CLI::IsMember({"cold", "hot", "graph"}))
       ->type_name("MODE");
   add_set_option(sub, a->sets);
-  sub.add_flag("--no-cupti", a->no_cupti, "per-op times from CUDA events only (CUPTI off)");
+  sub.add_flag("--no-cupti", a->no_cupti, "per-launch-group times from CUDA events only (CUPTI off)");
   sub.add_flag("--profile", a->profile,
                "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");
   sub.add_flag("-q,--quiet", a->quiet, "no progress lines");
@@ -241,7 +241,7 @@ VerbAction setup_run(CLI::App& sub) {
                "hardware counters in a separate replay pass after each step's timing (CUPTI range profiler): "
                "--metrics (= all), --metrics=memory|compute|all, or --metrics=SET,dram__bytes_read.sum,... "
                "(Perfworks names); --metrics=none turns /measure/metrics off");
-  sub.add_flag("-v,--verbose", a->verbose, "per-op and per-kernel medians after each step");
+  sub.add_flag("-v,--verbose", a->verbose, "per-launch-group and per-kernel medians after each step");
   sub.add_option("--trace", a->trace,
                  "write a Chrome trace / Perfetto timeline (JSON) of the CUPTI records of the first " +
                      std::to_string(TraceRecorder::kDefaultMaxSamples) + " samples of each step")

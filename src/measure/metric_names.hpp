@@ -24,8 +24,8 @@ inline constexpr const char kTensorPipePct[] = "sm__pipe_tensor_cycles_active.av
 inline constexpr const char kL2HitRatePct[] = "lts__t_sector_hit_rate.pct";
 /// Achieved occupancy: warps in flight / maximum warps per SM while the SM is active [%] (Nsight Compute's).
 inline constexpr const char kOccupancyPct[] = "sm__warps_active.avg.pct_of_peak_sustained_active";
-/// Active cycles of the busiest SM over the range [cycles]. Divided by the op's timed median it gives the SM
-/// clock the op ran at (OpCounters::sm_clock_mhz): under a power limit that clock falls with the load (≈ 1.52
+/// Active cycles of the busiest SM over the range [cycles]. Divided by the launch group's timed median it gives
+/// the SM clock the launch group ran at (LaunchGroupCounters::sm_clock_mhz): under a power limit that clock falls with the load (≈ 1.52
 /// GHz in a tensor-core-bound kernel on the H200 (the worked op's `pipelined` step), where Nsight Compute reads 1.49–1.53 GHz and the harness's
 /// clock probe after each sample 1.9 GHz). The range's own clock (sm__cycles_elapsed.avg.per_second) is no
 /// substitute: it averages in the range's idle time, when the clock is back up (1.66 GHz there).

@@ -4,8 +4,9 @@
 //    ("dram__bytes_read.sum"), resolved to an ordered list of names (CPU only);
 //  - the chip's metric catalog (CUPTI Profiler Host API, cupti_profiler_host.h; needs no GPU): an unknown
 //    name is an InputError (exit 2) listing the closest names;
-//  - CounterCollector: the CUPTI Range Profiler (cupti_range_profiler.h) over a variant's ops, one user
-//    range per op, user replay (the ops are re-runnable: each op runs once per pass), in its own pass after
+//  - CounterCollector: the CUPTI Range Profiler (cupti_range_profiler.h) over a variant's launch groups, one
+//    user range per launch group, user replay (launch groups are re-runnable: each runs once per pass), in its
+//    own pass after
 //    the variant's timed samples, so timing never runs under the profiler.
 // Counters are optional: when they cannot be collected (no privilege, another profiler attached such as
 // ncu, unsupported GPU, CUPTI's Perfworks libraries missing) the run goes on without them and says why.
@@ -102,12 +103,12 @@ class CounterCollector {
   /// The metric names collected.
   const std::vector<std::string>& metrics() const { return metrics_; }
 
-  /// Runs `ops` once per replay pass, each op in its own user range named "<index>:<op name>" and
+  /// Runs the launch groups `ops` once per replay pass, each in its own user range named "<index>:<name>" and
   /// synchronized before the range closes, L2 read-flushed before each pass when a flush buffer exists;
   /// then decodes and evaluates every metric per range. CUPTI activity records the pass produced are
   /// drained (they never reach the next timed samples). On a CUPTI failure returns status "unavailable"
   /// with the reason, and available() turns false when the cause persists (privilege, another profiler).
-  /// Throws DeviceError only when an op's launch or a CUDA call fails.
+  /// Throws DeviceError only when a launch group's launch or a CUDA call fails.
   Counters collect(const std::vector<op::LaunchGroup>& ops, cudaStream_t stream);
 
  private:

@@ -1,11 +1,11 @@
-// CounterCollector (measure/metrics.hpp): the CUPTI Range Profiler over a variant's ops. Sequence, from
+// CounterCollector (measure/metrics.hpp): the CUPTI Range Profiler over a variant's launch groups. Sequence, from
 // the CUPTI 13 headers (cupti_range_profiler.h, cupti_profiler_host.h, cupti_profiler_target.h):
 //   once:     cuptiProfilerInitialize → cuptiProfilerDeviceSupported → cuptiDeviceGetChipName →
 //             cuptiProfilerGetCounterAvailability → host object (cuptiProfilerHostInitialize) →
 //             ConfigAddMetrics → GetConfigImage → GetNumOfPasses
 //   per step: cuptiRangeProfilerEnable(ctx) → GetCounterDataSize / CounterDataImageInitialize → SetConfig
-//             (user ranges, user replay) → per pass: [L2 read flush] Start, {PushRange, op, sync, PopRange}
-//             per op, Stop (until isAllPassSubmitted) → DecodeData → per range: GetRangeInfo +
+//             (user ranges, user replay) → per pass: [L2 read flush] Start, {PushRange, launch group, sync,
+//             PopRange} per launch group, Stop (until isAllPassSubmitted) → DecodeData → per range: GetRangeInfo +
 //             cuptiProfilerHostEvaluateToGpuValues → cuptiRangeProfilerDisable.
 // The profiler is enabled only inside collect(), so the timed samples of the next step run without it.
 #include <cuda.h>  // CUcontext, CUdevice (types only: the driver is reached through the runtime)
@@ -216,7 +216,7 @@ Counters CounterCollector::collect(const std::vector<op::LaunchGroup>& ops, cuda
     return out;
   };
   if (!available_) return unavailable(why_, false);
-  if (ops.empty()) return unavailable("the step has no ops", false);
+  if (ops.empty()) return unavailable("the step has no launch groups", false);
   CUcontext ctx = current_context();
   if (!ctx) return unavailable("no current CUDA context", true);
   GPUBENCH_CUDA(cudaStreamSynchronize(stream));
@@ -288,7 +288,7 @@ Counters CounterCollector::collect(const std::vector<op::LaunchGroup>& ops, cuda
       if (const CUptiResult r = cuptiRangeProfilerPushRange(&push); r != CUPTI_SUCCESS)
         return unavailable(explain(r, "cuptiRangeProfilerPushRange"), false);
       ops[i].launch(stream);
-      GPUBENCH_CUDA(cudaStreamSynchronize(stream));  // the op's work lies inside its range
+      GPUBENCH_CUDA(cudaStreamSynchronize(stream));  // the launch group's work lies inside its range
       auto pop = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
       pop.pRangeProfilerObject = obj;
       if (const CUptiResult r = cuptiRangeProfilerPopRange(&pop); r != CUPTI_SUCCESS)
@@ -313,8 +313,8 @@ Counters CounterCollector::collect(const std::vector<op::LaunchGroup>& ops, cuda
   info.counterDataImageSize = data.size();
   if (const CUptiResult r = cuptiRangeProfilerGetCounterDataInfo(&info); r != CUPTI_SUCCESS)
     return unavailable(explain(r, "cuptiRangeProfilerGetCounterDataInfo"), false);
-  out.ops.resize(n_ops);
-  for (size_t i = 0; i < n_ops; ++i) out.ops[i].name = ops[i].name;
+  out.launch_groups.resize(n_ops);
+  for (size_t i = 0; i < n_ops; ++i) out.launch_groups[i].name = ops[i].name;
   std::vector<double> values(s_->names.size());
   for (size_t r = 0; r < info.numTotalRanges; ++r) {
     auto ri = cupti_params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
@@ -336,11 +336,11 @@ Counters CounterCollector::collect(const std::vector<op::LaunchGroup>& ops, cuda
     ev.pMetricValues = values.data();
     if (const CUptiResult e = cuptiProfilerHostEvaluateToGpuValues(&ev); e != CUPTI_SUCCESS)
       return unavailable(explain(e, "cuptiProfilerHostEvaluateToGpuValues"), false);
-    for (size_t m = 0; m < metrics_.size(); ++m) out.ops[op].values[metrics_[m]] = values[m];
+    for (size_t m = 0; m < metrics_.size(); ++m) out.launch_groups[op].values[metrics_[m]] = values[m];
   }
   if (info.numTotalRanges < n_ops)
-    out.note += fmt::format("{}{} of {} op ranges decoded", out.note.empty() ? "" : "; ", info.numTotalRanges, n_ops);
-  (void)CuptiActivity::take();  // drop the activity records of the replayed ops: no timed sample owns them
+    out.note += fmt::format("{}{} of {} launch group ranges decoded", out.note.empty() ? "" : "; ", info.numTotalRanges, n_ops);
+  (void)CuptiActivity::take();  // drop the activity records of the replayed launch groups: no timed sample owns them
   return out;
 }
 

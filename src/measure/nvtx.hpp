@@ -1,5 +1,5 @@
 #pragma once
-// NVTX3 ranges in the `gpubench` domain (run › variant › op, sample index as payload), so Nsight
+// NVTX3 ranges in the `gpubench` domain (run › variant › launch group, sample index as payload), so Nsight
 // Systems and Nsight Compute show the same names as the report. `ncu --nvtx --nvtx-include
 // "gpubench@variant/"` filters on them.
 #include <cstdint>

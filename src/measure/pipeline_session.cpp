@@ -134,14 +134,14 @@ std::string measure_pipeline(const Config& config, const op::Operation& operatio
       }
       if (spec.cuda_graph) {
         ops = as_graph(ops, stream);
-        pt.notes.push_back("request replayed as one CUDA graph (op request_graph; per-kernel times in its kernels)");
+        pt.notes.push_back("request replayed as one CUDA graph (launch group request_graph; per-kernel times in its kernels)");
       }
       VariantResult timed;
       runner.measure({ops}, "pipeline/" + vr.name, timed);
       pt.request = timed.region;
       pt.request_samples_ms = std::move(timed.region_samples_ms);
       pt.sampling = timed.sampling;
-      pt.stages = std::move(timed.ops);
+      pt.stages = std::move(timed.launch_groups);
       log(fmt::format("[pipeline] {}: request median {:.4f} ms over {} samples ({})", vr.name, pt.request.median,
                       pt.request.count, pt.sampling.stop_reason));
     } catch (const std::exception& e) {

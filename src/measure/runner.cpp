@@ -358,9 +358,9 @@ void Runner::measure(const std::vector<std::vector<op::LaunchGroup>>& input_sets
   si.input_sets = n_sets;
   si.cupti_dropped_records = cupti_ ? static_cast<int64_t>(CuptiActivity::dropped()) : 0;
 
-  out.ops.clear();
+  out.launch_groups.clear();
   for (size_t i = 0; i < n_ops; ++i) {
-    OpTiming op;
+    LaunchGroupTiming op;
     op.name = input_sets.front()[i].name;
     if (cupti_) {
       op.source = "cupti";
@@ -389,7 +389,7 @@ void Runner::measure(const std::vector<std::vector<op::LaunchGroup>>& input_sets
       op.source = "none";  // graph without CUPTI: only the region is timed
     }
     op.stats = compute_stats(op.samples_ms);
-    out.ops.push_back(std::move(op));
+    out.launch_groups.push_back(std::move(op));
   }
   if (out.region_samples_ms.empty()) {
     throw DeviceError(label + ": no usable samples (" + std::to_string(samples.size()) + " taken, " +

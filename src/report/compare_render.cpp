@@ -15,7 +15,7 @@ std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
 
 std::string signed_pct(double ratio) { return fmt::format("{:+.1f}%", 100.0 * (ratio - 1)); }
 
-std::string op_label(const CompareEntry& e) { return e.op.empty() ? "(region)" : e.op; }
+std::string launch_group_label(const CompareEntry& e) { return e.launch_group.empty() ? "(region)" : e.launch_group; }
 
 bool multi_config(const CompareResult& r) {
   return std::any_of(r.entries.begin(), r.entries.end(),
@@ -28,7 +28,7 @@ std::vector<std::string> row_cells(const CompareEntry& e, bool with_config) {
   if (with_config) c.push_back(e.config_name + " " + e.config_hash.substr(0, 8));
   c.push_back(e.case_label);
   c.push_back(e.variant);
-  c.push_back(op_label(e));
+  c.push_back(launch_group_label(e));
   c.push_back(e.old_side.n > 0 ? fmt::format("{:.4f}", e.old_side.median_ms) : "-");
   c.push_back(e.new_side.n > 0 ? fmt::format("{:.4f}", e.new_side.median_ms) : "-");
   c.push_back(fmt::format("{}/{}", e.old_side.n, e.new_side.n));
@@ -43,7 +43,7 @@ std::vector<std::string> row_cells(const CompareEntry& e, bool with_config) {
 std::vector<std::string> header_cells(bool with_config, const std::string& conf_pct) {
   std::vector<std::string> h;
   if (with_config) h.push_back("config");
-  for (const char* s : {"case", "variant", "op", "old median [ms]", "new median [ms]", "n old/new", "ratio",
+  for (const char* s : {"case", "variant", "launch group", "old median [ms]", "new median [ms]", "n old/new", "ratio",
                         "change"})
     h.push_back(s);
   h.push_back(fmt::format("{}% CI of ratio", conf_pct));
@@ -202,7 +202,7 @@ nlohmann::json compare_to_json(const CompareResult& r) {
       return j;
     };
     json j = {{"config_hash", e.config_hash}, {"config_name", e.config_name}, {"case", e.case_label},
-              {"variant", e.variant}, {"op", e.op}, {"verdict", verdict_name(e.verdict)},
+              {"variant", e.variant}, {"launch_group", e.launch_group}, {"verdict", verdict_name(e.verdict)},
               {"regression", e.regression}, {"old", side(e.old_side)}, {"new", side(e.new_side)},
               {"note", e.note}};
     if (e.ci) {
@@ -225,13 +225,13 @@ nlohmann::json compare_to_json(const CompareResult& r) {
   const auto& o = r.options;
   return {
       {"kind", "gpubench.compare"},
-      {"version", 1},
+      {"version", 2},  // 2: entries[].launch_group and options.launch_groups (1: op, ops)
       {"old", r.old_path},
       {"new", r.new_path},
       {"options",
        {{"threshold", o.threshold}, {"confidence", o.confidence}, {"resamples", o.resamples}, {"seed", o.seed},
         {"min_samples", o.min_samples}, {"allow_mismatch", o.allow_mismatch}, {"fail_on_unsure", o.fail_on_unsure},
-        {"cases", o.cases}, {"steps", o.steps}, {"ops", o.ops}, {"regions_only", o.regions_only}}},
+        {"cases", o.cases}, {"steps", o.steps}, {"launch_groups", o.launch_groups}, {"regions_only", o.regions_only}}},
       {"method", "bootstrap percentile interval of median(new)/median(old) (Efron & Tibshirani 1993)"},
       {"summary",
        {{"entries", r.entries.size()}, {"regressions", r.regressions()}, {"faster", r.count(Verdict::kFaster)},

@@ -110,7 +110,7 @@ std::string key_values(const nlohmann::json& obj, const std::vector<std::string>
 
 std::string pipeline_stages(const PipelineTiming& p) {
   std::vector<std::pair<std::string, double>> parts;
-  for (const OpTiming& s : p.stages) {
+  for (const LaunchGroupTiming& s : p.stages) {
     // The step's groups are "<prefix>:<group>" (op/operation.hpp RequestPipeline): one entry "<prefix>".
     const size_t colon = s.name.find(':');
     const std::string name = colon == std::string::npos ? s.name : s.name.substr(0, colon);

@@ -1,9 +1,10 @@
-// CSV rendering: one row per (case, variant, op); a variant without ops (failed, skipped, or timed by
-// events only) gets one row with an empty op. RFC 4180 quoting; numbers are written in full precision
+// CSV rendering: one row per (case, variant, launch group); a variant without launch groups (failed, skipped)
+// gets one row with an empty launch_group. RFC 4180 quoting; numbers are written in full precision
 // (shortest round-trip form); an absent value is an empty field. Columns (stable; new ones go before error, which stays last):
 //   case, batch, requests                 workload point (requests = U from lengths)
 //   variant, status, acceptance           ladder step, ok|failed|skipped, ACCEPT|REJECT|""
-//   op, op_source, op_median_ms, op_q1_ms, op_q3_ms, op_share   the op's GPU time and share of the region
+//   launch_group, launch_group_source, launch_group_median_ms, launch_group_q1_ms, launch_group_q3_ms,
+//   launch_group_share                    the launch group's GPU time and share of the region
 //   region_median_ms, region_q1_ms, region_q3_ms, region_rel_stdev, samples   whole-variant event time
 //   flops, bytes_min, tflops, gbps, floor_ms, bound, pct_of_floor             work and roofline
 //   speedup_vs_prev, speedup_vs_baseline, min_speedup                          ladder
@@ -11,8 +12,9 @@
 //   request_ms, e2e_speedup, e2e_gain, requests_per_s, candidates_per_s, usd_per_million_requests  Amdahl
 //   dram_bytes, dram_bytes_min, dram_bytes_ratio, achieved_dram_gbps, counters_bound, tensor_pipe_pct
 //                                      hardware counters of the step (run --metrics; analysis/counters.hpp)
-//   op_dram_bytes, op_dram_gbps, op_tensor_pipe_pct                            the op's counters
-//   counters_sm_clock_mhz, op_sm_clock_mhz       the SM clock the ops ran at: the step's (time-weighted), the op's
+//   launch_group_dram_bytes, launch_group_dram_gbps, launch_group_tensor_pipe_pct   the launch group's counters
+//   counters_sm_clock_mhz, launch_group_sm_clock_mhz   the SM clock the launch groups ran at: the step's
+//                                      (time-weighted), the launch group's
 //   pct_of_peak_at_clock                         the step's FLOP rate, % of the GPU's dense peak at that clock
 //   error                                                                       why it failed (always last)
 #include <optional>
@@ -29,12 +31,12 @@ namespace gpubench {
 namespace {
 
 constexpr const char* kCsvHeader =
-    "case,batch,requests,variant,status,acceptance,op,op_source,op_median_ms,op_q1_ms,op_q3_ms,op_share,"
+    "case,batch,requests,variant,status,acceptance,launch_group,launch_group_source,launch_group_median_ms,launch_group_q1_ms,launch_group_q3_ms,launch_group_share,"
     "region_median_ms,region_q1_ms,region_q3_ms,region_rel_stdev,samples,flops,bytes_min,tflops,gbps,"
     "floor_ms,bound,pct_of_floor,speedup_vs_prev,speedup_vs_baseline,min_speedup,correctness,rel_error,"
     "request_ms,e2e_speedup,e2e_gain,requests_per_s,candidates_per_s,usd_per_million_requests,"
     "dram_bytes,dram_bytes_min,dram_bytes_ratio,achieved_dram_gbps,counters_bound,tensor_pipe_pct,"
-    "op_dram_bytes,op_dram_gbps,op_tensor_pipe_pct,counters_sm_clock_mhz,op_sm_clock_mhz,pct_of_peak_at_clock,error";
+    "launch_group_dram_bytes,launch_group_dram_gbps,launch_group_tensor_pipe_pct,counters_sm_clock_mhz,launch_group_sm_clock_mhz,pct_of_peak_at_clock,error";
 
 std::string quote(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -66,13 +68,13 @@ std::string render_csv(const Report& r) {
     for (const auto& v : c.variants) {
       const bool ok = v.status == "ok";
       const auto& e = v.end_to_end;
-      auto fields_for = [&](const OpTiming* op) {
+      auto fields_for = [&](const LaunchGroupTiming* g) {
         const double region = v.region.median;
         std::vector<std::string> fields{
             c.label, std::to_string(c.batch), U, v.name, v.status, v.acceptance,
-            op ? op->name : "", op ? op->source : "", op ? num(op->stats.median) : "",
-            op ? num(op->stats.q1) : "", op ? num(op->stats.q3) : "",
-            op && region > 0 ? num(op->stats.median / region) : "",
+            g ? g->name : "", g ? g->source : "", g ? num(g->stats.median) : "",
+            g ? num(g->stats.q1) : "", g ? num(g->stats.q3) : "",
+            g && region > 0 ? num(g->stats.median / region) : "",
             ok ? num(region) : "", ok ? num(v.region.q1) : "", ok ? num(v.region.q3) : "",
             ok ? num(v.region.rel_stdev) : "", std::to_string(v.region.count),
             ok ? num(v.work.flops) : "", ok ? num(v.work.bytes_min) : "", ok ? num(v.tflops) : "",
@@ -83,36 +85,36 @@ std::string render_csv(const Report& r) {
             e ? num(e->requests_per_s) : "", e ? num(e->candidates_per_s) : "",
             e ? num(e->usd_per_million_requests) : ""};
         const Counters* k = v.counters && v.counters->status == "ok" ? &*v.counters : nullptr;
-        const OpCounters* kop = nullptr;
-        if (k && op)
-          for (const auto& x : k->ops)
-            if (x.name == op->name) kop = &x;
-        const auto tensor = [](const OpCounters* x) -> std::string {
+        const LaunchGroupCounters* kg = nullptr;
+        if (k && g)
+          for (const auto& x : k->launch_groups)
+            if (x.name == g->name) kg = &x;
+        const auto tensor = [](const LaunchGroupCounters* x) -> std::string {
           if (!x) return "";
           const auto it = x->values.find(metric::kTensorPipePct);
           return it == x->values.end() ? "" : num(it->second);
         };
         for (std::string f : {k ? num(k->dram_bytes) : "", k && k->dram_bytes_min > 0 ? num(k->dram_bytes_min) : "",
                               k ? num(k->dram_bytes_ratio) : "", k ? num(k->achieved_gbps) : "", k ? k->bound : "",
-                              k ? num(k->tensor_pipe_pct) : "", kop ? num(kop->dram_bytes) : "",
-                              kop ? num(kop->gbps) : "", tensor(kop),
-                              k ? num(k->sm_clock_mhz) : "", kop ? num(kop->sm_clock_mhz) : "",
+                              k ? num(k->tensor_pipe_pct) : "", kg ? num(kg->dram_bytes) : "",
+                              kg ? num(kg->gbps) : "", tensor(kg),
+                              k ? num(k->sm_clock_mhz) : "", kg ? num(kg->sm_clock_mhz) : "",
                               k ? num(k->pct_of_peak_at_clock) : ""})
           fields.push_back(std::move(f));
         fields.push_back(v.error);
         return fields;
       };
-      if (v.ops.empty()) {
+      if (v.launch_groups.empty()) {
         row(out, fields_for(nullptr));
       } else {
-        for (const auto& op : v.ops) row(out, fields_for(&op));
+        for (const auto& g : v.launch_groups) row(out, fields_for(&g));
       }
     }
   }
   return out;
 }
 
-GPUBENCH_REGISTER_REPORT_WRITER(csv, ReportWriter{"csv", "csv", "CSV: one row per case × variant × op",
+GPUBENCH_REGISTER_REPORT_WRITER(csv, ReportWriter{"csv", "csv", "CSV: one row per case × variant × launch group",
                                                    render_csv});
 
 }  // namespace gpubench

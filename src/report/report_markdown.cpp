@@ -1,9 +1,9 @@
 // Markdown rendering of a report. Sections, in order:
 //   # title (config name) · environment line · measurement line · ceilings line · notes
 //   per case: ## label, request-length line, ladder table, work table, sampling table (samples kept,
-//   dropped by the clock guard, stop reason, unmet stopping conditions), failures, per-op / per-kernel
-//   breakdown, hardware counters (run --metrics: measured vs minimum DRAM bytes, achieved rates, bound, tensor
-//   pipe, per op), end-to-end table (when any variant has one).
+//   dropped by the clock guard, stop reason, unmet stopping conditions), failures, per-launch-group /
+//   per-kernel breakdown, hardware counters (run --metrics: measured vs minimum DRAM bytes, achieved rates, bound, tensor
+//   pipe, per launch group), end-to-end table (when any variant has one).
 // Ladder columns: step | median ms | q1–q3 ms | rel. stdev | vs prev | vs baseline | TFLOP/s | GB/s |
 //   % of floor | error (rel) | status (ok/FAILED/skipped + ACCEPT/REJECT), then one line naming each
 //   accepted/rejected step's min speedup and what it was held against ("1.20x vs prev").
@@ -91,20 +91,20 @@ void failures(std::string& out, const CaseResult& c) {
   }
 }
 
-void op_breakdown(std::string& out, const CaseResult& c) {
+void launch_group_breakdown(std::string& out, const CaseResult& c) {
   bool any = false;
-  for (const auto& v : c.variants) any = any || !v.ops.empty();
+  for (const auto& v : c.variants) any = any || !v.launch_groups.empty();
   if (!any) return;
-  out += "\n#### Per-op / per-kernel time\n\n";
-  out += "| step | op | kernel | launches | median ms | share of region |\n";
+  out += "\n#### Per-launch-group / per-kernel time\n\n";
+  out += "| step | launch group | kernel | launches | median ms | share of region |\n";
   out += "|---|---|---|---:|---:|---:|\n";
   for (const auto& v : c.variants) {
     const double region = v.region.median;
     auto share = [&](double t) { return region > 0 && t > 0 ? fmtx::percent(t / region, 1) : std::string("—"); };
-    for (const auto& op : v.ops) {
-      out += fmt::format("| {} | {} | ({}) | | {} | {} |\n", cell(v.name), cell(op.name), op.source,
-                         fmtx::ms(op.stats.median), share(op.stats.median));
-      for (const auto& k : op.kernels) {
+    for (const auto& g : v.launch_groups) {
+      out += fmt::format("| {} | {} | ({}) | | {} | {} |\n", cell(v.name), cell(g.name), g.source,
+                         fmtx::ms(g.stats.median), share(g.stats.median));
+      for (const auto& k : g.kernels) {
         out += fmt::format("| | | {} | {} | {} | {} |\n", cell(k.name), k.launches_per_sample,
                            fmtx::ms(k.stats.median), share(k.stats.median));
       }
@@ -126,10 +126,11 @@ std::string bound_cell(const Counters& k) {
                      opt(k.pct_of_hbm_ceiling, 0, 1, "%"));
 }
 
-/// The value of metric `name` of an op, or "—".
-std::string op_value(const OpCounters& op, const char* name, int digits, double scale = 1, const char* unit = "") {
-  const auto it = op.values.find(name);
-  return it == op.values.end() ? std::string("—") : fmt::format("{:.{}f}{}", it->second * scale, digits, unit);
+/// The value of metric `name` of a launch group, or "—".
+std::string group_value(const LaunchGroupCounters& g, const char* name, int digits, double scale = 1,
+                        const char* unit = "") {
+  const auto it = g.values.find(name);
+  return it == g.values.end() ? std::string("—") : fmt::format("{:.{}f}{}", it->second * scale, digits, unit);
 }
 
 void counters_table(std::string& out, const CaseResult& c) {
@@ -137,14 +138,14 @@ void counters_table(std::string& out, const CaseResult& c) {
   for (const auto& v : c.variants) any = any || v.counters.has_value();
   if (!any) return;
   out += "\n#### Hardware counters\n\n";
-  out += "CUPTI range profiler, one range per op, in a replay pass after the timed samples. *min GB*: the op's "
+  out += "CUPTI range profiler, one range per launch group, in a replay pass after the timed samples. *min GB*: the op's "
          "minimum DRAM traffic (each input read once, the output written once); *ratio* = measured / min. Rates use the "
          "timed median; *bound* from the % of the card's ceilings (latency: both under 60%). *tensor pipe* and *SM thr.*: % of "
          "the SMs' active cycles (as Nsight Compute shows them per kernel); *DRAM thr.*: % of the range's elapsed time, "
          "which holds some idle time (CUPTI's range start, the host's launch work). *SM clock*: the busiest SM's active "
-         "cycles over the op's timed median, the clock the op ran at (under the power limit it can sit well below the "
+         "cycles over the launch group's timed median, the clock it ran at (under the power limit it can sit well below the "
          "clock the probe reads after each timed sample).\n\n";
-  out += "| step | op | DRAM read GB | DRAM write GB | measured GB | min GB | ratio | TFLOP/s | DRAM GB/s | bound | "
+  out += "| step | launch group | DRAM read GB | DRAM write GB | measured GB | min GB | ratio | TFLOP/s | DRAM GB/s | bound | "
          "tensor pipe | SM clock MHz | SM thr. | DRAM thr. | L2 hit | occupancy |\n";
   out += "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n";
   std::string missing, at_clock;
@@ -164,15 +165,15 @@ void counters_table(std::string& out, const CaseResult& c) {
                        opt(k.sm_throughput_pct, 1, 1, "%"),
                        opt(k.dram_throughput_pct, 1, 1, "%"), opt(k.l2_hit_rate_pct, 1, 1, "%"),
                        opt(k.occupancy_pct, 1, 1, "%"));
-    for (const auto& op : k.ops) {
-      out += fmt::format("| | {} | {} | {} | {} | | | | {} | | {} | {} | {} | {} | {} | {} |\n", cell(op.name),
-                         op_value(op, metric::kDramBytesRead, 3, 1e-9), op_value(op, metric::kDramBytesWrite, 3, 1e-9),
-                         opt(op.dram_bytes, 3, 1e-9), opt(op.gbps, 0),
-                         op_value(op, metric::kTensorPipePct, 1, 1, "%"), opt(op.sm_clock_mhz, 0),
-                         op_value(op, metric::kSmThroughputPct, 1, 1, "%"),
-                         op_value(op, metric::kDramThroughputPct, 1, 1, "%"),
-                         op_value(op, metric::kL2HitRatePct, 1, 1, "%"),
-                         op_value(op, metric::kOccupancyPct, 1, 1, "%"));
+    for (const auto& g : k.launch_groups) {
+      out += fmt::format("| | {} | {} | {} | {} | | | | {} | | {} | {} | {} | {} | {} | {} |\n", cell(g.name),
+                         group_value(g, metric::kDramBytesRead, 3, 1e-9), group_value(g, metric::kDramBytesWrite, 3, 1e-9),
+                         opt(g.dram_bytes, 3, 1e-9), opt(g.gbps, 0),
+                         group_value(g, metric::kTensorPipePct, 1, 1, "%"), opt(g.sm_clock_mhz, 0),
+                         group_value(g, metric::kSmThroughputPct, 1, 1, "%"),
+                         group_value(g, metric::kDramThroughputPct, 1, 1, "%"),
+                         group_value(g, metric::kL2HitRatePct, 1, 1, "%"),
+                         group_value(g, metric::kOccupancyPct, 1, 1, "%"));
     }
     if (k.pct_of_peak_at_clock)
       at_clock += fmt::format("- {}: {:.1f} TFLOP/s, {:.1f}% of the GPU's dense peak at the {:.0f} MHz it ran at\n",
@@ -270,7 +271,7 @@ std::string render_markdown(const Report& r) {
         out += fmt::format("- {}: {}\n", v.name, n);
       }
     }
-    op_breakdown(out, c);
+    launch_group_breakdown(out, c);
     counters_table(out, c);
     end_to_end_table(out, c);
     out += "\n";
@@ -278,7 +279,7 @@ std::string render_markdown(const Report& r) {
   return out;
 }
 
-GPUBENCH_REGISTER_REPORT_WRITER(md, ReportWriter{"md", "md", "Markdown: ladder, work, per-op and end-to-end tables",
+GPUBENCH_REGISTER_REPORT_WRITER(md, ReportWriter{"md", "md", "Markdown: ladder, work, per-launch-group and end-to-end tables",
                                                   render_markdown});
 
 }  // namespace gpubench

@@ -91,14 +91,14 @@ std::string ladder(const CaseResult& c, bool color) {
 
 std::string breakdown(const CaseResult& c, bool color) {
   Table t;
-  t.header = {"step", "op / kernel", "launches", "median [ms]", "share of region"};
+  t.header = {"step", "launch group / kernel", "launches", "median [ms]", "share of region"};
   t.left_columns = 2;
   for (const auto& v : c.variants) {
     const double region = v.region.median;
     auto share = [&](double x) { return region > 0 && x > 0 ? fmtx::percent(x / region, 1) : std::string("—"); };
-    for (const auto& op : v.ops) {
-      t.add({v.name, op.name + " (" + op.source + ")", "", fmtx::ms(op.stats.median), share(op.stats.median)});
-      for (const auto& k : op.kernels) {
+    for (const auto& g : v.launch_groups) {
+      t.add({v.name, g.name + " (" + g.source + ")", "", fmtx::ms(g.stats.median), share(g.stats.median)});
+      for (const auto& k : g.kernels) {
         std::string name = k.name.size() > 60 ? k.name.substr(0, 57) + "..." : k.name;
         t.add({"", "  " + name, std::to_string(k.launches_per_sample), fmtx::ms(k.stats.median),
                share(k.stats.median)});
@@ -113,11 +113,11 @@ std::string opt(const std::optional<double>& v, int digits, double scale = 1, co
   return v ? fmt::format("{:.{}f}{}", *v * scale, digits, unit) : std::string("—");
 }
 
-/// Hardware counters (run --metrics): per step and op, measured vs minimum DRAM bytes, DRAM GB/s, the bound
-/// with its % of the ceiling, tensor pipe, the SM clock the ops ran at and the % of the GPU's peak at that clock.
+/// Hardware counters (run --metrics): per step and launch group, measured vs minimum DRAM bytes, DRAM GB/s, the bound
+/// with its % of the ceiling, tensor pipe, the SM clock the launch groups ran at and the % of the GPU's peak at that clock.
 std::string counters(const CaseResult& c, bool color) {
   Table t;
-  t.header = {"step", "op", "DRAM GB (meas / min)", "ratio", "DRAM GB/s", "bound", "tensor pipe", "SM clock MHz",
+  t.header = {"step", "launch group", "DRAM GB (meas / min)", "ratio", "DRAM GB/s", "bound", "tensor pipe", "SM clock MHz",
               "% peak at clock"};
   t.left_columns = 2;
   for (const auto& v : c.variants) {
@@ -134,10 +134,10 @@ std::string counters(const CaseResult& c, bool color) {
            opt(k.dram_bytes, 3, 1e-9) + " / " + (k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—"),
            opt(k.dram_bytes_ratio, 2, 1, "x"), opt(k.achieved_gbps, 0), k.bound.empty() ? "—" : k.bound + pct,
            opt(k.tensor_pipe_pct, 1, 1, "%"), opt(k.sm_clock_mhz, 0), opt(k.pct_of_peak_at_clock, 1, 1, "%")});
-    for (const auto& op : k.ops) {
-      const auto tp = op.values.find(metric::kTensorPipePct);
-      t.add({"", op.name, opt(op.dram_bytes, 3, 1e-9), "", opt(op.gbps, 0), "",
-             tp == op.values.end() ? "—" : fmt::format("{:.1f}%", tp->second), opt(op.sm_clock_mhz, 0), ""});
+    for (const auto& g : k.launch_groups) {
+      const auto tp = g.values.find(metric::kTensorPipePct);
+      t.add({"", g.name, opt(g.dram_bytes, 3, 1e-9), "", opt(g.gbps, 0), "",
+             tp == g.values.end() ? "—" : fmt::format("{:.1f}%", tp->second), opt(g.sm_clock_mhz, 0), ""});
     }
   }
   return t.rows.empty() ? std::string() : t.render(color);

@@ -1,6 +1,6 @@
 #pragma once
-// Terminal rendering of a report: per case the ladder table and the per-op / per-kernel breakdown, in
-// aligned columns with units in the headers. Reports know nothing of CUDA; this only formats.
+// Terminal rendering of a report: per case the ladder table and the per-launch-group /
+// per-kernel breakdown, in aligned columns with units in the headers. Reports know nothing of CUDA; this only formats.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,7 +10,7 @@
 
 namespace gpubench {
 
-/// The ladder, op breakdown and (when present) end-to-end table of every case as aligned plain text. When `color` is true, ANSI colors
+/// The ladder, launch group breakdown and (when present) end-to-end table of every case as aligned plain text. When `color` is true, ANSI colors
 /// (fmt/color.h) mark the fastest ok step green, FAILED red and REJECT yellow; the caller decides `color`
 /// (isatty(stdout) and NO_COLOR unset). Column alignment is the same with and without color.
 std::string render_terminal(const Report& report, bool color);

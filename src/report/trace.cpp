@@ -20,7 +20,7 @@ struct Span {
   uint64_t start = 0, end = 0;
   uint32_t tid = 0;
   json args = json::object();
-  int rank = 3;  // tie-break for equal extents: variant 0, sample 1, op 2, records 3 (parents first)
+  int rank = 3;  // tie-break for equal extents: variant 0, sample 1, launch group 2, records 3 (parents first)
 };
 
 /// [min start, max end] of a set of records.
@@ -49,13 +49,13 @@ json trace_json(const TraceRecorder& recorder) {
     if (v.records.empty()) continue;
     const std::string vlabel = v.case_label.empty() ? v.variant : v.case_label + " · " + v.variant;
     Extent whole;
-    std::map<int64_t, Extent> sample_ext;                         // sample → op records
-    std::map<std::pair<int64_t, int>, Extent> op_ext;             // (sample, op) → records
+    std::map<int64_t, Extent> sample_ext;                         // sample → launch group records
+    std::map<std::pair<int64_t, int>, Extent> group_ext;          // (sample, launch group) → records
     std::map<int64_t, bool> sample_kept;
     for (const auto& r : v.records) {
       whole.add(r);
       streams[r.stream_id] = true;
-      const bool harness = r.op < 0 || is_harness_kernel(r.name);
+      const bool harness = r.launch_group < 0 || is_harness_kernel(r.name);
       Span s;
       s.name = r.name;
       s.cat = harness ? "harness" : r.kind;
@@ -63,11 +63,12 @@ json trace_json(const TraceRecorder& recorder) {
       s.end = r.end_ns;
       s.tid = r.stream_id;
       s.args = {{"dur_ns", r.end_ns - r.start_ns}, {"sample", r.sample}, {"kept", r.kept}, {"variant", v.variant}};
-      if (r.op >= 0 && static_cast<size_t>(r.op) < v.ops.size()) s.args["op"] = v.ops[static_cast<size_t>(r.op)];
+      if (r.launch_group >= 0 && static_cast<size_t>(r.launch_group) < v.launch_groups.size())
+        s.args["launch_group"] = v.launch_groups[static_cast<size_t>(r.launch_group)];
       spans.push_back(std::move(s));
-      if (r.op >= 0) {
+      if (r.launch_group >= 0) {
         sample_ext[r.sample].add(r);
-        op_ext[{r.sample, r.op}].add(r);
+        group_ext[{r.sample, r.launch_group}].add(r);
         sample_kept[r.sample] = r.kept;
       }
     }
@@ -77,11 +78,12 @@ json trace_json(const TraceRecorder& recorder) {
       spans.push_back({v.variant + " #" + std::to_string(sample), "sample", e.start, e.end, e.stream,
                        {{"sample", sample}, {"kept", sample_kept[sample]}, {"variant", v.variant}}, 1});
     }
-    for (const auto& [key, e] : op_ext) {
-      const auto& [sample, op] = key;
-      const std::string name = static_cast<size_t>(op) < v.ops.size() ? v.ops[static_cast<size_t>(op)]
-                                                                      : "op " + std::to_string(op);
-      spans.push_back({name, "op", e.start, e.end, e.stream, {{"sample", sample}, {"variant", v.variant}}, 2});
+    for (const auto& [key, e] : group_ext) {
+      const auto& [sample, group] = key;
+      const std::string name = static_cast<size_t>(group) < v.launch_groups.size()
+                                   ? v.launch_groups[static_cast<size_t>(group)]
+                                   : "launch group " + std::to_string(group);
+      spans.push_back({name, "launch_group", e.start, e.end, e.stream, {{"sample", sample}, {"variant", v.variant}}, 2});
     }
   }
   // Enclosing ranges first: by track, start, then longest, then parent before child.
@@ -105,7 +107,7 @@ json trace_json(const TraceRecorder& recorder) {
               {"displayTimeUnit", "ns"},
               {"otherData", {{"tool", "gpubench"}, {"max_samples_per_variant", recorder.max_samples()},
                              {"time_base_ns", base == std::numeric_limits<uint64_t>::max() ? 0 : base},
-                             {"ranges", "variant, sample and op ranges span their first to last GPU record"}}}};
+                             {"ranges", "variant, sample and launch group ranges span their first to last GPU record"}}}};
 }
 
 void write_trace(const TraceRecorder& recorder, const std::string& path) {

@@ -4,9 +4,10 @@
 // CUDA stream, under enclosing ranges derived from those records (no host ranges, so the nesting is
 // exact on the GPU clock):
 //   variant "case · variant"  first to last record of the traced samples   cat "variant"
-//     sample "variant #s"     first to last op record of sample s          cat "sample"
-//       op "gemm_cand"        first to last record of that op in sample s  cat "op"
-//         kernel / memcpy / memset                                        cat "kernel" | "memcpy" | "memset"
+//     sample "variant #s"     first to last launch group record of sample s   cat "sample"
+//       launch group "gemm_cand"  first to last record of that launch group in
+//                                 sample s                                   cat "launch_group"
+//         kernel / memcpy / memset (args.launch_group: its group)           cat "kernel" | "memcpy" | "memset"
 // Harness work (L2 flush before a sample, clock probe after it; kernel names gpubench_harness_*) sits
 // between the sample ranges inside the variant range, with category "harness".
 // Times: ts/dur in µs relative to the first record of the run, written with ns resolution; args.dur_ns

@@ -14,8 +14,12 @@
 
 namespace gpubench {
 
-/// Report schema version; `compare` refuses reports of another version (exit 2).
-inline constexpr int kReportSchemaVersion = 1;
+/// Report schema version written (2: a step's launch groups under `launch_groups`; 1 called them `ops`).
+/// result/report_io.hpp reads versions kOldestReadableReportSchemaVersion to this one and refuses newer ones (exit 2).
+inline constexpr int kReportSchemaVersion = 2;
+
+/// Oldest report schema version the reader accepts (mapped to the current model).
+inline constexpr int kOldestReadableReportSchemaVersion = 1;
 
 /// Order statistics of a sample set [ms] (result/statistics.hpp computes them).
 struct Stats {
@@ -26,7 +30,7 @@ struct Stats {
   double iqr = 0;              ///< q3 − q1
 };
 
-/// GPU time of one kernel (or memcpy / memset) name within an op, per sample [ms].
+/// GPU time of one kernel (or memcpy / memset) name within a launch group, per sample [ms].
 struct KernelTiming {
   std::string name;                 ///< demangled kernel name, or "memcpy DtoD", "memset"
   std::string kind = "kernel";      ///< kernel | memcpy | memset
@@ -35,8 +39,8 @@ struct KernelTiming {
   std::vector<double> samples_ms;   ///< raw per-sample durations
 };
 
-/// GPU time of one named op of a variant (e.g. "gemm_cand") per sample [ms].
-struct OpTiming {
+/// GPU time of one named launch group of a step (e.g. "gemm_cand"; op::LaunchGroup) per sample [ms].
+struct LaunchGroupTiming {
   std::string name;
   std::string source = "cupti";     ///< cupti: the union of its activity records' intervals (overlapping kernels count once) | events: CUDA events
   Stats stats;
@@ -99,7 +103,7 @@ struct EndToEnd {
   std::optional<double> difference_rel;        ///< (measured − predicted) / predicted
 };
 
-/// The whole request measured as a pipeline of GPU ops with one ladder step of the op swapped in
+/// The whole request measured as a pipeline of GPU stages with one ladder step of the op swapped in
 /// (docs/method.md measured mode; written by measure/, never derived).
 struct PipelineTiming {
   std::string status = "ok";        ///< ok | failed
@@ -107,33 +111,33 @@ struct PipelineTiming {
   Stats request;                    ///< CUDA-event time of the whole request [ms]
   std::vector<double> request_samples_ms;
   SamplingInfo sampling;
-  std::vector<OpTiming> stages;     ///< request stages ("gather", "mlp_0", …) and the step's "<prefix>:<group>" ones
+  std::vector<LaunchGroupTiming> stages;     ///< request stages ("gather", "mlp_0", …) and the step's "<prefix>:<group>" ones
   std::vector<std::string> notes;   ///< e.g. "CUDA graph replay", "k_aligned reads its setup-time padded copy"
 };
 
-/// Hardware counters of one op: one CUPTI user range of the metrics pass (measure/metrics.hpp), run after
+/// Hardware counters of one launch group: one CUPTI user range of the metrics pass (measure/metrics.hpp), run after
 /// the timed samples. Values are in each metric's own unit: bytes [B], time [ns], percentages [%].
-struct OpCounters {
-  std::string name;                      ///< op name, as in OpTiming
+struct LaunchGroupCounters {
+  std::string name;                      ///< launch group name, as in LaunchGroupTiming
   std::map<std::string, double> values;  ///< metric name (e.g. "dram__bytes_read.sum") → value
   // Derived by analysis/counters.hpp:
   std::optional<double> dram_bytes;      ///< dram__bytes_read.sum + dram__bytes_write.sum [B]
-  std::optional<double> gbps;            ///< dram_bytes / the op's median time [GB/s]
-  std::optional<double> sm_clock_mhz;    ///< busiest SM's active cycles / the op's timed median [MHz]
+  std::optional<double> gbps;            ///< dram_bytes / the launch group's median time [GB/s]
+  std::optional<double> sm_clock_mhz;    ///< busiest SM's active cycles / the launch group's timed median [MHz]
 };
 
 /// Hardware counters of one ladder step (`run --metrics`; issue #11). measure/ fills status, note, passes,
-/// metrics, l2_flushed and ops; analysis/counters.hpp derives the rest.
+/// metrics, l2_flushed and launch_groups; analysis/counters.hpp derives the rest.
 struct Counters {
   std::string status = "ok";             ///< ok | unavailable (note says why; the run went on without them)
   std::string note;                      ///< why not collected, or what to know (e.g. ranges dropped)
-  int64_t passes = 0;                    ///< replay passes the metric set needed (each op re-run once per pass)
+  int64_t passes = 0;                    ///< replay passes the metric set needed (each launch group re-run once per pass)
   bool l2_flushed = false;               ///< L2 read-flushed before each pass (cold mode)
   std::vector<std::string> metrics;      ///< metric names collected
-  std::vector<OpCounters> ops;           ///< one per op, in op order
+  std::vector<LaunchGroupCounters> launch_groups;  ///< one per launch group, in launch order
   // Derived by analysis/counters.hpp:
-  std::optional<double> dram_bytes_read;   ///< sum over ops [B]
-  std::optional<double> dram_bytes_write;  ///< sum over ops [B]
+  std::optional<double> dram_bytes_read;   ///< sum over launch groups [B]
+  std::optional<double> dram_bytes_write;  ///< sum over launch groups [B]
   std::optional<double> dram_bytes;        ///< read + write [B]
   double dram_bytes_min = 0;               ///< minimum DRAM bytes of the op (its first work model) [B]
   std::optional<double> dram_bytes_ratio;  ///< dram_bytes / dram_bytes_min
@@ -142,12 +146,12 @@ struct Counters {
   std::optional<double> pct_of_gemm_ceiling;  ///< achieved_tflops / ceilings.gemm_tflops × 100 [%]
   std::optional<double> pct_of_hbm_ceiling;   ///< achieved_gbps / ceilings.hbm_gbps × 100 [%]
   std::string bound;                       ///< memory | compute | latency | "" (no DRAM counters)
-  std::optional<double> dram_throughput_pct;  ///< time-weighted over ops [%]
-  std::optional<double> sm_throughput_pct;    ///< time-weighted over ops [%]
-  std::optional<double> tensor_pipe_pct;      ///< time-weighted over ops [%]
-  std::optional<double> l2_hit_rate_pct;      ///< time-weighted over ops [%]
-  std::optional<double> occupancy_pct;        ///< achieved occupancy, time-weighted over ops [%]
-  std::optional<double> sm_clock_mhz;         ///< the ops' sm_clock_mhz, time-weighted [MHz]
+  std::optional<double> dram_throughput_pct;  ///< time-weighted over launch groups [%]
+  std::optional<double> sm_throughput_pct;    ///< time-weighted over launch groups [%]
+  std::optional<double> tensor_pipe_pct;      ///< time-weighted over launch groups [%]
+  std::optional<double> l2_hit_rate_pct;      ///< time-weighted over launch groups [%]
+  std::optional<double> occupancy_pct;        ///< achieved occupancy, time-weighted over launch groups [%]
+  std::optional<double> sm_clock_mhz;         ///< the launch groups' sm_clock_mhz, time-weighted [MHz]
   std::optional<double> pct_of_peak_at_clock; ///< achieved_tflops / the GPU's dense peak at sm_clock_mhz × 100 [%]
 };
 
@@ -165,7 +169,7 @@ struct VariantResult {
   std::vector<double> region_samples_ms;
   std::vector<double> sm_clock_mhz; ///< per kept sample
   SamplingInfo sampling;
-  std::vector<OpTiming> ops;
+  std::vector<LaunchGroupTiming> launch_groups;  ///< the step's launch groups, in launch order
   Correctness correctness;
   // Derived by analysis/ (never by measure/):
   double tflops = 0;                ///< flops / median
@@ -212,8 +216,8 @@ void to_json(nlohmann::json& j, const Stats& v);
 void from_json(const nlohmann::json& j, Stats& v);
 void to_json(nlohmann::json& j, const KernelTiming& v);
 void from_json(const nlohmann::json& j, KernelTiming& v);
-void to_json(nlohmann::json& j, const OpTiming& v);
-void from_json(const nlohmann::json& j, OpTiming& v);
+void to_json(nlohmann::json& j, const LaunchGroupTiming& v);
+void from_json(const nlohmann::json& j, LaunchGroupTiming& v);
 void to_json(nlohmann::json& j, const SamplingInfo& v);
 void from_json(const nlohmann::json& j, SamplingInfo& v);
 void to_json(nlohmann::json& j, const Correctness& v);
@@ -226,8 +230,8 @@ void to_json(nlohmann::json& j, const EndToEnd& v);
 void from_json(const nlohmann::json& j, EndToEnd& v);
 void to_json(nlohmann::json& j, const PipelineTiming& v);
 void from_json(const nlohmann::json& j, PipelineTiming& v);
-void to_json(nlohmann::json& j, const OpCounters& v);
-void from_json(const nlohmann::json& j, OpCounters& v);
+void to_json(nlohmann::json& j, const LaunchGroupCounters& v);
+void from_json(const nlohmann::json& j, LaunchGroupCounters& v);
 void to_json(nlohmann::json& j, const Counters& v);
 void from_json(const nlohmann::json& j, Counters& v);
 void to_json(nlohmann::json& j, const VariantResult& v);

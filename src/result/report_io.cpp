@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -79,7 +80,7 @@ std::string name_of(const nlohmann::json& item, const char* key) {
 constexpr double kMaxSampleMs = 1e9;
 
 /// Checks that every value of the timing array j[key] is a finite number > 0 (a duration; ≥ 0 when
-/// `zero_ok`: an op may launch nothing, e.g. the user GEMM at K_user = 0) and below kMaxSampleMs; records
+/// `zero_ok`: a launch group may launch nothing, e.g. the user GEMM at K_user = 0) and below kMaxSampleMs; records
 /// "pointer (entry): must be > 0, got x" for the bad ones. Missing or non-array keys are left to the typed reader.
 void check_samples(const nlohmann::json& j, const char* key, const std::string& ptr, const std::string& entry,
                    std::vector<std::string>& problems, size_t& bad, bool zero_ok = false) {
@@ -97,10 +98,12 @@ void check_samples(const nlohmann::json& j, const char* key, const std::string& 
 }
 
 /// The timing samples of a report must be durations: each variant's region_samples_ms finite and > 0,
-/// ops[].samples_ms and ops[].kernels[].samples_ms finite and ≥ 0 (an op that launched nothing measures 0;
-/// compare skips a 0 median), all < kMaxSampleMs. Throws InputError naming the file, each bad value's JSON
-/// pointer and its entry (case / variant / op / kernel), and the fix.
-void check_timing_samples(const nlohmann::json& j, const std::string& source) {
+/// <groups_key>[].samples_ms and <groups_key>[].kernels[].samples_ms finite and ≥ 0 (a launch group that
+/// launched nothing measures 0; compare skips a 0 median), all < kMaxSampleMs. `groups_key` is the key of a
+/// step's launch groups in the file's schema version ("launch_groups"; "ops" in version 1), so pointers name
+/// the file's own keys. Throws InputError naming the file, each bad value's JSON pointer and its entry
+/// (case / variant / launch group / kernel), and the fix.
+void check_timing_samples(const nlohmann::json& j, const std::string& source, const char* groups_key) {
   const auto cases = j.find("cases");
   if (cases == j.end() || !cases->is_array()) return;
   std::vector<std::string> problems;
@@ -115,19 +118,20 @@ void check_timing_samples(const nlohmann::json& j, const std::string& source) {
       const std::string vp = fmt::format("/cases/{}/variants/{}", c, v);
       const std::string entry = fmt::format("case '{}', variant '{}'", name_of(cj, "label"), name_of(vj, "name"));
       check_samples(vj, "region_samples_ms", vp, entry, problems, bad);
-      const auto ops = vj.find("ops");
-      if (ops == vj.end() || !ops->is_array()) continue;
-      for (size_t o = 0; o < ops->size(); ++o) {
-        if (!(*ops)[o].is_object()) continue;
-        const std::string op_entry = fmt::format("{}, op '{}'", entry, name_of((*ops)[o], "name"));
-        check_samples((*ops)[o], "samples_ms", fmt::format("{}/ops/{}", vp, o), op_entry, problems, bad,
-                      /*zero_ok=*/true);
-        const auto kernels = (*ops)[o].find("kernels");
-        if (kernels == (*ops)[o].end() || !kernels->is_array()) continue;
+      const auto groups = vj.find(groups_key);
+      if (groups == vj.end() || !groups->is_array()) continue;
+      for (size_t g = 0; g < groups->size(); ++g) {
+        const nlohmann::json& gj = (*groups)[g];
+        if (!gj.is_object()) continue;
+        const std::string group_entry = fmt::format("{}, launch group '{}'", entry, name_of(gj, "name"));
+        const std::string gp = fmt::format("{}/{}/{}", vp, groups_key, g);
+        check_samples(gj, "samples_ms", gp, group_entry, problems, bad, /*zero_ok=*/true);
+        const auto kernels = gj.find("kernels");
+        if (kernels == gj.end() || !kernels->is_array()) continue;
         for (size_t k = 0; k < kernels->size(); ++k)
           if ((*kernels)[k].is_object())
-            check_samples((*kernels)[k], "samples_ms", fmt::format("{}/ops/{}/kernels/{}", vp, o, k),
-                          fmt::format("{}, kernel '{}'", op_entry, name_of((*kernels)[k], "name")), problems, bad,
+            check_samples((*kernels)[k], "samples_ms", fmt::format("{}/kernels/{}", gp, k),
+                          fmt::format("{}, kernel '{}'", group_entry, name_of((*kernels)[k], "name")), problems, bad,
                           /*zero_ok=*/true);
       }
     }
@@ -139,6 +143,34 @@ void check_timing_samples(const nlohmann::json& j, const std::string& source) {
   msg += "\n  timing samples are durations in ms and must be finite and under 1e9 ms (> 0 for a step's region): the report is corrupt or from a "
          "broken measurement; re-run the benchmark to regenerate it";
   throw InputError(msg);
+}
+
+/// Renames `key` of object `j` to `to` (nothing when absent; replaces a `to` already there).
+void rename_key(nlohmann::json& j, const char* key, const char* to) {
+  if (!j.is_object()) return;
+  const auto it = j.find(key);
+  if (it == j.end()) return;
+  nlohmann::json v = std::move(*it);
+  j.erase(key);
+  j[to] = std::move(v);
+}
+
+/// A report of schema_version 1 in the current schema's keys: each step's `ops` and its counters' `ops` become
+/// `launch_groups`, and schema_version the current one. Entries of the wrong type are left for the typed reader.
+nlohmann::json upgrade_v1(nlohmann::json j) {
+  j["schema_version"] = kReportSchemaVersion;
+  const auto cases = j.find("cases");
+  if (cases == j.end() || !cases->is_array()) return j;
+  for (nlohmann::json& c : *cases) {
+    if (!c.is_object()) continue;
+    const auto variants = c.find("variants");
+    if (variants == c.end() || !variants->is_array()) continue;
+    for (nlohmann::json& v : *variants) {
+      rename_key(v, "ops", "launch_groups");
+      if (v.is_object() && v.contains("counters")) rename_key(v["counters"], "ops", "launch_groups");
+    }
+  }
+  return j;
 }
 
 /// Step and correctness statuses are the words gpubench writes (report.hpp); anything else means a
@@ -220,13 +252,21 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source + ": not a gpubench report (expected a JSON object)");
   const auto version = j.find("schema_version");
   if (version == j.end()) throw InputError(source + ": /schema_version missing; not a gpubench report");
+  const std::string readable = fmt::format("{} to {}", kOldestReadableReportSchemaVersion, kReportSchemaVersion);
   if (!version->is_number_integer()) {
     throw InputError(source + ": /schema_version is " + version->dump() + " (" + version->type_name() +
-                     "); a gpubench report has the integer " + std::to_string(kReportSchemaVersion));
+                     "); a gpubench report has an integer version (this gpubench reads " + readable + ")");
   }
-  if (version->get<int>() != kReportSchemaVersion) {
-    throw InputError(source + ": /schema_version is " + version->dump() + ", this gpubench reads " +
-                     std::to_string(kReportSchemaVersion) + "; re-run the benchmark with this version");
+  const int64_t v = version->get<int64_t>();
+  if (v > kReportSchemaVersion) {
+    throw InputError(fmt::format("{}: /schema_version is {}, newer than this gpubench reads ({}); use the gpubench "
+                                 "that wrote it, or update this one (rebuild from a newer checkout)",
+                                 source, v, readable));
+  }
+  if (v < kOldestReadableReportSchemaVersion) {
+    throw InputError(fmt::format("{}: /schema_version is {}, which no gpubench writes (this one reads {}); the "
+                                 "report is corrupt, re-run the benchmark to regenerate it",
+                                 source, v, readable));
   }
   if (!j.contains("cases")) {  // a config has a schema_version too
     throw InputError(source + ": not a gpubench report (no /cases" +
@@ -234,12 +274,19 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
                                                            source + " -o PREFIX`)")
                                              : std::string(")")));
   }
-  check_timing_samples(j, source);
+  const bool v1 = v == 1;
+  check_timing_samples(j, source, v1 ? "ops" : "launch_groups");  // pointers in the file's own keys
+  nlohmann::json upgraded;  // only for version 1: a version-2 report is read in place, not copied
+  if (v1) upgraded = upgrade_v1(j);
+  const nlohmann::json& current = v1 ? upgraded : j;
   Report r;
   try {
-    r = j.get<Report>();
+    r = current.get<Report>();
   } catch (const nlohmann::json::exception& e) {
-    const std::string where = locate_unreadable(j);
+    std::string where = locate_unreadable(current);
+    if (v1) {  // name the file's own key
+      for (size_t at; (at = where.find("/launch_groups")) != std::string::npos;) where.replace(at, 14, "/ops");
+    }
     throw InputError(source + ": malformed report: " + (where.empty() ? "" : where + ": ") + json_error_text(e) +
                      "; re-run the benchmark to regenerate it");
   }

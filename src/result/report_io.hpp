@@ -8,8 +8,11 @@
 
 namespace gpubench {
 
-/// Report from its JSON form. Throws InputError naming `source` when the JSON is not an object, a
-/// field has the wrong type, or schema_version differs from kReportSchemaVersion (exit 2).
+/// Report from its JSON form, of any schema_version from kOldestReadableReportSchemaVersion to
+/// kReportSchemaVersion: a version-1 report's keys (`ops`) are mapped onto the current model
+/// (`launch_groups`), and the Report's schema_version is then the current one. Throws InputError naming
+/// `source` when the JSON is not an object, a field has the wrong type, or schema_version is newer than
+/// kReportSchemaVersion (the message says to use a newer gpubench) or older than the oldest readable (exit 2).
 Report parse_report(const nlohmann::json& j, const std::string& source);
 
 /// The JSON of a report file, plain or gzip-compressed, not yet checked as a report (load_report does that).

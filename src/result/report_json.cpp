@@ -2,7 +2,8 @@
 // omitted when empty; doubles are JSON numbers (nlohmann writes the shortest text that reads back to the
 // same double, so to_json → dump → parse → from_json is exact). Readers take missing keys as the field's
 // default (older writers, hand-written test reports) but throw nlohmann::json::type_error on a wrong type;
-// result/report_io.hpp turns that into an InputError naming the file.
+// result/report_io.hpp turns that into an InputError naming the file. These are the keys of the current
+// schema_version; report_io.cpp maps an older version's keys onto them before reading.
 #include <nlohmann/json.hpp>
 
 #include "result/report.hpp"
@@ -72,12 +73,12 @@ void from_json(const json& j, KernelTiming& v) {
   read(j, "samples_ms", v.samples_ms);
 }
 
-void to_json(json& j, const OpTiming& v) {
+void to_json(json& j, const LaunchGroupTiming& v) {
   j = json{{"name", v.name}, {"source", v.source}, {"stats", v.stats},
            {"samples_ms", v.samples_ms}, {"kernels", v.kernels}};
 }
 
-void from_json(const json& j, OpTiming& v) {
+void from_json(const json& j, LaunchGroupTiming& v) {
   read(j, "name", v.name);
   read(j, "source", v.source);
   read(j, "stats", v.stats);
@@ -196,14 +197,14 @@ void from_json(const json& j, PipelineTiming& v) {
   read(j, "notes", v.notes);
 }
 
-void to_json(json& j, const OpCounters& v) {
+void to_json(json& j, const LaunchGroupCounters& v) {
   j = json{{"name", v.name}, {"values", v.values}};
   write_opt(j, "dram_bytes", v.dram_bytes);
   write_opt(j, "gbps", v.gbps);
   write_opt(j, "sm_clock_mhz", v.sm_clock_mhz);
 }
 
-void from_json(const json& j, OpCounters& v) {
+void from_json(const json& j, LaunchGroupCounters& v) {
   read(j, "name", v.name);
   read(j, "values", v.values);
   read(j, "dram_bytes", v.dram_bytes);
@@ -213,7 +214,7 @@ void from_json(const json& j, OpCounters& v) {
 
 void to_json(json& j, const Counters& v) {
   j = json{{"status", v.status}, {"note", v.note},   {"passes", v.passes}, {"l2_flushed", v.l2_flushed},
-           {"metrics", v.metrics}, {"ops", v.ops},   {"dram_bytes_min", v.dram_bytes_min}, {"bound", v.bound}};
+           {"metrics", v.metrics}, {"launch_groups", v.launch_groups}, {"dram_bytes_min", v.dram_bytes_min}, {"bound", v.bound}};
   write_opt(j, "dram_bytes_read", v.dram_bytes_read);
   write_opt(j, "dram_bytes_write", v.dram_bytes_write);
   write_opt(j, "dram_bytes", v.dram_bytes);
@@ -237,7 +238,7 @@ void from_json(const json& j, Counters& v) {
   read(j, "passes", v.passes);
   read(j, "l2_flushed", v.l2_flushed);
   read(j, "metrics", v.metrics);
-  read(j, "ops", v.ops);
+  read(j, "launch_groups", v.launch_groups);
   read(j, "dram_bytes_min", v.dram_bytes_min);
   read(j, "bound", v.bound);
   read(j, "dram_bytes_read", v.dram_bytes_read);
@@ -270,7 +271,7 @@ void to_json(json& j, const VariantResult& v) {
            {"region_samples_ms", v.region_samples_ms},
            {"sm_clock_mhz", v.sm_clock_mhz},
            {"sampling", v.sampling},
-           {"ops", v.ops},
+           {"launch_groups", v.launch_groups},
            {"correctness", v.correctness},
            {"tflops", v.tflops},
            {"gbps", v.gbps},
@@ -298,7 +299,7 @@ void from_json(const json& j, VariantResult& v) {
   read(j, "region_samples_ms", v.region_samples_ms);
   read(j, "sm_clock_mhz", v.sm_clock_mhz);
   read(j, "sampling", v.sampling);
-  read(j, "ops", v.ops);
+  read(j, "launch_groups", v.launch_groups);
   read(j, "correctness", v.correctness);
   read(j, "tflops", v.tflops);
   read(j, "gbps", v.gbps);

@@ -3,11 +3,11 @@
 
 namespace gpubench {
 
-TraceVariant& TraceRecorder::begin_variant(std::string variant, std::vector<std::string> ops) {
+TraceVariant& TraceRecorder::begin_variant(std::string variant, std::vector<std::string> launch_groups) {
   TraceVariant v;
   v.case_label = case_label_;
   v.variant = std::move(variant);
-  v.ops = std::move(ops);
+  v.launch_groups = std::move(launch_groups);
   variants_.push_back(std::move(v));
   return variants_.back();
 }

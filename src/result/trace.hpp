@@ -16,7 +16,7 @@ struct TraceActivity {
   uint64_t end_ns = 0;        ///< GPU timestamp [ns]
   uint32_t stream_id = 0;     ///< CUPTI stream id (one track each)
   int64_t sample = 0;         ///< sample index within the variant (0-based, before the clock guard)
-  int op = -1;                ///< index into TraceVariant::ops; -1 for harness work (flush, clock probe)
+  int launch_group = -1;      ///< index into TraceVariant::launch_groups; -1 for harness work (flush, clock probe)
   bool kept = true;           ///< false when the clock guard dropped this sample from the report
 };
 
@@ -24,7 +24,7 @@ struct TraceActivity {
 struct TraceVariant {
   std::string case_label;           ///< e.g. "B=1024 fixed(length=70)"
   std::string variant;              ///< ladder step name
-  std::vector<std::string> ops;     ///< op names in order
+  std::vector<std::string> launch_groups;  ///< launch group names in launch order
   std::vector<TraceActivity> records;
 };
 
@@ -40,7 +40,7 @@ class TraceRecorder {
   /// Case label given to the variants that follow.
   void set_case(std::string label) { case_label_ = std::move(label); }
   /// Starts a variant; the records that follow go to it.
-  TraceVariant& begin_variant(std::string variant, std::vector<std::string> ops);
+  TraceVariant& begin_variant(std::string variant, std::vector<std::string> launch_groups);
   const std::vector<TraceVariant>& variants() const { return variants_; }
   /// Device name for the process track ("GPU 0: NVIDIA H200").
   void set_device(std::string name) { device_ = std::move(name); }

@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A small valid report: one case, the given variants, each with 10 region samples around `ms` and
-// one op "gemm" with the same samples.
+// one launch group "gemm" with the same samples.
 Report tiny_report(const std::string& label = "B=1024 fixed(length=70)",
                    std::vector<std::string> variants = {"baseline", "decomposed", "k_aligned"}, double ms = 1.0) {
   Report r;
@@ -36,10 +36,10 @@ Report tiny_report(const std::string& label = "B=1024 fixed(length=70)",
     v.name = name;
     v.correctness.status = "pass";
     for (int i = 0; i < 10; ++i) v.region_samples_ms.push_back(ms * (1 + 0.001 * i));
-    OpTiming op;
-    op.name = "gemm";
-    op.samples_ms = v.region_samples_ms;
-    v.ops.push_back(op);
+    LaunchGroupTiming g;
+    g.name = "gemm";
+    g.samples_ms = v.region_samples_ms;
+    v.launch_groups.push_back(g);
     c.variants.push_back(v);
   }
   r.cases.push_back(c);
@@ -133,11 +133,11 @@ TEST_F(CompareInput, UnknownStatusIsACorruptReport) {
 
 TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   const std::string old_p = write("old.json", tiny_report());
-  nlohmann::json nan_op = tiny_report();
-  nan_op["cases"][0]["variants"][1]["ops"][0]["samples_ms"][3] = std::nan("");  // written as null
-  const std::string msg = message_of([&] { compare_paths(old_p, write("nan.json", nan_op), {}); });
-  EXPECT_NE(msg.find("/cases/0/variants/1/ops/0/samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
-                     "'decomposed', op 'gemm'): must be ≥ 0 and < 1e+09 ms, got null"),
+  nlohmann::json nan_group = tiny_report();
+  nan_group["cases"][0]["variants"][1]["launch_groups"][0]["samples_ms"][3] = std::nan("");  // written as null
+  const std::string msg = message_of([&] { compare_paths(old_p, write("nan.json", nan_group), {}); });
+  EXPECT_NE(msg.find("/cases/0/variants/1/launch_groups/0/samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
+                     "'decomposed', launch group 'gemm'): must be ≥ 0 and < 1e+09 ms, got null"),
             std::string::npos)
       << msg;
   nlohmann::json inf = tiny_report();
@@ -151,13 +151,13 @@ TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   EXPECT_NE(z.find("zero.json: /cases/0/variants/0/region_samples_ms/0"), std::string::npos) << z;
   EXPECT_NE(z.find("must be > 0 and < 1e+09 ms, got 0"), std::string::npos) << z;
   EXPECT_NE(z.find("and 5 more bad sample values"), std::string::npos) << z;
-  // ... while an op may measure 0 (it launched nothing, e.g. the user GEMM at K_user = 0): compared, with a note.
-  nlohmann::json zero_op = tiny_report();
-  for (auto& x : zero_op["cases"][0]["variants"][0]["ops"][0]["samples_ms"]) x = 0.0;
-  const CompareResult res = compare_paths(write("zero_op.json", zero_op), old_p, {});
+  // ... while a launch group may measure 0 (it launched nothing, e.g. the user GEMM at K_user = 0): compared, with a note.
+  nlohmann::json zero_group = tiny_report();
+  for (auto& x : zero_group["cases"][0]["variants"][0]["launch_groups"][0]["samples_ms"]) x = 0.0;
+  const CompareResult res = compare_paths(write("zero_group.json", zero_group), old_p, {});
   EXPECT_EQ(res.regressions(), 0);
   bool noted = false;
-  for (const auto& e : res.entries) noted |= e.op == "gemm" && e.note.find("median time is 0 ms") != std::string::npos;
+  for (const auto& e : res.entries) noted |= e.launch_group == "gemm" && e.note.find("median time is 0 ms") != std::string::npos;
   EXPECT_TRUE(noted);
   // A good report still loads.
   EXPECT_NO_THROW(load_report(old_p));
@@ -269,13 +269,13 @@ TEST_F(CompareInput, BadNumbersAndTypesAreBadInputWithoutLibraryTags) {
   // schema_version present but a string: say so, not "missing".
   const std::string str = write("str.json", {{"schema_version", "1"}, {"cases", nlohmann::json::array()}});
   msg = message_of([&] { load_report(str); });
-  EXPECT_NE(msg.find("/schema_version is \"1\" (string); a gpubench report has the integer 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("/schema_version is \"1\" (string); a gpubench report has an integer version (this gpubench reads 1 to 2)"), std::string::npos) << msg;
   // A field of the wrong type: the library's words, without its tag, and what to do.
   nlohmann::json bad = tiny_report();
-  bad["cases"][0]["variants"][0]["ops"] = "gemm";
+  bad["cases"][0]["variants"][0]["launch_groups"] = "gemm";
   const std::string typed = write("typed.json", bad);
   msg = message_of([&] { load_report(typed); });
-  EXPECT_NE(msg.find(typed + ": malformed report: /cases/0/variants/0/ops: type must be array, but is string; "
+  EXPECT_NE(msg.find(typed + ": malformed report: /cases/0/variants/0/launch_groups: type must be array, but is string; "
                             "re-run the benchmark"),
             std::string::npos)
       << msg;
@@ -333,21 +333,21 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
             std::string::npos)
       << msg;
   bad = tiny_report();
-  bad["cases"][0]["variants"][0]["ops"].push_back(bad["cases"][0]["variants"][0]["ops"][0]);
+  bad["cases"][0]["variants"][0]["launch_groups"].push_back(bad["cases"][0]["variants"][0]["launch_groups"][0]);
   const std::string dup_op = write("dup_op.json", bad);
   msg = message_of([&] { compare_paths(dup_op, old_p, {}); });
-  EXPECT_NE(msg.find("/cases/0/variants/0 ('baseline'): /ops/1 has the name 'gemm' of /ops/0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("/cases/0/variants/0 ('baseline'): /launch_groups/1 has the name 'gemm' of /launch_groups/0"), std::string::npos) << msg;
   // An empty -o is bad input, not a silent switch to stdout.
   if (compare({old_p, old_p, "-o", ""}) != -2) {
     EXPECT_EQ(compare({old_p, old_p, "-o", ""}), 2) << err_;
     EXPECT_NE(err_.find("-o / --output: empty file path"), std::string::npos) << err_;
   }
-  // An op without a name would be paired as the step's region row (two "(region)" rows, a wrong geometric mean).
+  // A launch group without a name would be paired as the step's region row (two "(region)" rows, a wrong geometric mean).
   bad = tiny_report();
-  bad["cases"][0]["variants"][2]["ops"][0]["name"] = "";
+  bad["cases"][0]["variants"][2]["launch_groups"][0]["name"] = "";
   const std::string no_op_name = write("no_op_name.json", bad);
   msg = message_of([&] { compare_paths(no_op_name, no_op_name, {}); });
-  EXPECT_NE(msg.find(no_op_name + ": /cases/0/variants/2 ('k_aligned'): /ops/0 has no name; the report is corrupt"),
+  EXPECT_NE(msg.find(no_op_name + ": /cases/0/variants/2 ('k_aligned'): /launch_groups/0 has no name; the report is corrupt"),
             std::string::npos)
       << msg;
   bad = tiny_report();
@@ -365,10 +365,10 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
             std::string::npos)
       << msg;
   bad = tiny_report();
-  bad["cases"][0]["variants"][1]["ops"][0]["kernels"] = {{{"name", "gemm_kernel"}, {"samples_ms", {0.5, -0.2}}}};
+  bad["cases"][0]["variants"][1]["launch_groups"][0]["kernels"] = {{{"name", "gemm_kernel"}, {"samples_ms", {0.5, -0.2}}}};
   const std::string kernel = write("kernel.json", bad);
   msg = message_of([&] { compare_paths(old_p, kernel, {}); });
-  EXPECT_NE(msg.find(kernel + ": /cases/0/variants/1/ops/0/kernels/0/samples_ms/1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(kernel + ": /cases/0/variants/1/launch_groups/0/kernels/0/samples_ms/1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("kernel 'gemm_kernel'): must be ≥ 0 and < 1e+09 ms, got -0.2"), std::string::npos) << msg;
   // The binary: exit 2, not a verdict.
   const int rc = compare({old_p, dup_step});
@@ -392,7 +392,7 @@ TEST(CompareStates, AnInterruptedRunIsAMismatchAndUncheckedResultsAreNoted) {
   const CompareResult r = compare_reports({{"old.json", c}}, {{"new.json", d}}, {});
   bool seen = false;
   for (const CompareEntry& e : r.entries) {
-    if (e.variant != "decomposed" || !e.op.empty()) continue;
+    if (e.variant != "decomposed" || !e.launch_group.empty()) continue;
     seen = true;
     EXPECT_EQ(e.verdict, Verdict::kSame);
     EXPECT_NE(e.note.find("correctness skipped in NEW (was pass): its results were not checked"), std::string::npos)

@@ -1,5 +1,5 @@
 // Issue 30: compare's options. --fail-on-unsure (exit 4) and a summary line that says what could not be
-// decided; --resamples bounded; --case / --step / --op / --regions-only filters; the wording of the
+// decided; --resamples bounded; --case / --step / --launch-group / --regions-only filters; the wording of the
 // confidence level, of --threshold 0 and of a non-finite --threshold.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -29,7 +29,7 @@ std::string message_of(const std::function<void()>& f) {
   return "(no InputError)";
 }
 
-// One case (label `label`) with steps baseline and fused, each with ops gemm and topk; `n` samples of
+// One case (label `label`) with steps baseline and fused, each with launch groups gemm and topk; `n` samples of
 // ~1 ms (relative noise `rel`, seeded) per row.
 Report report(int n, double rel = 0.01, uint64_t seed = 1, const std::string& label = "B=1024 fixed(length=70)") {
   Report r;
@@ -45,10 +45,10 @@ Report report(int n, double rel = 0.01, uint64_t seed = 1, const std::string& la
     v.correctness.status = "pass";
     v.region_samples_ms = testing::noisy(1.0, rel, n, ++seed);
     for (const char* op : {"gemm", "topk"}) {
-      OpTiming t;
+      LaunchGroupTiming t;
       t.name = op;
       t.samples_ms = testing::noisy(0.5, rel, n, ++seed);
-      v.ops.push_back(t);
+      v.launch_groups.push_back(t);
     }
     c.variants.push_back(v);
   }
@@ -102,7 +102,7 @@ TEST(CompareResamples, AboveTheBoundIsBadInput) {
   EXPECT_EQ(message_of([&] { run(report(10), report(10), o); }), "(no InputError)");
 }
 
-TEST(CompareFilters, StepCaseOpAndRegionsOnlyKeepTheNamedRows) {
+TEST(CompareFilters, StepCaseLaunchGroupAndRegionsOnlyKeepTheNamedRows) {
   const Report a = report(10), b = report(10, 0.01, 5);
   CompareOptions o;
   o.steps = {"fused"};
@@ -113,23 +113,23 @@ TEST(CompareFilters, StepCaseOpAndRegionsOnlyKeepTheNamedRows) {
   o.regions_only = true;
   r = run(a, b, o);
   ASSERT_EQ(r.entries.size(), 2u);
-  for (const auto& e : r.entries) EXPECT_EQ(e.op, "");
+  for (const auto& e : r.entries) EXPECT_EQ(e.launch_group, "");
   o = {};
-  o.ops = {"topk,gemm"};  // a comma list
+  o.launch_groups = {"topk,gemm"};  // a comma list
   r = run(a, b, o);
   ASSERT_EQ(r.entries.size(), 4u);
-  for (const auto& e : r.entries) EXPECT_NE(e.op, "");
-  o.ops = {"topk"};
+  for (const auto& e : r.entries) EXPECT_NE(e.launch_group, "");
+  o.launch_groups = {"topk"};
   o.steps = {"baseline"};
   r = run(a, b, o);
   ASSERT_EQ(r.entries.size(), 1u);
-  EXPECT_EQ(r.entries[0].op, "topk");
+  EXPECT_EQ(r.entries[0].launch_group, "topk");
   // A case label holding commas is taken whole; a list of labels is split.
   const std::string label = "B=64 lognormal(mean=70,sigma=0.5)";
   o = {};
   o.cases = {label};
   EXPECT_EQ(run(report(10, 0.01, 1, label), report(10, 0.01, 2, label), o).entries.size(), 6u);
-  // Unknown names: exit 2 listing the known ones; --op with --regions-only is a contradiction.
+  // Unknown names: exit 2 listing the known ones; --launch-group with --regions-only is a contradiction.
   o = {};
   o.steps = {"fusd"};
   std::string msg = message_of([&] { run(a, b, o); });
@@ -140,9 +140,9 @@ TEST(CompareFilters, StepCaseOpAndRegionsOnlyKeepTheNamedRows) {
   EXPECT_NE(msg.find("--case: unknown case 'B=2048 fixed(length=70)'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("known: B=1024 fixed(length=70)"), std::string::npos) << msg;
   o = {};
-  o.ops = {"gemm"};
+  o.launch_groups = {"gemm"};
   o.regions_only = true;
-  EXPECT_NE(message_of([&] { run(a, b, o); }).find("--op and --regions-only exclude each other"), std::string::npos);
+  EXPECT_NE(message_of([&] { run(a, b, o); }).find("--launch-group and --regions-only exclude each other"), std::string::npos);
 }
 
 TEST(CompareWording, ConfidenceThresholdZeroAndNonFiniteThreshold) {
@@ -206,8 +206,15 @@ TEST_F(CompareOptionsCli, ExitCodesOfUnsureResamplesFiltersAndThreshold) {
   EXPECT_EQ(compare({"--step", "nope"}), 2) << out_;
   EXPECT_NE(err_.find("known: baseline, fused"), std::string::npos) << err_;
   // Repeatable, one value each: OLD and NEW stay positional after them.
+  EXPECT_EQ(compare({"--step", "fused", "--launch-group", "gemm"}), 0) << err_;
+  EXPECT_NE(out_.find("in 1 entries"), std::string::npos) << out_;
+  EXPECT_EQ(err_.find("deprecated"), std::string::npos) << err_;
+  // --op, the old name of --launch-group, still filters the same rows, with a note on stderr.
   EXPECT_EQ(compare({"--step", "fused", "--op", "gemm"}), 0) << err_;
   EXPECT_NE(out_.find("in 1 entries"), std::string::npos) << out_;
+  EXPECT_NE(err_.find("--op is deprecated, use --launch-group"), std::string::npos) << err_;
+  EXPECT_EQ(compare({"--op", "gemmm"}), 2) << out_;
+  EXPECT_NE(err_.find("--launch-group: unknown launch group 'gemmm' (did you mean 'gemm'?)"), std::string::npos) << err_;
   EXPECT_EQ(compare({"--threshold", "inf"}), 2) << out_;
   EXPECT_NE(err_.find("--threshold: 'inf' is not a finite number"), std::string::npos) << err_;
   EXPECT_EQ(err_.find("inf%"), std::string::npos) << err_;

@@ -37,8 +37,8 @@ struct Spec {
   bool extra_variant = false;  // adds "fused" to the ladder
 };
 
-// A report with one case and the variants baseline (2.0 ms: ops broadcast 0.7 + gemm 1.3) and
-// decomposed (1.2 ms: op gemm_user 0.2 + gemm_cand 1.0); `status` / `correctness` apply to decomposed.
+// A report with one case and the variants baseline (2.0 ms: launch groups broadcast 0.7 + gemm 1.3) and
+// decomposed (1.2 ms: launch groups gemm_user 0.2 + gemm_cand 1.0); `status` / `correctness` apply to decomposed.
 Report make_report(const Spec& s) {
   Report r;
   r.config_hash = s.hash;
@@ -48,16 +48,16 @@ Report make_report(const Spec& s) {
   c.label = "B=1024 fixed(length=70)";
   c.batch = 1024;
   uint64_t seed = s.seed * 1000;
-  auto variant = [&](const std::string& name, std::vector<std::pair<std::string, double>> ops) {
+  auto variant = [&](const std::string& name, std::vector<std::pair<std::string, double>> groups) {
     VariantResult v;
     v.name = name;
     v.correctness.status = "pass";
     double total = 0;
-    for (auto& [op, ms] : ops) {
-      OpTiming t;
-      t.name = op;
+    for (auto& [group, ms] : groups) {
+      LaunchGroupTiming t;
+      t.name = group;
       t.samples_ms = noisy(ms * s.scale, s.rel, s.n, ++seed);
-      v.ops.push_back(t);
+      v.launch_groups.push_back(t);
       total += ms;
     }
     v.region_samples_ms = noisy(total * s.scale, s.rel, s.n, ++seed);
@@ -74,7 +74,7 @@ Report make_report(const Spec& s) {
   if (s.status == "failed") {
     d.error = "CUDA error: illegal address";
     d.region_samples_ms.clear();
-    d.ops.clear();
+    d.launch_groups.clear();
   }
   c.variants.push_back(d);
   if (s.extra_variant) c.variants.push_back(variant("fused", {{"gemm_fused", 0.6}}));
@@ -82,10 +82,10 @@ Report make_report(const Spec& s) {
   return r;
 }
 
-const CompareEntry& entry(const CompareResult& r, const std::string& variant, const std::string& op = "") {
+const CompareEntry& entry(const CompareResult& r, const std::string& variant, const std::string& group = "") {
   for (const auto& e : r.entries)
-    if (e.variant == variant && e.op == op) return e;
-  throw std::runtime_error("no entry " + variant + "/" + op);
+    if (e.variant == variant && e.launch_group == group) return e;
+  throw std::runtime_error("no entry " + variant + "/" + group);
 }
 
 CompareResult run(const Spec& a, const Spec& b, CompareOptions o = {}) {
@@ -123,9 +123,9 @@ TEST(Compare, IdenticalNoisyRunsAreSameEveryTime) {
     a.seed = seed;
     b.seed = seed + 100;
     const CompareResult r = run(a, b);
-    ASSERT_EQ(r.entries.size(), 6u);  // 2 regions + 4 ops
+    ASSERT_EQ(r.entries.size(), 6u);  // 2 regions + 4 launch groups
     for (const auto& e : r.entries) {
-      EXPECT_EQ(e.verdict, Verdict::kSame) << "seed " << seed << " " << e.variant << "/" << e.op << " "
+      EXPECT_EQ(e.verdict, Verdict::kSame) << "seed " << seed << " " << e.variant << "/" << e.launch_group << " "
                                            << e.ci->low << ".." << e.ci->high;
     }
     EXPECT_EQ(r.exit_code(), 0);
@@ -323,9 +323,9 @@ TEST(Compare, HotVersusColdRunIsAMismatch) {
   }
 }
 
-TEST(Compare, OpsTimedByDifferentTimersAreNotCompared) {
+TEST(Compare, LaunchGroupsTimedByDifferentTimersAreNotCompared) {
   Report a = make_report({}), b = make_report([] { Spec s; s.scale = 1.5; return s; }());
-  for (auto& op : b.cases[0].variants[0].ops) op.source = "events";
+  for (auto& g : b.cases[0].variants[0].launch_groups) g.source = "events";
   const CompareResult r = compare_reports({{"old.json", a}}, {{"new.json", b}}, {});
   EXPECT_EQ(entry(r, "baseline", "gemm").verdict, Verdict::kUnsure);
   EXPECT_NE(entry(r, "baseline", "gemm").note.find("cupti in OLD but events in NEW"), std::string::npos);
@@ -342,7 +342,7 @@ TEST(CompareRender, MarkdownSummaryFirstThenTableThenGeomean) {
   const std::string md = render_compare_markdown(r);
   EXPECT_EQ(md.rfind("**gpubench compare: REGRESSION: 6 of 6 entries regressed (6 slower, 0 failed)", 0), 0u)
       << md;
-  const auto table = md.find("| case | variant | op |");
+  const auto table = md.find("| case | variant | launch group |");
   const auto geo = md.find("Geometric mean of region ratios");
   ASSERT_NE(table, std::string::npos);
   ASSERT_NE(geo, std::string::npos);
@@ -356,6 +356,11 @@ TEST(CompareRender, MarkdownSummaryFirstThenTableThenGeomean) {
   EXPECT_EQ(j["summary"]["slower"], 6);
   EXPECT_EQ(j["entries"].size(), 6u);
   EXPECT_EQ(j["entries"][0]["verdict"], "SLOWER");
+  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["entries"][0]["launch_group"], "");  // the region row
+  EXPECT_EQ(j["entries"][1]["launch_group"], "broadcast");
+  EXPECT_FALSE(j["entries"][1].contains("op"));
+  EXPECT_TRUE(j["options"].contains("launch_groups"));
   EXPECT_THROW(render_compare(r, "csv"), InputError);
   // The OK summary for a clean run.
   EXPECT_EQ(compare_summary_line(run(a, a)).rfind("gpubench compare: OK: no regression in 6 entries", 0), 0u);
@@ -375,14 +380,16 @@ TEST_F(CompareFiles, CorruptJsonNamesTheFile) {
 
 TEST_F(CompareFiles, UnknownSchemaVersionIsBadInput) {
   nlohmann::json j = make_report({});
-  j["schema_version"] = 2;
-  const std::string v2 = write_text("v2.json", j.dump());
+  j["schema_version"] = 3;
+  const std::string v3 = write_text("v3.json", j.dump());
   const std::string good = write("good.json", make_report({}));
   try {
-    compare_paths(good, v2, {});
+    compare_paths(good, v3, {});
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("v2.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(v3 + ": /schema_version is 3, newer than this gpubench reads (1 to 2)"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -199,26 +199,26 @@ TEST(CounterAnalysis, BoundClassificationAndRatio) {
   EXPECT_THROW(dram_bytes_ratio(-1, 1), InputError);
 }
 
-/// A decomposed-like step: two ops with known counters and times.
+/// A decomposed-like step: two launch groups with known counters and times.
 VariantResult step_with_counters() {
   VariantResult v;
   v.name = "decomposed";
   v.work.flops = 200e9;
   v.region.median = 1.0;  // [ms]
-  v.ops.resize(2);
-  v.ops[0].name = "gemm_user";
-  v.ops[0].stats.median = 0.25;
-  v.ops[1].name = "gemm_cand";
-  v.ops[1].stats.median = 0.75;
+  v.launch_groups.resize(2);
+  v.launch_groups[0].name = "gemm_user";
+  v.launch_groups[0].stats.median = 0.25;
+  v.launch_groups[1].name = "gemm_cand";
+  v.launch_groups[1].stats.median = 0.75;
   Counters k;
   k.passes = 2;
   k.metrics = resolve_metrics({"all"});
-  k.ops.resize(2);
-  k.ops[0].name = "gemm_user";
-  k.ops[0].values = {{metric::kDramBytesRead, 0.2e9}, {metric::kDramBytesWrite, 0.3e9}, {metric::kTensorPipePct, 20.0},
+  k.launch_groups.resize(2);
+  k.launch_groups[0].name = "gemm_user";
+  k.launch_groups[0].values = {{metric::kDramBytesRead, 0.2e9}, {metric::kDramBytesWrite, 0.3e9}, {metric::kTensorPipePct, 20.0},
                      {metric::kSmActiveCyclesMax, 0.25e-3 * 1.98e9}};  // busy 0.25 ms at 1980 MHz
-  k.ops[1].name = "gemm_cand";
-  k.ops[1].values = {{metric::kDramBytesRead, 0.8e9}, {metric::kDramBytesWrite, 0.7e9}, {metric::kTensorPipePct, 40.0},
+  k.launch_groups[1].name = "gemm_cand";
+  k.launch_groups[1].values = {{metric::kDramBytesRead, 0.8e9}, {metric::kDramBytesWrite, 0.7e9}, {metric::kTensorPipePct, 40.0},
                      {metric::kSmActiveCyclesMax, 0.75e-3 * 1.5e9}};  // busy 0.75 ms at 1500 MHz
   v.counters = k;
   return v;
@@ -239,17 +239,17 @@ TEST(CounterAnalysis, MeasuredVsMinimumBytesRatesAndBound) {
   EXPECT_DOUBLE_EQ(*k.pct_of_hbm_ceiling, 50.0);
   EXPECT_EQ(k.bound, "latency");                     // neither ≥ 60%
   EXPECT_DOUBLE_EQ(*k.tensor_pipe_pct, 35.0);        // (0.25·20 + 0.75·40) / 1.0
-  EXPECT_NEAR(*k.ops[0].sm_clock_mhz, 1980.0, 1e-9);  // active cycles / timed median
-  EXPECT_NEAR(*k.ops[1].sm_clock_mhz, 1500.0, 1e-9);
+  EXPECT_NEAR(*k.launch_groups[0].sm_clock_mhz, 1980.0, 1e-9);  // active cycles / timed median
+  EXPECT_NEAR(*k.launch_groups[1].sm_clock_mhz, 1500.0, 1e-9);
   EXPECT_NEAR(*k.sm_clock_mhz, 1620.0, 1e-9);         // (0.25·1980 + 0.75·1500) / 1.0
-  EXPECT_DOUBLE_EQ(*k.ops[0].dram_bytes, 0.5e9);
-  EXPECT_DOUBLE_EQ(*k.ops[0].gbps, 2000.0);          // 0.5 GB in 0.25 ms
+  EXPECT_DOUBLE_EQ(*k.launch_groups[0].dram_bytes, 0.5e9);
+  EXPECT_DOUBLE_EQ(*k.launch_groups[0].gbps, 2000.0);          // 0.5 GB in 0.25 ms
   EXPECT_FALSE(k.l2_hit_rate_pct.has_value());       // not collected → left empty
   analyze_counters(v, 1.0e9, Ceilings{800, 3000, "test"});
   EXPECT_EQ(v.counters->bound, "memory");            // 2000 / 3000 = 66.7%
 }
 
-TEST(CounterAnalysis, PeakAtTheClockTheOpsRanAt) {
+TEST(CounterAnalysis, PeakAtTheClockTheLaunchGroupsRanAt) {
   // sm_90 dense peaks per SM and cycle reproduce the H100 SXM datasheet over 132 SMs (work.hpp).
   EXPECT_EQ(peak_flop_per_sm_cycle(Precision::kFp16, false), 4096);
   EXPECT_EQ(peak_flop_per_sm_cycle(Precision::kBf16, false), 4096);
@@ -278,15 +278,15 @@ TEST(CounterAnalysis, PeakAtTheClockTheOpsRanAt) {
   EXPECT_NEAR(*r.cases[0].variants[0].counters->pct_of_peak_at_clock, 22.83, 0.01);
 }
 
-TEST(CounterAnalysis, SmClockNeedsTheOpsTimedMedian) {
+TEST(CounterAnalysis, SmClockNeedsTheLaunchGroupsTimedMedian) {
   VariantResult v = step_with_counters();
-  v.ops[1].name = "another_op";  // gemm_cand has counters but no timing: no clock (its range time holds idle time)
+  v.launch_groups[1].name = "another_group";  // gemm_cand has counters but no timing: no clock (its range time holds idle time)
   analyze_counters(v, 1.0e9, Ceilings{800, 4000, "test"});
   const Counters& k = *v.counters;
-  EXPECT_NEAR(*k.ops[0].sm_clock_mhz, 1980.0, 1e-9);
-  EXPECT_FALSE(k.ops[1].sm_clock_mhz.has_value());
-  EXPECT_NEAR(*k.sm_clock_mhz, 1980.0, 1e-9);  // only the timed op weighs in
-  v.counters->ops[0].values.erase(metric::kSmActiveCyclesMax);
+  EXPECT_NEAR(*k.launch_groups[0].sm_clock_mhz, 1980.0, 1e-9);
+  EXPECT_FALSE(k.launch_groups[1].sm_clock_mhz.has_value());
+  EXPECT_NEAR(*k.sm_clock_mhz, 1980.0, 1e-9);  // only the timed launch group weighs in
+  v.counters->launch_groups[0].values.erase(metric::kSmActiveCyclesMax);
   analyze_counters(v, 1.0e9, Ceilings{800, 4000, "test"});
   EXPECT_FALSE(v.counters->sm_clock_mhz.has_value());  // not collected: left empty, never 0
 }
@@ -314,7 +314,7 @@ TEST(CounterReport, JsonRoundTripAndOldReports) {
   const VariantResult back = nlohmann::json::parse(j.dump()).get<VariantResult>();
   ASSERT_TRUE(back.counters.has_value());
   EXPECT_EQ(nlohmann::json(back), j);
-  EXPECT_EQ(back.counters->ops[1].values.at(metric::kDramBytesRead), 0.8e9);
+  EXPECT_EQ(back.counters->launch_groups[1].values.at(metric::kDramBytesRead), 0.8e9);
   EXPECT_EQ(back.counters->bound, "latency");
   EXPECT_TRUE(back.counters->l2_flushed);
   nlohmann::json old = j;  // a report written before issue #11
@@ -344,6 +344,7 @@ TEST(CounterReport, MarkdownTerminalAndCsvShowMeasuredVsMinimum) {
                     "latency (25% of GEMM, 50% of HBM) | 35.0% | 1620 |"),
             std::string::npos)
       << md;
+  EXPECT_NE(md.find("| step | launch group | DRAM read GB |"), std::string::npos) << md;
   EXPECT_NE(md.find("| | gemm_cand | 0.800 | 0.700 | 1.500 | | | | 2000 | | 40.0% | 1500 |"), std::string::npos) << md;
   EXPECT_NE(md.find("- fused: counters not collected: no permission"), std::string::npos) << md;
   EXPECT_NE(md.find("- decomposed: 200.0 TFLOP/s, 22.8% of the GPU's dense peak at the 1620 MHz it ran at"),
@@ -352,12 +353,14 @@ TEST(CounterReport, MarkdownTerminalAndCsvShowMeasuredVsMinimum) {
   const std::string term = render_terminal(r, false);
   EXPECT_NE(term.find("2.000 / 1.000"), std::string::npos) << term;
   EXPECT_NE(term.find("SM clock MHz"), std::string::npos) << term;
+  EXPECT_NE(term.find("launch group"), std::string::npos) << term;
   EXPECT_NE(term.find("1620"), std::string::npos) << term;
   EXPECT_NE(term.find("22.8%"), std::string::npos) << term;
   EXPECT_NE(term.find("not collected: no permission"), std::string::npos) << term;
   const std::string csv = render_csv(r);
   EXPECT_NE(csv.find(",2000000000,1000000000,2,2000,latency,35,"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("op_tensor_pipe_pct,counters_sm_clock_mhz,op_sm_clock_mhz,pct_of_peak_at_clock,error"),
+  EXPECT_NE(csv.find("launch_group_tensor_pipe_pct,counters_sm_clock_mhz,launch_group_sm_clock_mhz,pct_of_peak_at_clock,"
+                     "error"),
             std::string::npos)
       << csv;
   EXPECT_NE(csv.find(",1500000000,2000,40,1620,1500,22.8"), std::string::npos) << csv;  // gemm_cand's row

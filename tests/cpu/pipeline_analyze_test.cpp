@@ -14,8 +14,8 @@ using namespace gpubench;
 
 namespace {
 
-OpTiming stage(const std::string& name, double median_ms) {
-  OpTiming t;
+LaunchGroupTiming stage(const std::string& name, double median_ms) {
+  LaunchGroupTiming t;
   t.name = name;
   t.stats.count = 10;
   t.stats.median = median_ms;
@@ -23,7 +23,7 @@ OpTiming stage(const std::string& name, double median_ms) {
 }
 
 VariantResult step(const std::string& name, const std::string& model, double op_ms, std::optional<double> request_ms,
-                   std::vector<OpTiming> stages = {}) {
+                   std::vector<LaunchGroupTiming> stages = {}) {
   VariantResult v;
   v.name = name;
   v.work_model = model;

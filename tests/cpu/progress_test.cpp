@@ -109,11 +109,11 @@ TEST(Progress, PlainModeWritesNoEscapesAndQuietWritesNothing) {
   EXPECT_EQ(quiet, "");
 }
 
-TEST(Progress, VerboseBreakdownListsOpsWithShareAndKernels) {
+TEST(Progress, VerboseBreakdownListsLaunchGroupsWithShareAndKernels) {
   VariantResult v;
   v.name = "decomposed";
   v.region.median = 1.0;
-  OpTiming a;
+  LaunchGroupTiming a;
   a.name = "gemm_user";
   a.stats.median = 0.25;
   KernelTiming k;
@@ -121,11 +121,11 @@ TEST(Progress, VerboseBreakdownListsOpsWithShareAndKernels) {
   k.stats.median = 0.25;
   k.launches_per_sample = 1;
   a.kernels.push_back(k);
-  OpTiming b;
+  LaunchGroupTiming b;
   b.name = "gemm_cand";
   b.stats.median = 0.7;
-  v.ops = {a, b};
-  const std::string text = op_breakdown(v);
+  v.launch_groups = {a, b};
+  const std::string text = launch_group_breakdown(v);
   EXPECT_NE(text.find("gemm_user     0.2500 ms   25.0%  (cupti)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("gemm_cand     0.7000 ms   70.0%  (cupti)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("0.2500 ms  x1  kernel sm90_xmma_gemm\n"), std::string::npos) << text;
@@ -133,7 +133,7 @@ TEST(Progress, VerboseBreakdownListsOpsWithShareAndKernels) {
     ProgressPrinter pr(f, false, /*verbose=*/true, false, false);
     pr.variant_done(v);
   });
-  EXPECT_EQ(out, "gpubench: decomposed: region median 1.000 ms; per op:\n" + text);
+  EXPECT_EQ(out, "gpubench: decomposed: region median 1.000 ms; per launch group:\n" + text);
 }
 
 }  // namespace

@@ -25,8 +25,8 @@ namespace {
 
 Stats stats_of(std::vector<double> x) { return compute_stats(x); }
 
-/// A report with every field and optional set: 1 case, baseline (2 ops, one with kernels),
-/// decomposed (1 op), fused FAILED (no ops). Analyzed with given end-to-end.
+/// A report with every field and optional set: 1 case, baseline (2 launch groups, one with kernels),
+/// decomposed (1 launch group), fused FAILED (none). Analyzed with given end-to-end.
 Report full_report() {
   Report r;
   r.tool_version = "0.1.0";
@@ -55,11 +55,11 @@ Report full_report() {
   base.region = stats_of({3.98, 4.0, 4.02});
   base.sm_clock_mhz = {1980, 1975};
   base.sampling = {3, 12, 1, "criteria met", {"rel_stdev 0.8% > 0.5%"}, 0.51, 1.2, 1977.5, 1980, 4, 2};
-  OpTiming copy{"broadcast", "cupti", stats_of({1.4}), {1.4}, {}};
+  LaunchGroupTiming copy{"broadcast", "cupti", stats_of({1.4}), {1.4}, {}};
   KernelTiming k{"broadcast_kernel<__half>", "kernel", 1, stats_of({1.4}), {1.4}};
   copy.kernels = {k, KernelTiming{"memcpy DtoD", "memcpy", 2, stats_of({0.1}), {0.1}}};
-  OpTiming gemm{"bmm", "cupti", stats_of({2.6}), {2.6}, {}};
-  base.ops = {copy, gemm};
+  LaunchGroupTiming gemm{"bmm", "cupti", stats_of({2.6}), {2.6}, {}};
+  base.launch_groups = {copy, gemm};
   base.correctness = {"pass", "fp32-gpu", 2e-3, 3.1e-4, 0.01, 0.0, 0, {1, 2}, ""};
 
   VariantResult dec;
@@ -67,7 +67,7 @@ Report full_report() {
   dec.work_model = "decomposed";
   dec.region = stats_of({1.98, 2.0, 2.02});
   dec.region.rel_stdev = 0.005;
-  dec.ops = {OpTiming{"gemm_user", "events", stats_of({0.1}), {0.1}, {}}};
+  dec.launch_groups = {LaunchGroupTiming{"gemm_user", "events", stats_of({0.1}), {0.1}, {}}};
   dec.correctness = {"pass", "fp32-gpu", 2e-3, 3.1e-4, 0.01, 1e-6, 0, {1}, ""};
 
   VariantResult fused;
@@ -104,7 +104,7 @@ TEST(ReportJson, FullRoundTripIsExact) {
   const Report back = parse_report(nlohmann::json::parse(text), "test");
   EXPECT_EQ(nlohmann::json(back).dump(), text);
   EXPECT_EQ(back.cases[0].variants[0].region_samples_ms[3], 0.1 + 0.2);
-  EXPECT_EQ(back.cases[0].variants[0].ops[0].kernels[1].kind, "memcpy");
+  EXPECT_EQ(back.cases[0].variants[0].launch_groups[0].kernels[1].kind, "memcpy");
   EXPECT_EQ(*back.cases[0].variants[1].speedup_vs_prev, *r.cases[0].variants[1].speedup_vs_prev);
   EXPECT_EQ(back.git_sha, "abc123def456");
   EXPECT_TRUE(back.interrupted);
@@ -122,11 +122,23 @@ TEST(ReportJson, EmptyOptionalsAreOmitted) {
   EXPECT_TRUE(nlohmann::json(r.cases[0].variants[1])["correctness"].contains("rel_error_vs_baseline"));
 }
 
-TEST(ReportJson, RejectsOtherSchemaVersionsAndWrongTypes) {
+TEST(ReportJson, RejectsNewerSchemaVersionsAndWrongTypes) {
   nlohmann::json j = full_report();
-  j["schema_version"] = 2;
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_TRUE(j["cases"][0]["variants"][0].contains("launch_groups"));
+  EXPECT_FALSE(j["cases"][0]["variants"][0].contains("ops"));
+  j["schema_version"] = 3;  // a later gpubench's report: refused, naming the file and the fix
+  std::string msg;
+  try {
+    (void)parse_report(j, "x.json");
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  EXPECT_EQ(msg, "x.json: /schema_version is 3, newer than this gpubench reads (1 to 2); use the gpubench that wrote "
+                 "it, or update this one (rebuild from a newer checkout)");
+  j["schema_version"] = 0;
   EXPECT_THROW(parse_report(j, "x.json"), InputError);
-  j["schema_version"] = 1;
+  j["schema_version"] = 2;
   j["cases"][0]["batch"] = "many";
   EXPECT_THROW(parse_report(j, "x.json"), InputError);
 }
@@ -154,17 +166,18 @@ TEST(ReportMarkdown, LadderRowAndFailure) {
   EXPECT_NE(md.find("| decomposed | given | 20.00 | 80.00 | 1.25x | 20.0% |"), std::string::npos) << md;
 }
 
-TEST(ReportCsv, HeaderAndOneRowPerOp) {
+TEST(ReportCsv, HeaderAndOneRowPerLaunchGroup) {
   const std::string csv = render_csv(full_report());
   std::istringstream in(csv);
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header.rfind("case,batch,requests,variant,status,acceptance,op,", 0), 0u);
+  EXPECT_EQ(header.rfind("case,batch,requests,variant,status,acceptance,launch_group,launch_group_source,", 0), 0u);
+  EXPECT_EQ(header.find(",op"), std::string::npos) << header;
   EXPECT_EQ(header.substr(header.size() - 6), ",error");
   int rows = 0;
   std::string line;
   while (std::getline(in, line)) ++rows;
-  EXPECT_EQ(rows, 2 + 1 + 1);  // baseline 2 ops, decomposed 1 op, fused none → one row
+  EXPECT_EQ(rows, 2 + 1 + 1);  // baseline 2 launch groups, decomposed 1, fused none → one row
   EXPECT_NE(csv.find("\nB=1024 fixed(length=70),1024,15,decomposed,ok,ACCEPT,gemm_user,events,"),
             std::string::npos)
       << csv;

@@ -74,7 +74,7 @@ TEST(StoppingCriterion, TimeoutEndsSampling) {
   EXPECT_FALSE(c.unmet().empty());
 }
 
-TEST(ExternalId, RoundTripsSerialSampleAndOp) {
+TEST(ExternalId, RoundTripsSerialSampleAndLaunchGroup) {
   const uint64_t id = encode_external_id(7, 123456, 3);
   uint64_t serial;
   int64_t sample;

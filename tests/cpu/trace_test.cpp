@@ -22,15 +22,15 @@ constexpr uint32_t kStream = 7;
 const char* kFlush = "gpubench::measure::(anonymous namespace)::gpubench_harness_l2_flush(uint4*, long, unsigned int)";
 const char* kProbe = "gpubench::measure::(anonymous namespace)::gpubench_harness_clock_probe(float*, long, long)";
 
-/// Two samples of a two-op variant: flush, op0 = {k_a, k_b}, op1 = {memset}, probe; times in µs after `t`.
+/// Two samples of a variant of two launch groups: flush, group 0 = {k_a, k_b}, group 1 = {memset}, probe; times in µs after `t`.
 TraceRecorder make_recorder() {
   TraceRecorder rec(50);
   rec.set_device("GPU 0: NVIDIA H200");
   rec.set_case("B=1024 fixed(length=70)");
   TraceVariant& v = rec.begin_variant("decomposed", {"gemm_user", "broadcast_add"});
   uint64_t t = kT0;
-  auto add = [&](const std::string& name, const std::string& kind, uint64_t dur_ns, int64_t sample, int op) {
-    v.records.push_back({name, kind, t, t + dur_ns, kStream, sample, op, sample != 1});
+  auto add = [&](const std::string& name, const std::string& kind, uint64_t dur_ns, int64_t sample, int group) {
+    v.records.push_back({name, kind, t, t + dur_ns, kStream, sample, group, sample != 1});
     t += dur_ns + 1'500;  // launch gap
   };
   for (int64_t s = 0; s < 2; ++s) {
@@ -84,7 +84,8 @@ TEST(Trace, KernelDurationsAreExactAndRelativeToTheFirstRecord) {
   EXPECT_DOUBLE_EQ(gemm[0].at("dur").get<double>(), 120.123);
   EXPECT_DOUBLE_EQ(gemm[0].at("ts").get<double>(), 41.5);  // after the 40 µs flush and a 1.5 µs gap
   EXPECT_EQ(gemm[0].at("cat"), "kernel");
-  EXPECT_EQ(gemm[0].at("args").at("op"), "gemm_user");
+  EXPECT_EQ(gemm[0].at("args").at("launch_group"), "gemm_user");
+  EXPECT_FALSE(gemm[0].at("args").contains("op"));
   EXPECT_EQ(gemm[1].at("args").at("kept"), false);  // sample 1 was dropped by the clock guard
 }
 
@@ -102,10 +103,10 @@ TEST(Trace, HarnessKernelsHaveTheHarnessCategory) {
   EXPECT_FALSE(is_harness_kernel("my_gpubench_harness_lookalike()"));
 }
 
-TEST(Trace, RangesNestVariantSampleOpKernel) {
+TEST(Trace, RangesNestVariantSampleLaunchGroupKernel) {
   auto xs = x_events(trace_json(make_recorder()));
   // The writer orders events so a parent precedes its children; check that order and the nesting with a stack.
-  const std::map<std::string, int> depth_of = {{"variant", 0}, {"sample", 1}, {"op", 2}, {"kernel", 3},
+  const std::map<std::string, int> depth_of = {{"variant", 0}, {"sample", 1}, {"launch_group", 2}, {"kernel", 3},
                                                {"memset", 3}, {"harness", 1}};
   std::vector<json> stack;
   double last_ts = -1;
@@ -122,9 +123,11 @@ TEST(Trace, RangesNestVariantSampleOpKernel) {
     EXPECT_EQ(static_cast<int>(stack.size()), depth_of.at(e.at("cat"))) << e.at("name") << " at the wrong depth";
     stack.push_back(e);
   }
-  // The op range of gemm_user in sample 0 spans both of its kernels.
+  // The launch group range of gemm_user in sample 0 spans both of its kernels.
+  int group_ranges = 0;
   for (const auto& e : xs) {
-    if (e.at("cat") == "op" && e.at("name") == "gemm_user" && e.at("args").at("sample") == 0) {
+    if (e.at("cat") == "launch_group" && e.at("name") == "gemm_user" && e.at("args").at("sample") == 0) {
+      ++group_ranges;
       EXPECT_DOUBLE_EQ(e.at("ts").get<double>(), 41.5);
       EXPECT_NEAR(e.at("dur").get<double>(), 120.123 + 1.5 + 30.007, 1e-9);
     }
@@ -132,6 +135,7 @@ TEST(Trace, RangesNestVariantSampleOpKernel) {
       EXPECT_EQ(e.at("name"), "B=1024 fixed(length=70) · decomposed");
     }
   }
+  EXPECT_EQ(group_ranges, 1);
 }
 
 TEST(Trace, WritesAParseableFileAndAnEmptyTraceIsValid) {

@@ -1,5 +1,5 @@
 // GPU tests of the measurement engine (label `gpu`): a kernel of known length, CUPTI record counts,
-// an op's overlapping kernels counted once, the events-only path, that the L2 flush really evicts (read and write methods), and that the
+// a launch group's overlapping kernels counted once, the events-only path, that the L2 flush really evicts (read and write methods), and that the
 // blocking kernel keeps host launch gaps out of the region.
 #include <gtest/gtest.h>
 
@@ -50,9 +50,9 @@ TEST(MeasureGpu, SpinKernelOfKnownLengthWithin2Percent) {
   ASSERT_GT(r.region.count, 0);
   EXPECT_NEAR(r.region.median, 2.0, 0.04) << "region (events)";
   if (runner.cupti()) {
-    ASSERT_EQ(r.ops.size(), 1u);
-    ASSERT_EQ(r.ops[0].kernels.size(), 1u);
-    EXPECT_NEAR(r.ops[0].kernels[0].stats.median, 2.0, 0.04) << "CUPTI kernel time";
+    ASSERT_EQ(r.launch_groups.size(), 1u);
+    ASSERT_EQ(r.launch_groups[0].kernels.size(), 1u);
+    EXPECT_NEAR(r.launch_groups[0].kernels[0].stats.median, 2.0, 0.04) << "CUPTI kernel time";
   }
 }
 
@@ -67,19 +67,19 @@ TEST(MeasureGpu, CuptiCountsEveryLaunchAndKernelSumsFitTheRegion) {
   };
   VariantResult r;
   runner.measure({ops}, "counts", r);
-  ASSERT_EQ(r.ops.size(), 2u);
-  ASSERT_EQ(r.ops[0].kernels.size(), 1u);
-  EXPECT_EQ(r.ops[0].kernels[0].launches_per_sample, 3);
-  EXPECT_EQ(r.ops[1].kernels[0].launches_per_sample, 1);
+  ASSERT_EQ(r.launch_groups.size(), 2u);
+  ASSERT_EQ(r.launch_groups[0].kernels.size(), 1u);
+  EXPECT_EQ(r.launch_groups[0].kernels[0].launches_per_sample, 3);
+  EXPECT_EQ(r.launch_groups[1].kernels[0].launches_per_sample, 1);
   EXPECT_EQ(r.sampling.cupti_dropped_records, 0);
-  ASSERT_EQ(r.ops[0].samples_ms.size(), r.region_samples_ms.size());
+  ASSERT_EQ(r.launch_groups[0].samples_ms.size(), r.region_samples_ms.size());
   for (size_t s = 0; s < r.region_samples_ms.size(); ++s) {
-    EXPECT_LE(r.ops[0].samples_ms[s] + r.ops[1].samples_ms[s], r.region_samples_ms[s] * 1.001 + 1e-3) << "sample " << s;
+    EXPECT_LE(r.launch_groups[0].samples_ms[s] + r.launch_groups[1].samples_ms[s], r.region_samples_ms[s] * 1.001 + 1e-3) << "sample " << s;
   }
-  EXPECT_NEAR(r.ops[0].stats.median, 0.3, 0.01);
+  EXPECT_NEAR(r.launch_groups[0].stats.median, 0.3, 0.01);
 }
 
-// An op whose two kernels run concurrently on two streams (fork/join with events): its CUPTI time is the
+// A launch group whose two kernels run concurrently on two streams (fork/join with events): its CUPTI time is the
 // union of their intervals (≈ one kernel's length), not their sum; the kernel row still sums both launches.
 TEST(MeasureGpu, OverlappingKernelsOfOneOpCountOnce) {
   GPUBENCH_REQUIRE_GPU();
@@ -104,12 +104,12 @@ TEST(MeasureGpu, OverlappingKernelsOfOneOpCountOnce) {
   GPUBENCH_CUDA(cudaStreamDestroy(side));
   GPUBENCH_CUDA(cudaEventDestroy(fork));
   GPUBENCH_CUDA(cudaEventDestroy(join));
-  ASSERT_EQ(r.ops.size(), 1u);
-  ASSERT_EQ(r.ops[0].kernels.size(), 1u);
-  EXPECT_EQ(r.ops[0].kernels[0].launches_per_sample, 2);
-  EXPECT_NEAR(r.ops[0].kernels[0].stats.median, 1.0, 0.03) << "the kernel row sums both launches";
-  EXPECT_NEAR(r.ops[0].stats.median, 0.5, 0.03) << "the op is busy once while both run";
-  EXPECT_LE(r.ops[0].stats.median, r.region.median * 1.001 + 1e-3);
+  ASSERT_EQ(r.launch_groups.size(), 1u);
+  ASSERT_EQ(r.launch_groups[0].kernels.size(), 1u);
+  EXPECT_EQ(r.launch_groups[0].kernels[0].launches_per_sample, 2);
+  EXPECT_NEAR(r.launch_groups[0].kernels[0].stats.median, 1.0, 0.03) << "the kernel row sums both launches";
+  EXPECT_NEAR(r.launch_groups[0].stats.median, 0.5, 0.03) << "the launch group is busy once while both run";
+  EXPECT_LE(r.launch_groups[0].stats.median, r.region.median * 1.001 + 1e-3);
 }
 
 TEST(MeasureGpu, EventsOnlyPathTimesEachOp) {
@@ -122,10 +122,10 @@ TEST(MeasureGpu, EventsOnlyPathTimesEachOp) {
                               {"b", [](cudaStream_t s) { spin_kernel(1'000'000, s); }}};
   VariantResult r;
   runner.measure({ops}, "events", r);
-  ASSERT_EQ(r.ops.size(), 2u);
-  EXPECT_EQ(r.ops[0].source, "events");
-  EXPECT_NEAR(r.ops[0].stats.median, 0.5, 0.02);
-  EXPECT_NEAR(r.ops[1].stats.median, 1.0, 0.03);
+  ASSERT_EQ(r.launch_groups.size(), 2u);
+  EXPECT_EQ(r.launch_groups[0].source, "events");
+  EXPECT_NEAR(r.launch_groups[0].stats.median, 0.5, 0.02);
+  EXPECT_NEAR(r.launch_groups[1].stats.median, 1.0, 0.03);
 }
 
 class L2FlushMethod : public ::testing::TestWithParam<const char*> {};

@@ -47,13 +47,13 @@ TEST(MetricsGpu, CopyKernelDramBytesMatchTheBytesMoved) {
                                      }}};
   const Counters k = collector.collect(ops, stream.s);
   ASSERT_EQ(k.status, "ok") << k.note;
-  ASSERT_EQ(k.ops.size(), 1u);
-  const double read = k.ops[0].values.at(metric::kDramBytesRead);
-  const double write = k.ops[0].values.at(metric::kDramBytesWrite);
+  ASSERT_EQ(k.launch_groups.size(), 1u);
+  const double read = k.launch_groups[0].values.at(metric::kDramBytesRead);
+  const double write = k.launch_groups[0].values.at(metric::kDramBytesWrite);
   std::printf("copy %.3f GiB: DRAM read %.4f GiB, write %.4f GiB (%.2f%%, %.2f%%), %lld pass(es), %.3f ms\n",
               kBytes / 1073741824.0, read / 1073741824.0, write / 1073741824.0, (read / kBytes - 1) * 100,
               (write / kBytes - 1) * 100, static_cast<long long>(k.passes),
-              k.ops[0].values.at(metric::kDurationNs) * 1e-6);
+              k.launch_groups[0].values.at(metric::kDurationNs) * 1e-6);
   EXPECT_NEAR(read, static_cast<double>(kBytes), 0.05 * kBytes);
   EXPECT_NEAR(write, static_cast<double>(kBytes), 0.05 * kBytes);
   EXPECT_TRUE(k.l2_flushed);
@@ -89,19 +89,19 @@ TEST(MetricsGpu, CublasGemmKeepsTheTensorPipeBusy) {
   const Counters k = collector.collect(ops, stream.s);
   cublasDestroy(handle);
   ASSERT_EQ(k.status, "ok") << k.note;
-  const double tensor = k.ops.at(0).values.at(metric::kTensorPipePct);
-  const double ms = k.ops.at(0).values.at(metric::kDurationNs) * 1e-6;
+  const double tensor = k.launch_groups.at(0).values.at(metric::kTensorPipePct);
+  const double ms = k.launch_groups.at(0).values.at(metric::kDurationNs) * 1e-6;
   std::printf("%d x cuBLAS fp16 %d^3: tensor pipe %.1f%%, SM throughput %.1f%%, occupancy %.1f%%, %.3f ms (%.0f TFLOP/s), "
               "%lld pass(es)\n",
-              kRepeats, kN, tensor, k.ops[0].values.at(metric::kSmThroughputPct),
-              k.ops[0].values.at(metric::kOccupancyPct), ms, kRepeats * 2.0 * kN * kN * kN / (ms * 1e-3) / 1e12,
+              kRepeats, kN, tensor, k.launch_groups[0].values.at(metric::kSmThroughputPct),
+              k.launch_groups[0].values.at(metric::kOccupancyPct), ms, kRepeats * 2.0 * kN * kN * kN / (ms * 1e-3) / 1e12,
               static_cast<long long>(k.passes));
   EXPECT_GT(tensor, 30.0);
   // The busiest SM's active cycles: within the range's elapsed cycles, and over the range's time a clock
   // between 20% of the device's maximum and the maximum (the GEMMs fill the range but for the profiler's
   // idle edges, so the SM clock they ran at is this or higher).
-  const double active = k.ops[0].values.at(metric::kSmActiveCyclesMax);
-  const double elapsed = k.ops[0].values.at("sm__cycles_elapsed.max");
+  const double active = k.launch_groups[0].values.at(metric::kSmActiveCyclesMax);
+  const double elapsed = k.launch_groups[0].values.at("sm__cycles_elapsed.max");
   int max_khz = 0;
   GPUBENCH_CUDA(cudaDeviceGetAttribute(&max_khz, cudaDevAttrClockRate, 0));
   const double mhz = active / (ms * 1e3);

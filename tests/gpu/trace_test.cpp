@@ -1,5 +1,5 @@
 // `gpubench run --trace` end to end (label `gpu`): a tiny two-step ladder in cold mode; the trace's
-// kernel durations, summed per op and sample, equal the report's per-kernel samples (both come from the
+// kernel durations, summed per launch group and sample, equal the report's per-kernel samples (both come from the
 // same CUPTI records), and every traced sample carries its L2 flush and clock probe as harness work.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -72,14 +72,14 @@ TEST(TraceGpu, KernelDurationsInTheTraceEqualTheReportsPerKernelSamples) {
   const json trace = read_json(dir / "t.json");
   ASSERT_TRUE(trace.at("traceEvents").is_array());
 
-  // (variant, op, kernel) → sample → summed ns; and harness kernels per (variant, sample).
+  // (variant, launch group, kernel) → sample → summed ns; and harness kernels per (variant, sample).
   std::map<std::string, std::map<int64_t, uint64_t>> sums;
   std::map<std::string, std::map<int64_t, bool>> kept;
   std::map<std::string, int> flushes, probes;
   for (const auto& e : trace.at("traceEvents")) {
     if (e.at("ph") != "X") continue;
     const std::string cat = e.at("cat");
-    if (cat == "variant" || cat == "sample" || cat == "op") continue;
+    if (cat == "variant" || cat == "sample" || cat == "launch_group") continue;
     const auto& a = e.at("args");
     const std::string name = e.at("name");
     if (cat == "harness") {
@@ -87,7 +87,7 @@ TEST(TraceGpu, KernelDurationsInTheTraceEqualTheReportsPerKernelSamples) {
       probes[a.at("variant")] += name.find("gpubench_harness_clock_probe") != std::string::npos;
       continue;
     }
-    const std::string key = a.at("variant").get<std::string>() + "|" + a.at("op").get<std::string>() + "|" + name;
+    const std::string key = a.at("variant").get<std::string>() + "|" + a.at("launch_group").get<std::string>() + "|" + name;
     sums[key][a.at("sample")] += a.at("dur_ns").get<uint64_t>();
     kept[key][a.at("sample")] = a.at("kept");
   }
@@ -99,9 +99,9 @@ TEST(TraceGpu, KernelDurationsInTheTraceEqualTheReportsPerKernelSamples) {
     const int64_t taken = v.at("sampling").at("samples_taken");
     EXPECT_EQ(flushes[name], std::min(taken, cap)) << name << ": one L2 flush per traced sample";
     EXPECT_EQ(probes[name], std::min(taken, cap)) << name << ": one clock probe per traced sample";
-    for (const auto& op : v.at("ops")) {
-      for (const auto& k : op.at("kernels")) {
-        const std::string key = name + "|" + op.at("name").get<std::string>() + "|" + k.at("name").get<std::string>();
+    for (const auto& g : v.at("launch_groups")) {
+      for (const auto& k : g.at("kernels")) {
+        const std::string key = name + "|" + g.at("name").get<std::string>() + "|" + k.at("name").get<std::string>();
         ASSERT_TRUE(sums.count(key)) << key << " missing from the trace";
         const auto& samples = k.at("samples_ms");
         size_t i = 0;  // index among kept samples, as in the report
