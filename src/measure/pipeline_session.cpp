@@ -77,6 +77,13 @@ const VariantSpec* spec_for(const Config& config, const CaseResult& cr, size_t i
 
 }  // namespace
 
+std::vector<std::string> pipeline_setup_notes(const std::string& step_name, const op::Step& step) {
+  std::vector<std::string> notes;
+  for (const std::string& n : step.setup_notes())
+    notes.push_back(step_name + ": " + n + "; in the pipeline that copy is made from the setup-time inputs");
+  return notes;
+}
+
 std::string measure_pipeline(const Config& config, const op::Operation& operation, const RequestLayout& layout,
                              Runner& runner, CaseResult& cr, const LogFn& log) {
   const PipelineSpec& spec = *config.end_to_end.pipeline;
@@ -121,9 +128,7 @@ std::string measure_pipeline(const Config& config, const op::Operation& operatio
       if (!vs || !info) throw InputError("variant " + vr.name + " not found in the config or the registry");
       auto step = info->create(vs->options);
       req->setup_step(*step, stream);
-      for (const std::string& n : step->notes())  // copies made in setup are not in the request time either
-        if (n.find("setup") != std::string::npos)
-          pt.notes.push_back(vr.name + ": " + n + "; in the pipeline that copy is made from the setup-time inputs");
+      pt.notes = pipeline_setup_notes(vr.name, *step);
       std::vector<op::LaunchGroup> ops = req->groups(step->groups());
       const op::RequestResult out = req->run_once(ops, stream);
       if (!first) {

@@ -156,7 +156,7 @@ class SessionRun {
       run_case(wc);
     }
     report_.interrupted = interrupt_requested();
-    if (report_.interrupted) report_.notes.push_back("interrupted by a signal: partial report");
+    if (report_.interrupted) report_.notes.push_back(kInterruptedNote);
     return std::move(report_);
   }
 
@@ -298,7 +298,7 @@ class SessionRun {
                               options_.only_variants.end();
     if (filtered) {
       vr.status = "skipped";
-      vr.error = "not selected (--variant)";
+      vr.error = kNotSelectedError;
       return vr;
     }
     if (poisoned_ || interrupt_requested() || cs.timing_inputs.empty() || !info) {
@@ -339,7 +339,7 @@ class SessionRun {
       instances.back()->setup(*cs.timing_inputs[r], cs.timing_y[r].get(), stream);
       sets.push_back(instances.back()->groups());
     }
-    vr.notes = instances.front()->notes();
+    vr.notes = step_report_notes(*instances.front());
     vr.config_variant = instances.front()->configuration();
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     if (options_.profile) {
@@ -395,6 +395,12 @@ class SessionRun {
 };
 
 }  // namespace
+
+std::vector<std::string> step_report_notes(const op::Step& step) {
+  std::vector<std::string> notes = step.setup_notes();
+  for (std::string& n : step.notes()) notes.push_back(std::move(n));
+  return notes;
+}
 
 Report run_session(const Config& config, const DeviceInfo& device, const RunOptions& options, const LogFn& log) {
   return SessionRun(config, device, options, log).run();
