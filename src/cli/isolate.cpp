@@ -187,7 +187,7 @@ Report skeleton_report(const Config& config, const std::vector<std::string>& run
       VariantResult vr;
       vr.name = spec.name;
       vr.min_speedup = spec.min_speedup;
-      vr.status = "skipped";
+      vr.status = StepStatus::kSkipped;
       const bool selected = std::find(run.begin(), run.end(), spec.name) != run.end();
       vr.error = selected ? "not run" : measure::kNotSelectedError;
       cr.variants.push_back(std::move(vr));
@@ -207,7 +207,7 @@ bool merge_variant(Report& parent, const Report& child, const std::string& name)
     const auto src = std::find_if(cc->variants.begin(), cc->variants.end(),
                                   [&](const VariantResult& v) { return v.name == name; });
     if (dst == nullptr || src == cc->variants.end()) continue;
-    if (src->status == "skipped" && src->error == measure::kNotSelectedError) continue;
+    if (src->status == StepStatus::kSkipped && src->error == measure::kNotSelectedError) continue;
     const auto min_speedup = dst->min_speedup;
     *dst = *src;
     dst->min_speedup = min_speedup;
@@ -227,7 +227,7 @@ bool merge_variant(Report& parent, const Report& child, const std::string& name)
 void fail_variant(Report& parent, const std::string& name, const std::string& why) {
   for (CaseResult& c : parent.cases) {
     if (VariantResult* v = find_in_case(c, name)) {
-      v->status = "failed";
+      v->status = StepStatus::kFailed;
       v->error = why;
     }
   }

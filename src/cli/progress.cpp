@@ -52,7 +52,8 @@ std::string op_breakdown(const VariantResult& v) {
   for (const auto& op : v.ops) width = std::max(width, op.name.size());
   for (const auto& op : v.ops) {
     const std::string share = region > 0 ? fmtx::percent(op.stats.median / region, 1) : "-";
-    out += fmt::format("    {:<{}}  {:>9} ms  {:>6}  ({})\n", op.name, width, fmtx::ms(op.stats.median), share, op.source);
+    out += fmt::format("    {:<{}}  {:>9} ms  {:>6}  ({})\n", op.name, width, fmtx::ms(op.stats.median), share,
+                       to_string(op.source));
     for (const auto& k : op.kernels) {
       std::string name = k.name;
       if (name.size() > 72) name = name.substr(0, 69) + "...";

@@ -90,9 +90,9 @@ std::string measure_pipeline(const Config& config, const op::Operation& operatio
   const cudaStream_t stream = runner.stream();
   const auto fail_all = [&](const std::string& why) {
     for (auto& v : cr.variants) {
-      if (v.status != "ok") continue;
+      if (v.status != StepStatus::kOk) continue;
       v.pipeline.emplace();
-      v.pipeline->status = "failed";
+      v.pipeline->status = PipelineStatus::kFailed;
       v.pipeline->error = why;
     }
   };
@@ -120,7 +120,7 @@ std::string measure_pipeline(const Config& config, const op::Operation& operatio
   std::string first_name;
   for (size_t i = 0; i < cr.variants.size(); ++i) {
     VariantResult& vr = cr.variants[i];
-    if (vr.status != "ok" || interrupt_requested()) continue;
+    if (vr.status != StepStatus::kOk || interrupt_requested()) continue;
     const VariantSpec* vs = spec_for(config, cr, i);
     const op::StepInfo* info = operation.find_step(vr.name);
     PipelineTiming pt;
@@ -150,7 +150,7 @@ std::string measure_pipeline(const Config& config, const op::Operation& operatio
       log(fmt::format("[pipeline] {}: request median {:.4f} ms over {} samples ({})", vr.name, pt.request.median,
                       pt.request.count, pt.sampling.stop_reason));
     } catch (const std::exception& e) {
-      pt.status = "failed";
+      pt.status = PipelineStatus::kFailed;
       pt.error = e.what();
       log(fmt::format("[pipeline] {}: FAILED: {}", vr.name, e.what()));
       if (context_poisoned()) {

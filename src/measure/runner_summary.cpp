@@ -83,7 +83,7 @@ void fill_groups(const MeasurePass& pass, GroupRecords& records, const std::vect
     OpTiming op;
     op.name = pass.input_sets.front()[i].name;
     if (cupti) {
-      op.source = "cupti";
+      op.source = TimingSource::kCupti;
       for (size_t s = 0; s < pass.samples.size(); ++s) {
         if (!kept[s]) continue;
         const auto it = records.busy_ms[i].find(static_cast<int64_t>(s));
@@ -91,11 +91,11 @@ void fill_groups(const MeasurePass& pass, GroupRecords& records, const std::vect
       }
       op.kernels = kernel_rows(records.kernels[i], pass.samples.size(), kept);
     } else if (!pass.graph_mode) {
-      op.source = "events";
+      op.source = TimingSource::kEvents;
       for (size_t s = 0; s < pass.samples.size(); ++s)
         if (kept[s]) op.samples_ms.push_back(pass.samples[s].op_event_ms[i]);
     } else {
-      op.source = "none";  // graph without CUPTI: only the region is timed
+      op.source = TimingSource::kNone;  // graph without CUPTI: only the region is timed
     }
     op.stats = compute_stats(op.samples_ms);
     out.ops.push_back(std::move(op));

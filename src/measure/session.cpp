@@ -59,7 +59,7 @@ void check_variant(const op::Operation& operation, const op::StepInfo& info, con
   Correctness& c = vr.correctness;
   c.reference = "fp32-gpu";
   c.tolerance = config.check.tolerance.value_or(operation.tolerance(config.precision));
-  c.status = "pass";
+  c.status = CheckStatus::kPass;
   for (CheckSet& set : sets) {
     c.seeds.push_back(set.seed);
     DeviceBuffer y(static_cast<size_t>(count * element_bytes(config.precision)));
@@ -77,13 +77,13 @@ void check_variant(const op::Operation& operation, const op::StepInfo& info, con
       c.rel_error_vs_baseline = std::max(c.rel_error_vs_baseline.value_or(0.0), b.rel_error);
     }
     const bool ok = e.nonfinite == 0 && e.rel_error <= c.tolerance;
-    if (!ok) c.status = "fail";
+    if (!ok) c.status = CheckStatus::kFail;
     if (ok && is_first && !set.have_base) {
       set.y_base = std::move(y);
       set.have_base = true;
     }
   }
-  if (c.status == "fail") {
+  if (c.status == CheckStatus::kFail) {
     c.message = c.nonfinite > 0
                     ? fmt::format("{} non-finite output elements (unwritten or NaN)", c.nonfinite)
                     : fmt::format("rel. error {:.3g} > tolerance {:.3g}", c.rel_error, c.tolerance);
@@ -297,12 +297,12 @@ class SessionRun {
                           std::find(options_.only_variants.begin(), options_.only_variants.end(), spec.name) ==
                               options_.only_variants.end();
     if (filtered) {
-      vr.status = "skipped";
+      vr.status = StepStatus::kSkipped;
       vr.error = kNotSelectedError;
       return vr;
     }
     if (poisoned_ || interrupt_requested() || cs.timing_inputs.empty() || !info) {
-      vr.status = interrupt_requested() ? "skipped" : "failed";
+      vr.status = interrupt_requested() ? StepStatus::kSkipped : StepStatus::kFailed;
       vr.error = !info ? "unknown variant" : interrupt_requested() ? "not run: interrupted"
                                                                     : "not run: " + poisoned_by_;
       return vr;
@@ -311,12 +311,12 @@ class SessionRun {
     try {
       if (config_.check.enabled) {
         check_variant(operation_, *info, spec, config_, cs.checks, cs.out_elements, vi == 0, runner_.stream(), vr);
-        log_(fmt::format("{}: check {} (rel. error {:.2e}, tolerance {:.1e})", tag, vr.correctness.status,
+        log_(fmt::format("{}: check {} (rel. error {:.2e}, tolerance {:.1e})", tag, to_string(vr.correctness.status),
                          vr.correctness.rel_error, vr.correctness.tolerance));
       }
       time_step(cs, vi, *info, tag, vr);
     } catch (const std::exception& e) {
-      vr.status = "failed";
+      vr.status = StepStatus::kFailed;
       vr.error = e.what();
       log_(fmt::format("{}: FAILED: {}", tag, e.what()));
       if (context_poisoned()) {
@@ -344,7 +344,7 @@ class SessionRun {
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     if (options_.profile) {
       runner_.profile_once(sets.front(), spec.name);
-      vr.status = "skipped";
+      vr.status = StepStatus::kSkipped;
       vr.error = "profile run (not timed)";
       return;
     }
@@ -359,8 +359,8 @@ class SessionRun {
     runner_.measure(sets, spec.name, vr);
     collect_counters(sets.front(), tag, vr);
     if (options_.on_variant) options_.on_variant(vr);
-    if (vr.correctness.status == "fail") {
-      vr.status = "failed";
+    if (vr.correctness.status == CheckStatus::kFail) {
+      vr.status = StepStatus::kFailed;
       vr.error = "correctness: " + vr.correctness.message;
     }
     log_(fmt::format("{}: {} samples, median {:.4f} ms, rel. stdev {:.2f}% ({})", tag, vr.region.count,
@@ -371,7 +371,7 @@ class SessionRun {
   void collect_counters(const std::vector<op::LaunchGroup>& groups, const std::string& tag, VariantResult& vr) {
     if (!counters_ || !counters_->available() || interrupt_requested()) return;
     vr.counters = counters_->collect(groups, runner_.stream());
-    if (vr.counters->status == "ok") {
+    if (vr.counters->status == CountersStatus::kOk) {
       log_(fmt::format("{}: counters: {} metrics, {} pass{}", tag, vr.counters->metrics.size(), vr.counters->passes,
                        vr.counters->passes == 1 ? "" : "es"));
     } else if (!counters_->available()) {

@@ -64,13 +64,13 @@ std::string render_csv(const Report& r) {
   for (const auto& c : r.cases) {
     const std::string U = c.lengths.is_object() && c.lengths.contains("requests") ? c.lengths["requests"].dump() : "";
     for (const auto& v : c.variants) {
-      const bool ok = v.status == "ok";
+      const bool ok = v.status == StepStatus::kOk;
       const auto& e = v.end_to_end;
       auto fields_for = [&](const OpTiming* op) {
         const double region = v.region.median;
         std::vector<std::string> fields{
-            c.label, std::to_string(c.batch), U, v.name, v.status, v.acceptance,
-            op ? op->name : "", op ? op->source : "", op ? num(op->stats.median) : "",
+            c.label, std::to_string(c.batch), U, v.name, std::string(to_string(v.status)), v.acceptance,
+            op ? op->name : "", op ? std::string(to_string(op->source)) : "", op ? num(op->stats.median) : "",
             op ? num(op->stats.q1) : "", op ? num(op->stats.q3) : "",
             op && region > 0 ? num(op->stats.median / region) : "",
             ok ? num(region) : "", ok ? num(v.region.q1) : "", ok ? num(v.region.q3) : "",
@@ -78,11 +78,12 @@ std::string render_csv(const Report& r) {
             ok ? num(v.work.flops) : "", ok ? num(v.work.bytes_min) : "", ok ? num(v.tflops) : "",
             ok ? num(v.gbps) : "", ok ? num(v.floor.floor_ms) : "", v.floor.bound,
             ok ? num(v.pct_of_floor) : "", num(v.speedup_vs_prev), num(v.speedup_vs_baseline),
-            num(v.min_speedup), v.correctness.status, v.correctness.status == "skipped" ? "" : num(v.correctness.rel_error),
+            num(v.min_speedup), std::string(to_string(v.correctness.status)),
+            v.correctness.status == CheckStatus::kSkipped ? "" : num(v.correctness.rel_error),
             e ? num(e->request_ms) : "", e ? num(e->speedup) : "", e ? num(e->gain) : "",
             e ? num(e->requests_per_s) : "", e ? num(e->candidates_per_s) : "",
             e ? num(e->usd_per_million_requests) : ""};
-        const Counters* k = v.counters && v.counters->status == "ok" ? &*v.counters : nullptr;
+        const Counters* k = v.counters && v.counters->status == CountersStatus::kOk ? &*v.counters : nullptr;
         const OpCounters* kop = nullptr;
         if (k && op)
           for (const auto& x : k->ops)

@@ -9,7 +9,8 @@
 namespace gpubench {
 
 /// Report from its JSON form. Throws InputError naming `source` when the JSON is not an object, a
-/// field has the wrong type, or schema_version differs from kReportSchemaVersion (exit 2).
+/// field has the wrong type or a status / source word that is not one of its enum's (the message names the
+/// field's JSON pointer), or schema_version differs from kReportSchemaVersion (exit 2).
 Report parse_report(const nlohmann::json& j, const std::string& source);
 
 /// The JSON of a report file, plain or gzip-compressed, not yet checked as a report (load_report does that).

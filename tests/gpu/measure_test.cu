@@ -123,7 +123,7 @@ TEST(MeasureGpu, EventsOnlyPathTimesEachOp) {
   VariantResult r;
   runner.measure({ops}, "events", r);
   ASSERT_EQ(r.ops.size(), 2u);
-  EXPECT_EQ(r.ops[0].source, "events");
+  EXPECT_EQ(r.ops[0].source, TimingSource::kEvents);
   EXPECT_NEAR(r.ops[0].stats.median, 0.5, 0.02);
   EXPECT_NEAR(r.ops[1].stats.median, 1.0, 0.03);
 }
