@@ -136,10 +136,13 @@ class FusedVariant final : public Variant {
     return out;
   }
 
-  std::vector<std::string> notes() const override {
+  std::vector<std::string> setup_notes() const override {
     return {"W_cand copied into a K-padded buffer [M, " + std::to_string(sm90::round_up8(pr_.K_cand)) +
-                "] (setup, untimed): TMA needs 16-byte row strides",
-            "user GEMM on cuBLAS (fp32 Y_user [U, M, N]), copied into the 16-bit wgmma fragment order by a small kernel; "
+            "] (setup, untimed): TMA needs 16-byte row strides"};
+  }
+
+  std::vector<std::string> notes() const override {
+    return {"user GEMM on cuBLAS (fp32 Y_user [U, M, N]), copied into the 16-bit wgmma fragment order by a small kernel; "
             "candidate GEMM + broadcast-add in one sm_90a kernel"};
   }
 

@@ -115,7 +115,7 @@ class KAligned final : public Variant {
     return ops;
   }
 
-  std::vector<std::string> notes() const override {
+  std::vector<std::string> setup_notes() const override {
     return {"K padded " + std::to_string(p_.K_user) + "→" + std::to_string(ku_) + ", " + std::to_string(p_.K_cand) +
             "→" + std::to_string(kc_) + " (setup, untimed)"};
   }

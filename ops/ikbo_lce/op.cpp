@@ -50,6 +50,7 @@ class LceStep final : public op::Step {
   }
   std::vector<op::LaunchGroup> groups() override { return variant_->ops(); }
   std::vector<std::string> notes() const override { return variant_->notes(); }
+  std::vector<std::string> setup_notes() const override { return variant_->setup_notes(); }
   std::string configuration() const override { return variant_->configuration(); }
 
  private:

@@ -171,11 +171,14 @@ class PipelinedVariant final : public Variant {
              }}};
   }
 
-  std::vector<std::string> notes() const override {
+  std::vector<std::string> setup_notes() const override {
     return {"W copied into K-padded buffers W_user [M, " + std::to_string(sm90::round_up8(pr_.K_user)) +
-                "], W_cand [M, " + std::to_string(sm90::round_up8(pr_.K_cand)) +
-                "] (setup, untimed): TMA needs 16-byte row strides",
-            "user and candidate tiles in one persistent kernel; ready flags zeroed by a timed memset"};
+            "], W_cand [M, " + std::to_string(sm90::round_up8(pr_.K_cand)) +
+            "] (setup, untimed): TMA needs 16-byte row strides"};
+  }
+
+  std::vector<std::string> notes() const override {
+    return {"user and candidate tiles in one persistent kernel; ready flags zeroed by a timed memset"};
   }
 
   std::string configuration() const override {

@@ -49,8 +49,10 @@ class Variant {
   virtual void setup(const Problem& problem, cudaStream_t stream) = 0;
   /// The ops, in order. Valid after setup() until destruction. Running all of them writes Y.
   virtual std::vector<Op> ops() = 0;
-  /// Report notes, e.g. "broadcast copy timed" or "K padded 1178→1184 (setup, untimed)".
+  /// Report notes, e.g. "broadcast copy timed" (op::Step::notes).
   virtual std::vector<std::string> notes() const { return {}; }
+  /// Notes on input copies made in untimed setup, e.g. "K padded 1178→1184 (setup, untimed)" (op::Step::setup_notes).
+  virtual std::vector<std::string> setup_notes() const { return {}; }
   /// The compiled configuration that ran (tile shape, stages), "" when not applicable.
   virtual std::string configuration() const { return {}; }
 };

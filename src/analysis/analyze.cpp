@@ -51,7 +51,7 @@ const VariantSpec* spec_of(const Config& config, const std::string& name) {
 
 /// The end-to-end block of one step whose op ran `op_speedup`× faster than the baseline.
 EndToEnd given_end_to_end(const GivenEndToEnd& given, double op_speedup, int64_t U, int64_t B,
-                          std::optional<double> gpu_hour_usd, const char* source) {
+                          std::optional<double> gpu_hour_usd, EndToEndSource source) {
   const AmdahlResult a = amdahl(given.request_ms, given.op_ms, op_speedup);
   const ProductMetrics p = product_metrics(a.request_ms_after, U, B, gpu_hour_usd);
   EndToEnd e;
@@ -67,10 +67,10 @@ EndToEnd given_end_to_end(const GivenEndToEnd& given, double op_speedup, int64_t
   return e;
 }
 
-bool usable(const VariantResult& v) { return v.status == "ok" && v.region.median > 0; }
+bool usable(const VariantResult& v) { return v.status == StepStatus::kOk && v.region.median > 0; }
 
 bool pipeline_usable(const VariantResult& v) {
-  return v.pipeline && v.pipeline->status == "ok" && v.pipeline->request.median > 0;
+  return v.pipeline && v.pipeline->status == PipelineStatus::kOk && v.pipeline->request.median > 0;
 }
 
 /// Measured mode (docs/method.md): the request time is the measured pipeline median with this step swapped in;
@@ -84,7 +84,7 @@ EndToEnd measured_end_to_end(const VariantResult& v, const VariantResult& baseli
     if (s.name.find(':') != std::string::npos) op_in_pipeline += s.stats.median;
   const ProductMetrics p = product_metrics(measured, U, B, gpu_hour_usd);
   EndToEnd e;
-  e.source = "measured";
+  e.source = EndToEndSource::kMeasured;
   e.op_ms = op_in_pipeline > 0 ? op_in_pipeline : v.region.median;
   e.request_ms = measured;
   e.speedup = base_request / measured;
@@ -138,7 +138,8 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
       if (baseline && pipeline_usable(*baseline) && pipeline_usable(v)) {
         v.end_to_end = measured_end_to_end(v, *baseline, U, c.batch, e2e.gpu_hour_usd);
       } else if (e2e.given && v.speedup_vs_baseline) {
-        v.end_to_end = given_end_to_end(*e2e.given, *v.speedup_vs_baseline, U, c.batch, e2e.gpu_hour_usd, "given");
+        v.end_to_end = given_end_to_end(*e2e.given, *v.speedup_vs_baseline, U, c.batch, e2e.gpu_hour_usd,
+                                        EndToEndSource::kGiven);
       }
       prev_ok = &v;
     }
@@ -161,7 +162,7 @@ std::vector<PlanRow> plan_rows(const Config& config, int64_t B, int64_t U, const
     r.floor_speedup_vs_baseline = rows.empty() ? 1.0 : rows.front().floor.floor_ms / r.floor.floor_ms;
     if (config.end_to_end.given) {
       r.projected = given_end_to_end(*config.end_to_end.given, r.floor_speedup_vs_baseline, U, B,
-                                     config.end_to_end.gpu_hour_usd, "projected");
+                                     config.end_to_end.gpu_hour_usd, EndToEndSource::kProjected);
     }
     rows.push_back(std::move(r));
   }

@@ -112,17 +112,18 @@ void judge_timing(CompareEntry& e, const std::vector<double>& old_ms, const std:
 CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const VariantResult& nv, const CompareOptions& o) {
   e.old_side = side_of(ov.region_samples_ms, ov, true);
   e.new_side = side_of(nv.region_samples_ms, nv, true);
-  const bool both_ok = ov.status == "ok" && nv.status == "ok";
+  const bool both_ok = ov.status == StepStatus::kOk && nv.status == StepStatus::kOk;
   if (both_ok) judge_timing(e, ov.region_samples_ms, nv.region_samples_ms, o);
-  if (ov.status == "ok" && nv.status == "failed") {
+  if (ov.status == StepStatus::kOk && nv.status == StepStatus::kFailed) {
     e.verdict = Verdict::kFailed;
     e.regression = true;
     e.note = "variant failed in NEW (was ok)" + (nv.error.empty() ? std::string() : ": " + nv.error);
-  } else if (ov.status == "ok" && nv.status == "skipped") {  // a step the gate can no longer vouch for
+  } else if (ov.status == StepStatus::kOk && nv.status == StepStatus::kSkipped) {
+    // a step the gate can no longer vouch for
     e.verdict = Verdict::kFailed;
     e.regression = true;
     e.note = "variant skipped in NEW (was ok): not measured" + (nv.error.empty() ? std::string() : ": " + nv.error);
-  } else if (ov.correctness.status == "pass" && nv.correctness.status == "fail") {
+  } else if (ov.correctness.status == CheckStatus::kPass && nv.correctness.status == CheckStatus::kFail) {
     e.verdict = Verdict::kFailed;
     e.regression = true;
     e.note = fmt::format("correctness pass → fail: rel. error {:.3g} > tolerance {:.3g}{}", nv.correctness.rel_error,
@@ -130,10 +131,13 @@ CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const Variant
                          nv.correctness.message.empty() ? "" : " (" + nv.correctness.message + ")");
   } else if (!both_ok) {
     e.verdict = Verdict::kUnsure;
-    e.note = fmt::format("variant status old {}, new {}: no timing to compare", ov.status, nv.status);
-  } else if (ov.correctness.status == "pass" && nv.correctness.status != "pass") {  // timing stands; say it
+    e.note = fmt::format("variant status old {}, new {}: no timing to compare", to_string(ov.status),
+                         to_string(nv.status));
+  } else if (ov.correctness.status == CheckStatus::kPass && nv.correctness.status != CheckStatus::kPass) {
+    // timing stands; say it
     e.note += (e.note.empty() ? "" : "; ") +
-              fmt::format("correctness {} in NEW (was pass): its results were not checked", nv.correctness.status);
+              fmt::format("correctness {} in NEW (was pass): its results were not checked",
+                          to_string(nv.correctness.status));
   }
   return e;
 }
@@ -179,7 +183,7 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       base.case_label = oc.label;
       base.variant = ov.name;
       if (f.keep_row("")) res.entries.push_back(judge_region(base, ov, *nv, o));
-      if (ov.status != "ok" || nv->status != "ok") continue;  // the region entry says why
+      if (ov.status != StepStatus::kOk || nv->status != StepStatus::kOk) continue;  // the region entry says why
       for (const LaunchGroupTiming& og : ov.launch_groups) {
         if (!f.keep_row(og.name)) continue;
         const auto ng = find_by_name(nv->launch_groups, og.name, &LaunchGroupTiming::name);
@@ -195,8 +199,9 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
           judge_timing(e, og.samples_ms, ng->samples_ms, o);
         } else {  // CUPTI kernel sums vs CUDA events (which include launch gaps): not the same quantity
           e.verdict = Verdict::kUnsure;
-          e.note = fmt::format("launch group timed by {} in OLD but {} in NEW: not comparable; run both with the "
-                               "same timer (CUPTI is unavailable under nsys/ncu)", og.source, ng->source);
+          e.note = fmt::format("launch group timed by {} in OLD but {} in NEW: not comparable; run both with the same "
+                               "timer (CUPTI is unavailable under nsys/ncu)",
+                               to_string(og.source), to_string(ng->source));
         }
         res.entries.push_back(std::move(e));
       }
@@ -272,7 +277,7 @@ void check_comparable_steps(const LoadedReport& lr) {
       }
       if (vr.name.empty())
         throw InputError(at + ": the step has no name; the report is corrupt, re-run the benchmark to regenerate it");
-      if (vr.status == "ok" && vr.region_samples_ms.empty())
+      if (vr.status == StepStatus::kOk && vr.region_samples_ms.empty())
         throw InputError(at + ": status ok but no region_samples_ms (gpubench writes ok only after timing); the "
                               "report is corrupt, re-run the benchmark to regenerate it");
     }

@@ -82,8 +82,8 @@ struct EntrySide {
   int64_t n = 0;           ///< samples
   double median_ms = 0;    ///< median of the samples [ms] (0 when none)
   double rel_stdev = 0;    ///< stdev / mean of the samples (0 when fewer than 2)
-  std::string status;      ///< variant status: ok | failed | skipped
-  std::string correctness; ///< pass | fail | skipped (region entries only)
+  StepStatus status = StepStatus::kOk;    ///< variant status
+  std::optional<CheckStatus> correctness;  ///< region entries only
 };
 
 /// One matched entry: config hash / case / variant / launch group.

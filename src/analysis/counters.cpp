@@ -66,7 +66,7 @@ double dram_bytes_ratio(double measured_bytes, double minimum_bytes) {
 }
 
 void analyze_counters(VariantResult& v, double minimum_bytes, const Ceilings& ceilings, double peak_flop_per_cycle) {
-  if (!v.counters || v.counters->status != "ok") return;
+  if (!v.counters || v.counters->status != CountersStatus::kOk) return;
   Counters& c = *v.counters;
   c.dram_bytes_read.reset();
   c.dram_bytes_write.reset();
@@ -140,7 +140,7 @@ void analyze_counters(Report& report, const Config& config, const Ceilings& ceil
     if (!cr.lengths.is_object() || !cr.lengths.contains("requests") || !cr.lengths["requests"].is_number()) continue;
     const int64_t U = cr.lengths["requests"].get<int64_t>();
     bool any = false;
-    for (const VariantResult& v : cr.variants) any = any || (v.counters && v.counters->status == "ok");
+    for (const VariantResult& v : cr.variants) any = any || (v.counters && v.counters->status == CountersStatus::kOk);
     if (!any) continue;
     const op::Operation& operation = op::operation_of(config);
     const WorkCounts minimum = operation.work(op::case_size(config, cr.batch, U), operation.work_models().front());

@@ -47,7 +47,7 @@ int run_exit_code(const Report& report) {
   if (report.interrupted) return 128 + measure::interrupt_signal();
   for (const auto& c : report.cases)
     for (const auto& v : c.variants)
-      if (v.status == "failed") return static_cast<int>(ExitCode::kFailure);
+      if (v.status == StepStatus::kFailed) return static_cast<int>(ExitCode::kFailure);
   return 0;
 }
 

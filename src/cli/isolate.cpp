@@ -25,6 +25,7 @@
 #include "core/errors.hpp"
 #include "gpubench/build_info.hpp"
 #include "measure/interrupt.hpp"
+#include "measure/session.hpp"
 #include "result/report_io.hpp"
 #include "report/terminal.hpp"
 #include "report/writer.hpp"
@@ -186,9 +187,9 @@ Report skeleton_report(const Config& config, const std::vector<std::string>& run
       VariantResult vr;
       vr.name = spec.name;
       vr.min_speedup = spec.min_speedup;
-      vr.status = "skipped";
+      vr.status = StepStatus::kSkipped;
       const bool selected = std::find(run.begin(), run.end(), spec.name) != run.end();
-      vr.error = selected ? "not run" : "not selected (--variant)";
+      vr.error = selected ? "not run" : measure::kNotSelectedError;
       cr.variants.push_back(std::move(vr));
     }
     report.cases.push_back(std::move(cr));
@@ -206,7 +207,7 @@ bool merge_variant(Report& parent, const Report& child, const std::string& name)
     const auto src = std::find_if(cc->variants.begin(), cc->variants.end(),
                                   [&](const VariantResult& v) { return v.name == name; });
     if (dst == nullptr || src == cc->variants.end()) continue;
-    if (src->status == "skipped" && src->error == "not selected (--variant)") continue;
+    if (src->status == StepStatus::kSkipped && src->error == measure::kNotSelectedError) continue;
     const auto min_speedup = dst->min_speedup;
     *dst = *src;
     dst->min_speedup = min_speedup;
@@ -217,7 +218,7 @@ bool merge_variant(Report& parent, const Report& child, const std::string& name)
   if (parent.measurement.is_null() || parent.measurement.empty()) parent.measurement = child.measurement;
   if (parent.ceilings.is_null() || parent.ceilings.empty()) parent.ceilings = child.ceilings;
   for (const auto& n : child.notes) {
-    if (n == "interrupted by a signal: partial report") continue;  // the parent says it once
+    if (n == measure::kInterruptedNote) continue;  // the parent says it once
     if (std::find(parent.notes.begin(), parent.notes.end(), n) == parent.notes.end()) parent.notes.push_back(n);
   }
   return true;
@@ -226,7 +227,7 @@ bool merge_variant(Report& parent, const Report& child, const std::string& name)
 void fail_variant(Report& parent, const std::string& name, const std::string& why) {
   for (CaseResult& c : parent.cases) {
     if (VariantResult* v = find_in_case(c, name)) {
-      v->status = "failed";
+      v->status = StepStatus::kFailed;
       v->error = why;
     }
   }
@@ -324,7 +325,7 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
   }
   report.notes.push_back("each ladder step ran in its own process (--isolate)");
   report.interrupted = measure::interrupt_requested();
-  if (report.interrupted) report.notes.push_back("interrupted by a signal: partial report");
+  if (report.interrupted) report.notes.push_back(measure::kInterruptedNote);
   return report;
 }
 

@@ -49,11 +49,12 @@ std::string launch_group_breakdown(const VariantResult& v) {
   std::string out;
   const double region = v.region.median;
   size_t width = 0;
-  for (const auto& g : v.launch_groups) width = std::max(width, g.name.size());
-  for (const auto& g : v.launch_groups) {
-    const std::string share = region > 0 ? fmtx::percent(g.stats.median / region, 1) : "-";
-    out += fmt::format("    {:<{}}  {:>9} ms  {:>6}  ({})\n", g.name, width, fmtx::ms(g.stats.median), share, g.source);
-    for (const auto& k : g.kernels) {
+  for (const auto& op : v.launch_groups) width = std::max(width, op.name.size());
+  for (const auto& op : v.launch_groups) {
+    const std::string share = region > 0 ? fmtx::percent(op.stats.median / region, 1) : "-";
+    out += fmt::format("    {:<{}}  {:>9} ms  {:>6}  ({})\n", op.name, width, fmtx::ms(op.stats.median), share,
+                       to_string(op.source));
+    for (const auto& k : op.kernels) {
       std::string name = k.name;
       if (name.size() > 72) name = name.substr(0, 69) + "...";
       out += fmt::format("      {:>9} ms  x{}  {} {}\n", fmtx::ms(k.stats.median), k.launches_per_sample, k.kind, name);

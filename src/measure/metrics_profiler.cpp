@@ -207,7 +207,7 @@ Counters CounterCollector::collect(const std::vector<op::LaunchGroup>& ops, cuda
   out.metrics = metrics_;
   out.l2_flushed = s_->flush.get() != nullptr;
   auto unavailable = [&](std::string why, bool persistent) {
-    out.status = "unavailable";
+    out.status = CountersStatus::kUnavailable;
     out.note = why;
     if (persistent) {
       available_ = false;

@@ -77,15 +77,22 @@ const VariantSpec* spec_for(const Config& config, const CaseResult& cr, size_t i
 
 }  // namespace
 
+std::vector<std::string> pipeline_setup_notes(const std::string& step_name, const op::Step& step) {
+  std::vector<std::string> notes;
+  for (const std::string& n : step.setup_notes())
+    notes.push_back(step_name + ": " + n + "; in the pipeline that copy is made from the setup-time inputs");
+  return notes;
+}
+
 std::string measure_pipeline(const Config& config, const op::Operation& operation, const RequestLayout& layout,
                              Runner& runner, CaseResult& cr, const LogFn& log) {
   const PipelineSpec& spec = *config.end_to_end.pipeline;
   const cudaStream_t stream = runner.stream();
   const auto fail_all = [&](const std::string& why) {
     for (auto& v : cr.variants) {
-      if (v.status != "ok") continue;
+      if (v.status != StepStatus::kOk) continue;
       v.pipeline.emplace();
-      v.pipeline->status = "failed";
+      v.pipeline->status = PipelineStatus::kFailed;
       v.pipeline->error = why;
     }
   };
@@ -113,7 +120,7 @@ std::string measure_pipeline(const Config& config, const op::Operation& operatio
   std::string first_name;
   for (size_t i = 0; i < cr.variants.size(); ++i) {
     VariantResult& vr = cr.variants[i];
-    if (vr.status != "ok" || interrupt_requested()) continue;
+    if (vr.status != StepStatus::kOk || interrupt_requested()) continue;
     const VariantSpec* vs = spec_for(config, cr, i);
     const op::StepInfo* info = operation.find_step(vr.name);
     PipelineTiming pt;
@@ -121,9 +128,7 @@ std::string measure_pipeline(const Config& config, const op::Operation& operatio
       if (!vs || !info) throw InputError("variant " + vr.name + " not found in the config or the registry");
       auto step = info->create(vs->options);
       req->setup_step(*step, stream);
-      for (const std::string& n : step->notes())  // copies made in setup are not in the request time either
-        if (n.find("setup") != std::string::npos)
-          pt.notes.push_back(vr.name + ": " + n + "; in the pipeline that copy is made from the setup-time inputs");
+      pt.notes = pipeline_setup_notes(vr.name, *step);
       std::vector<op::LaunchGroup> ops = req->groups(step->groups());
       const op::RequestResult out = req->run_once(ops, stream);
       if (!first) {
@@ -145,7 +150,7 @@ std::string measure_pipeline(const Config& config, const op::Operation& operatio
       log(fmt::format("[pipeline] {}: request median {:.4f} ms over {} samples ({})", vr.name, pt.request.median,
                       pt.request.count, pt.sampling.stop_reason));
     } catch (const std::exception& e) {
-      pt.status = "failed";
+      pt.status = PipelineStatus::kFailed;
       pt.error = e.what();
       log(fmt::format("[pipeline] {}: FAILED: {}", vr.name, e.what()));
       if (context_poisoned()) {

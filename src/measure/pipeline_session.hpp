@@ -13,6 +13,10 @@
 
 namespace gpubench::measure {
 
+/// The pipeline notes on step `step_name`'s untimed setup copies (one per Step::setup_notes(), none for its other
+/// notes): the request time leaves them out as the ladder's time does.
+std::vector<std::string> pipeline_setup_notes(const std::string& step_name, const op::Step& step);
+
 /// For each variant of `cr` with status ok (cr.variants[i] ran config.variants[i]) builds the step on the pipeline's
 /// gathered inputs, runs the request once to compare its scores and top-k with the first step's (a note), then times
 /// the request's ops with `runner` (config.end_to_end.pipeline.cuda_graph: as one graph-launch op "request_graph")

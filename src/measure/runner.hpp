@@ -14,9 +14,13 @@
 #include "measure/device_info.hpp"
 #include "measure/progress.hpp"
 #include "result/report.hpp"
+#include "measure/runner_pass.hpp"
 #include "result/trace.hpp"
 
 namespace gpubench::measure {
+
+class StoppingCriterion;
+struct GroupRecords;
 
 /// State shared by every variant of a run: the stream, the L2 flush buffer, the clock-probe slot,
 /// and whether CUPTI is usable (or why not).
@@ -45,8 +49,9 @@ class Runner {
 
   /// Measures `input_sets` (the same ops bound to rotated input copies; one set in hot/graph mode
   /// or when no rotation is needed) and fills `out`'s region, region_samples_ms, sm_clock_mhz,
-  /// sampling and ops. `label` names the NVTX range ("variant" or "variant/case").
-  /// Throws DeviceError when a launch fails; InputError-free.
+  /// sampling and ops. `label` names the NVTX range ("variant" or "variant/case"). The phases:
+  /// check → initialize (events, graphs) → warm up → sample until the stopping rule holds → summarize.
+  /// Throws DeviceError when a launch fails or no sample survives the clock guard; InputError-free.
   void measure(const std::vector<std::vector<op::LaunchGroup>>& input_sets, const std::string& label,
                VariantResult& out);
 
@@ -63,6 +68,39 @@ class Runner {
   void set_trace(TraceRecorder* trace) { trace_ = trace; }
 
  private:
+  // The phases of measure(), in order (runner.cpp; the summary in runner_summary.cpp). `pass` is the call's state.
+
+  /// Check: throws DeviceError naming `label` when there is no launch group to time.
+  static void check(const std::vector<std::vector<op::LaunchGroup>>& input_sets, const std::string& label);
+  /// Initialize: in graph mode, captures each input set once (event records become graph nodes). Throws DeviceError.
+  void capture_graphs(MeasurePass& pass);
+  /// Warm up: max(1, warmup) untimed runs (module load, library heuristics, clocks ramp); the first is tagged so
+  /// the records per launch group are known (graph mode attributes graph kernels by launch order).
+  void warm_up(MeasurePass& pass, const StoppingCriterion& criterion);
+  /// Sample until the stopping rule holds (or a signal arrives): one take_sample per iteration, the clock guard
+  /// feeds the rule, the cooldown sleeps, progress is reported. Notes a blocking-kernel timeout in `notes`.
+  void sample_until_stopped(MeasurePass& pass, StoppingCriterion& criterion, std::vector<std::string>& notes);
+  /// One timed sample `s`: blocking kernel (while `blocking`), L2 flush, the groups between events, clock probe,
+  /// then one stream sync. Clears `blocking` and notes why when the blocking kernel timed out.
+  Sample take_sample(MeasurePass& pass, int64_t s, bool& blocking, std::vector<std::string>& notes);
+  /// Summarize (runner_summary.cpp): clock guard, CUPTI records per sample and group, statistics into `out`.
+  /// Throws DeviceError when no sample survives.
+  void summarize(const MeasurePass& pass, const StoppingCriterion& criterion, VariantResult& out);
+  /// CUPTI records of this pass → per group: busy time and per-kernel sums per sample; feeds the trace.
+  GroupRecords attribute_records(const MeasurePass& pass, const std::vector<char>& kept);
+
+  /// Enqueues the groups of one set between the per-group events; `tag`: CUPTI external ids for `sample`.
+  void enqueue_groups(MeasurePass& pass, const std::vector<op::LaunchGroup>& groups, int64_t sample, bool tag);
+  /// Cold mode: the L2 flush before a sample (tagged as harness work when CUPTI is on).
+  void flush_before(const MeasurePass& pass, int64_t sample);
+  /// The timed region of sample `sample`: its input set's groups (or graph) between the region events.
+  void run_region(MeasurePass& pass, int64_t sample, bool tag);
+  /// Calls the progress callback with the criterion's state; `taken`: samples taken so far.
+  void report_progress(const MeasurePass& pass, const StoppingCriterion& criterion, const char* phase,
+                       int64_t taken) const;
+  /// True when a sample at `clock_mhz` passes the clock guard (≥ clock_threshold × the device's max SM clock).
+  bool clock_ok(double clock_mhz) const;
+
   DeviceInfo device_;
   MeasureSpec spec_;
   cudaStream_t stream_ = nullptr;

@@ -59,7 +59,7 @@ void check_variant(const op::Operation& operation, const op::StepInfo& info, con
   Correctness& c = vr.correctness;
   c.reference = "fp32-gpu";
   c.tolerance = config.check.tolerance.value_or(operation.tolerance(config.precision));
-  c.status = "pass";
+  c.status = CheckStatus::kPass;
   for (CheckSet& set : sets) {
     c.seeds.push_back(set.seed);
     DeviceBuffer y(static_cast<size_t>(count * element_bytes(config.precision)));
@@ -77,13 +77,13 @@ void check_variant(const op::Operation& operation, const op::StepInfo& info, con
       c.rel_error_vs_baseline = std::max(c.rel_error_vs_baseline.value_or(0.0), b.rel_error);
     }
     const bool ok = e.nonfinite == 0 && e.rel_error <= c.tolerance;
-    if (!ok) c.status = "fail";
+    if (!ok) c.status = CheckStatus::kFail;
     if (ok && is_first && !set.have_base) {
       set.y_base = std::move(y);
       set.have_base = true;
     }
   }
-  if (c.status == "fail") {
+  if (c.status == CheckStatus::kFail) {
     c.message = c.nonfinite > 0
                     ? fmt::format("{} non-finite output elements (unwritten or NaN)", c.nonfinite)
                     : fmt::format("rel. error {:.3g} > tolerance {:.3g}", c.rel_error, c.tolerance);
@@ -104,7 +104,24 @@ int64_t case_memory_need(const Config& config, int64_t B, int64_t U, int64_t inp
   return seeds * (inputs + y_ref + 2 * y) + input_sets * (inputs + y + workspace) + workspace;
 }
 
-Report run_session(const Config& config, const DeviceInfo& device, const RunOptions& options, const LogFn& log) {
+namespace {
+
+/// Everything one case's steps share: its layout and size, the check sets and the rotated timing inputs.
+struct CaseState {
+  CaseState(const WorkloadCase& c, RequestLayout l) : wc(c), layout(std::move(l)) {}
+  const WorkloadCase& wc;
+  RequestLayout layout;
+  op::CaseSize size;
+  int64_t out_elements = 0;  ///< output elements of the case
+  size_t out_bytes = 0;      ///< output bytes of the case precision [B]
+  int64_t n_sets = 1;        ///< rotated timing input sets
+  std::vector<CheckSet> checks;
+  std::vector<std::unique_ptr<op::Inputs>> timing_inputs;
+  std::vector<DeviceBuffer> timing_y;
+};
+
+/// The report's header fields that need no GPU work (tool, git, time, environment, config).
+Report new_report(const Config& config, const DeviceInfo& device) {
   Report report;
   report.tool_version = build_info::kVersion;
   report.git_sha = build_info::kGitSha;
@@ -112,206 +129,281 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
   report.environment = environment_json(device);
   report.config = config.resolved;
   report.config_hash = config.hash;
+  return report;
+}
 
-  const op::Operation& operation = op::operation_of(config);
-  Runner runner(device, config.measure, options.use_cupti && config.measure.cupti);
-  runner.set_trace(options.trace);
-  const cudaStream_t stream = runner.stream();
-  const auto& m = config.measure;
-  report.measurement = {
-      {"mode", m.mode},
-      {"l2_flush", m.mode == "cold" && m.l2_flush},
-      {"l2_flush_bytes", m.mode == "cold" && m.l2_flush ? 2 * device.l2_bytes : 0},
-      {"l2_flush_method", m.mode == "cold" && m.l2_flush ? runner.flush_method() : std::string("none")},
-      {"launch", "each sample enqueued behind a blocking kernel, then released (no host launch gaps)"},
-      {"cooldown", m.cooldown},
-      {"rotate_inputs", m.mode == "cold" && m.rotate_inputs},
-      {"cupti", runner.cupti()},
-      {"cupti_note", runner.cupti_note()},
-      {"clock_guard", fmt::format("samples under {:.0f}% of the device's max SM clock dropped", m.clock_threshold * 100)},
-      {"stopping_rule", {{"min_samples", m.min_samples}, {"min_time_s", m.min_time_s},
-                         {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", m.timeout_s}, {"warmup", m.warmup}}},
-      {"profile", options.profile},
-  };
-  for (const auto& n : config.notes) report.notes.push_back(n);
-  if (!runner.cupti()) {
-    report.notes.push_back(runner.cupti_note());
-    log(runner.cupti_note());
+/// One `gpubench run` in progress. The recipe: measurement block and counters, then per case: inputs and
+/// references, then per step: check, set up, measure, record; then the measured pipeline of the case.
+class SessionRun {
+ public:
+  SessionRun(const Config& config, const DeviceInfo& device, const RunOptions& options, const LogFn& log)
+      : config_(config),
+        device_(device),
+        options_(options),
+        log_(log),
+        report_(new_report(config, device)),
+        operation_(op::operation_of(config)),
+        runner_(device, config.measure, options.use_cupti && config.measure.cupti) {
+    runner_.set_trace(options.trace);
   }
-  // Hardware counters (issue #11): a separate pass after each step's timed samples. When they cannot be
-  // collected the run goes on without them; the report note and one log line say why (once).
-  std::unique_ptr<CounterCollector> counters;
-  bool counters_noted = false;
-  auto note_counters = [&](const std::string& why) {
-    if (counters_noted) return;
-    counters_noted = true;
-    report.notes.push_back(counters_note(why));
-    log(counters_note(why));
-    report.measurement["metrics"]["status"] = "unavailable";
-    report.measurement["metrics"]["note"] = why;
-  };
-  if (!m.metrics.empty() && !options.profile) {
+
+  /// Runs every case; returns the report (raw measurements, not yet analyzed). Throws as run_session.
+  Report run() {
+    describe_measurement();
+    start_counters();
+    for (const WorkloadCase& wc : config_.workload.cases) {
+      if (interrupt_requested()) break;
+      run_case(wc);
+    }
+    report_.interrupted = interrupt_requested();
+    if (report_.interrupted) report_.notes.push_back(kInterruptedNote);
+    return std::move(report_);
+  }
+
+ private:
+  /// The report's measurement block (mode, flush, launch, CUPTI, clock guard, stopping rule) and run notes.
+  void describe_measurement() {
+    const auto& m = config_.measure;
+    const bool flush = m.mode == "cold" && m.l2_flush;
+    report_.measurement = {
+        {"mode", m.mode},
+        {"l2_flush", flush},
+        {"l2_flush_bytes", flush ? 2 * device_.l2_bytes : 0},
+        {"l2_flush_method", flush ? runner_.flush_method() : std::string("none")},
+        {"launch", "each sample enqueued behind a blocking kernel, then released (no host launch gaps)"},
+        {"cooldown", m.cooldown},
+        {"rotate_inputs", m.mode == "cold" && m.rotate_inputs},
+        {"cupti", runner_.cupti()},
+        {"cupti_note", runner_.cupti_note()},
+        {"clock_guard",
+         fmt::format("samples under {:.0f}% of the device's max SM clock dropped", m.clock_threshold * 100)},
+        {"stopping_rule", {{"min_samples", m.min_samples}, {"min_time_s", m.min_time_s},
+                           {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", m.timeout_s}, {"warmup", m.warmup}}},
+        {"profile", options_.profile},
+    };
+    for (const auto& n : config_.notes) report_.notes.push_back(n);
+    if (!runner_.cupti()) {
+      report_.notes.push_back(runner_.cupti_note());
+      log_(runner_.cupti_note());
+    }
+  }
+
+  /// Hardware counters (issue #11): a separate pass after each step's timed samples. When they cannot be
+  /// collected the run goes on without them; note_counters says why (once).
+  void start_counters() {
+    const auto& m = config_.measure;
+    if (m.metrics.empty() || options_.profile) return;
     const std::vector<std::string> names = resolve_metrics(m.metrics);
     const bool cold_flush = m.mode == "cold" && m.l2_flush;
-    counters = std::make_unique<CounterCollector>(device.index, names, cold_flush ? 2 * device.l2_bytes : 0);
-    report.measurement["metrics"] = {{"requested", m.metrics}, {"names", names}, {"passes", counters->passes()},
-                                     {"l2_flush", cold_flush ? "read" : "none"}, {"status", "ok"}, {"note", ""}};
-    if (!counters->available()) note_counters(counters->why());
+    counters_ = std::make_unique<CounterCollector>(device_.index, names, cold_flush ? 2 * device_.l2_bytes : 0);
+    report_.measurement["metrics"] = {{"requested", m.metrics}, {"names", names}, {"passes", counters_->passes()},
+                                      {"l2_flush", cold_flush ? "read" : "none"}, {"status", "ok"}, {"note", ""}};
+    if (!counters_->available()) note_counters(counters_->why());
   }
 
-  bool poisoned = false;
-  std::string poisoned_by;
-  for (const WorkloadCase& wc : config.workload.cases) {
-    if (interrupt_requested()) break;
+  /// The run's one note and log line on counters that cannot be collected.
+  void note_counters(const std::string& why) {
+    if (counters_noted_) return;
+    counters_noted_ = true;
+    report_.notes.push_back(counters_note(why));
+    log_(counters_note(why));
+    report_.measurement["metrics"]["status"] = "unavailable";
+    report_.measurement["metrics"]["note"] = why;
+  }
+
+  /// One case: size and memory check, inputs and references, every step, then the measured pipeline.
+  void run_case(const WorkloadCase& wc) {
     CaseResult cr;
     cr.label = wc.label;
     cr.batch = wc.batch;
-    const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
-    cr.lengths = to_json(summarize(layout));
-    const int64_t U = layout.requests();
-    const op::CaseSize size = op::case_size(config, wc.batch, U);
-    const int64_t out_elements = operation.output_elements(size);
-    const size_t out_bytes = static_cast<size_t>(out_elements * element_bytes(config.precision));
-    const int64_t footprint = operation.input_bytes(size) + static_cast<int64_t>(out_bytes);
-    const int64_t n_sets = rotation_sets(footprint, device.l2_bytes, m);
+    CaseState cs(wc, make_request_layout(wc.batch, wc.requests));
+    cr.lengths = to_json(summarize(cs.layout));
+    size_case(cs);
+    if (!poisoned_) make_inputs(cs);
+    for (size_t vi = 0; vi < config_.variants.size(); ++vi) cr.variants.push_back(run_step(cs, vi));
+    if (config_.end_to_end.pipeline && !poisoned_ && !options_.profile && !interrupt_requested()) {
+      cs.checks.clear();  // the ladder's operands are done: room for the pipeline's tables and weights
+      cs.timing_inputs.clear();
+      cs.timing_y.clear();
+      if (std::string why = measure_pipeline(config_, operation_, cs.layout, runner_, cr, log_); !why.empty()) {
+        poisoned_ = true;
+        poisoned_by_ = std::move(why);
+      }
+    }
+    report_.cases.push_back(std::move(cr));
+  }
+
+  /// The case's size, output bytes and rotated sets; throws InputError when it cannot fit in device memory.
+  void size_case(CaseState& cs) {
+    const WorkloadCase& wc = cs.wc;
+    const int64_t U = cs.layout.requests();
+    cs.size = op::case_size(config_, wc.batch, U);
+    cs.out_elements = operation_.output_elements(cs.size);
+    cs.out_bytes = static_cast<size_t>(cs.out_elements * element_bytes(config_.precision));
+    const int64_t footprint = operation_.input_bytes(cs.size) + static_cast<int64_t>(cs.out_bytes);
+    cs.n_sets = rotation_sets(footprint, device_.l2_bytes, config_.measure);
     size_t free_b = 0, total_b = 0;
     GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    const int64_t need = case_memory_need(config, wc.batch, U, n_sets);
+    const int64_t need = case_memory_need(config_, wc.batch, U, cs.n_sets);
     if (need > static_cast<int64_t>(free_b * 0.95)) {
       throw InputError(fmt::format("{}: needs {:.2f} GiB of device memory, {:.2f} GiB free; shrink /workload/batch or "
                                    "/workload/shape, or use fewer /check/seeds", wc.label, need / 1073741824.0,
                                    free_b / 1073741824.0));
     }
-    if (options.trace) options.trace->set_case(wc.label);
-    log(fmt::format("case {}: B={} U={} ({} input set{})", wc.label, wc.batch, U, n_sets, n_sets > 1 ? "s" : ""));
-
-    std::vector<CheckSet> checks;
-    std::vector<std::unique_ptr<op::Inputs>> timing_ops;
-    std::vector<DeviceBuffer> timing_y;
-    if (!poisoned) {
-      try {
-        if (config.check.enabled) {
-          for (uint64_t seed : config.check.seeds) {
-            CheckSet set;
-            set.seed = seed;
-            set.inputs = operation.make_inputs(size, layout, seed, stream);
-            set.y_ref = DeviceBuffer(static_cast<size_t>(out_elements) * sizeof(float));
-            operation.reference_fp32(*set.inputs, set.y_ref.as<float>(), stream);
-            checks.push_back(std::move(set));
-          }
-        }
-        for (int64_t r = 0; r < n_sets; ++r) {
-          timing_ops.push_back(
-              operation.make_inputs(size, layout, config.workload.input_seed + static_cast<uint64_t>(r), stream));
-          timing_y.emplace_back(out_bytes);
-        }
-        GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-      } catch (const std::exception& e) {
-        poisoned = context_poisoned();
-        poisoned_by = std::string("input setup: ") + e.what();
-        report.notes.push_back(wc.label + ": input setup failed: " + e.what());
-      }
-    }
-
-    const size_t n_variants = config.variants.size();
-    for (size_t vi = 0; vi < n_variants; ++vi) {
-      const VariantSpec& spec = config.variants[vi];
-      VariantResult vr;
-      vr.name = spec.name;
-      vr.min_speedup = spec.min_speedup;
-      const op::StepInfo* info = operation.find_step(spec.name);
-      if (info) vr.work_model = work_model_of(operation, *info, spec.options);
-      const bool filtered = !options.only_variants.empty() &&
-                            std::find(options.only_variants.begin(), options.only_variants.end(), spec.name) ==
-                                options.only_variants.end();
-      const std::string tag = fmt::format("[{}/{}] {}", vi + 1, n_variants, spec.name);
-      if (filtered) {
-        vr.status = "skipped";
-        vr.error = "not selected (--variant)";
-        cr.variants.push_back(std::move(vr));
-        continue;
-      }
-      if (poisoned || interrupt_requested() || timing_ops.empty() || !info) {
-        vr.status = interrupt_requested() ? "skipped" : "failed";
-        vr.error = !info ? "unknown variant" : interrupt_requested() ? "not run: interrupted"
-                                                                      : "not run: " + poisoned_by;
-        cr.variants.push_back(std::move(vr));
-        continue;
-      }
-      try {
-        if (config.check.enabled) {
-          check_variant(operation, *info, spec, config, checks, out_elements, vi == 0, stream, vr);
-          log(fmt::format("{}: check {} (rel. error {:.2e}, tolerance {:.1e})", tag, vr.correctness.status,
-                          vr.correctness.rel_error, vr.correctness.tolerance));
-        }
-        std::vector<std::unique_ptr<op::Step>> instances;
-        std::vector<std::vector<op::LaunchGroup>> sets;
-        for (size_t r = 0; r < timing_ops.size(); ++r) {
-          instances.push_back(info->create(spec.options));
-          instances.back()->setup(*timing_ops[r], timing_y[r].get(), stream);
-          sets.push_back(instances.back()->groups());
-        }
-        vr.notes = instances.front()->notes();
-        vr.config_variant = instances.front()->configuration();
-        GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-        if (options.profile) {
-          runner.profile_once(sets.front(), spec.name);
-          vr.status = "skipped";
-          vr.error = "profile run (not timed)";
-        } else {
-          if (options.progress) {
-            runner.set_progress([&, step = static_cast<int64_t>(vi + 1)](SampleProgress p) {
-              p.case_label = wc.label;
-              p.step = step;
-              p.steps = static_cast<int64_t>(n_variants);
-              options.progress(p);
-            });
-          }
-          runner.measure(sets, spec.name, vr);
-          if (counters && counters->available() && !interrupt_requested()) {
-            vr.counters = counters->collect(sets.front(), stream);
-            if (vr.counters->status == "ok") {
-              log(fmt::format("{}: counters: {} metrics, {} pass{}", tag, vr.counters->metrics.size(),
-                              vr.counters->passes, vr.counters->passes == 1 ? "" : "es"));
-            } else if (!counters->available()) {
-              note_counters(counters->why());
-            } else {
-              log(fmt::format("{}: counters not collected: {}", tag, vr.counters->note));
-            }
-          }
-          if (options.on_variant) options.on_variant(vr);
-          if (vr.correctness.status == "fail") {
-            vr.status = "failed";
-            vr.error = "correctness: " + vr.correctness.message;
-          }
-          log(fmt::format("{}: {} samples, median {:.4f} ms, rel. stdev {:.2f}% ({})", tag, vr.region.count,
-                          vr.region.median, vr.region.rel_stdev * 100, vr.sampling.stop_reason));
-        }
-      } catch (const std::exception& e) {
-        vr.status = "failed";
-        vr.error = e.what();
-        log(fmt::format("{}: FAILED: {}", tag, e.what()));
-        if (context_poisoned()) {
-          poisoned = true;
-          poisoned_by = "the CUDA context was poisoned by " + spec.name + " (" + e.what() + ")";
-        }
-      }
-      cr.variants.push_back(std::move(vr));
-    }
-    if (config.end_to_end.pipeline && !poisoned && !options.profile && !interrupt_requested()) {
-      checks.clear();  // the ladder's operands are done: room for the pipeline's tables and weights
-      timing_ops.clear();
-      timing_y.clear();
-      if (std::string why = measure_pipeline(config, operation, layout, runner, cr, log); !why.empty()) {
-        poisoned = true;
-        poisoned_by = std::move(why);
-      }
-    }
-    report.cases.push_back(std::move(cr));
+    if (options_.trace) options_.trace->set_case(wc.label);
+    log_(fmt::format("case {}: B={} U={} ({} input set{})", wc.label, wc.batch, U, cs.n_sets,
+                     cs.n_sets > 1 ? "s" : ""));
   }
-  report.interrupted = interrupt_requested();
-  if (report.interrupted) report.notes.push_back("interrupted by a signal: partial report");
-  return report;
+
+  /// Inputs and fp32 reference per check seed, then the rotated timing inputs and outputs. A failure is a report
+  /// note; the steps then say "not run".
+  void make_inputs(CaseState& cs) {
+    const cudaStream_t stream = runner_.stream();
+    try {
+      if (config_.check.enabled) {
+        for (uint64_t seed : config_.check.seeds) {
+          CheckSet set;
+          set.seed = seed;
+          set.inputs = operation_.make_inputs(cs.size, cs.layout, seed, stream);
+          set.y_ref = DeviceBuffer(static_cast<size_t>(cs.out_elements) * sizeof(float));
+          operation_.reference_fp32(*set.inputs, set.y_ref.as<float>(), stream);
+          cs.checks.push_back(std::move(set));
+        }
+      }
+      for (int64_t r = 0; r < cs.n_sets; ++r) {
+        cs.timing_inputs.push_back(operation_.make_inputs(cs.size, cs.layout,
+                                                          config_.workload.input_seed + static_cast<uint64_t>(r),
+                                                          stream));
+        cs.timing_y.emplace_back(cs.out_bytes);
+      }
+      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    } catch (const std::exception& e) {
+      poisoned_ = context_poisoned();
+      poisoned_by_ = std::string("input setup: ") + e.what();
+      report_.notes.push_back(cs.wc.label + ": input setup failed: " + e.what());
+    }
+  }
+
+  /// Step `vi` of the ladder on the case: skipped or not run (with why), or checked, timed and recorded.
+  /// Never throws: a failure is the step's status and error (and may poison the run's later steps).
+  VariantResult run_step(CaseState& cs, size_t vi) {
+    const VariantSpec& spec = config_.variants[vi];
+    VariantResult vr;
+    vr.name = spec.name;
+    vr.min_speedup = spec.min_speedup;
+    const op::StepInfo* info = operation_.find_step(spec.name);
+    if (info) vr.work_model = work_model_of(operation_, *info, spec.options);
+    const bool filtered = !options_.only_variants.empty() &&
+                          std::find(options_.only_variants.begin(), options_.only_variants.end(), spec.name) ==
+                              options_.only_variants.end();
+    if (filtered) {
+      vr.status = StepStatus::kSkipped;
+      vr.error = kNotSelectedError;
+      return vr;
+    }
+    if (poisoned_ || interrupt_requested() || cs.timing_inputs.empty() || !info) {
+      vr.status = interrupt_requested() ? StepStatus::kSkipped : StepStatus::kFailed;
+      vr.error = !info ? "unknown variant" : interrupt_requested() ? "not run: interrupted"
+                                                                    : "not run: " + poisoned_by_;
+      return vr;
+    }
+    const std::string tag = fmt::format("[{}/{}] {}", vi + 1, config_.variants.size(), spec.name);
+    try {
+      if (config_.check.enabled) {
+        check_variant(operation_, *info, spec, config_, cs.checks, cs.out_elements, vi == 0, runner_.stream(), vr);
+        log_(fmt::format("{}: check {} (rel. error {:.2e}, tolerance {:.1e})", tag, to_string(vr.correctness.status),
+                         vr.correctness.rel_error, vr.correctness.tolerance));
+      }
+      time_step(cs, vi, *info, tag, vr);
+    } catch (const std::exception& e) {
+      vr.status = StepStatus::kFailed;
+      vr.error = e.what();
+      log_(fmt::format("{}: FAILED: {}", tag, e.what()));
+      if (context_poisoned()) {
+        poisoned_ = true;
+        poisoned_by_ = "the CUDA context was poisoned by " + spec.name + " (" + e.what() + ")";
+      }
+    }
+    return vr;
+  }
+
+  /// Sets the step up on every timing set, then measures it (or, with --profile, runs it once), collects its
+  /// counters and records the outcome in `vr`. Throws on a CUDA or setup failure.
+  void time_step(CaseState& cs, size_t vi, const op::StepInfo& info, const std::string& tag, VariantResult& vr) {
+    const VariantSpec& spec = config_.variants[vi];
+    const cudaStream_t stream = runner_.stream();
+    std::vector<std::unique_ptr<op::Step>> instances;
+    std::vector<std::vector<op::LaunchGroup>> sets;
+    for (size_t r = 0; r < cs.timing_inputs.size(); ++r) {
+      instances.push_back(info.create(spec.options));
+      instances.back()->setup(*cs.timing_inputs[r], cs.timing_y[r].get(), stream);
+      sets.push_back(instances.back()->groups());
+    }
+    vr.notes = step_report_notes(*instances.front());
+    vr.config_variant = instances.front()->configuration();
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    if (options_.profile) {
+      runner_.profile_once(sets.front(), spec.name);
+      vr.status = StepStatus::kSkipped;
+      vr.error = "profile run (not timed)";
+      return;
+    }
+    if (options_.progress) {
+      runner_.set_progress([&, step = static_cast<int64_t>(vi + 1)](SampleProgress p) {
+        p.case_label = cs.wc.label;
+        p.step = step;
+        p.steps = static_cast<int64_t>(config_.variants.size());
+        options_.progress(p);
+      });
+    }
+    runner_.measure(sets, spec.name, vr);
+    collect_counters(sets.front(), tag, vr);
+    if (options_.on_variant) options_.on_variant(vr);
+    if (vr.correctness.status == CheckStatus::kFail) {
+      vr.status = StepStatus::kFailed;
+      vr.error = "correctness: " + vr.correctness.message;
+    }
+    log_(fmt::format("{}: {} samples, median {:.4f} ms, rel. stdev {:.2f}% ({})", tag, vr.region.count,
+                     vr.region.median, vr.region.rel_stdev * 100, vr.sampling.stop_reason));
+  }
+
+  /// The counters pass of a timed step (run --metrics), when counters are available and no signal arrived.
+  void collect_counters(const std::vector<op::LaunchGroup>& groups, const std::string& tag, VariantResult& vr) {
+    if (!counters_ || !counters_->available() || interrupt_requested()) return;
+    vr.counters = counters_->collect(groups, runner_.stream());
+    if (vr.counters->status == CountersStatus::kOk) {
+      log_(fmt::format("{}: counters: {} metrics, {} pass{}", tag, vr.counters->metrics.size(), vr.counters->passes,
+                       vr.counters->passes == 1 ? "" : "es"));
+    } else if (!counters_->available()) {
+      note_counters(counters_->why());
+    } else {
+      log_(fmt::format("{}: counters not collected: {}", tag, vr.counters->note));
+    }
+  }
+
+  const Config& config_;
+  const DeviceInfo& device_;
+  const RunOptions& options_;
+  const LogFn& log_;
+  Report report_;
+  const op::Operation& operation_;
+  Runner runner_;
+  std::unique_ptr<CounterCollector> counters_;
+  bool counters_noted_ = false;
+  bool poisoned_ = false;     ///< the CUDA context is unusable: later steps are "not run"
+  std::string poisoned_by_;   ///< why, for those steps' error
+};
+
+}  // namespace
+
+std::vector<std::string> step_report_notes(const op::Step& step) {
+  std::vector<std::string> notes = step.setup_notes();
+  for (std::string& n : step.notes()) notes.push_back(std::move(n));
+  return notes;
+}
+
+Report run_session(const Config& config, const DeviceInfo& device, const RunOptions& options, const LogFn& log) {
+  return SessionRun(config, device, options, log).run();
 }
 
 }  // namespace gpubench::measure

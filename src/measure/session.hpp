@@ -10,6 +10,7 @@
 #include "config/config.hpp"
 #include "measure/device_info.hpp"
 #include "measure/progress.hpp"
+#include "op/operation.hpp"
 #include "result/report.hpp"
 #include "result/trace.hpp"
 
@@ -27,6 +28,15 @@ struct RunOptions {
 
 /// Progress lines ("[2/3] decomposed: check pass ..."); the CLI prints them to stderr.
 using LogFn = std::function<void(const std::string&)>;
+
+/// VariantResult::error of a step the --variant filter left out (status skipped). `--isolate` writes and reads it
+/// back from a child's report: compare against this constant, never against a reworded text.
+inline constexpr const char* kNotSelectedError = "not selected (--variant)";
+/// The run-level note of a report that a signal cut short (Report::interrupted is true).
+inline constexpr const char* kInterruptedNote = "interrupted by a signal: partial report";
+
+/// A step's report notes (VariantResult::notes): its setup_notes() first, then its notes().
+std::vector<std::string> step_report_notes(const op::Step& step);
 
 /// Runs `config` on `device` and returns the report with raw measurements and correctness
 /// (not yet analyzed). Throws InputError when the workload cannot fit in device memory (the

@@ -71,8 +71,13 @@ class Step {
   virtual void setup(const Inputs& inputs, void* output, cudaStream_t stream) = 0;
   /// The launch groups, in order. Valid after setup() until destruction; running all of them writes the output.
   virtual std::vector<LaunchGroup> groups() = 0;
-  /// Report notes, e.g. "K padded 1178→1184 (setup, untimed)".
+  /// Report notes for humans, e.g. "broadcast copy timed"; nothing decides on their text. Notes on untimed
+  /// setup work go to setup_notes() instead.
   virtual std::vector<std::string> notes() const { return {}; }
+  /// Notes on copies of the inputs made once in untimed setup, e.g. "K padded 1178→1184 (setup, untimed)": the
+  /// report lists them before notes(), and a measured pipeline (end_to_end.pipeline) repeats them, since its
+  /// request time leaves those copies out too.
+  virtual std::vector<std::string> setup_notes() const { return {}; }
   /// The compiled configuration that ran (tile shape, stages), "" when not applicable.
   virtual std::string configuration() const { return {}; }
 };

@@ -198,7 +198,7 @@ nlohmann::json compare_to_json(const CompareResult& r) {
   for (const CompareEntry& e : r.entries) {
     auto side = [](const EntrySide& s) {
       json j = {{"n", s.n}, {"median_ms", s.median_ms}, {"rel_stdev", s.rel_stdev}, {"status", s.status}};
-      if (!s.correctness.empty()) j["correctness"] = s.correctness;
+      if (s.correctness) j["correctness"] = *s.correctness;
       return j;
     };
     json j = {{"config_hash", e.config_hash}, {"config_name", e.config_name}, {"case", e.case_label},

@@ -45,8 +45,8 @@ std::string si(double v) {
 }
 
 std::string status(const VariantResult& v) {
-  if (v.status == "failed") return "FAILED";
-  if (v.status != "ok") return v.status;
+  if (v.status == StepStatus::kFailed) return "FAILED";
+  if (v.status != StepStatus::kOk) return std::string(to_string(v.status));
   return v.acceptance.empty() ? "ok" : "ok " + v.acceptance;
 }
 
@@ -64,7 +64,7 @@ std::string acceptance_legend(const CaseResult& c) {
 }
 
 std::string rel_error(const Correctness& c) {
-  if (c.status == "skipped" || c.status.empty()) return kDash;
+  if (c.status == CheckStatus::kSkipped) return kDash;
   return sci(c.rel_error);
 }
 
@@ -129,7 +129,7 @@ int fastest_variant(const CaseResult& c) {
   int best = -1;
   for (size_t i = 0; i < c.variants.size(); ++i) {
     const auto& v = c.variants[i];
-    if (v.status != "ok" || !(v.region.median > 0)) continue;
+    if (v.status != StepStatus::kOk || !(v.region.median > 0)) continue;
     if (best < 0 || v.region.median < c.variants[static_cast<size_t>(best)].region.median) best = static_cast<int>(i);
   }
   return best;

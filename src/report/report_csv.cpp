@@ -66,13 +66,13 @@ std::string render_csv(const Report& r) {
   for (const auto& c : r.cases) {
     const std::string U = c.lengths.is_object() && c.lengths.contains("requests") ? c.lengths["requests"].dump() : "";
     for (const auto& v : c.variants) {
-      const bool ok = v.status == "ok";
+      const bool ok = v.status == StepStatus::kOk;
       const auto& e = v.end_to_end;
       auto fields_for = [&](const LaunchGroupTiming* g) {
         const double region = v.region.median;
         std::vector<std::string> fields{
-            c.label, std::to_string(c.batch), U, v.name, v.status, v.acceptance,
-            g ? g->name : "", g ? g->source : "", g ? num(g->stats.median) : "",
+            c.label, std::to_string(c.batch), U, v.name, std::string(to_string(v.status)), v.acceptance,
+            g ? g->name : "", g ? std::string(to_string(g->source)) : "", g ? num(g->stats.median) : "",
             g ? num(g->stats.q1) : "", g ? num(g->stats.q3) : "",
             g && region > 0 ? num(g->stats.median / region) : "",
             ok ? num(region) : "", ok ? num(v.region.q1) : "", ok ? num(v.region.q3) : "",
@@ -80,11 +80,12 @@ std::string render_csv(const Report& r) {
             ok ? num(v.work.flops) : "", ok ? num(v.work.bytes_min) : "", ok ? num(v.tflops) : "",
             ok ? num(v.gbps) : "", ok ? num(v.floor.floor_ms) : "", v.floor.bound,
             ok ? num(v.pct_of_floor) : "", num(v.speedup_vs_prev), num(v.speedup_vs_baseline),
-            num(v.min_speedup), v.correctness.status, v.correctness.status == "skipped" ? "" : num(v.correctness.rel_error),
+            num(v.min_speedup), std::string(to_string(v.correctness.status)),
+            v.correctness.status == CheckStatus::kSkipped ? "" : num(v.correctness.rel_error),
             e ? num(e->request_ms) : "", e ? num(e->speedup) : "", e ? num(e->gain) : "",
             e ? num(e->requests_per_s) : "", e ? num(e->candidates_per_s) : "",
             e ? num(e->usd_per_million_requests) : ""};
-        const Counters* k = v.counters && v.counters->status == "ok" ? &*v.counters : nullptr;
+        const Counters* k = v.counters && v.counters->status == CountersStatus::kOk ? &*v.counters : nullptr;
         const LaunchGroupCounters* kg = nullptr;
         if (k && g)
           for (const auto& x : k->launch_groups)

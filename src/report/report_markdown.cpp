@@ -35,7 +35,7 @@ void ladder_table(std::string& out, const CaseResult& c) {
          "error (rel) | status |\n";
   out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& v : c.variants) {
-    if (v.status != "ok") {
+    if (v.status != StepStatus::kOk) {
       out += fmt::format("| {} | — | — | — | — | — | — | — | — | {} | {} |\n", cell(v.name),
                          fmtx::rel_error(v.correctness), fmtx::status(v));
       continue;
@@ -83,7 +83,7 @@ void sampling_table(std::string& out, const CaseResult& c) {
 void failures(std::string& out, const CaseResult& c) {
   bool header = false;
   for (const auto& v : c.variants) {
-    if (v.status == "ok") continue;
+    if (v.status == StepStatus::kOk) continue;
     if (!header) out += "\n";
     header = true;
     const std::string why = !v.error.empty() ? v.error : v.correctness.message;
@@ -101,10 +101,10 @@ void launch_group_breakdown(std::string& out, const CaseResult& c) {
   for (const auto& v : c.variants) {
     const double region = v.region.median;
     auto share = [&](double t) { return region > 0 && t > 0 ? fmtx::percent(t / region, 1) : std::string("—"); };
-    for (const auto& g : v.launch_groups) {
-      out += fmt::format("| {} | {} | ({}) | | {} | {} |\n", cell(v.name), cell(g.name), g.source,
-                         fmtx::ms(g.stats.median), share(g.stats.median));
-      for (const auto& k : g.kernels) {
+    for (const auto& op : v.launch_groups) {
+      out += fmt::format("| {} | {} | ({}) | | {} | {} |\n", cell(v.name), cell(op.name), to_string(op.source),
+                         fmtx::ms(op.stats.median), share(op.stats.median));
+      for (const auto& k : op.kernels) {
         out += fmt::format("| | | {} | {} | {} | {} |\n", cell(k.name), k.launches_per_sample,
                            fmtx::ms(k.stats.median), share(k.stats.median));
       }
@@ -152,8 +152,9 @@ void counters_table(std::string& out, const CaseResult& c) {
   for (const auto& v : c.variants) {
     if (!v.counters) continue;
     const Counters& k = *v.counters;
-    if (k.status != "ok") {
-      missing += fmt::format("- {}: counters not collected: {}\n", v.name, k.note.empty() ? k.status : k.note);
+    if (k.status != CountersStatus::kOk) {
+      missing += fmt::format("- {}: counters not collected: {}\n", v.name,
+                         k.note.empty() ? std::string(to_string(k.status)) : k.note);
       continue;
     }
     out += fmt::format("| {} | (all, {} pass{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
@@ -194,7 +195,7 @@ void end_to_end_table(std::string& out, const CaseResult& c) {
   for (const auto& v : c.variants) {
     if (!v.end_to_end) continue;
     const EndToEnd& e = *v.end_to_end;
-    out += fmt::format("| {} | {} | {} | {} | {:.2f}x | {} | {} | {} | {} |\n", cell(v.name), e.source,
+    out += fmt::format("| {} | {} | {} | {} | {:.2f}x | {} | {} | {} | {} |\n", cell(v.name), to_string(e.source),
                        fmtx::ms(e.op_ms), fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1),
                        fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
                        fmtx::usd(e.usd_per_million_requests));

@@ -71,9 +71,9 @@ std::string ladder(const CaseResult& c, bool color) {
     const auto& v = c.variants[i];
     std::optional<fmt::text_style> rs, ls;
     if (static_cast<int>(i) == fastest) rs = fmt::fg(fmt::terminal_color::green);
-    if (v.status == "failed") rs = fmt::fg(fmt::terminal_color::red);
+    if (v.status == StepStatus::kFailed) rs = fmt::fg(fmt::terminal_color::red);
     if (v.acceptance == "REJECT") ls = fmt::fg(fmt::terminal_color::yellow);
-    if (v.status != "ok") {
+    if (v.status != StepStatus::kOk) {
       t.add({v.name, "—", "—", "—", "—", "—", "—", "—", "—", fmtx::rel_error(v.correctness),
              fmtx::status(v) + (v.error.empty() ? "" : ": " + v.error)},
             rs, ls);
@@ -96,9 +96,10 @@ std::string breakdown(const CaseResult& c, bool color) {
   for (const auto& v : c.variants) {
     const double region = v.region.median;
     auto share = [&](double x) { return region > 0 && x > 0 ? fmtx::percent(x / region, 1) : std::string("—"); };
-    for (const auto& g : v.launch_groups) {
-      t.add({v.name, g.name + " (" + g.source + ")", "", fmtx::ms(g.stats.median), share(g.stats.median)});
-      for (const auto& k : g.kernels) {
+    for (const auto& op : v.launch_groups) {
+      t.add({v.name, op.name + " (" + std::string(to_string(op.source)) + ")", "", fmtx::ms(op.stats.median),
+             share(op.stats.median)});
+      for (const auto& k : op.kernels) {
         std::string name = k.name.size() > 60 ? k.name.substr(0, 57) + "..." : k.name;
         t.add({"", "  " + name, std::to_string(k.launches_per_sample), fmtx::ms(k.stats.median),
                share(k.stats.median)});
@@ -123,7 +124,7 @@ std::string counters(const CaseResult& c, bool color) {
   for (const auto& v : c.variants) {
     if (!v.counters) continue;
     const Counters& k = *v.counters;
-    if (k.status != "ok") {
+    if (k.status != CountersStatus::kOk) {
       t.add({v.name, "", "—", "—", "—", "—", "not collected: " + k.note, "", ""});
       continue;
     }
@@ -150,7 +151,8 @@ std::string end_to_end(const CaseResult& c, bool color) {
   for (const auto& v : c.variants) {
     if (!v.end_to_end) continue;
     const EndToEnd& e = *v.end_to_end;
-    t.add({v.name, e.source, fmtx::ms(e.op_ms), fmtx::ms(e.request_ms), fmt::format("{:.2f}x", e.speedup),
+    t.add({v.name, std::string(to_string(e.source)), fmtx::ms(e.op_ms), fmtx::ms(e.request_ms),
+           fmt::format("{:.2f}x", e.speedup),
            fmtx::percent(e.gain, 1), fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
            fmtx::usd(e.usd_per_million_requests)});
   }

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,48 @@ inline constexpr int kReportSchemaVersion = 2;
 
 /// Oldest report schema version the reader accepts (mapped to the current model).
 inline constexpr int kOldestReadableReportSchemaVersion = 1;
+
+// Statuses and sources: enums in code, the same words in JSON as before (to_string / from_string; reading
+// another word is a JSON error naming the field's pointer, result/report_io.hpp).
+
+/// A ladder step's outcome (VariantResult::status).
+enum class StepStatus { kOk, kFailed, kSkipped };
+/// The correctness gate's outcome (Correctness::status).
+enum class CheckStatus { kPass, kFail, kSkipped };
+/// Whether the hardware counters were collected (Counters::status).
+enum class CountersStatus { kOk, kUnavailable };
+/// Where a step's end-to-end numbers come from (EndToEnd::source): the given request (run), the measured pipeline
+/// (run), or the floor speedup projected onto the given request (plan).
+enum class EndToEndSource { kGiven, kMeasured, kProjected };
+/// The measured pipeline's outcome (PipelineTiming::status).
+enum class PipelineStatus { kOk, kFailed };
+/// What timed a launch group (LaunchGroupTiming::source).
+enum class TimingSource { kCupti, kEvents, kNone };
+
+/// The JSON word: "ok" | "failed" | "skipped".
+std::string_view to_string(StepStatus v);
+/// The JSON word: "pass" | "fail" | "skipped".
+std::string_view to_string(CheckStatus v);
+/// The JSON word: "ok" | "unavailable".
+std::string_view to_string(CountersStatus v);
+/// The JSON word: "given" | "measured" | "projected".
+std::string_view to_string(EndToEndSource v);
+/// The JSON word: "ok" | "failed".
+std::string_view to_string(PipelineStatus v);
+/// The JSON word: "cupti" | "events" | "none".
+std::string_view to_string(TimingSource v);
+/// Parses the JSON word of the enum into `out`; false (out unchanged) for any other text. Case-sensitive.
+bool from_string(std::string_view text, StepStatus& out);
+/// As from_string(std::string_view, StepStatus&).
+bool from_string(std::string_view text, CheckStatus& out);
+/// As from_string(std::string_view, StepStatus&).
+bool from_string(std::string_view text, CountersStatus& out);
+/// As from_string(std::string_view, StepStatus&).
+bool from_string(std::string_view text, EndToEndSource& out);
+/// As from_string(std::string_view, StepStatus&).
+bool from_string(std::string_view text, PipelineStatus& out);
+/// As from_string(std::string_view, StepStatus&).
+bool from_string(std::string_view text, TimingSource& out);
 
 /// Order statistics of a sample set [ms] (result/statistics.hpp computes them).
 struct Stats {
@@ -42,7 +85,7 @@ struct KernelTiming {
 /// GPU time of one named launch group of a step (e.g. "gemm_cand"; op::LaunchGroup) per sample [ms].
 struct LaunchGroupTiming {
   std::string name;
-  std::string source = "cupti";     ///< cupti: the union of its activity records' intervals (overlapping kernels count once) | events: CUDA events
+  TimingSource source = TimingSource::kCupti;  ///< cupti: the union of its activity records' intervals (overlapping kernels count once) | events: CUDA events
   Stats stats;
   std::vector<double> samples_ms;
   std::vector<KernelTiming> kernels;  ///< empty when source is events
@@ -65,7 +108,7 @@ struct SamplingInfo {
 
 /// Result of the correctness gate for one variant.
 struct Correctness {
-  std::string status = "skipped";   ///< pass | fail | skipped
+  CheckStatus status = CheckStatus::kSkipped;  ///< pass | fail | skipped
   std::string reference;            ///< fp32-gpu | fp64-cpu
   double tolerance = 0;             ///< bound on rel_error
   double rel_error = 0;             ///< max over seeds of ‖y − ref‖ / ‖ref‖
@@ -86,7 +129,7 @@ struct Floor {
 
 /// End-to-end impact of one step (docs/method.md).
 struct EndToEnd {
-  std::string source;              ///< given | measured
+  EndToEndSource source = EndToEndSource::kGiven;  ///< given | measured | projected
   double op_ms = 0;                ///< the op's time in the request at this step [ms]
   double request_ms = 0;           ///< projected request latency at this step [ms]
   double speedup = 1;              ///< request speedup vs the baseline step
@@ -106,7 +149,7 @@ struct EndToEnd {
 /// The whole request measured as a pipeline of GPU stages with one ladder step of the op swapped in
 /// (docs/method.md measured mode; written by measure/, never derived).
 struct PipelineTiming {
-  std::string status = "ok";        ///< ok | failed
+  PipelineStatus status = PipelineStatus::kOk;  ///< ok | failed
   std::string error;                ///< why it failed
   Stats request;                    ///< CUDA-event time of the whole request [ms]
   std::vector<double> request_samples_ms;
@@ -129,7 +172,7 @@ struct LaunchGroupCounters {
 /// Hardware counters of one ladder step (`run --metrics`; issue #11). measure/ fills status, note, passes,
 /// metrics, l2_flushed and launch_groups; analysis/counters.hpp derives the rest.
 struct Counters {
-  std::string status = "ok";             ///< ok | unavailable (note says why; the run went on without them)
+  CountersStatus status = CountersStatus::kOk;  ///< ok | unavailable (note says why; the run went on without them)
   std::string note;                      ///< why not collected, or what to know (e.g. ranges dropped)
   int64_t passes = 0;                    ///< replay passes the metric set needed (each launch group re-run once per pass)
   bool l2_flushed = false;               ///< L2 read-flushed before each pass (cold mode)
@@ -158,7 +201,7 @@ struct Counters {
 /// One ladder step on one case.
 struct VariantResult {
   std::string name;
-  std::string status = "ok";        ///< ok | failed | skipped
+  StepStatus status = StepStatus::kOk;  ///< ok | failed | skipped
   std::string error;                ///< why it failed (CUDA error text, correctness, ...)
   std::vector<std::string> notes;   ///< e.g. "broadcast copy timed", "K padded 1178→1184 (setup)"
   std::string config_variant;       ///< compiled configuration that ran (tile shape...), if any
@@ -212,6 +255,19 @@ struct Report {
   int exit_code = 0;                ///< the run's exit code
 };
 
+void to_json(nlohmann::json& j, StepStatus v);
+/// Throws a nlohmann::json::exception "'x' is not ok, failed or skipped" for another word (likewise below).
+void from_json(const nlohmann::json& j, StepStatus& v);
+void to_json(nlohmann::json& j, CheckStatus v);
+void from_json(const nlohmann::json& j, CheckStatus& v);
+void to_json(nlohmann::json& j, CountersStatus v);
+void from_json(const nlohmann::json& j, CountersStatus& v);
+void to_json(nlohmann::json& j, EndToEndSource v);
+void from_json(const nlohmann::json& j, EndToEndSource& v);
+void to_json(nlohmann::json& j, PipelineStatus v);
+void from_json(const nlohmann::json& j, PipelineStatus& v);
+void to_json(nlohmann::json& j, TimingSource v);
+void from_json(const nlohmann::json& j, TimingSource& v);
 void to_json(nlohmann::json& j, const Stats& v);
 void from_json(const nlohmann::json& j, Stats& v);
 void to_json(nlohmann::json& j, const KernelTiming& v);

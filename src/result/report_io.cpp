@@ -173,26 +173,6 @@ nlohmann::json upgrade_v1(nlohmann::json j) {
   return j;
 }
 
-/// Step and correctness statuses are the words gpubench writes (report.hpp); anything else means a
-/// hand-edited or corrupt report, which compare must not read as "no timing to compare".
-void check_statuses(const Report& r, const std::string& source) {
-  for (size_t c = 0; c < r.cases.size(); ++c) {
-    for (size_t v = 0; v < r.cases[c].variants.size(); ++v) {
-      const VariantResult& vr = r.cases[c].variants[v];
-      const std::string at = fmt::format("{}: /cases/{}/variants/{} ('{}')", source, c, v, vr.name);
-      if (vr.status != "ok" && vr.status != "failed" && vr.status != "skipped")
-        throw InputError(fmt::format("{}: status '{}' is not ok, failed or skipped; the report is corrupt, re-run the "
-                                     "benchmark to regenerate it",
-                                     at, vr.status));
-      const std::string& cs = vr.correctness.status;
-      if (cs != "pass" && cs != "fail" && cs != "skipped")
-        throw InputError(fmt::format("{}: correctness.status '{}' is not pass, fail or skipped; the report is corrupt, "
-                                     "re-run the benchmark to regenerate it",
-                                     at, cs));
-    }
-  }
-}
-
 /// nlohmann's exception text without its "[json.exception.type_error.302] " tag.
 std::string json_error_text(const nlohmann::json::exception& e) {
   const std::string w = e.what();
@@ -290,7 +270,6 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
     throw InputError(source + ": malformed report: " + (where.empty() ? "" : where + ": ") + json_error_text(e) +
                      "; re-run the benchmark to regenerate it");
   }
-  check_statuses(r, source);
   return r;
 }
 

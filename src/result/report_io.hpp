@@ -11,7 +11,8 @@ namespace gpubench {
 /// Report from its JSON form, of any schema_version from kOldestReadableReportSchemaVersion to
 /// kReportSchemaVersion: a version-1 report's keys (`ops`) are mapped onto the current model
 /// (`launch_groups`), and the Report's schema_version is then the current one. Throws InputError naming
-/// `source` when the JSON is not an object, a field has the wrong type, or schema_version is newer than
+/// `source` when the JSON is not an object, a field has the wrong type or a status / source word that is not one
+/// of its enum's (the message names the field's JSON pointer), or schema_version is newer than
 /// kReportSchemaVersion (the message says to use a newer gpubench) or older than the oldest readable (exit 2).
 Report parse_report(const nlohmann::json& j, const std::string& source);
 

@@ -40,7 +40,7 @@ std::pair<Report, Config> ladder() {
   c.variants.push_back(ok_variant("decomposed", "decomposed", 2.0));
   VariantResult failed;
   failed.name = "fused";
-  failed.status = "failed";
+  failed.status = StepStatus::kFailed;
   failed.error = "correctness: rel error 0.5 > 2e-3";
   failed.work_model = "decomposed";
   failed.tflops = 123;  // stale value: analyze must clear it
@@ -75,7 +75,7 @@ TEST(Analyze, LadderSpeedupsAcceptanceAndFloors) {
   EXPECT_NEAR(v[1].pct_of_floor, 0.2026620517 / 2.0 * 100, 1e-6);  // 10.13%
 
   // The failed step gets nothing derived, and stale values are cleared.
-  EXPECT_EQ(v[2].status, "failed");
+  EXPECT_EQ(v[2].status, StepStatus::kFailed);
   EXPECT_DOUBLE_EQ(v[2].tflops, 0);
   EXPECT_DOUBLE_EQ(v[2].work.flops, 0);
   EXPECT_FALSE(v[2].speedup_vs_prev.has_value());
@@ -101,7 +101,7 @@ TEST(Analyze, GivenEndToEnd) {
   EXPECT_DOUBLE_EQ(v[0].end_to_end->op_share, 0.4);
   // k_aligned: op 4x faster than baseline → 40 ms op becomes 10 ms, request 70 ms.
   const auto& e = *v[3].end_to_end;
-  EXPECT_EQ(e.source, "given");
+  EXPECT_EQ(e.source, EndToEndSource::kGiven);
   EXPECT_DOUBLE_EQ(e.op_ms, 10);
   EXPECT_DOUBLE_EQ(e.request_ms, 70);
   EXPECT_NEAR(e.speedup, 100.0 / 70.0, 1e-12);
@@ -116,7 +116,7 @@ TEST(Analyze, GivenEndToEnd) {
 
 TEST(Analyze, FailedBaselineLeavesNoBaselineSpeedups) {
   auto [r, cfg] = ladder();
-  r.cases[0].variants[0].status = "failed";
+  r.cases[0].variants[0].status = StepStatus::kFailed;
   analyze(r, cfg, datasheet_ceilings("h200", Precision::kFp16, false));
   const auto& v = r.cases[0].variants;
   EXPECT_FALSE(v[1].speedup_vs_baseline.has_value());
@@ -155,7 +155,7 @@ TEST(Plan, RowsAndFloorProjection) {
   // 40 ms op at 2.9145x → 13.72 ms; request 60 + 13.72 = 73.72 ms.
   EXPECT_NEAR(rows[1].projected->op_ms, 13.7245, 1e-3);
   EXPECT_NEAR(rows[1].projected->request_ms, 73.7245, 1e-3);
-  EXPECT_EQ(rows[1].projected->source, "projected");
+  EXPECT_EQ(rows[1].projected->source, EndToEndSource::kProjected);
 
   cfg.end_to_end.given.reset();
   const auto bare = plan_rows(cfg, 1024, 15, ceil, [](const VariantSpec&) { return std::string("decomposed"); });

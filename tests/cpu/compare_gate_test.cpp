@@ -57,7 +57,7 @@ Report report_with(const nlohmann::json& config, const std::string& hash) {
   for (const char* name : {"baseline", "fused"}) {
     VariantResult v;
     v.name = name;
-    v.correctness.status = "pass";
+    v.correctness.status = CheckStatus::kPass;
     for (int i = 0; i < 10; ++i) v.region_samples_ms.push_back(1.0 + 0.001 * i);
     c.variants.push_back(v);
   }

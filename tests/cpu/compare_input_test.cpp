@@ -34,7 +34,7 @@ Report tiny_report(const std::string& label = "B=1024 fixed(length=70)",
   for (const auto& name : variants) {
     VariantResult v;
     v.name = name;
-    v.correctness.status = "pass";
+    v.correctness.status = CheckStatus::kPass;
     for (int i = 0; i < 10; ++i) v.region_samples_ms.push_back(ms * (1 + 0.001 * i));
     LaunchGroupTiming g;
     g.name = "gemm";
@@ -118,14 +118,16 @@ TEST_F(CompareInput, UnknownStatusIsACorruptReport) {
   const std::string old_p = write("old.json", tiny_report());
   const std::string new_p = write("new.json", bad);
   std::string msg = message_of([&] { compare_paths(old_p, new_p, {}); });
-  EXPECT_NE(msg.find(new_p + ": /cases/0/variants/1 ('decomposed'): status 'bogus' is not ok, failed or skipped"),
+  EXPECT_NE(msg.find(new_p + ": malformed report: /cases/0/variants/1/status: 'bogus' is not ok, failed or skipped; "
+                             "re-run the benchmark"),
             std::string::npos)
       << msg;
   bad = tiny_report();
   bad["cases"][0]["variants"][0]["correctness"]["status"] = "FAIL";
   const std::string new2 = write("new2.json", bad);
   msg = message_of([&] { compare_paths(old_p, new2, {}); });
-  EXPECT_NE(msg.find("correctness.status 'FAIL' is not pass, fail or skipped"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("/cases/0/variants/0/correctness/status: 'FAIL' is not pass, fail or skipped"), std::string::npos)
+      << msg;
   const int rc = compare({old_p, new_p});
   if (rc == -2) GTEST_SKIP() << "no gpubench binary";
   EXPECT_EQ(rc, 2) << out_ << err_;
@@ -387,8 +389,8 @@ TEST(CompareStates, AnInterruptedRunIsAMismatchAndUncheckedResultsAreNoted) {
   EXPECT_EQ(compare_reports({{"old.json", a}}, {{"new.json", b}}, o).mismatches.size(), 1u);
   // Correctness checked in OLD, not in NEW: the timing verdict stands, the note says the results went unchecked.
   Report c = tiny_report(), d = tiny_report();
-  c.cases[0].variants[1].correctness.status = "pass";
-  d.cases[0].variants[1].correctness.status = "skipped";
+  c.cases[0].variants[1].correctness.status = CheckStatus::kPass;
+  d.cases[0].variants[1].correctness.status = CheckStatus::kSkipped;
   const CompareResult r = compare_reports({{"old.json", c}}, {{"new.json", d}}, {});
   bool seen = false;
   for (const CompareEntry& e : r.entries) {

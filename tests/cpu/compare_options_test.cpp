@@ -42,7 +42,7 @@ Report report(int n, double rel = 0.01, uint64_t seed = 1, const std::string& la
   for (const char* name : {"baseline", "fused"}) {
     VariantResult v;
     v.name = name;
-    v.correctness.status = "pass";
+    v.correctness.status = CheckStatus::kPass;
     v.region_samples_ms = testing::noisy(1.0, rel, n, ++seed);
     for (const char* op : {"gemm", "topk"}) {
       LaunchGroupTiming t;

@@ -32,8 +32,8 @@ struct Spec {
   std::string gpu = "NVIDIA H200";
   std::string driver = "580.95.05";
   std::string hash = "c0ffee0123456789";
-  std::string correctness = "pass";
-  std::string status = "ok";
+  CheckStatus correctness = CheckStatus::kPass;
+  StepStatus status = StepStatus::kOk;
   bool extra_variant = false;  // adds "fused" to the ladder
 };
 
@@ -51,7 +51,7 @@ Report make_report(const Spec& s) {
   auto variant = [&](const std::string& name, std::vector<std::pair<std::string, double>> groups) {
     VariantResult v;
     v.name = name;
-    v.correctness.status = "pass";
+    v.correctness.status = CheckStatus::kPass;
     double total = 0;
     for (auto& [group, ms] : groups) {
       LaunchGroupTiming t;
@@ -67,11 +67,11 @@ Report make_report(const Spec& s) {
   VariantResult d = variant("decomposed", {{"gemm_user", 0.2}, {"gemm_cand", 1.0}});
   d.status = s.status;
   d.correctness.status = s.correctness;
-  if (s.correctness == "fail") {
+  if (s.correctness == CheckStatus::kFail) {
     d.correctness.rel_error = 0.5;
     d.correctness.tolerance = 2e-3;
   }
-  if (s.status == "failed") {
+  if (s.status == StepStatus::kFailed) {
     d.error = "CUDA error: illegal address";
     d.region_samples_ms.clear();
     d.launch_groups.clear();
@@ -214,7 +214,7 @@ TEST(Compare, TooFewSamplesIsUnsure) {
 TEST(Compare, CorrectnessPassToFailIsARegressionEvenWhenFaster) {
   Spec a, b;
   b.scale = 0.5;
-  b.correctness = "fail";
+  b.correctness = CheckStatus::kFail;
   const CompareResult r = run(a, b);
   const CompareEntry e = entry(r, "decomposed");
   EXPECT_EQ(e.verdict, Verdict::kFailed);
@@ -226,7 +226,7 @@ TEST(Compare, CorrectnessPassToFailIsARegressionEvenWhenFaster) {
 
 TEST(Compare, VariantOkToFailedIsARegression) {
   Spec a, b;
-  b.status = "failed";
+  b.status = StepStatus::kFailed;
   const CompareResult r = run(a, b);
   const CompareEntry e = entry(r, "decomposed");
   EXPECT_EQ(e.verdict, Verdict::kFailed);
@@ -239,7 +239,7 @@ TEST(Compare, VariantOkToFailedIsARegression) {
 TEST(Compare, VariantOkToSkippedIsARegression) {
   // A step that was measured and no longer is cannot pass the gate as "unsure".
   Spec a, b;
-  b.status = "skipped";
+  b.status = StepStatus::kSkipped;
   const CompareResult r = run(a, b);
   const CompareEntry e = entry(r, "decomposed");
   EXPECT_EQ(e.verdict, Verdict::kFailed);
@@ -325,7 +325,7 @@ TEST(Compare, HotVersusColdRunIsAMismatch) {
 
 TEST(Compare, LaunchGroupsTimedByDifferentTimersAreNotCompared) {
   Report a = make_report({}), b = make_report([] { Spec s; s.scale = 1.5; return s; }());
-  for (auto& g : b.cases[0].variants[0].launch_groups) g.source = "events";
+  for (auto& op : b.cases[0].variants[0].launch_groups) op.source = TimingSource::kEvents;
   const CompareResult r = compare_reports({{"old.json", a}}, {{"new.json", b}}, {});
   EXPECT_EQ(entry(r, "baseline", "gemm").verdict, Verdict::kUnsure);
   EXPECT_NE(entry(r, "baseline", "gemm").note.find("cupti in OLD but events in NEW"), std::string::npos);

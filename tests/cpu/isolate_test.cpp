@@ -50,7 +50,7 @@ Report child_report(const Config& c, const std::string& name, double ms) {
   for (auto& cr : r.cases)
     for (auto& v : cr.variants)
       if (v.name == name) {
-        v.status = "ok";
+        v.status = StepStatus::kOk;
         v.error.clear();
         v.region.count = 10;
         v.region.median = ms * static_cast<double>(cr.batch) / 64.0;
@@ -74,16 +74,16 @@ TEST(Isolate, MergeTakesOnlyTheNamedStep) {
   const Config c = config_with({"alpha", "crash", "beta"});
   Report parent = skeleton_report(c, {"alpha", "crash", "beta"});
   Report child = child_report(c, "alpha", 2.0);
-  child.cases[0].variants[2].status = "ok";  // a step the child did not run must not leak in
+  child.cases[0].variants[2].status = StepStatus::kOk;  // a step the child did not run must not leak in
   EXPECT_TRUE(merge_variant(parent, child, "alpha"));
-  EXPECT_EQ(parent.cases[0].variants[0].status, "ok");
+  EXPECT_EQ(parent.cases[0].variants[0].status, StepStatus::kOk);
   EXPECT_DOUBLE_EQ(parent.cases[1].variants[0].region.median, 4.0);
-  EXPECT_EQ(parent.cases[0].variants[2].status, "skipped");
+  EXPECT_EQ(parent.cases[0].variants[2].status, StepStatus::kSkipped);
   EXPECT_EQ(parent.environment.at("gpu"), "stand-in");
   EXPECT_EQ(parent.notes, std::vector<std::string>{"child note"});
   EXPECT_FALSE(merge_variant(parent, child_report(c, "alpha", 1.0), "beta"));
   fail_variant(parent, "crash", "why");
-  EXPECT_EQ(parent.cases[1].variants[1].status, "failed");
+  EXPECT_EQ(parent.cases[1].variants[1].status, StepStatus::kFailed);
   EXPECT_EQ(parent.cases[1].variants[1].error, "why");
 }
 
@@ -138,16 +138,16 @@ TEST_F(IsolateRun, CrashTimeoutAndSilenceFailOnlyTheirStep) {
   ASSERT_EQ(r.cases.size(), 2u);
   for (const auto& cr : r.cases) {
     const auto& v = cr.variants;
-    EXPECT_EQ(v[0].status, "ok");
+    EXPECT_EQ(v[0].status, StepStatus::kOk);
     EXPECT_DOUBLE_EQ(v[0].region.median, 2.0 * static_cast<double>(cr.batch) / 64.0);
-    EXPECT_EQ(v[1].status, "failed");
+    EXPECT_EQ(v[1].status, StepStatus::kFailed);
     EXPECT_NE(v[1].error.find("killed by signal 11 (SIGSEGV)"), std::string::npos) << v[1].error;
     EXPECT_NE(v[1].error.find("about to crash"), std::string::npos) << v[1].error;
-    EXPECT_EQ(v[2].status, "failed");
+    EXPECT_EQ(v[2].status, StepStatus::kFailed);
     EXPECT_NE(v[2].error.find("timed out after 2 s"), std::string::npos) << v[2].error;
-    EXPECT_EQ(v[3].status, "failed");
+    EXPECT_EQ(v[3].status, StepStatus::kFailed);
     EXPECT_NE(v[3].error.find("exit code 3, no report"), std::string::npos) << v[3].error;
-    EXPECT_EQ(v[4].status, "ok");
+    EXPECT_EQ(v[4].status, StepStatus::kOk);
     EXPECT_DOUBLE_EQ(v[4].region.median, 1.0 * static_cast<double>(cr.batch) / 64.0);
   }
   EXPECT_FALSE(r.interrupted);
@@ -171,7 +171,7 @@ TEST_F(IsolateRun, InterruptStopsTheLadder) {
   const Report r = run_isolated(c, options(c), [](const std::string&) {});
   measure::request_interrupt(0);
   EXPECT_TRUE(r.interrupted);
-  EXPECT_EQ(r.cases[0].variants[0].status, "skipped");
+  EXPECT_EQ(r.cases[0].variants[0].status, StepStatus::kSkipped);
   EXPECT_EQ(r.cases[0].variants[0].error, "not run: interrupted");
 }
 

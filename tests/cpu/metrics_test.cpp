@@ -184,7 +184,7 @@ TEST(MetricCollector, NoGpuGivesTheWhyNote) {
   EXPECT_NE(note.find(collector.why()), std::string::npos);
   EXPECT_NE(note.find("the run went on without them"), std::string::npos);
   const Counters k = collector.collect({}, nullptr);
-  EXPECT_EQ(k.status, "unavailable");
+  EXPECT_EQ(k.status, CountersStatus::kUnavailable);
   EXPECT_EQ(k.note, collector.why());
 }
 
@@ -332,7 +332,7 @@ TEST(CounterReport, MarkdownTerminalAndCsvShowMeasuredVsMinimum) {
   VariantResult off;
   off.name = "fused";
   Counters k;
-  k.status = "unavailable";
+  k.status = CountersStatus::kUnavailable;
   k.note = "no permission to read GPU performance counters";
   off.counters = k;
   c.variants.push_back(off);

@@ -60,7 +60,7 @@ std::pair<Report, Config> measured() {
                              stage("lce:broadcast_add", 0.2), stage("mlp_0", 1.5), stage("topk", 0.5)}));
   VariantResult k = step("k_aligned", "decomposed", 0.5, std::nullopt);
   k.pipeline.emplace();
-  k.pipeline->status = "failed";
+  k.pipeline->status = PipelineStatus::kFailed;
   k.pipeline->error = "out of memory";
   c.variants.push_back(k);
   c.variants.push_back(step("pipelined", "decomposed", 0.25, 3.0));  // no stages: op_ms falls back to the region
@@ -80,7 +80,7 @@ TEST(PipelineAnalyze, MeasuredRequestAgainstTheAmdahlPrediction) {
 
   ASSERT_TRUE(v[0].end_to_end.has_value());
   const EndToEnd& b = *v[0].end_to_end;
-  EXPECT_EQ(b.source, "measured");
+  EXPECT_EQ(b.source, EndToEndSource::kMeasured);
   EXPECT_DOUBLE_EQ(b.request_ms, 5.0);
   EXPECT_DOUBLE_EQ(*b.measured_request_ms, 5.0);
   EXPECT_DOUBLE_EQ(*b.predicted_request_ms, 5.0);  // 5.0 − 2.0 + 2.0
@@ -91,7 +91,7 @@ TEST(PipelineAnalyze, MeasuredRequestAgainstTheAmdahlPrediction) {
 
   ASSERT_TRUE(v[1].end_to_end.has_value());
   const EndToEnd& d = *v[1].end_to_end;
-  EXPECT_EQ(d.source, "measured");
+  EXPECT_EQ(d.source, EndToEndSource::kMeasured);
   EXPECT_DOUBLE_EQ(d.request_ms, 4.2);
   EXPECT_DOUBLE_EQ(*d.predicted_request_ms, 4.0);  // 5.0 − 2.0 + 1.0
   EXPECT_NEAR(*d.difference_ms, 0.2, 1e-12);
@@ -118,7 +118,7 @@ TEST(PipelineAnalyze, MeasuredRequestAgainstTheAmdahlPrediction) {
 
 TEST(PipelineAnalyze, NoBaselinePipelineMeansNoMeasuredBlock) {
   auto [r, cfg] = measured();
-  r.cases[0].variants[0].pipeline->status = "failed";
+  r.cases[0].variants[0].pipeline->status = PipelineStatus::kFailed;
   analyze(r, cfg, kCeilings);
   for (const auto& v : r.cases[0].variants) EXPECT_FALSE(v.end_to_end.has_value()) << v.name;
 }
@@ -130,7 +130,7 @@ TEST(PipelineAnalyze, GivenModeStillAppliesWithoutPipelines) {
   for (auto& v : r.cases[0].variants) v.pipeline.reset();
   analyze(r, cfg, kCeilings);
   const auto& d = *r.cases[0].variants[1].end_to_end;
-  EXPECT_EQ(d.source, "given");
+  EXPECT_EQ(d.source, EndToEndSource::kGiven);
   EXPECT_DOUBLE_EQ(d.request_ms, 80.0);  // op 2× faster: 100 − 40 + 20
   EXPECT_FALSE(d.predicted_request_ms.has_value());
 }
@@ -148,7 +148,7 @@ TEST(PipelineAnalyze, JsonRoundTripKeepsPipelineAndMeasuredFields) {
   ASSERT_EQ(v.pipeline->stages.size(), 6u);
   EXPECT_EQ(v.pipeline->stages[2].name, "lce:gemm_cand");
   EXPECT_EQ(v.pipeline->notes.size(), 1u);
-  EXPECT_EQ(back.cases[0].variants[2].pipeline->status, "failed");
+  EXPECT_EQ(back.cases[0].variants[2].pipeline->status, PipelineStatus::kFailed);
   EXPECT_EQ(back.cases[0].variants[2].pipeline->error, "out of memory");
   ASSERT_TRUE(v.end_to_end.has_value());
   EXPECT_EQ(*v.end_to_end->predicted_request_ms, *r.cases[0].variants[1].end_to_end->predicted_request_ms);

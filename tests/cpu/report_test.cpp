@@ -55,26 +55,26 @@ Report full_report() {
   base.region = stats_of({3.98, 4.0, 4.02});
   base.sm_clock_mhz = {1980, 1975};
   base.sampling = {3, 12, 1, "criteria met", {"rel_stdev 0.8% > 0.5%"}, 0.51, 1.2, 1977.5, 1980, 4, 2};
-  LaunchGroupTiming copy{"broadcast", "cupti", stats_of({1.4}), {1.4}, {}};
+  LaunchGroupTiming copy{"broadcast", TimingSource::kCupti, stats_of({1.4}), {1.4}, {}};
   KernelTiming k{"broadcast_kernel<__half>", "kernel", 1, stats_of({1.4}), {1.4}};
   copy.kernels = {k, KernelTiming{"memcpy DtoD", "memcpy", 2, stats_of({0.1}), {0.1}}};
-  LaunchGroupTiming gemm{"bmm", "cupti", stats_of({2.6}), {2.6}, {}};
+  LaunchGroupTiming gemm{"bmm", TimingSource::kCupti, stats_of({2.6}), {2.6}, {}};
   base.launch_groups = {copy, gemm};
-  base.correctness = {"pass", "fp32-gpu", 2e-3, 3.1e-4, 0.01, 0.0, 0, {1, 2}, ""};
+  base.correctness = {CheckStatus::kPass, "fp32-gpu", 2e-3, 3.1e-4, 0.01, 0.0, 0, {1, 2}, ""};
 
   VariantResult dec;
   dec.name = "decomposed";
   dec.work_model = "decomposed";
   dec.region = stats_of({1.98, 2.0, 2.02});
   dec.region.rel_stdev = 0.005;
-  dec.launch_groups = {LaunchGroupTiming{"gemm_user", "events", stats_of({0.1}), {0.1}, {}}};
-  dec.correctness = {"pass", "fp32-gpu", 2e-3, 3.1e-4, 0.01, 1e-6, 0, {1}, ""};
+  dec.launch_groups = {LaunchGroupTiming{"gemm_user", TimingSource::kEvents, stats_of({0.1}), {0.1}, {}}};
+  dec.correctness = {CheckStatus::kPass, "fp32-gpu", 2e-3, 3.1e-4, 0.01, 1e-6, 0, {1}, ""};
 
   VariantResult fused;
   fused.name = "fused";
-  fused.status = "failed";
+  fused.status = StepStatus::kFailed;
   fused.error = "CUDA error | illegal address, at launch";
-  fused.correctness = {"fail", "fp32-gpu", 2e-3, 0.5, 3.0, std::nullopt, 7, {1}, "7 non-finite"};
+  fused.correctness = {CheckStatus::kFail, "fp32-gpu", 2e-3, 0.5, 3.0, std::nullopt, 7, {1}, "7 non-finite"};
 
   c.variants = {base, dec, fused};
   r.cases.push_back(c);

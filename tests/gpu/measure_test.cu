@@ -123,7 +123,7 @@ TEST(MeasureGpu, EventsOnlyPathTimesEachOp) {
   VariantResult r;
   runner.measure({ops}, "events", r);
   ASSERT_EQ(r.launch_groups.size(), 2u);
-  EXPECT_EQ(r.launch_groups[0].source, "events");
+  EXPECT_EQ(r.launch_groups[0].source, TimingSource::kEvents);
   EXPECT_NEAR(r.launch_groups[0].stats.median, 0.5, 0.02);
   EXPECT_NEAR(r.launch_groups[1].stats.median, 1.0, 0.03);
 }

@@ -46,7 +46,7 @@ TEST(MetricsGpu, CopyKernelDramBytesMatchTheBytesMoved) {
                                        GPUBENCH_CUDA(cudaGetLastError());
                                      }}};
   const Counters k = collector.collect(ops, stream.s);
-  ASSERT_EQ(k.status, "ok") << k.note;
+  ASSERT_EQ(k.status, CountersStatus::kOk) << k.note;
   ASSERT_EQ(k.launch_groups.size(), 1u);
   const double read = k.launch_groups[0].values.at(metric::kDramBytesRead);
   const double write = k.launch_groups[0].values.at(metric::kDramBytesWrite);
@@ -88,7 +88,7 @@ TEST(MetricsGpu, CublasGemmKeepsTheTensorPipeBusy) {
   GPUBENCH_CUDA(cudaStreamSynchronize(stream.s));
   const Counters k = collector.collect(ops, stream.s);
   cublasDestroy(handle);
-  ASSERT_EQ(k.status, "ok") << k.note;
+  ASSERT_EQ(k.status, CountersStatus::kOk) << k.note;
   const double tensor = k.launch_groups.at(0).values.at(metric::kTensorPipePct);
   const double ms = k.launch_groups.at(0).values.at(metric::kDurationNs) * 1e-6;
   std::printf("%d x cuBLAS fp16 %d^3: tensor pipe %.1f%%, SM throughput %.1f%%, occupancy %.1f%%, %.3f ms (%.0f TFLOP/s), "
