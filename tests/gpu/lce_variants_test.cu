@@ -161,7 +161,7 @@ TEST(LceVariantOptions, BaselineUntimedBroadcastAndKAlignedWithCublas) {
     std::unique_ptr<Variant> v = create_variant(*info, options);
     v->setup(d.problem(y.get()), st.s);
     if (name == "baseline") {
-      EXPECT_EQ(info->work_model_for(options), WorkModel::kBroadcastUntimed);
+      EXPECT_EQ(info->work_model_for(StepOptions::resolve(*info->schema, options)), WorkModel::kBroadcastUntimed);
       ASSERT_EQ(v->ops().size(), 1u);
       EXPECT_EQ(v->ops()[0].name, "gemm");
     }
