@@ -17,11 +17,6 @@
 namespace gpubench::lce {
 namespace {
 
-/// Reads the boolean option `time_broadcast` (default true). Throws InputError on another type.
-bool time_broadcast_option(const nlohmann::json& options) {
-  return bool_option(options, "time_broadcast", "baseline", true);
-}
-
 class Baseline final : public Variant {
  public:
   explicit Baseline(bool time_broadcast) : time_broadcast_(time_broadcast) {}
@@ -91,15 +86,14 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .name = "baseline",
         .description = "broadcast copy of user embeddings + one cuBLAS strided-batched GEMM (W shared)",
         .ladder_step = 0,
-        .options = {"time_broadcast"},
+        .schema = &baseline_schema(),  // baseline_options.cpp
         .work_model_for =
-            [](const nlohmann::json& options) {
-              return time_broadcast_option(options) ? WorkModel::kBroadcast : WorkModel::kBroadcastUntimed;
+            [](const StepOptions& options) {
+              return options.boolean("time_broadcast") ? WorkModel::kBroadcast : WorkModel::kBroadcastUntimed;
             },
-        .precisions = {Precision::kFp16, Precision::kBf16, Precision::kFp32},
         .test_only = false,
-        .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
-          return std::make_unique<Baseline>(time_broadcast_option(options));
+        .create = [](const StepOptions& options) -> std::unique_ptr<Variant> {
+          return std::make_unique<Baseline>(options.boolean("time_broadcast"));
         }});
 
 }  // namespace gpubench::lce

@@ -95,11 +95,10 @@ GPUBENCH_REGISTER_LCE_VARIANT(
     VariantInfo{.name = "decomposed",
                 .description = "user GEMM once per request + candidate GEMM + broadcast-add (cuBLAS)",
                 .ladder_step = 1,
-                .options = {},
-                .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
-                .precisions = {Precision::kFp16, Precision::kBf16, Precision::kFp32},
+                .schema = &decomposed_schema(),  // decomposed_options.cpp: no options
+                .work_model_for = [](const StepOptions&) { return WorkModel::kDecomposed; },
                 .test_only = false,
-                .create = [](const nlohmann::json&) -> std::unique_ptr<Variant> {
+                .create = [](const StepOptions&) -> std::unique_ptr<Variant> {
                   return std::make_unique<Decomposed>();
                 }});
 

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,15 +30,13 @@
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 #include "ops/ikbo_lce/sm90/lce_setup.cuh"
+#include "ops/ikbo_lce/sm90_options.hpp"
 #include "ops/ikbo_lce/variant.hpp"
 
 namespace gpubench::lce {
 namespace {
 
 constexpr int kTag = 3;  ///< this file's own kernel instantiations (lce_tile_kernel)
-constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
-constexpr bool kDefaultBalanced = true;  ///< option "grid" default: balanced (NOTES.md round 5)
-constexpr bool kDefaultTrim = true;  ///< option "k_tail" default: "trim" (NOTES.md round 6)
 
 /// Copies row-major fp32 Y_user [U, M, N] into the 16-bit fragment order (sm90::frag_index: uint4
 /// [u][M tile][64-row N block][warp 4][j 14][lane 32] of T pairs ((m, n), (m+1, n)), ((m, n+8),
@@ -69,12 +68,13 @@ __global__ void user_rows_to_frag(const float* __restrict__ src, uint4* __restri
 /// `fused`: cuBLAS user GEMM (fp32 Y_user) + the cooperative tile kernel over candidate tiles.
 class FusedVariant final : public Variant {
  public:
-  /// cluster: −1 auto (1×2 when the 128-row N tiles pair up, else none), 0 none, 21 = 2(M)×1,
-  /// 12 = 1(M)×2(N) with TMA multicast; stages: 4 (BK 64: TMA-store epilogue) or 5 (direct epilogue).
+  /// cluster: nullopt = auto (1×2 when the 128-row N tiles pair up, else none), kNone, k2x1 = 2(M)×1,
+  /// k1x2 = 1(M)×2(N) with TMA multicast; stages: 4 (BK 64: TMA-store epilogue) or 5 (direct epilogue).
   /// persistent: grid = the CTAs resident at once, each walking tiles (else one CTA per tile).
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
   /// balanced: option "grid"; trim: option "k_tail".
-  FusedVariant(int block_k, int cluster, int stages, bool persistent, int l2_ahead, bool balanced, bool trim)
+  FusedVariant(int block_k, std::optional<Cluster> cluster, int stages, bool persistent, int l2_ahead, bool balanced,
+               bool trim)
       : block_k_(block_k),
         cluster_(cluster),
         stages_(stages),
@@ -93,25 +93,40 @@ class FusedVariant final : public Variant {
     w_cand_ = sm90::pad_columns(pr.W, pr.M, k_total, pr.K_user, pr.K_cand, stream);
     y_user_ = DeviceBuffer(static_cast<size_t>(pr.U * pr.M * pr.N) * sizeof(float));
     l_ = {};
+    using sm90::ClusterShape;
+    using sm90::Epilogue;
     using sm90::TileConfig;
+    using sm90::TileShape;
     const void* wc = w_cand_.get();
     auto with = [&](auto cfg) {  // Y_user read in fragment order (y_frag_)
       sm90::bind_config<sm90::UserFrag<decltype(cfg)>, kTag>(pr, nullptr, wc, false, persistent_, l_);
     };
-    bound_cluster_ = cluster_ >= 0 ? cluster_ : (((pr.N + 127) / 128) % 2 == 0 ? 12 : 0);
+    bound_cluster_ = cluster_ ? *cluster_ : (((pr.N + 127) / 128) % 2 == 0 ? Cluster::k1x2 : Cluster::kNone);
     if (block_k_ == 32) {
-      with(TileConfig<false, false, 32>{});
+      with(TileConfig<TileShape{.block_k = 32}>{});
     } else if (stages_ == 5) {  // direct epilogue
       switch (bound_cluster_) {
-        case 21: with(TileConfig<false, true, 64, 21, 5>{}); break;
-        case 12: with(TileConfig<false, true, 64, 12, 5>{}); break;
-        default: with(TileConfig<false, false, 64, 0, 5>{}); break;
+        case Cluster::k2x1:
+          with(TileConfig<TileShape{.cluster = ClusterShape::k2x1, .stages = 5}>{});
+          break;
+        case Cluster::k1x2:
+          with(TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 5}>{});
+          break;
+        default:
+          with(TileConfig<TileShape{.stages = 5}>{});
+          break;
       }
     } else {  // 4 stages, TMA-store epilogue
       switch (bound_cluster_) {
-        case 21: with(TileConfig<false, true, 64, 21, 4, true>{}); break;
-        case 12: with(TileConfig<false, true, 64, 12, 4, true>{}); break;
-        default: with(TileConfig<false, false, 64, 0, 4, true>{}); break;
+        case Cluster::k2x1:
+          with(TileConfig<TileShape{.cluster = ClusterShape::k2x1, .stages = 4, .epilogue = Epilogue::kTmaStore}>{});
+          break;
+        case Cluster::k1x2:
+          with(TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>{});
+          break;
+        default:
+          with(TileConfig<TileShape{.stages = 4, .epilogue = Epilogue::kTmaStore}>{});
+          break;
       }
     }
     l_.params.cand_to_user = pr.cand_to_user;
@@ -149,8 +164,8 @@ class FusedVariant final : public Variant {
   std::string configuration() const override {
     return "tile 128(N)x224(M)x" + std::to_string(l_.block_k) + "(K), " + std::to_string(l_.stages) +
            " stages, TMA + wgmma m64n224k16, 1 producer warp + 2 cooperative consumer warpgroups, cluster " +
-           (bound_cluster_ == 21   ? "2(M)x1(N) with TMA multicast"
-            : bound_cluster_ == 12 ? "1(M)x2(N) with TMA multicast"
+           (bound_cluster_ == Cluster::k2x1   ? "2(M)x1(N) with TMA multicast"
+            : bound_cluster_ == Cluster::k1x2 ? "1(M)x2(N) with TMA multicast"
                                    : "none") +
            (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers)"
                           : std::string(", direct epilogue")) +
@@ -185,9 +200,11 @@ class FusedVariant final : public Variant {
     GPUBENCH_LAUNCH_CHECK();
   }
 
-  int block_k_, cluster_, stages_, l2_ahead_;
+  int block_k_;
+  std::optional<Cluster> cluster_;  ///< nullopt: chosen in setup from N
+  int stages_, l2_ahead_;
   bool persistent_, balanced_, trim_;
-  int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
+  Cluster bound_cluster_ = Cluster::kNone;  ///< cluster_ resolved for the bound problem
   int64_t frag_count_ = 0; ///< uint4 elements of y_frag_
   Problem pr_;
   DeviceBuffer w_cand_;   ///< [M, round_up8(K_cand)] padded copy of W's candidate columns
@@ -204,35 +221,18 @@ GPUBENCH_REGISTER_LCE_VARIANT(
                .name = "fused",
                .description = "cuBLAS user GEMM + our TMA/wgmma candidate GEMM with the broadcast-add in its epilogue",
                .ladder_step = 3,
-               .options = {"block_k", "cluster", "stages", "persistent", "l2_prefetch", "grid", "k_tail"},
-               .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
-               .precisions = {Precision::kFp16, Precision::kBf16},
+               .schema = &fused_schema(),  // fused_options.cpp
+               .work_model_for = [](const StepOptions&) { return WorkModel::kDecomposed; },
                .test_only = false,
-               .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
-                 const int block_k = sm90::parse_block_k(options, "fused");
-                 int stages = sm90::parse_stages(options, "fused");
-                 int cluster = block_k == 64 ? -1 : 0;  // −1: 1x2 when N pairs up (setup)
-                 if (options.is_object() && options.contains("cluster")) {
-                   const auto& c = options.at("cluster");
-                   if (c == "2x1") cluster = 21;
-                   else if (c == "1x2") cluster = 12;
-                   else if (c == "none" || c == false) cluster = 0;
-                   else
-                     throw InputError("fused: options.cluster must be \"none\", \"2x1\" or \"1x2\", got " + c.dump());
-                 }
-                 if ((stages == 5 || cluster > 0) && block_k != 64)
-                   throw InputError("fused: options.stages 5 and options.cluster need block_k 64");
-                 if (stages == 0) stages = 4;  // BK 64: TMA-store epilogue (NOTES.md, round 4)
-                 bool persistent = true;
-                 if (options.is_object() && options.contains("persistent")) {
-                   const auto& v = options.at("persistent");
-                   if (!v.is_boolean()) throw InputError("fused: options.persistent must be true or false, got " + v.dump());
-                   persistent = v.get<bool>();
-                 }
-                 const int l2 = sm90::parse_l2_prefetch(options, "fused", kDefaultL2Ahead);
-                 const bool balanced = sm90::parse_grid(options, "fused", kDefaultBalanced);
-                 const bool trim = sm90::parse_k_tail(options, "fused", kDefaultTrim);
-                 return std::make_unique<FusedVariant>(block_k, cluster, stages, persistent, l2, balanced, trim);
+               .create = [](const StepOptions& o) -> std::unique_ptr<Variant> {
+                 const int block_k = static_cast<int>(o.integer("block_k"));
+                 // Absent: 1x2 when N pairs up (chosen in setup) at block_k 64, else none.
+                 std::optional<Cluster> cluster;
+                 if (o.has("cluster")) cluster = cluster_of(o.value("cluster"));
+                 else if (block_k != 64) cluster = Cluster::kNone;
+                 return std::make_unique<FusedVariant>(block_k, cluster, static_cast<int>(o.integer("stages")),
+                                                       o.boolean("persistent"), static_cast<int>(o.integer("l2_prefetch")),
+                                                       o.text("grid") == "balanced", o.text("k_tail") == "trim");
                },
            });
 

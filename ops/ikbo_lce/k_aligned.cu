@@ -25,14 +25,6 @@ constexpr int64_t kKAlign = 8;  // elements: 16 bytes of fp16/bf16 (32 bytes of 
 
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
-/// Reads option `library`: "cublaslt" (default) → true, "cublas" → false. Throws InputError.
-bool use_lt_option(const nlohmann::json& options) {
-  if (!options.is_object() || !options.contains("library")) return true;
-  const auto& v = options.at("library");
-  if (v == "cublaslt") return true;
-  if (v == "cublas") return false;
-  throw InputError("k_aligned option library must be \"cublaslt\" or \"cublas\", got " + v.dump());
-}
 
 /// One GEMM of the step: cuBLASLt when planned, else cuBLAS.
 struct PlannedGemm {
@@ -163,12 +155,11 @@ GPUBENCH_REGISTER_LCE_VARIANT(
     VariantInfo{.name = "k_aligned",
                 .description = "decomposed with K zero-padded to a multiple of 8 (16-byte aligned rows), cuBLASLt",
                 .ladder_step = 2,
-                .options = {"library"},
-                .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
-                .precisions = {Precision::kFp16, Precision::kBf16, Precision::kFp32},
+                .schema = &k_aligned_schema(),  // k_aligned_options.cpp
+                .work_model_for = [](const StepOptions&) { return WorkModel::kDecomposed; },
                 .test_only = false,
-                .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
-                  return std::make_unique<KAligned>(use_lt_option(options));
+                .create = [](const StepOptions& options) -> std::unique_ptr<Variant> {
+                  return std::make_unique<KAligned>(options.text("library") == "cublaslt");
                 }});
 
 }  // namespace gpubench::lce

@@ -98,9 +98,13 @@ class IkboLce final : public op::Operation {
 
   OpRules rules() const override {
     OpRules r = config_rules(op::test_steps_enabled());
-    r.steps = variant_names();  // the registry is the truth; rules.hpp's table mirrors it
+    r.steps = variant_names();  // the registry is the truth: each step's schema as it registered it
     r.step_options.clear();
-    for (const auto& v : registered_variants()) r.step_options[v.name] = v.options;
+    r.step_schemas.clear();
+    for (const auto& v : registered_variants()) {
+      r.step_options[v.name] = v.schema->keys();
+      r.step_schemas.push_back(*v.schema);
+    }
     return r;
   }
 
@@ -159,14 +163,14 @@ class IkboLce final : public op::Operation {
         s.name = v.name;
         s.description = v.description;
         s.ladder_step = v.ladder_step;
-        s.options = v.options;
-        s.work_model_for = [f = v.work_model_for](const nlohmann::json& o) {
-          return std::string(to_string(f ? f(o) : WorkModel::kDecomposed));
+        s.schema = *v.schema;
+        const config_detail::StepSchema* schema = v.schema;
+        s.work_model_for = [f = v.work_model_for, schema](const nlohmann::json& o) {
+          return std::string(to_string(f ? f(StepOptions::resolve(*schema, o)) : WorkModel::kDecomposed));
         };
-        s.precisions = v.precisions;
         s.test_only = v.test_only;
-        s.create = [create = v.create](const nlohmann::json& o) -> std::unique_ptr<op::Step> {
-          return std::make_unique<LceStep>(create(o));
+        s.create = [&v](const nlohmann::json& o) -> std::unique_ptr<op::Step> {
+          return std::make_unique<LceStep>(create_variant(v, o));
         };
         out.push_back(std::move(s));
       }

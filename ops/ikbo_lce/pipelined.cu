@@ -50,6 +50,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,32 +58,26 @@
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 #include "ops/ikbo_lce/sm90/lce_setup.cuh"
+#include "ops/ikbo_lce/sm90_options.hpp"
 #include "ops/ikbo_lce/variant.hpp"
 
 namespace gpubench::lce {
 namespace {
 
 constexpr int kTag = 4;  ///< this file's own kernel instantiations (lce_tile_kernel)
-constexpr int kDefaultL2Ahead = 0;  ///< option "l2_prefetch" default (stages ahead; 0: off)
-constexpr bool kDefaultBalanced = true;  ///< option "grid" default: balanced (NOTES.md round 5)
-constexpr int kDefaultDefer = 1;  ///< option "defer_user_row" default: "first" (NOTES.md round 5)
-constexpr bool kDefaultTrim = true;  ///< option "k_tail" default: "trim" (NOTES.md round 6)
-constexpr bool kDefaultContiguous = true;  ///< option "tile_order" default: "contiguous" (NOTES.md round 7)
-constexpr bool kDefaultRowCache = true;    ///< option "user_row_cache" default: true (NOTES.md round 7)
-constexpr bool kDefaultStoreWarp = true;   ///< option "store_warp" default: true (NOTES.md round 9)
-constexpr bool kDefaultNarrowTail = true;  ///< option "narrow_tail" default: true (NOTES.md round 12)
+// Option defaults: pipelined_options.cpp (the rounds of NOTES.md behind each).
 
 /// `pipelined`: persistent user + candidate tiles in one kernel (cooperative or ping-pong).
 class PipelinedVariant final : public Variant {
  public:
-  /// cluster: −1 auto (see bind), 0 none, 22 = 2×2 (1×4 ping-pong), 21 = 2(M)×1, 12 = 1×2(N);
+  /// cluster: nullopt = auto (see bind), kNone, k2x2 (1×4 ping-pong), k2x1 = 2(M)×1, k1x2 = 1×2(N);
   /// stages: 4 (cooperative BK 64: TMA-store epilogue) or 5 (direct epilogue).
   /// l2_ahead: E boxes prefetched into L2 that many stages ahead (0: off).
   /// balanced: option "grid";
   /// defer: option "defer_user_row" as LceParams::defer_user (0 none, 1 first, 2 any).
   /// trim: option "k_tail"; contiguous: option "tile_order"; row_cache: option "user_row_cache";
   /// store_warp: option "store_warp"; narrow_tail: option "narrow_tail".
-  PipelinedVariant(bool pingpong, int cluster, int block_k, int stages, int l2_ahead, bool balanced, int defer,
+  PipelinedVariant(bool pingpong, std::optional<Cluster> cluster, int block_k, int stages, int l2_ahead, bool balanced, int defer,
                    bool trim, bool contiguous, bool row_cache, bool store_warp, bool narrow_tail)
       : pingpong_(pingpong),
         cluster_(cluster),
@@ -127,38 +122,68 @@ class PipelinedVariant final : public Variant {
 
   /// Binds the instantiation of this variant's options (all with Y_user in fragment order).
   void bind(const Problem& pr) {
+    using sm90::ClusterShape;
+    using sm90::Epilogue;
+    using sm90::Schedule;
     using sm90::TileConfig;
+    using sm90::TileShape;
     const void *wu = w_user_.get(), *wc = w_cand_.get();
-    auto with = [&](auto cfg) {
-      sm90::bind_config<sm90::UserFrag<decltype(cfg)>, kTag>(pr, wu, wc, true, true, l_);
-    };
+    auto with = [&](auto cfg) { sm90::bind_config<sm90::UserFrag<decltype(cfg)>, kTag>(pr, wu, wc, true, true, l_); };
     // Auto (no "cluster" option): 1(M)×2(N) when the 128-row N tiles pair up, else none.
-    bound_cluster_ = cluster_ >= 0 ? cluster_ : (((pr.N + 127) / 128) % 2 == 0 ? 12 : 0);
+    bound_cluster_ = cluster_ ? *cluster_ : (((pr.N + 127) / 128) % 2 == 0 ? Cluster::k1x2 : Cluster::kNone);
     if (pingpong_) {
-      if (bound_cluster_) with(TileConfig<true, true, 64>{});
-      else if (block_k_ == 64) with(TileConfig<true, false, 64>{});
-      else with(TileConfig<true, false, 32>{});
+      if (bound_cluster_ != Cluster::kNone)
+        with(TileConfig<TileShape{.schedule = Schedule::kPingPong, .cluster = ClusterShape::k1x4}>{});
+      else if (block_k_ == 64)
+        with(TileConfig<TileShape{.schedule = Schedule::kPingPong}>{});
+      else
+        with(TileConfig<TileShape{.schedule = Schedule::kPingPong, .block_k = 32}>{});
     } else if (block_k_ == 32) {
-      with(TileConfig<false, false, 32>{});
+      with(TileConfig<TileShape{.block_k = 32}>{});
     } else if (stages_ == 4 && store_warp_) {  // TMA-store epilogue, stores issued by two store warps
       switch (bound_cluster_) {
-        case 0: with(TileConfig<false, false, 64, 0, 4, true, true>{}); break;
-        case 21: with(TileConfig<false, true, 64, 21, 4, true, true>{}); break;
-        case 12: with(TileConfig<false, true, 64, 12, 4, true, true>{}); break;
-        default: with(TileConfig<false, true, 64, 0, 4, true, true>{}); break;  // 22: 2×2
+        case Cluster::kNone:
+          with(TileConfig<TileShape{.stages = 4, .epilogue = Epilogue::kTmaStoreWarp}>{});
+          break;
+        case Cluster::k2x1:
+          with(
+              TileConfig<TileShape{.cluster = ClusterShape::k2x1, .stages = 4, .epilogue = Epilogue::kTmaStoreWarp}>{});
+          break;
+        case Cluster::k1x2:
+          with(
+              TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 4, .epilogue = Epilogue::kTmaStoreWarp}>{});
+          break;
+        default:
+          with(
+              TileConfig<TileShape{.cluster = ClusterShape::k2x2, .stages = 4, .epilogue = Epilogue::kTmaStoreWarp}>{});
+          break;  // k2x2
       }
     } else if (stages_ == 4) {  // TMA-store epilogue
       switch (bound_cluster_) {
-        case 0: with(TileConfig<false, false, 64, 0, 4, true>{}); break;
-        case 21: with(TileConfig<false, true, 64, 21, 4, true>{}); break;
-        case 12: with(TileConfig<false, true, 64, 12, 4, true>{}); break;
-        default: with(TileConfig<false, true, 64, 0, 4, true>{}); break;  // 22: 2×2
+        case Cluster::kNone:
+          with(TileConfig<TileShape{.stages = 4, .epilogue = Epilogue::kTmaStore}>{});
+          break;
+        case Cluster::k2x1:
+          with(TileConfig<TileShape{.cluster = ClusterShape::k2x1, .stages = 4, .epilogue = Epilogue::kTmaStore}>{});
+          break;
+        case Cluster::k1x2:
+          with(TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>{});
+          break;
+        default:
+          with(TileConfig<TileShape{.cluster = ClusterShape::k2x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>{});
+          break;  // k2x2
       }
     } else {  // 5 stages, direct epilogue (create refuses 5 stages with a 2×2 cluster)
       switch (bound_cluster_) {
-        case 0: with(TileConfig<false, false, 64, 0, 5>{}); break;
-        case 21: with(TileConfig<false, true, 64, 21, 5>{}); break;
-        default: with(TileConfig<false, true, 64, 12, 5>{}); break;  // 12
+        case Cluster::kNone:
+          with(TileConfig<TileShape{.stages = 5}>{});
+          break;
+        case Cluster::k2x1:
+          with(TileConfig<TileShape{.cluster = ClusterShape::k2x1, .stages = 5}>{});
+          break;
+        default:
+          with(TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 5}>{});
+          break;  // k1x2
       }
     }
   }
@@ -183,9 +208,9 @@ class PipelinedVariant final : public Variant {
 
   std::string configuration() const override {
     const std::string k = std::to_string(l_.block_k);
-    const std::string cl = bound_cluster_ == 0    ? "none"
-                           : bound_cluster_ == 21 ? "2(M)x1(N) with TMA multicast"
-                           : bound_cluster_ == 12 ? "1(M)x2(N) with TMA multicast"
+    const std::string cl = bound_cluster_ == Cluster::kNone   ? "none"
+                           : bound_cluster_ == Cluster::k2x1 ? "2(M)x1(N) with TMA multicast"
+                           : bound_cluster_ == Cluster::k1x2 ? "1(M)x2(N) with TMA multicast"
                            : pingpong_      ? "1(M)x4(N) with TMA multicast"
                                             : "2(M)x2(N) with TMA multicast";
     return std::string(pingpong_ ? "ping-pong: tile 64(N)x224(M)x" + k + "(K) per consumer warpgroup"
@@ -206,12 +231,13 @@ class PipelinedVariant final : public Variant {
 
  private:
   bool pingpong_;
-  int cluster_, block_k_, stages_, l2_ahead_;
+  std::optional<Cluster> cluster_;  ///< nullopt: chosen in bind from N
+  int block_k_, stages_, l2_ahead_;
   bool balanced_;
   int defer_;
   bool trim_, contiguous_, row_cache_, store_warp_, narrow_tail_;
   bool ordered_ = false;          ///< the contiguous order is bound (contiguous_ and enough clusters)
-  int bound_cluster_ = 0;  ///< cluster_ resolved for the bound problem
+  Cluster bound_cluster_ = Cluster::kNone;  ///< cluster_ resolved for the bound problem
   Problem pr_;
   DeviceBuffer w_user_, w_cand_;  ///< K-padded copies [M, round_up8(K)]
   DeviceBuffer y_user_;           ///< 16-bit user tiles in fragment order [U, m_tiles, n_blocks64, 64 × 224]
@@ -221,38 +247,6 @@ class PipelinedVariant final : public Variant {
   sm90::LceLaunch l_;
 };
 
-/// Parses {"defer_user_row": "none" | "first" | "any"} → LceParams::defer_user 0, 1, 2 (default
-/// kDefaultDefer). Throws InputError.
-int parse_defer(const nlohmann::json& options) {
-  if (!options.is_object() || !options.contains("defer_user_row")) return kDefaultDefer;
-  const auto& d = options.at("defer_user_row");
-  if (d == "none") return 0;
-  if (d == "first") return 1;
-  if (d == "any") return 2;
-  throw InputError("pipelined: options.defer_user_row must be \"none\", \"first\" or \"any\", got " + d.dump());
-}
-
-/// Parses {"schedule": "pingpong" | "cooperative"} (default cooperative: measured faster). Throws InputError.
-bool parse_pingpong(const nlohmann::json& options) {
-  if (!options.is_object() || !options.contains("schedule")) return false;
-  const auto& s = options.at("schedule");
-  if (s == "pingpong") return true;
-  if (s == "cooperative") return false;
-  throw InputError("pipelined: options.schedule must be \"pingpong\" or \"cooperative\", got " + s.dump());
-}
-
-/// Parses {"cluster": false | true | "2x2" | "2x1" | "1x2"} → 0, 22, 22, 21, 12 (default 0: TMA
-/// multicast clusters measured slower). Throws InputError.
-int parse_cluster(const nlohmann::json& options) {
-  if (!options.is_object() || !options.contains("cluster")) return 0;
-  const auto& c = options.at("cluster");
-  if (c.is_boolean()) return c.get<bool>() ? 22 : 0;
-  if (c == "2x2") return 22;
-  if (c == "2x1") return 21;
-  if (c == "1x2") return 12;
-  throw InputError("pipelined: options.cluster must be true, false, \"2x2\", \"2x1\" or \"1x2\", got " + c.dump());
-}
-
 }  // namespace
 
 GPUBENCH_REGISTER_LCE_VARIANT(
@@ -261,37 +255,24 @@ GPUBENCH_REGISTER_LCE_VARIANT(
         .name = "pipelined",
         .description = "one persistent warp-specialized TMA/wgmma kernel: user tiles, then candidate tiles",
         .ladder_step = 4,
-        .options = {"schedule", "cluster", "block_k", "stages", "l2_prefetch", "grid", "defer_user_row", "k_tail",
-                    "tile_order", "user_row_cache", "store_warp", "narrow_tail"},
-        .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
-        .precisions = {Precision::kFp16, Precision::kBf16},
+        .schema = &pipelined_schema(),  // pipelined_options.cpp
+        .work_model_for = [](const StepOptions&) { return WorkModel::kDecomposed; },
         .test_only = false,
-        .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
-          int cluster = parse_cluster(options);
-          const int block_k = sm90::parse_block_k(options, "pipelined");
-          const bool pingpong = parse_pingpong(options);
-          int stages = sm90::parse_stages(options, "pipelined");
-          if (stages == 0) stages = 4;  // cooperative BK 64: TMA-store epilogue (NOTES.md, round 3)
-          if (cluster && block_k != 64) throw InputError("pipelined: options.cluster needs block_k 64");
-          if ((cluster == 21 || cluster == 12) && pingpong)
-            throw InputError("pipelined: options.cluster \"2x1\" / \"1x2\" need the cooperative schedule");
-          if (stages == 5 && (pingpong || block_k != 64 || cluster == 22))
-            throw InputError("pipelined: options.stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster");
-          const bool has_cluster = options.is_object() && options.contains("cluster");
-          if (!has_cluster && !pingpong && block_k == 64) cluster = -1;  // auto: resolved in setup from N
-          const int l2 = sm90::parse_l2_prefetch(options, "pipelined", kDefaultL2Ahead);
-          const bool balanced = sm90::parse_grid(options, "pipelined", kDefaultBalanced);
-          const bool trim = sm90::parse_k_tail(options, "pipelined", kDefaultTrim);
-          const bool contiguous = sm90::parse_tile_order(options, "pipelined", kDefaultContiguous);
-          const bool row_cache = sm90::parse_row_cache(options, "pipelined", kDefaultRowCache);
+        .create = [](const StepOptions& o) -> std::unique_ptr<Variant> {
+          const bool pingpong = o.text("schedule") == "pingpong";
+          const int block_k = static_cast<int>(o.integer("block_k"));
+          const int stages = static_cast<int>(o.integer("stages"));
+          // Absent: auto (resolved in bind from N) for the cooperative BK 64 kernel, else none.
+          std::optional<Cluster> cluster = Cluster::kNone;
+          if (o.given("cluster")) cluster = cluster_of(o.value("cluster"));
+          else if (!pingpong && block_k == 64) cluster = std::nullopt;
           const bool tma_store = !pingpong && block_k == 64 && stages == 4;
-          const bool store_warp = bool_option(options, "store_warp", "pipelined", tma_store && kDefaultStoreWarp);
-          if (store_warp && !tma_store)
-            throw InputError("pipelined: options.store_warp needs the TMA-store epilogue: the cooperative schedule, "
-                             "block_k 64 and 4 stages");
-          return std::make_unique<PipelinedVariant>(pingpong, cluster, block_k, stages, l2, balanced,
-                                                    parse_defer(options), trim, contiguous, row_cache, store_warp,
-                                                    bool_option(options, "narrow_tail", "pipelined", kDefaultNarrowTail));
+          const bool store_warp = o.given("store_warp") ? o.boolean("store_warp") : tma_store;
+          const std::string defer = o.text("defer_user_row");
+          return std::make_unique<PipelinedVariant>(
+              pingpong, cluster, block_k, stages, static_cast<int>(o.integer("l2_prefetch")),
+              o.text("grid") == "balanced", defer == "none" ? 0 : defer == "first" ? 1 : 2, o.text("k_tail") == "trim",
+              o.text("tile_order") == "contiguous", o.boolean("user_row_cache"), store_warp, o.boolean("narrow_tail"));
         },
     });
 

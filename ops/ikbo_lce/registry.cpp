@@ -16,6 +16,11 @@ std::vector<VariantInfo>& storage() {
 
 void register_variant(VariantInfo info) {
   auto& entries = storage();
+  if (info.schema == nullptr || info.schema->name != info.name || info.schema->test_only != info.test_only) {
+    std::fprintf(stderr, "gpubench: LCE variant '%s' registered without its own schema (step_schemas.hpp)\n",
+                 info.name.c_str());
+    std::abort();
+  }
   for (const auto& e : entries) {
     if (e.name == info.name) {
       std::fprintf(stderr, "gpubench: LCE variant '%s' registered twice\n", info.name.c_str());
@@ -34,6 +39,10 @@ const VariantInfo* find_variant(const std::string& name) {
   for (const auto& e : storage())
     if (e.name == name) return &e;
   return nullptr;
+}
+
+std::unique_ptr<Variant> create_variant(const VariantInfo& info, const nlohmann::json& options) {
+  return info.create(StepOptions::resolve(*info.schema, options));
 }
 
 std::vector<std::string> variant_names() {

@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "ops/ikbo_lce/step_rules.hpp"
+#include "ops/ikbo_lce/step_schemas.hpp"
 
 namespace gpubench::lce {
 
@@ -35,11 +35,11 @@ OpRules config_rules(bool with_test_steps) {
       out.push_back(*issue2);
     return out;
   };
-  r.step_rules = step_rules();
-  for (const auto& step : r.step_rules) {
-    if (step.name == "test_fault" && !with_test_steps) continue;
+  r.step_schemas = step_schemas();
+  for (const auto& step : r.step_schemas) {
+    if (step.test_only && !with_test_steps) continue;
     r.steps.push_back(step.name);
-    for (const auto& o : step.options) r.step_options[step.name].push_back(o.key);
+    r.step_options[step.name] = step.keys();
   }
   r.has_pipeline = true;
   return r;

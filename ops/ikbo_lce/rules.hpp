@@ -10,8 +10,9 @@ namespace gpubench::lce {
 inline constexpr const char* kOpName = "ikbo_lce";
 
 /// The rules: shape M, N, K_user, K_cand with defaults (the IKBO reference shape) and ranges, K_user + K_cand ≥ 1,
-/// int64 byte sizes of E [B, K, N] and Y [B, M, N], the step rules table (step_rules.hpp), the request pipeline.
-/// Steps and their option keys come from the table: every step but `test_fault`, which `with_test_steps` adds.
+/// int64 byte sizes of E [B, K, N] and Y [B, M, N], the steps' option schemas (step_schemas.hpp), the
+/// request pipeline. Steps and their option keys come from the schemas: every step but the test-only `test_fault`,
+/// which `with_test_steps` adds.
 OpRules config_rules(bool with_test_steps);
 
 }  // namespace gpubench::lce

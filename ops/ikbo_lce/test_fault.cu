@@ -53,19 +53,11 @@ GPUBENCH_REGISTER_LCE_VARIANT(
     VariantInfo{.name = "test_fault",
                 .description = "test only: faults, aborts or hangs on purpose (GPUBENCH_ENABLE_TEST_VARIANTS=1)",
                 .ladder_step = 1000,
-                .options = {"mode"},
-                .work_model_for = [](const nlohmann::json&) { return WorkModel::kDecomposed; },
-                .precisions = {Precision::kFp16, Precision::kBf16, Precision::kFp32},
+                .schema = &test_fault_schema(),  // test_fault_options.cpp
+                .work_model_for = [](const StepOptions&) { return WorkModel::kDecomposed; },
                 .test_only = true,
-                .create = [](const nlohmann::json& options) -> std::unique_ptr<Variant> {
-                  std::string mode = "fault";
-                  if (options.is_object() && options.contains("mode")) {
-                    if (!options["mode"].is_string()) throw InputError("test_fault: options.mode must be a string");
-                    mode = options["mode"].get<std::string>();
-                  }
-                  if (mode != "fault" && mode != "abort" && mode != "hang")
-                    throw InputError("test_fault: options.mode must be fault | abort | hang, got '" + mode + "'");
-                  return std::make_unique<TestFault>(mode);
+                .create = [](const StepOptions& options) -> std::unique_ptr<Variant> {
+                  return std::make_unique<TestFault>(options.text("mode"));
                 }});
 
 }  // namespace gpubench::lce

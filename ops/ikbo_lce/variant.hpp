@@ -16,6 +16,7 @@
 
 #include "core/precision.hpp"
 #include "op/operation.hpp"
+#include "ops/ikbo_lce/step_schemas.hpp"
 #include "ops/ikbo_lce/work.hpp"
 
 namespace gpubench::lce {
@@ -38,7 +39,7 @@ struct Problem {
 
 /// A named launch group of a step (op/operation.hpp): enqueues one or more kernels / library calls on a stream.
 using Op = op::LaunchGroup;
-using op::bool_option;
+using config_detail::StepOptions;
 
 /// One ladder step bound to one problem.
 class Variant {
@@ -62,14 +63,16 @@ struct VariantInfo {
   std::string name;                        ///< config name, e.g. "k_aligned"
   std::string description;                 ///< one line for `gpubench list`
   int ladder_step = 100;                   ///< position in the IKBO ladder (sorting `list`), 0 = baseline
-  std::vector<std::string> options;        ///< accepted keys of the variant's `options` object
+  /// Its options and precisions, declared in the host-only companion file <step>_options.cpp
+  /// (step_schemas.hpp); never null.
+  const config_detail::StepSchema* schema = nullptr;
   /// Work model for the given options (baseline: kBroadcastUntimed when time_broadcast is false);
   /// unset means WorkModel::kDecomposed.
-  std::function<WorkModel(const nlohmann::json& options)> work_model_for;
-  std::vector<Precision> precisions;       ///< precisions it supports
+  std::function<WorkModel(const StepOptions& options)> work_model_for;
   bool test_only = false;                  ///< hidden unless GPUBENCH_ENABLE_TEST_VARIANTS=1 (never listed)
-  /// Creates an unbound instance from validated options. Throws InputError on bad options.
-  std::function<std::unique_ptr<Variant>(const nlohmann::json& options)> create;
+  /// Creates an unbound instance from options already checked against `schema`, defaults filled (op.cpp
+  /// resolves them). Throws InputError only for what the schema cannot know.
+  std::function<std::unique_ptr<Variant>(const StepOptions& options)> create;
 };
 
 /// Adds a variant; called from static registrars. Duplicate names abort at start-up.
@@ -81,6 +84,9 @@ const VariantInfo* find_variant(const std::string& name);
 /// Names accepted in configs: the non-test-only variants, plus the test-only ones when
 /// op::test_steps_enabled(). `gpubench list` never shows test-only variants.
 std::vector<std::string> variant_names();
+/// `info.create` on the config's `options` checked against info.schema, defaults filled (StepOptions::resolve).
+/// Throws InputError "<step>: options.<key> …" on a bad option.
+std::unique_ptr<Variant> create_variant(const VariantInfo& info, const nlohmann::json& options);
 
 namespace detail {
 /// Static registrar: constructing one registers `info`.

@@ -9,6 +9,18 @@
 namespace gpubench::cli {
 namespace {
 
+/// A step's options under its line: name, accepted values, default, doc; then its cross-option rules.
+void print_options(const config_detail::StepSchema& schema) {
+  for (const config_detail::OptionSchema& o : schema.options) {
+    std::string values;
+    if (o.range) values = fmt::format("{} … {}", o.range->first, o.range->second);
+    else
+      for (const auto& v : o.values) values += (values.empty() ? "" : " | ") + v.dump();
+    fmt::print("      {:<15} {}  (default: {})  {}\n", o.name, values, o.default_text(), o.doc);
+  }
+  for (const std::string& c : schema.constraint_docs) fmt::print("      ({})\n", c);
+}
+
 VerbAction setup_list(CLI::App&) {
   return []() -> int {
     fmt::print("ops:\n");
@@ -26,10 +38,12 @@ VerbAction setup_list(CLI::App&) {
       for (const op::StepInfo& v : operation->steps()) {
         if (v.test_only) continue;
         std::string precisions;
-        for (auto p : v.precisions) precisions += (precisions.empty() ? "" : ",") + std::string(to_string(p));
-        std::string opts;
-        for (const auto& o : v.options) opts += (opts.empty() ? "" : ",") + o;
-        fmt::print("  {:<11} {} [{}]{}\n", v.name, v.description, precisions, opts.empty() ? "" : " options: " + opts);
+        for (auto p : v.schema.precisions) {
+          if (!precisions.empty()) precisions += ",";
+          precisions += to_string(p);
+        }
+        fmt::print("  {:<11} {} [{}]\n", v.name, v.description, precisions);
+        print_options(v.schema);
       }
     }
     fmt::print("\ndistributions (/workload/requests):\n");

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.hpp"
-#include "config/step_rules.hpp"
+#include "config/step_schema.hpp"
 #include "core/errors.hpp"
 
 namespace gpubench {
@@ -54,9 +54,9 @@ struct OpRules {
   std::vector<std::string> steps;       ///< step names accepted in /variants, in ladder order
   /// Accepted keys of /variants/i/options per step name (missing name: no options accepted).
   std::map<std::string, std::vector<std::string>> step_options;
-  /// What each step accepts beyond option keys (precisions, values, combinations); a step missing here gets
-  /// only its option keys checked.
-  std::vector<config_detail::VariantRules> step_rules;
+  /// Each step's option schema (precisions, values, defaults, constraints: config/step_schema.hpp); a step
+  /// missing here gets only its option keys checked.
+  std::vector<config_detail::StepSchema> step_schemas;
   /// True when the op can be measured inside a whole request (/end_to_end/pipeline, whose tables gather the
   /// shape's K_user and K_cand features of N elements).
   bool has_pipeline = false;

@@ -1,13 +1,13 @@
 // /variants of a config: the ordered ladder. Each item is a name or {name, min_speedup, min_speedup_vs, options}.
 // Option keys, values, combinations and the config's precision are checked against the op's rules
-// (config/parse.hpp OpRules: step names, option keys, config/step_rules.hpp tables).
+// (config/parse.hpp OpRules: step names, option keys, config/step_schema.hpp schemas).
 #include <algorithm>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "config/validator.hpp"
-#include "config/step_rules.hpp"
+#include "config/step_schema.hpp"
 
 namespace gpubench::config_detail {
 namespace {
@@ -30,7 +30,7 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
   }
   std::vector<std::string> accepted;
   if (auto it = rules.step_options.find(name); it != rules.step_options.end()) accepted = it->second;
-  const VariantRules* step = find_variant_rules(rules.step_rules, name);
+  const StepSchema* step = find_step_schema(rules.step_schemas, name);
   nlohmann::json known = nlohmann::json::object();  // the options with an accepted key and a usable type
   for (const auto& [key, value] : opts.items()) {
     const std::string p = child(ptr, key);
@@ -46,11 +46,8 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
     // each variant checks its own values when it is created.
     if (!value.is_boolean() && !value.is_string() && !(value.is_number() && to_number(value, why))) {
       const std::string got = why.empty() ? type_name(value) : show(value);
-      const OptionRule* rule = nullptr;  // the accepted values, when the table knows the option
-      if (step)
-        for (const OptionRule& r : step->options)
-          if (r.key == key) rule = &r;
-      v.add(p, rule ? fmt::format("must be {}, got {}", rule->expected, got)
+      const OptionSchema* rule = step ? step->find(key) : nullptr;  // the accepted values, when known
+      v.add(p, rule ? fmt::format("must be {}, got {}", rule->expected(), got)
                     : "expected a boolean, a number or a string, got " + got);
     } else
       known[key] = value;
@@ -62,7 +59,7 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
       v.add(child(ptr, problem.key), fmt::format("{} (option of {})", problem.message, name));
     // Accepted but without effect: say so rather than let a reader think it applied.
     if (problems.empty() && step->notes)
-      for (const OptionProblem& note : step->notes(known)) notes.push_back(child(ptr, note.key) + ": " + note.message);
+      for (const OptionProblem& note : step->notes(StepOptions(*step, known))) notes.push_back(child(ptr, note.key) + ": " + note.message);
   }
   spec.options = opts;
 }
@@ -74,11 +71,11 @@ std::string precision_list(const std::vector<Precision>& ps) {
   return join(names);
 }
 
-/// Records at `ptr` that variant `name` cannot run the config's precision (from variant_rules.hpp).
+/// Records at `ptr` that variant `name` cannot run the config's precision (from its schema).
 /// True when it can (or the table does not know the variant).
 bool check_precision(Validator& v, const std::string& ptr, const std::string& name, Precision precision,
                      const OpRules& op) {
-  const VariantRules* rules = find_variant_rules(op.step_rules, name);
+  const StepSchema* rules = find_step_schema(op.step_schemas, name);
   if (rules == nullptr || supports_precision(*rules, precision)) return true;
   v.add(ptr, fmt::format("{} does not support precision {} (it runs {}): set /precision to one of those, or "
                          "remove {} from /variants",
@@ -98,7 +95,7 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
     if (op->steps.empty()) v.add(ptr, "required: no variants are registered to default to");
     std::vector<std::string> left_out;
     for (const auto& name : op->steps) {
-      const VariantRules* rules = find_variant_rules(op->step_rules, name);
+      const StepSchema* rules = find_step_schema(op->step_schemas, name);
       if (rules == nullptr || supports_precision(*rules, c.precision)) {
         VariantSpec spec;  // options stay an empty object: the resolved config must parse back
         spec.name = name;

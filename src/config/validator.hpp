@@ -116,7 +116,7 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
 
 /// Parses /variants into c.variants (needs c.precision and c.workload.op); absent → every step of the op
 /// that runs c.precision, in ladder order. Option values, their combinations and the precision of each listed
-/// step are checked against the op's step rules (config/step_rules.hpp types, OpRules::step_rules).
+/// step are checked against the op's step schemas (config/step_schema.hpp, OpRules::step_schemas).
 void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c);
 
 /// Parses /end_to_end/pipeline (when present) of the /end_to_end object into c.end_to_end.pipeline

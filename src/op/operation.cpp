@@ -98,14 +98,6 @@ bool test_steps_enabled() {
   return v != nullptr && std::string(v) == "1";
 }
 
-bool bool_option(const nlohmann::json& options, const char* key, const char* step, bool def) {
-  if (!options.is_object() || !options.contains(key)) return def;
-  const auto& v = options.at(key);
-  if (!v.is_boolean())
-    throw InputError(std::string(step) + ": options." + key + " must be true or false, got " + v.dump());
-  return v.get<bool>();
-}
-
 ConfigContext registry_context() {
   ConfigContext ctx;
   add_distributions(ctx);

@@ -87,12 +87,13 @@ struct StepInfo {
   std::string name;                  ///< config name, e.g. "k_aligned"
   std::string description;           ///< one line for `gpubench list`
   int ladder_step = 100;             ///< position in the op's ladder (sorting `list`); 0 = the original
-  std::vector<std::string> options;  ///< accepted keys of the step's `options` object
+  /// The step's options (keys, types, values, defaults, constraints, docs) and precisions: config/step_schema.hpp.
+  config_detail::StepSchema schema;
   /// The op's work model that counts this step's work with these options (Operation::work_models()).
   std::function<std::string(const nlohmann::json& options)> work_model_for;
-  std::vector<Precision> precisions;  ///< precisions it runs
   bool test_only = false;             ///< hidden unless GPUBENCH_ENABLE_TEST_VARIANTS=1 (never listed)
-  /// Creates an unbound instance from validated options. Throws InputError on bad options.
+  /// Creates an unbound instance from the config's options, checked against `schema` (defaults filled).
+  /// Throws InputError "<step>: options.<key> …" on a bad one.
   std::function<std::unique_ptr<Step>(const nlohmann::json& options)> create;
 };
 
@@ -189,10 +190,6 @@ CaseSize case_size(const Config& config, int64_t B, int64_t U);
 /// True when the environment has GPUBENCH_ENABLE_TEST_VARIANTS=1 (the GPU tests set it for the gpubench
 /// processes they start): test-only steps such as `test_fault` become valid config names.
 bool test_steps_enabled();
-
-/// The boolean option `key` of a step's `options` object, `def` when absent. Throws InputError
-/// ("<step>: options.<key> must be true or false, got <value>") for any other JSON type.
-bool bool_option(const nlohmann::json& options, const char* key, const char* step, bool def);
 
 /// The validator's context from the registered ops: their rules, and `base_dir` / `source` as given.
 ConfigContext registry_context();

@@ -127,7 +127,7 @@ TEST_P(PipelineComposition, EqualsTheStagesRunOneByOne) {
   for (int32_t i : req.cand_index()) ASSERT_TRUE(i >= 0 && i < spec.cand.rows);
   for (int32_t i : req.user_index()) ASSERT_TRUE(i >= 0 && i < spec.user.rows);
 
-  auto variant = info->create(nlohmann::json::object());
+  auto variant = lce::create_variant(*info, nlohmann::json::object());
   variant->setup(req.lce_problem(), st.s);
   const std::vector<op::LaunchGroup> ops = req.ops(variant->ops());
   ASSERT_GE(ops.size(), 6u);

@@ -111,18 +111,18 @@ TEST(Sm90TileKernel, OneTileEachSwizzle) {
   GPUBENCH_REQUIRE_GPU();
   if (!is_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
   // One 128x224 tile, one 64-K stage (128-byte swizzle W) / two 32-K stages (64-byte swizzle W).
-  EXPECT_LT((run_case<TileConfig<false, false, 64>>(224, 128, 0, 64, 1)), 2e-3);
-  EXPECT_LT((run_case<TileConfig<false, false, 32>>(224, 128, 0, 64, 1)), 2e-3);
-  EXPECT_LT((run_case<TileConfig<true, false, 32>>(224, 64, 0, 64, 1)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<TileShape{}>>(224, 128, 0, 64, 1)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<TileShape{.block_k = 32}>>(224, 128, 0, 64, 1)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<TileShape{.schedule = Schedule::kPingPong, .block_k = 32}>>(224, 64, 0, 64, 1)), 2e-3);
 }
 
 TEST(Sm90TileKernel, RaggedTailsAndUserTiles) {
   GPUBENCH_REQUIRE_GPU();
   if (!is_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
   // Ragged M, N, K (TMA zero fill), user tiles in the same launch (ready flags), two candidates.
-  EXPECT_LT((run_case<TileConfig<false, false, 64>>(30, 24, 19, 40, 2)), 2e-3);
-  EXPECT_LT((run_case<TileConfig<true, false, 32>>(250, 72, 9, 77, 3)), 2e-3);
-  EXPECT_LT((run_case<TileConfig<false, true, 64>>(250, 136, 9, 77, 3)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<TileShape{}>>(30, 24, 19, 40, 2)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<TileShape{.schedule = Schedule::kPingPong, .block_k = 32}>>(250, 72, 9, 77, 3)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<TileShape{.cluster = ClusterShape::k2x2}>>(250, 136, 9, 77, 3)), 2e-3);
 }
 
 TEST(Sm90TileKernel, TmaStoreEpilogue) {
@@ -131,15 +131,27 @@ TEST(Sm90TileKernel, TmaStoreEpilogue) {
   // stmatrix.trans → 128-byte-swizzled chunks → TMA store (clipped at M / N): a full tile; ragged
   // tails with user tiles (their direct staging aliases the store buffers) and several tiles per CTA
   // (buffer reuse across tiles); 3 stages (7 buffers) and a 2×2 cluster with phantom tiles.
-  EXPECT_LT((run_case<TileConfig<false, false, 64, 0, 4, true>>(224, 128, 0, 64, 1)), 2e-3);
-  EXPECT_LT((run_case<TileConfig<false, false, 64, 0, 4, true>>(30, 24, 19, 40, 2)), 2e-3);
-  EXPECT_LT((run_case<TileConfig<false, false, 64, 0, 4, true>>(250, 136, 9, 77, 40)), 2e-3);  // 164 tiles: 2 per CTA
-  EXPECT_LT((run_case<TileConfig<false, false, 64, 0, 3, true>>(250, 136, 9, 77, 3)), 2e-3);
-  EXPECT_LT((run_case<TileConfig<false, true, 64, 0, 4, true>>(250, 136, 9, 77, 3)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<TileShape{.stages = 4, .epilogue = Epilogue::kTmaStore}>>(224, 128, 0, 64, 1)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<TileShape{.stages = 4, .epilogue = Epilogue::kTmaStore}>>(30, 24, 19, 40, 2)), 2e-3);
+  EXPECT_LT((run_case<TileConfig<TileShape{.stages = 4, .epilogue = Epilogue::kTmaStore}>>(250, 136, 9, 77, 40)),
+            2e-3);  // 164 tiles: 2 per CTA
+  EXPECT_LT((run_case<TileConfig<TileShape{.stages = 3, .epilogue = Epilogue::kTmaStore}>>(250, 136, 9, 77, 3)), 2e-3);
+  EXPECT_LT(
+      (run_case<TileConfig<TileShape{.cluster = ClusterShape::k2x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>>(
+          250, 136, 9, 77, 3)),
+      2e-3);
   // `pipelined`'s configuration: Y_user in fragment order, 1×2 cluster, the next tile's user row
   // loaded during the TMA-store epilogue.
-  EXPECT_LT((run_case<UserFrag<TileConfig<false, true, 64, 12, 4, true>>>(250, 136, 9, 77, 40)), 2e-3);
-  EXPECT_LT((run_case<UserFrag<TileConfig<false, true, 64, 12, 4, true>>>(30, 24, 19, 40, 2)), 2e-3);
+  EXPECT_LT(
+      (run_case<
+          UserFrag<TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>>>(
+          250, 136, 9, 77, 40)),
+      2e-3);
+  EXPECT_LT(
+      (run_case<
+          UserFrag<TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>>>(
+          30, 24, 19, 40, 2)),
+      2e-3);
 }
 
 TEST(Sm90TileKernel, DeferredUserRow) {
@@ -149,7 +161,8 @@ TEST(Sm90TileKernel, DeferredUserRow) {
   // round of candidate tiles starts long before the user row exists, so they start from zero and add
   // the 16-bit row after their mainloop (lce_user_row.cuh): on any tile or only on a CTA's first, two
   // launches in a row (flags zeroed between); and waiting instead.
-  using Pipelined = UserFrag<TileConfig<false, true, 64, 12, 4, true>>;
+  using Pipelined =
+      UserFrag<TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>>;
   EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, 2)), 2e-3);
   EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, 1)), 2e-3);
   EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 1, 0)), 2e-3);
@@ -162,17 +175,19 @@ TEST(Sm90TileKernel, KTailTrim) {
   // of 1 / 2 / 3 / 4 k16 steps, K_user 9 / 40 in one of 1 / 3; 40 candidates (several tiles per CTA,
   // user tiles first), and deferred user rows. A step too few leaves out a 16-wide K slice of every
   // output; the K padding of W and E must not be read as data.
-  using Pipelined = UserFrag<TileConfig<false, true, 64, 12, 4, true>>;
+  using Pipelined =
+      UserFrag<TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>>;
   for (int kc : {65, 90, 120, 128}) {
     EXPECT_LT((run_case<Pipelined>(250, 136, 9, kc, 40, 1, 1, 1)), 2e-3) << "K_cand " << kc;
     EXPECT_LT((run_case<Pipelined>(30, 24, 40, kc, 3, 1, 1, 1)), 2e-3) << "K_cand " << kc;
   }
   EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, 2, 1)), 2e-3);
   // 32-K stages: last stage of 1 (K 77) or 2 (K 90) k16 steps; the direct epilogue.
-  EXPECT_LT((run_case<UserFrag<TileConfig<false, false, 32>>>(250, 136, 9, 77, 40, 1, 1, 1)), 2e-3);
-  EXPECT_LT((run_case<UserFrag<TileConfig<false, false, 32>>>(250, 136, 40, 90, 40, 1, 1, 1)), 2e-3);
+  EXPECT_LT((run_case<UserFrag<TileConfig<TileShape{.block_k = 32}>>>(250, 136, 9, 77, 40, 1, 1, 1)), 2e-3);
+  EXPECT_LT((run_case<UserFrag<TileConfig<TileShape{.block_k = 32}>>>(250, 136, 40, 90, 40, 1, 1, 1)), 2e-3);
   // Ping-pong (consumers on alternate tiles) trims too.
-  EXPECT_LT((run_case<UserFrag<TileConfig<true, false, 64>>>(250, 136, 40, 90, 12, 1, 1, 1)), 2e-3);
+  EXPECT_LT((run_case<UserFrag<TileConfig<TileShape{.schedule = Schedule::kPingPong}>>>(250, 136, 40, 90, 12, 1, 1, 1)),
+            2e-3);
 }
 
 TEST(Sm90TileKernel, ContiguousOrderAndRowCache) {
@@ -182,13 +197,20 @@ TEST(Sm90TileKernel, ContiguousOrderAndRowCache) {
   // user row kept in registers: one long user tile and 80 short candidate tiles, deferred on any tile /
   // a CTA's first / waiting, two launches in a row; ragged M and N (an empty cooperative half); the 2×2
   // cluster (one lane); ping-pong (each consumer keeps its own row); the round robin with the cache.
-  using Pipelined = UserFrag<TileConfig<false, true, 64, 12, 4, true>>;
+  using Pipelined =
+      UserFrag<TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>>;
   for (int defer : {2, 1, 0})
     EXPECT_LT((run_case<Pipelined>(100, 136, 1000, 77, 80, 2, defer, 1, true, 1)), 2e-3) << "defer " << defer;
   EXPECT_LT((run_case<Pipelined>(250, 136, 9, 77, 40, 1, 1, 1, true, 1)), 2e-3);
   EXPECT_LT((run_case<Pipelined>(30, 24, 19, 40, 3, 1, 1, 1, true, 1)), 2e-3);
-  EXPECT_LT((run_case<UserFrag<TileConfig<false, true, 64, 0, 4, true>>>(250, 136, 9, 77, 40, 1, 1, 1, true, 1)), 2e-3);
-  EXPECT_LT((run_case<UserFrag<TileConfig<true, false, 64>>>(250, 136, 40, 90, 12, 1, 1, 1, true, 1)), 2e-3);
+  EXPECT_LT(
+      (run_case<
+          UserFrag<TileConfig<TileShape{.cluster = ClusterShape::k2x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>>>(
+          250, 136, 9, 77, 40, 1, 1, 1, true, 1)),
+      2e-3);
+  EXPECT_LT((run_case<UserFrag<TileConfig<TileShape{.schedule = Schedule::kPingPong}>>>(250, 136, 40, 90, 12, 1, 1, 1,
+                                                                                        true, 1)),
+            2e-3);
   EXPECT_LT((run_case<Pipelined>(250, 136, 9, 77, 40, 1, 1, 1, false, 1)), 2e-3);
 }
 

@@ -7,7 +7,7 @@
 
 namespace gpubench::testing {
 
-/// ikbo_lce's rules as the only op (also the default op); steps and option keys from its step rules table.
+/// ikbo_lce's rules as the only op (also the default op); steps and option keys from its steps' schemas.
 inline ConfigContext lce_rules_context() {
   ConfigContext ctx;
   add_distributions(ctx);

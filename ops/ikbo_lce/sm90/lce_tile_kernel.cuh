@@ -19,7 +19,7 @@
 //   kPingPong = false (cooperative): both consumers share each tile (64 N rows each, tile 128×224).
 //   kPingPong = true: consumers take alternate tiles (64×224 each); named barriers order their
 //     mainloops so one's epilogue overlaps the other's mainloop.
-//   kCluster: kCM × kCN CTAs share E boxes (along M) and W rows (along N) by TMA multicast; each
+//   TileShape::cluster: kCM × kCN CTAs share E boxes (along M) and W rows (along N) by TMA multicast; each
 //     consumer warp then releases a stage in every CTA that writes into its shared memory.
 // Tiles: t < user_tiles are user tiles (Y_user[u] = W_user·E_user[u], stored in 16-bit fragment
 // order (fp32 row-major for the tests' non-UserFrag configs), then a ready flag released per

@@ -22,20 +22,40 @@ inline constexpr uint32_t kStoreBarrierThreads = 128 + 32;  ///< a consumer warp
 inline constexpr int kFlagSeenWords = 32;  ///< per consumer warpgroup: bitmap of ready flags 0 … 1023 acquired
 inline constexpr int kFlagSeenBytes = 2 * kFlagSeenWords * 4;  ///< shared memory of the two bitmaps
 
-/// Compile-time shape of one kernel configuration.
-/// kClusterShape (with kCluster, cooperative only): 0 = 2(M)×2(N), 21 = 2(M)×1, 12 = 1(M)×2(N).
-/// kStagesT: ring stages (0 = the default below); when the default 32-column epilogue staging
-///   (20 KiB) no longer fits beside the ring, the epilogue stages 8 M columns per chunk (5 KiB).
-/// kTmaStoreT: candidate tiles store Y through stmatrix → shared memory → TMA (tile_epilogue_tma,
-///   kStoreBufs chunks of 32 M rows per consumer warpgroup in what the ring leaves), else through
-///   the per-warp staging and 16-byte stores (tile_epilogue).
-/// kStoreWarpT (with kTmaStoreT and 6 chunk buffers): warps 1 and 2 of the producer warpgroup issue and
-///   track the TMA stores of consumer warpgroups 0 and 1 (store_warp_loop), so a consumer only writes its
-///   chunks and arrives on a named barrier; else each consumer warpgroup's thread 0 issues them.
-template <bool kPingPongT, bool kCluster, int kBlockK, int kClusterShape = 0, int kStagesT = 0, bool kTmaStoreT = false,
-          bool kStoreWarpT = false>
+/// How the two consumer warpgroups share tiles: both on one tile (cooperative: 128 N rows) or one tile each,
+/// alternating mainloop and epilogue (ping-pong: 64 N rows).
+enum class Schedule { kCooperative, kPingPong };
+
+/// CTAs of a cluster, (M)×(N): the CTAs along M share (TMA multicast) their E boxes, those along N the W box
+/// (each loads 224/N rows). 1×1: no cluster. Cooperative kernels take 2×2, 2×1 or 1×2; ping-pong 1×4.
+enum class ClusterShape { k1x1, k2x2, k2x1, k1x2, k1x4 };
+
+/// How candidate tiles store Y.
+/// kDirect: per-warp staging in shared memory and 16-byte global stores (tile_epilogue).
+/// kTmaStore: stmatrix → shared memory → TMA (tile_epilogue_tma), in chunks of 32 M rows per consumer
+///   warpgroup in what the ring leaves.
+/// kTmaStoreWarp: as kTmaStore (needs 6 chunk buffers, cooperative), but warps 1 and 2 of the producer
+///   warpgroup issue and track the TMA stores of consumer warpgroups 0 and 1 (store_warp_loop), so a consumer
+///   only writes its chunks and arrives on a named barrier.
+enum class Epilogue { kDirect, kTmaStore, kTmaStoreWarp };
+
+/// The compile-time choices of one kernel configuration, by name (a class-type template argument of
+/// TileConfig: `TileConfig<TileShape{.cluster = ClusterShape::k1x2, .stages = 4, .epilogue = Epilogue::kTmaStore}>`).
+struct TileShape {
+  Schedule schedule = Schedule::kCooperative;
+  ClusterShape cluster = ClusterShape::k1x1;
+  int block_k = 64;  ///< K per ring stage: 64 or 32
+  /// Ring stages; 0 = the default (64: 4 cooperative, 5 ping-pong; 32: 9 / 11). When the default 32-column
+  /// epilogue staging (20 KiB) no longer fits beside the ring, the direct epilogue stages 8 M columns per
+  /// chunk (5 KiB).
+  int stages = 0;
+  Epilogue epilogue = Epilogue::kDirect;
+};
+
+/// Compile-time shape of one kernel configuration, derived from its TileShape.
+template <TileShape kShape>
 struct TileConfig {
-  static constexpr bool kPingPong = kPingPongT;
+  static constexpr bool kPingPong = kShape.schedule == Schedule::kPingPong;
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = 128 * (1 + kConsumers);  ///< producer warpgroup + 2 consumers
   /// setmaxnreg split (65536 registers per SM): producer 40 + 2 consumers × 232.
@@ -43,23 +63,28 @@ struct TileConfig {
   static constexpr int kConsumerRegs = 232;
   /// K per ring stage: 64 (W rows of 128 bytes, 128-byte swizzle) or 32 (64 bytes, 64-byte
   /// swizzle: half the bytes per stage, twice the stages in the same shared memory).
-  static constexpr int kBK = kBlockK;
+  static constexpr int kBK = kShape.block_k;
   static_assert(kBK == 64 || kBK == 32, "K per stage: 64 or 32");
   static constexpr int kSwizzleW = kBK * 2;  ///< W (K-major) swizzle span in bytes
   static constexpr int kConsumersPerTile = kPingPong ? 1 : 2;
-  /// Cluster shape (kCluster): kCM CTAs along M share (multicast) their E boxes, kCN CTAs along N
-  /// share the W box (each loads 224/kCN rows). Cooperative 2×2, ping-pong 1×4; else 1×1.
-  static constexpr int kCM = kCluster && !kPingPong && kClusterShape != 12 ? 2 : 1;
-  static constexpr int kCN = kCluster ? (kPingPong ? 4 : kClusterShape == 21 ? 1 : 2) : 1;
+  /// Cluster shape (ClusterShape): kCM CTAs along M share (multicast) their E boxes, kCN CTAs along N
+  /// share the W box (each loads 224/kCN rows).
+  static constexpr int kCM = kShape.cluster == ClusterShape::k2x2 || kShape.cluster == ClusterShape::k2x1 ? 2 : 1;
+  static constexpr int kCN = kShape.cluster == ClusterShape::k1x4                                          ? 4
+                             : kShape.cluster == ClusterShape::k2x2 || kShape.cluster == ClusterShape::k1x2 ? 2
+                                                                                                            : 1;
+  static_assert(kShape.cluster != ClusterShape::k1x4 || kPingPong, "1×4 clusters are the ping-pong schedule's");
+  static_assert(!kPingPong || kShape.cluster == ClusterShape::k1x1 || kShape.cluster == ClusterShape::k1x4,
+                "the ping-pong schedule takes no cluster or 1×4");
   static constexpr int kClusterSize = kCM * kCN;
   static constexpr int kWRows = kTileM / kCN;  ///< W rows each CTA loads (multiple of 8)
   static constexpr int kTileN = kWgRows * kConsumersPerTile;  ///< N rows per tile
-  static constexpr int kStages = kStagesT > 0 ? kStagesT : kBK == 64 ? (kPingPong ? 5 : 4) : (kPingPong ? 11 : 9);
+  static constexpr int kStages = kShape.stages > 0 ? kShape.stages : kBK == 64 ? (kPingPong ? 5 : 4) : (kPingPong ? 11 : 9);
   static constexpr int kABytes = kBK * kWgRows * 2;           ///< one E box [BK][64 N]: 8 / 4 KiB
   static constexpr int kBBytes = kTileM * kBK * 2;            ///< one W box [224 M][BK]: 28 / 14 KiB
   static constexpr int kStageBytes = kABytes * kConsumersPerTile + kBBytes;
   static constexpr int kMaxSmem = 232448;  ///< sm_90 opt-in limit per block (227 KiB)
-  static constexpr bool kTmaStore = kTmaStoreT;
+  static constexpr bool kTmaStore = kShape.epilogue != Epilogue::kDirect;
   static constexpr int kStoreRows = 32;                 ///< M rows per TMA store chunk
   static constexpr int kStoreChunkBytes = kStoreRows * kWgRows * 2;  ///< [32 M][64 N] 16-bit: 4 KiB
   /// TMA store staging: chunk buffers per consumer warpgroup (at most the 7 of a whole tile).
@@ -67,7 +92,7 @@ struct TileConfig {
       (kMaxSmem - 1024 - kStages * kStageBytes - 2 * kStages * 8 - kFlagSeenBytes) / (kConsumers * kStoreChunkBytes);
   static constexpr int kStoreBufs = kTmaStore ? (kStoreBufsFit < 7 ? kStoreBufsFit : 7) : 0;
   static_assert(!kTmaStore || kStoreBufs >= 1, "no room for a TMA store chunk beside the ring");
-  static constexpr bool kStoreWarp = kStoreWarpT;
+  static constexpr bool kStoreWarp = kShape.epilogue == Epilogue::kTmaStoreWarp;
   static_assert(!kStoreWarp || (kTmaStore && !kPingPong && kStoreBufs == 6),
                 "the store warps hand off 6 chunks + the deferred 7th: TMA-store epilogue, cooperative, 6 buffers");
   /// Direct epilogue staging: M columns per chunk, 32 (20 KiB) unless only 8 (5 KiB) fit; with
