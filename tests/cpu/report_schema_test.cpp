@@ -63,7 +63,7 @@ TEST(ReportSchemaV1, ACommittedReportReadsIntoTheLaunchGroupModel) {
     const nlohmann::json& ops = raw_variants.at(v).at("ops");
     ASSERT_EQ(vr.launch_groups.size(), ops.size()) << vr.name;
     for (size_t g = 0; g < ops.size(); ++g) {
-      EXPECT_EQ(vr.launch_groups[g].name, ops[g].at("name")) << vr.name;
+      EXPECT_EQ(vr.launch_groups[g].name, ops[g].at("name").get<std::string>()) << vr.name;
       EXPECT_EQ(vr.launch_groups[g].samples_ms, ops[g].at("samples_ms").get<std::vector<double>>()) << vr.name;
       EXPECT_EQ(vr.launch_groups[g].kernels.size(), ops[g].at("kernels").size()) << vr.name;
     }
