@@ -1,7 +1,7 @@
 #pragma once
 // The IKBO LCE step interface and its self-registering registry. A ladder step is one file in
-// ops/ikbo_lce/ that defines a Variant and registers it with GPUBENCH_REGISTER_LCE_VARIANT: adding a
-// step needs no edit anywhere else (op.cpp offers every registered step to the core as an op::Step).
+// ops/ikbo_lce/ that defines a Variant and registers it with GPUBENCH_REGISTER_LCE_VARIANT, plus its options schema
+// (docs/architecture.md "A step of an existing op" lists the files; op.cpp offers each step to the core).
 // Math and shapes: docs/ikbo_lce.md.
 //   Y[b] = W_user · E_user[cand_to_user[b]] + W_cand · E_cand[b]      (fp32 accumulate)
 #include <cuda_runtime_api.h>

@@ -218,7 +218,6 @@ bool merge_variant(Report& parent, const Report& child, const std::string& name)
   if (parent.measurement.is_null() || parent.measurement.empty()) parent.measurement = child.measurement;
   if (parent.ceilings.is_null() || parent.ceilings.empty()) parent.ceilings = child.ceilings;
   for (const auto& n : child.notes) {
-    if (n == measure::kInterruptedNote) continue;  // the parent says it once
     if (std::find(parent.notes.begin(), parent.notes.end(), n) == parent.notes.end()) parent.notes.push_back(n);
   }
   return true;
@@ -324,8 +323,7 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
     log(fmt::format("isolate {}/{}: {} FAILED: {}", i + 1, n, name, why));
   }
   report.notes.push_back("each ladder step ran in its own process (--isolate)");
-  report.interrupted = measure::interrupt_requested();
-  if (report.interrupted) report.notes.push_back(measure::kInterruptedNote);
+  report.interrupted = measure::interrupt_requested();  // the writers say INTERRUPTED from the flag
   return report;
 }
 

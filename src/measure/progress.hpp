@@ -10,7 +10,7 @@ namespace gpubench::measure {
 /// Where one Runner::measure call stands, for live progress lines.
 struct SampleProgress {
   std::string label;             ///< the measure() label (variant name)
-  std::string phase;             ///< "warm-up" | "sampling" | "collecting" (CUPTI records → per-op times)
+  std::string phase;             ///< "warm-up" | "sampling" | "collecting" (CUPTI records → per-launch-group times)
   int64_t samples = 0;           ///< samples kept by the clock guard so far
   int64_t taken = 0;             ///< samples taken so far
   double rel_stdev = 0;          ///< current relative stdev of the kept region times (inf under 2 samples)

@@ -84,10 +84,10 @@ Runner::Runner(const DeviceInfo& device, const MeasureSpec& spec, bool use_cupti
     GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
   }
   if (!use_cupti) {
-    cupti_note_ = "CUPTI off (--no-cupti or measure.cupti=false): per-op times from CUDA events";
+    cupti_note_ = "CUPTI off (--no-cupti or measure.cupti=false): launch-group times from CUDA events";
   } else if (const std::string why = CuptiActivity::start(); !why.empty()) {
     cupti_note_ = "CUPTI unavailable (" + why +
-                  "; another profiler such as ncu or nsys holds it): per-op times from CUDA events";
+                  "; another profiler such as ncu or nsys holds it): launch-group times from CUDA events";
   } else {
     cupti_ = true;
   }
@@ -129,7 +129,7 @@ void Runner::measure(const std::vector<std::vector<op::LaunchGroup>>& input_sets
 }
 
 void Runner::check(const std::vector<std::vector<op::LaunchGroup>>& input_sets, const std::string& label) {
-  if (input_sets.empty() || input_sets.front().empty()) throw DeviceError(label + ": variant has no ops to time");
+  if (input_sets.empty() || input_sets.front().empty()) throw DeviceError(label + ": step has no launch groups to time");
 }
 
 void Runner::capture_graphs(MeasurePass& pass) {
@@ -212,7 +212,7 @@ Sample Runner::take_sample(MeasurePass& pass, int64_t s, bool& blocking, std::ve
   if (blocking && block_host_[1] != 0) {  // a group waited on the host: enqueue unblocked from now on
     blocking = false;
     notes.push_back("blocking kernel timed out at sample " + std::to_string(s) +
-                    " (an op synchronizes with the host); later samples include host launch gaps");
+                    " (a launch group synchronizes with the host); later samples include host launch gaps");
   }
   Sample smp;
   smp.region_ms = elapsed_ms(pass.region_start, pass.region_end);

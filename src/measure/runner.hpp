@@ -1,7 +1,7 @@
 #pragma once
 // Times one variant = an ordered list of named ops on one stream (docs/method.md). The loop reads
 // like a recipe: warm up, then per sample: [cold: flush L2, next input set] → events + NVTX +
-// CUPTI tags around each op → clock probe → stopping rule; then per-op and per-kernel statistics.
+// CUPTI tags around each launch group → clock probe → stopping rule; then per-launch-group and per-kernel statistics.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>

@@ -155,8 +155,7 @@ class SessionRun {
       if (interrupt_requested()) break;
       run_case(wc);
     }
-    report_.interrupted = interrupt_requested();
-    if (report_.interrupted) report_.notes.push_back(kInterruptedNote);
+    report_.interrupted = interrupt_requested();  // the writers say INTERRUPTED from the flag
     return std::move(report_);
   }
 

@@ -32,8 +32,6 @@ using LogFn = std::function<void(const std::string&)>;
 /// VariantResult::error of a step the --variant filter left out (status skipped). `--isolate` writes and reads it
 /// back from a child's report: compare against this constant, never against a reworded text.
 inline constexpr const char* kNotSelectedError = "not selected (--variant)";
-/// The run-level note of a report that a signal cut short (Report::interrupted is true).
-inline constexpr const char* kInterruptedNote = "interrupted by a signal: partial report";
 
 /// A step's report notes (VariantResult::notes): its setup_notes() first, then its notes().
 std::vector<std::string> step_report_notes(const op::Step& step);

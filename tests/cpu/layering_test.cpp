@@ -2,7 +2,8 @@
 //   core → result → config → workload → op → measure → analysis → report → cli
 // a file may include its own stage and the stages before it; an op folder (ops/<op>/) sits at the op stage and may
 // include its own folder but no other op's; nothing in src/ includes an op folder, and no file in src/ names the
-// worked op (the core knows ops only through op/operation.hpp).
+// worked op (the core knows ops only through op/operation.hpp). No include climbs with ../ (it would be found
+// beside the including file, past the build's include views).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -46,6 +47,13 @@ std::vector<std::string> layering_violations(const std::string& file, const std:
   static const std::regex include_re(R"re(#\s*include\s*"([^"]+)")re");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), include_re); it != std::sregex_iterator(); ++it) {
     const std::string inc = (*it)[1];
+    // A relative path that climbs folders is found beside the including file, past the build's include views,
+    // and its first folder is no stage name: refuse it outright.
+    if (inc.rfind("../", 0) == 0 || inc.find("/../") != std::string::npos) {
+      out.push_back(file + ": includes " + inc + " (a path that climbs with ../ escapes the stage check; include "
+                    "from a stage root, e.g. \"measure/runner.hpp\")");
+      continue;
+    }
     std::string to;
     if (inc.rfind("ops/", 0) == 0) {
       to = stage_of(inc);
@@ -97,6 +105,10 @@ TEST(Layering, AWrongIncludeIsFound) {
   EXPECT_EQ(layering_violations("src/measure/session.cpp", "#include \"ops/ikbo_lce/variant.hpp\"\n").size(), 1u);
   EXPECT_EQ(layering_violations("ops/a/x.cpp", "#  include \"ops/b/y.hpp\"\n").size(), 1u);
   EXPECT_EQ(layering_violations("ops/a/x.cpp", "#include \"measure/runner.hpp\"\n").size(), 1u);
+  // A relative path past the include views (the compiler finds it beside the file), even to a lower stage.
+  EXPECT_EQ(layering_violations("src/config/parse.cpp", "#include \"../measure/busy_time.hpp\"\n").size(), 1u);
+  EXPECT_EQ(layering_violations("src/cli/app.cpp", "#include \"core/../core/errors.hpp\"\n").size(), 1u);
+  EXPECT_EQ(layering_violations("ops/a/x.cpp", "#include \"../../src/measure/runner.hpp\"\n").size(), 1u);
   // And what is allowed: the stage itself, earlier stages, an op's own folder.
   EXPECT_TRUE(layering_violations("src/analysis/analyze.cpp",
                                   "#include \"analysis/work.hpp\"\n#include \"op/operation.hpp\"\n#include \"core/errors.hpp\"\n")
