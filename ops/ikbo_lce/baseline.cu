@@ -30,15 +30,15 @@ class Baseline final : public Variant {
     if (!time_broadcast_) broadcast(stream);
   }
 
-  std::vector<Op> ops() override {
+  std::vector<op::LaunchGroup> groups() override {
     if (K_ == 0)  // no features: Y = 0
       return {{"zero", [this](cudaStream_t s) {
                  GPUBENCH_CUDA(cudaMemsetAsync(p_.Y, 0, static_cast<size_t>(p_.B * p_.M * p_.N) *
                                                            element_bytes(p_.precision), s));
                }}};
-    std::vector<Op> ops;
-    if (time_broadcast_) ops.push_back({"broadcast", [this](cudaStream_t s) { broadcast(s); }});
-    ops.push_back({"gemm", [this](cudaStream_t s) {
+    std::vector<op::LaunchGroup> groups;
+    if (time_broadcast_) groups.push_back({"broadcast", [this](cudaStream_t s) { broadcast(s); }});
+    groups.push_back({"gemm", [this](cudaStream_t s) {
                      RowMajorGemm g;
                      g.M = p_.M, g.N = p_.N, g.K = K_, g.batch = p_.B;
                      g.A = p_.W, g.lda = K_, g.stride_a = 0;                   // W [M, K], shared
@@ -46,7 +46,7 @@ class Baseline final : public Variant {
                      g.C = p_.Y, g.ldc = p_.N, g.stride_c = p_.M * p_.N;       // Y[b] [M, N]
                      gemm_->gemm(g, s);
                    }});
-    return ops;
+    return groups;
   }
 
   std::vector<std::string> notes() const override {

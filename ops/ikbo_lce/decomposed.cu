@@ -31,15 +31,15 @@ class Decomposed final : public Variant {
     gemm_->bind(stream);
   }
 
-  std::vector<Op> ops() override {
+  std::vector<op::LaunchGroup> groups() override {
     const int64_t K = p_.K_user + p_.K_cand, MN = p_.M * p_.N;
-    std::vector<Op> ops;
+    std::vector<op::LaunchGroup> groups;
     if (K == 0) {  // no features: Y = 0
-      ops.push_back({"zero", [this, MN](cudaStream_t s) {
+      groups.push_back({"zero", [this, MN](cudaStream_t s) {
                        const size_t bytes = static_cast<size_t>(p_.B * MN * element_bytes(p_.precision));
                        GPUBENCH_CUDA(cudaMemsetAsync(p_.Y, 0, bytes, s));
                      }});
-      return ops;
+      return groups;
     }
     if (p_.K_user > 0) {
       RowMajorGemm g;
@@ -47,7 +47,7 @@ class Decomposed final : public Variant {
       g.A = p_.W, g.lda = K, g.stride_a = 0;                               // W_user [M, K_user], ld K
       g.B = p_.E_user, g.ldb = p_.N, g.stride_b = p_.K_user * p_.N;        // E_user[u] [K_user, N]
       g.C = Y_user_.get(), g.ldc = p_.N, g.stride_c = MN;                  // Y_user[u] [M, N]
-      ops.push_back({"gemm_user", [this, g](cudaStream_t s) { gemm_->gemm(g, s); }});
+      groups.push_back({"gemm_user", [this, g](cudaStream_t s) { gemm_->gemm(g, s); }});
     }
     if (p_.K_cand > 0) {
       RowMajorGemm g;
@@ -56,16 +56,16 @@ class Decomposed final : public Variant {
       g.lda = K, g.stride_a = 0;
       g.B = p_.E_cand, g.ldb = p_.N, g.stride_b = p_.K_cand * p_.N;        // E_cand[b] [K_cand, N]
       g.C = p_.Y, g.ldc = p_.N, g.stride_c = MN;                           // Y_cand[b] → Y[b]
-      ops.push_back({"gemm_cand", [this, g](cudaStream_t s) { gemm_->gemm(g, s); }});
+      groups.push_back({"gemm_cand", [this, g](cudaStream_t s) { gemm_->gemm(g, s); }});
     }
     if (p_.K_user > 0) {
       // K_cand == 0: Y = Y_user[cand_to_user] (nothing to add).
       const void* y_cand = p_.K_cand > 0 ? p_.Y : nullptr;
-      ops.push_back({"broadcast_add", [this, y_cand](cudaStream_t s) {
+      groups.push_back({"broadcast_add", [this, y_cand](cudaStream_t s) {
                        broadcast_add(p_.precision, Y_user_.get(), y_cand, p_.cand_to_user, p_.B, p_.M, p_.N, p_.Y, s);
                      }});
     }
-    return ops;
+    return groups;
   }
 
   std::vector<std::string> notes() const override {

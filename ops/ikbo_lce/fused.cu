@@ -141,8 +141,8 @@ class FusedVariant final : public Variant {
     if (pr.K_user > 0 && !blas_) GPUBENCH_CUBLAS(cublasCreate(&blas_));
   }
 
-  std::vector<Op> ops() override {
-    std::vector<Op> out;
+  std::vector<op::LaunchGroup> groups() override {
+    std::vector<op::LaunchGroup> out;
     if (pr_.K_user > 0) {
       out.push_back({"gemm_user", [this](cudaStream_t s) { user_gemm(s); }});
       out.push_back({"user_to_frag", [this](cudaStream_t s) { user_to_frag(s); }});

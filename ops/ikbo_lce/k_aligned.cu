@@ -87,24 +87,24 @@ class KAligned final : public Variant {
     }
   }
 
-  std::vector<Op> ops() override {
-    std::vector<Op> ops;
+  std::vector<op::LaunchGroup> groups() override {
+    std::vector<op::LaunchGroup> groups;
     if (p_.K_user + p_.K_cand == 0) {  // no features: Y = 0
-      ops.push_back({"zero", [this](cudaStream_t s) {
+      groups.push_back({"zero", [this](cudaStream_t s) {
                        GPUBENCH_CUDA(cudaMemsetAsync(p_.Y, 0, static_cast<size_t>(p_.B * p_.M * p_.N) *
                                                                  element_bytes(p_.precision), s));
                      }});
-      return ops;
+      return groups;
     }
-    if (user_) ops.push_back({"gemm_user", [this](cudaStream_t s) { run(*user_, s); }});
-    if (cand_) ops.push_back({"gemm_cand", [this](cudaStream_t s) { run(*cand_, s); }});
+    if (user_) groups.push_back({"gemm_user", [this](cudaStream_t s) { run(*user_, s); }});
+    if (cand_) groups.push_back({"gemm_cand", [this](cudaStream_t s) { run(*cand_, s); }});
     if (user_) {
       const void* y_cand = cand_ ? p_.Y : nullptr;  // K_cand == 0: Y = Y_user[cand_to_user]
-      ops.push_back({"broadcast_add", [this, y_cand](cudaStream_t s) {
+      groups.push_back({"broadcast_add", [this, y_cand](cudaStream_t s) {
                        broadcast_add(p_.precision, Y_user_.get(), y_cand, p_.cand_to_user, p_.B, p_.M, p_.N, p_.Y, s);
                      }});
     }
-    return ops;
+    return groups;
   }
 
   std::vector<std::string> setup_notes() const override {

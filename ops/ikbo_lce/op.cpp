@@ -48,7 +48,7 @@ class LceStep final : public op::Step {
     if (in == nullptr) throw InputError("ikbo_lce step: the inputs were not made by the ikbo_lce op");
     variant_->setup(in->problem(output), stream);
   }
-  std::vector<op::LaunchGroup> groups() override { return variant_->ops(); }
+  std::vector<op::LaunchGroup> groups() override { return variant_->groups(); }
   std::vector<std::string> notes() const override { return variant_->notes(); }
   std::vector<std::string> setup_notes() const override { return variant_->setup_notes(); }
   std::string configuration() const override { return variant_->configuration(); }
@@ -66,7 +66,7 @@ class LcePipeline final : public op::RequestPipeline {
     step.setup(inputs_, const_cast<void*>(req_->Y()), stream);
   }
   std::vector<op::LaunchGroup> groups(const std::vector<op::LaunchGroup>& step_groups) override {
-    return req_->ops(step_groups);
+    return req_->groups(step_groups);
   }
   op::RequestResult run_once(const std::vector<op::LaunchGroup>& groups, cudaStream_t stream) override {
     for (const auto& g : groups) g.launch(stream);

@@ -188,7 +188,7 @@ class PipelinedVariant final : public Variant {
     }
   }
 
-  std::vector<Op> ops() override {
+  std::vector<op::LaunchGroup> groups() override {
     return {{"lce_persistent", [this](cudaStream_t s) {
                if (l_.params.ready)
                  GPUBENCH_CUDA(cudaMemsetAsync(l_.params.ready, 0, flags_count_ * sizeof(uint32_t), s));

@@ -33,7 +33,7 @@ class TestFault final : public Variant {
       while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
 
-  std::vector<Op> ops() override {
+  std::vector<op::LaunchGroup> groups() override {
     return {{"fault", [](cudaStream_t s) {
                write_unmapped<<<1, 1, 0, s>>>(reinterpret_cast<int*>(kUnmappedAddress));
                GPUBENCH_CUDA(cudaGetLastError());

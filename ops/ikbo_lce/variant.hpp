@@ -37,8 +37,6 @@ struct Problem {
   void* Y = nullptr;              ///< [B, M, N] output
 };
 
-/// A named launch group of a step (op/operation.hpp): enqueues one or more kernels / library calls on a stream.
-using Op = op::LaunchGroup;
 using config_detail::StepOptions;
 
 /// One ladder step bound to one problem.
@@ -48,8 +46,9 @@ class Variant {
   /// Untimed setup on `stream`: workspace, padded copies of inputs, library handles, tensor maps.
   /// Throws DeviceError (CUDA failure) or InputError (shape the variant cannot run, with why).
   virtual void setup(const Problem& problem, cudaStream_t stream) = 0;
-  /// The ops, in order. Valid after setup() until destruction. Running all of them writes Y.
-  virtual std::vector<Op> ops() = 0;
+  /// The step's named launch groups (op/operation.hpp), in order. Valid after setup() until destruction. Running all
+  /// of them writes Y.
+  virtual std::vector<op::LaunchGroup> groups() = 0;
   /// Report notes, e.g. "broadcast copy timed" (op::Step::notes).
   virtual std::vector<std::string> notes() const { return {}; }
   /// Notes on input copies made in untimed setup, e.g. "K padded 1178→1184 (setup, untimed)" (op::Step::setup_notes).

@@ -189,7 +189,8 @@ Report skeleton_report(const Config& config, const std::vector<std::string>& run
       vr.min_speedup = spec.min_speedup;
       vr.status = StepStatus::kSkipped;
       const bool selected = std::find(run.begin(), run.end(), spec.name) != run.end();
-      vr.error = selected ? "not run" : measure::kNotSelectedError;
+      vr.selected = selected;
+      vr.error = selected ? "not run" : "not selected (--variant)";
       cr.variants.push_back(std::move(vr));
     }
     report.cases.push_back(std::move(cr));
@@ -207,7 +208,7 @@ bool merge_variant(Report& parent, const Report& child, const std::string& name)
     const auto src = std::find_if(cc->variants.begin(), cc->variants.end(),
                                   [&](const VariantResult& v) { return v.name == name; });
     if (dst == nullptr || src == cc->variants.end()) continue;
-    if (src->status == StepStatus::kSkipped && src->error == measure::kNotSelectedError) continue;
+    if (!src->selected) continue;
     const auto min_speedup = dst->min_speedup;
     *dst = *src;
     dst->min_speedup = min_speedup;

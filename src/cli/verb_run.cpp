@@ -118,7 +118,7 @@ int run(const RunArgs& a) {
                      " (with '=': a bare --metrics means all)");
   Config config = load_config_or_default(a.config, a.sets);
   if (!a.mode.empty()) {  // the override is part of what ran: resolved config and hash follow it
-    config.measure.mode = a.mode;
+    config.measure.mode = *parse_timing_mode(a.mode);  // CLI11 checked the word (--mode's IsMember)
     config.resolved["measure"]["mode"] = a.mode;
     config.hash = config_hash(config.resolved);
   }
@@ -156,7 +156,7 @@ int run(const RunArgs& a) {
   ProgressPrinter printer(stderr, a.quiet, a.verbose, isatty(STDERR_FILENO) != 0, use_color(STDERR_FILENO));
   const auto log = [&](const std::string& line) { printer.log(line); };
   log(fmt::format("{} on {} ({} SMs, L2 {:.0f} MB), {} mode", config.name, device.name, device.sm_count,
-                  device.l2_bytes / 1e6, config.measure.mode));
+                  device.l2_bytes / 1e6, to_string(config.measure.mode)));
   measure::RunOptions opts;
   opts.use_cupti = !a.no_cupti;
   opts.profile = a.profile;
@@ -214,7 +214,7 @@ VerbAction setup_run(CLI::App& sub) {
       ->allow_extra_args(false)
       ->type_name("STEP");
   sub.add_option("--mode", a->mode, "override /measure/mode: cold | hot | graph")
-      ->check(CLI::IsMember({"cold", "hot", "graph"}))
+      ->check(CLI::IsMember(timing_mode_words()))
       ->type_name("MODE");
   add_set_option(sub, a->sets);
   sub.add_flag("--no-cupti", a->no_cupti, "per-launch-group times from CUDA events only (CUPTI off)");

@@ -67,9 +67,24 @@ struct VariantSpec {
   std::string min_speedup_vs = "previous";
 };
 
+/// How each sample is timed (docs/method.md, "Timing"). Written in configs, reports and `--mode` as the words
+/// "cold", "hot" and "graph".
+enum class TimingMode {
+  kCold,   ///< L2 flushed (l2_flush) and input sets rotated (rotate_inputs) before each sample
+  kHot,    ///< samples back to back on warm caches
+  kGraph,  ///< each input set captured once into a CUDA graph; a sample is one graph launch
+};
+
+/// "cold" | "hot" | "graph".
+const char* to_string(TimingMode mode);
+/// The mode a word names; std::nullopt for any other word (callers name the field in their error).
+std::optional<TimingMode> parse_timing_mode(std::string_view word);
+/// The words parse_timing_mode accepts, in declaration order.
+std::vector<std::string> timing_mode_words();
+
 /// Timing method and stopping rule (docs/method.md; defaults follow nvbench's stdrel criterion).
 struct MeasureSpec {
-  std::string mode = "cold";      ///< cold (L2 flushed + inputs rotated) | hot | graph
+  TimingMode mode = TimingMode::kCold;  ///< how each sample is timed
   int warmup = 3;                 ///< untimed runs before sampling
   int min_samples = 10;           ///< stopping rule: at least this many samples
   int max_samples = 100000;       ///< hard cap on samples

@@ -64,7 +64,7 @@ void decode_external_id(uint64_t id, uint64_t& serial, int64_t& sample, int& op)
 }
 
 int64_t rotation_sets(int64_t footprint_bytes, int64_t l2_bytes, const MeasureSpec& spec) {
-  if (spec.mode != "cold" || !spec.rotate_inputs || footprint_bytes <= 0) return 1;
+  if (spec.mode != TimingMode::kCold || !spec.rotate_inputs || footprint_bytes <= 0) return 1;
   const int64_t want = (2 * l2_bytes + footprint_bytes - 1) / footprint_bytes;
   return std::clamp<int64_t>(want, 1, 16);
 }
@@ -73,7 +73,7 @@ Runner::Runner(const DeviceInfo& device, const MeasureSpec& spec, bool use_cupti
     : device_(device), spec_(spec) {
   GPUBENCH_CUDA(cudaSetDevice(device.index));
   GPUBENCH_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  if (spec_.mode == "cold" && spec_.l2_flush) flush_ = DeviceBuffer(static_cast<size_t>(2 * device.l2_bytes));
+  if (spec_.mode == TimingMode::kCold && spec_.l2_flush) flush_ = DeviceBuffer(static_cast<size_t>(2 * device.l2_bytes));
   clock_slot_ = DeviceBuffer(2 * sizeof(float));
   GPUBENCH_CUDA(cudaMallocHost(reinterpret_cast<void**>(&clock_host_), sizeof(float)));
   GPUBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&block_host_), 2 * sizeof(int), cudaHostAllocMapped));
@@ -119,7 +119,7 @@ void Runner::profile_once(const std::vector<op::LaunchGroup>& ops, const std::st
 void Runner::measure(const std::vector<std::vector<op::LaunchGroup>>& input_sets, const std::string& label,
                      VariantResult& out) {
   check(input_sets, label);
-  MeasurePass pass(input_sets, label, ++serial_ & 0xFFFF, spec_.mode == "cold", spec_.mode == "graph");
+  MeasurePass pass(input_sets, label, ++serial_ & 0xFFFF, spec_.mode == TimingMode::kCold, spec_.mode == TimingMode::kGraph);
   if (pass.graph_mode) capture_graphs(pass);
   NvtxRange variant_range(label);
   StoppingCriterion criterion(spec_);

@@ -163,15 +163,15 @@ class SessionRun {
   /// The report's measurement block (mode, flush, launch, CUPTI, clock guard, stopping rule) and run notes.
   void describe_measurement() {
     const auto& m = config_.measure;
-    const bool flush = m.mode == "cold" && m.l2_flush;
+    const bool flush = m.mode == TimingMode::kCold && m.l2_flush;
     report_.measurement = {
-        {"mode", m.mode},
+        {"mode", to_string(m.mode)},
         {"l2_flush", flush},
         {"l2_flush_bytes", flush ? 2 * device_.l2_bytes : 0},
         {"l2_flush_method", flush ? runner_.flush_method() : std::string("none")},
         {"launch", "each sample enqueued behind a blocking kernel, then released (no host launch gaps)"},
         {"cooldown", m.cooldown},
-        {"rotate_inputs", m.mode == "cold" && m.rotate_inputs},
+        {"rotate_inputs", m.mode == TimingMode::kCold && m.rotate_inputs},
         {"cupti", runner_.cupti()},
         {"cupti_note", runner_.cupti_note()},
         {"clock_guard",
@@ -193,7 +193,7 @@ class SessionRun {
     const auto& m = config_.measure;
     if (m.metrics.empty() || options_.profile) return;
     const std::vector<std::string> names = resolve_metrics(m.metrics);
-    const bool cold_flush = m.mode == "cold" && m.l2_flush;
+    const bool cold_flush = m.mode == TimingMode::kCold && m.l2_flush;
     counters_ = std::make_unique<CounterCollector>(device_.index, names, cold_flush ? 2 * device_.l2_bytes : 0);
     report_.measurement["metrics"] = {{"requested", m.metrics}, {"names", names}, {"passes", counters_->passes()},
                                       {"l2_flush", cold_flush ? "read" : "none"}, {"status", "ok"}, {"note", ""}};
@@ -297,7 +297,8 @@ class SessionRun {
                               options_.only_variants.end();
     if (filtered) {
       vr.status = StepStatus::kSkipped;
-      vr.error = kNotSelectedError;
+      vr.selected = false;
+      vr.error = "not selected (--variant)";
       return vr;
     }
     if (poisoned_ || interrupt_requested() || cs.timing_inputs.empty() || !info) {

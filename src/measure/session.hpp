@@ -29,10 +29,6 @@ struct RunOptions {
 /// Progress lines ("[2/3] decomposed: check pass ..."); the CLI prints them to stderr.
 using LogFn = std::function<void(const std::string&)>;
 
-/// VariantResult::error of a step the --variant filter left out (status skipped). `--isolate` writes and reads it
-/// back from a child's report: compare against this constant, never against a reworded text.
-inline constexpr const char* kNotSelectedError = "not selected (--variant)";
-
 /// A step's report notes (VariantResult::notes): its setup_notes() first, then its notes().
 std::vector<std::string> step_report_notes(const op::Step& step);
 

@@ -203,6 +203,9 @@ struct VariantResult {
   std::string name;
   StepStatus status = StepStatus::kOk;  ///< ok | failed | skipped
   std::string error;                ///< why it failed (CUDA error text, correctness, ...)
+  /// False when `run --variant` left the step out (status skipped). `--isolate` merges a child's step only when
+  /// the child selected it.
+  bool selected = true;
   std::vector<std::string> notes;   ///< e.g. "broadcast copy timed", "K padded 1178→1184 (setup)"
   std::string config_variant;       ///< compiled configuration that ran (tile shape...), if any
   std::string work_model;           ///< the op's work model of the step (op/operation.hpp Operation::work_models)

@@ -262,6 +262,7 @@ void to_json(json& j, const VariantResult& v) {
   j = json{{"name", v.name},
            {"status", v.status},
            {"error", v.error},
+           {"selected", v.selected},
            {"notes", v.notes},
            {"config_variant", v.config_variant},
            {"work_model", v.work_model},
@@ -290,6 +291,7 @@ void from_json(const json& j, VariantResult& v) {
   read(j, "name", v.name);
   read(j, "status", v.status);
   read(j, "error", v.error);
+  read(j, "selected", v.selected);  // absent in reports before 2026-12-02: every written step was selected
   read(j, "notes", v.notes);
   read(j, "config_variant", v.config_variant);
   read(j, "work_model", v.work_model);

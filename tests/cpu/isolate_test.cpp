@@ -67,7 +67,21 @@ TEST(Isolate, SkeletonHasEveryCaseAndStep) {
   ASSERT_EQ(r.cases[0].variants.size(), 3u);
   EXPECT_EQ(r.cases[0].variants[0].error, "not run");
   EXPECT_EQ(r.cases[0].variants[1].error, "not selected (--variant)");
+  EXPECT_TRUE(r.cases[0].variants[0].selected);
+  EXPECT_FALSE(r.cases[0].variants[1].selected);
   EXPECT_EQ(r.config_hash, c.hash);
+}
+
+TEST(Isolate, MergeSkipsAStepTheChildDidNotSelect) {
+  // The signal is the `selected` field, read back from the child's JSON, not the error's wording.
+  const Config c = config_with({"alpha", "beta"});
+  Report parent = skeleton_report(c, {"alpha", "beta"});
+  Report child = skeleton_report(c, {"beta"});
+  for (auto& cr : child.cases) cr.variants[0].error = "left out by the filter";
+  const Report reread = nlohmann::json(child).get<Report>();
+  ASSERT_FALSE(reread.cases[0].variants[0].selected);
+  EXPECT_FALSE(merge_variant(parent, reread, "alpha"));
+  EXPECT_EQ(parent.cases[0].variants[0].error, "not run");
 }
 
 TEST(Isolate, MergeTakesOnlyTheNamedStep) {

@@ -91,7 +91,7 @@ TEST(RotationSets, CoverTwiceTheL2InColdModeOnly) {
   EXPECT_EQ(rotation_sets(900'000'000, 60'000'000, cold), 1);     // reference shape: far above L2
   EXPECT_EQ(rotation_sets(1'000, 60'000'000, cold), 16);          // capped
   MeasureSpec hot;
-  hot.mode = "hot";
+  hot.mode = TimingMode::kHot;
   EXPECT_EQ(rotation_sets(10'000'000, 60'000'000, hot), 1);
 }
 

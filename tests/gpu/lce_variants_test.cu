@@ -77,7 +77,7 @@ bool supports(const VariantInfo& info, Precision p) {
 
 /// Enqueues every op of `v` and waits.
 void run_all(Variant& v, cudaStream_t s) {
-  for (const Op& op : v.ops()) op.launch(s);
+  for (const op::LaunchGroup& g : v.groups()) g.launch(s);
   GPUBENCH_CUDA(cudaStreamSynchronize(s));
 }
 
@@ -162,8 +162,8 @@ TEST(LceVariantOptions, BaselineUntimedBroadcastAndKAlignedWithCublas) {
     v->setup(d.problem(y.get()), st.s);
     if (name == "baseline") {
       EXPECT_EQ(info->work_model_for(StepOptions::resolve(*info->schema, options)), WorkModel::kBroadcastUntimed);
-      ASSERT_EQ(v->ops().size(), 1u);
-      EXPECT_EQ(v->ops()[0].name, "gemm");
+      ASSERT_EQ(v->groups().size(), 1u);
+      EXPECT_EQ(v->groups()[0].name, "gemm");
     }
     run_all(*v, st.s);
     const ErrorStats s = compare_host(y.get(), Precision::kFp16, want, st.s);

@@ -29,7 +29,7 @@ __global__ void read_sum(const float4* x, int64_t n, float* out) {
   if (acc == 12345.f) *out = acc;  // keeps the loads alive; practically never true
 }
 
-MeasureSpec quick_spec(const std::string& mode) {
+MeasureSpec quick_spec(TimingMode mode) {
   MeasureSpec s;
   s.mode = mode;
   s.min_samples = 20;
@@ -42,7 +42,7 @@ MeasureSpec quick_spec(const std::string& mode) {
 TEST(MeasureGpu, SpinKernelOfKnownLengthWithin2Percent) {
   GPUBENCH_REQUIRE_GPU();
   const DeviceInfo d = query_device(0);
-  Runner runner(d, quick_spec("hot"), /*use_cupti=*/true);
+  Runner runner(d, quick_spec(TimingMode::kHot), /*use_cupti=*/true);
   constexpr int64_t kSpinNs = 2'000'000;  // 2 ms
   std::vector<op::LaunchGroup> ops = {{"spin", [](cudaStream_t s) { spin_kernel(kSpinNs, s); }}};
   VariantResult r;
@@ -59,7 +59,7 @@ TEST(MeasureGpu, SpinKernelOfKnownLengthWithin2Percent) {
 TEST(MeasureGpu, CuptiCountsEveryLaunchAndKernelSumsFitTheRegion) {
   GPUBENCH_REQUIRE_GPU();
   const DeviceInfo d = query_device(0);
-  Runner runner(d, quick_spec("cold"), true);
+  Runner runner(d, quick_spec(TimingMode::kCold), true);
   if (!runner.cupti()) GTEST_SKIP() << runner.cupti_note();
   std::vector<op::LaunchGroup> ops = {
       {"three_spins", [](cudaStream_t s) { for (int i = 0; i < 3; ++i) spin_kernel(100'000, s); }},
@@ -84,7 +84,7 @@ TEST(MeasureGpu, CuptiCountsEveryLaunchAndKernelSumsFitTheRegion) {
 TEST(MeasureGpu, OverlappingKernelsOfOneOpCountOnce) {
   GPUBENCH_REQUIRE_GPU();
   const DeviceInfo d = query_device(0);
-  Runner runner(d, quick_spec("hot"), true);
+  Runner runner(d, quick_spec(TimingMode::kHot), true);
   if (!runner.cupti()) GTEST_SKIP() << runner.cupti_note();
   cudaStream_t side;
   cudaEvent_t fork, join;
@@ -115,7 +115,7 @@ TEST(MeasureGpu, OverlappingKernelsOfOneOpCountOnce) {
 TEST(MeasureGpu, EventsOnlyPathTimesEachOp) {
   GPUBENCH_REQUIRE_GPU();
   const DeviceInfo d = query_device(0);
-  Runner runner(d, quick_spec("hot"), /*use_cupti=*/false);
+  Runner runner(d, quick_spec(TimingMode::kHot), /*use_cupti=*/false);
   EXPECT_FALSE(runner.cupti());
   EXPECT_FALSE(runner.cupti_note().empty());
   std::vector<op::LaunchGroup> ops = {{"a", [](cudaStream_t s) { spin_kernel(500'000, s); }},
@@ -140,11 +140,11 @@ TEST_P(L2FlushMethod, EvictsAReadThatFitsInL2) {
   std::vector<op::LaunchGroup> ops = {{"read", [&](cudaStream_t s) {
                                  read_sum<<<d.sm_count * 4, 512, 0, s>>>(buf.as<float4>(), bytes / 16, out.as<float>());
                                }}};
-  auto spec_cold = quick_spec("cold");
+  auto spec_cold = quick_spec(TimingMode::kCold);
   spec_cold.rotate_inputs = false;
   VariantResult hot, cold;
   {
-    Runner r(d, quick_spec("hot"), false);
+    Runner r(d, quick_spec(TimingMode::kHot), false);
     r.measure({ops}, "hot", hot);
   }
   {
@@ -162,7 +162,7 @@ INSTANTIATE_TEST_SUITE_P(MeasureGpu, L2FlushMethod, ::testing::Values("read", "w
 TEST(MeasureGpu, BlockingKernelKeepsHostLaunchGapsOutOfTheRegion) {
   GPUBENCH_REQUIRE_GPU();
   const DeviceInfo d = query_device(0);
-  Runner runner(d, quick_spec("hot"), false);
+  Runner runner(d, quick_spec(TimingMode::kHot), false);
   // The host takes 2 ms to enqueue the second op; the GPU work is 2 × 0.1 ms.
   std::vector<op::LaunchGroup> ops = {{"a", [](cudaStream_t s) { spin_kernel(100'000, s); }},
                               {"b", [](cudaStream_t s) {
@@ -179,7 +179,7 @@ TEST(MeasureGpu, BlockingKernelKeepsHostLaunchGapsOutOfTheRegion) {
 TEST(MeasureGpu, BlockingKernelTimesOutWhenAnOpSynchronizesTheHost) {
   GPUBENCH_REQUIRE_GPU();
   const DeviceInfo d = query_device(0);
-  auto spec = quick_spec("hot");
+  auto spec = quick_spec(TimingMode::kHot);
   spec.min_samples = 5;
   Runner runner(d, spec, false);
   std::vector<op::LaunchGroup> ops = {{"sync", [](cudaStream_t s) {
@@ -196,7 +196,7 @@ TEST(MeasureGpu, BlockingKernelTimesOutWhenAnOpSynchronizesTheHost) {
 TEST(MeasureGpu, ClockProbeReadsAPlausibleSmClock) {
   GPUBENCH_REQUIRE_GPU();
   const DeviceInfo d = query_device(0);
-  Runner runner(d, quick_spec("hot"), false);
+  Runner runner(d, quick_spec(TimingMode::kHot), false);
   std::vector<op::LaunchGroup> ops = {{"spin", [](cudaStream_t s) { spin_kernel(200'000, s); }}};
   VariantResult r;
   runner.measure({ops}, "clock", r);

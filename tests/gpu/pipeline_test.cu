@@ -129,18 +129,18 @@ TEST_P(PipelineComposition, EqualsTheStagesRunOneByOne) {
 
   auto variant = lce::create_variant(*info, nlohmann::json::object());
   variant->setup(req.lce_problem(), st.s);
-  const std::vector<op::LaunchGroup> ops = req.ops(variant->ops());
-  ASSERT_GE(ops.size(), 6u);
-  EXPECT_EQ(ops.front().name, "gather");
-  EXPECT_EQ(ops[1].name.rfind("lce:", 0), 0u) << ops[1].name;
-  EXPECT_EQ(ops[ops.size() - 4].name, "mlp_0");
-  EXPECT_EQ(ops[ops.size() - 2].name, "mlp_2");
-  EXPECT_EQ(ops.back().name, "topk");
+  const std::vector<op::LaunchGroup> groups = req.groups(variant->groups());
+  ASSERT_GE(groups.size(), 6u);
+  EXPECT_EQ(groups.front().name, "gather");
+  EXPECT_EQ(groups[1].name.rfind("lce:", 0), 0u) << groups[1].name;
+  EXPECT_EQ(groups[groups.size() - 4].name, "mlp_0");
+  EXPECT_EQ(groups[groups.size() - 2].name, "mlp_2");
+  EXPECT_EQ(groups.back().name, "topk");
   // Poison the stage outputs so an unwritten element shows, then run the whole request.
   op::poison_output(const_cast<void*>(req.E_cand()), B * shape.K_cand * shape.N, p, st.s);
   op::poison_output(const_cast<void*>(req.Y()), B * MN, p, st.s);
   op::poison_output(const_cast<float*>(req.scores()), B, Precision::kFp32, st.s);
-  for (const auto& op : ops) op.launch(st.s);
+  for (const auto& g : groups) g.launch(st.s);
   GPUBENCH_CUDA(cudaStreamSynchronize(st.s));
 
   HostOperands h;

@@ -101,8 +101,9 @@ class RequestPipeline {
 
   /// The LCE problem over the gathered E_user / E_cand, W and the output Y [B, M, N].
   lce::Problem lce_problem() const;
-  /// The request's ops: "gather", then "lce:<name>" for each op of the LCE step, "mlp_0" … "mlp_{L−1}", "topk".
-  std::vector<lce::Op> ops(const std::vector<lce::Op>& lce_ops);
+  /// The request's launch groups: "gather", then "lce:<name>" for each launch group of the LCE step, "mlp_0" …
+  /// "mlp_{L−1}", "topk".
+  std::vector<op::LaunchGroup> groups(const std::vector<op::LaunchGroup>& lce_groups);
 
   // Views for tests and checks (device pointers unless said otherwise).
   const void* user_table() const { return t_user_.get(); }        ///< [user_rows, N]

@@ -152,19 +152,19 @@ void RequestPipeline::mlp_layer(size_t l, cudaStream_t stream) {
                   precision_, last, last ? scores_.get() : h_[l].get(), stream);
 }
 
-std::vector<lce::Op> RequestPipeline::ops(const std::vector<lce::Op>& lce_ops) {
-  std::vector<lce::Op> ops;
-  ops.push_back({"gather", [this](cudaStream_t s) {
+std::vector<op::LaunchGroup> RequestPipeline::groups(const std::vector<op::LaunchGroup>& lce_groups) {
+  std::vector<op::LaunchGroup> out;
+  out.push_back({"gather", [this](cudaStream_t s) {
                    gather_rows(precision_, t_user_.get(), shape_.N, idx_user_.as<const int32_t>(), U_ * shape_.K_user,
                                e_user_.get(), s);
                    gather_rows(precision_, t_cand_.get(), shape_.N, idx_cand_.as<const int32_t>(), B_ * shape_.K_cand,
                                e_cand_.get(), s);
                  }});
-  for (const lce::Op& op : lce_ops) ops.push_back({"lce:" + op.name, op.launch});
+  for (const op::LaunchGroup& g : lce_groups) out.push_back({"lce:" + g.name, g.launch});
   for (size_t l = 0; l < spec_.mlp_layers.size(); ++l)
-    ops.push_back({"mlp_" + std::to_string(l), [this, l](cudaStream_t s) { mlp_layer(l, s); }});
-  ops.push_back({"topk", [this](cudaStream_t s) { topk_->run(s); }});
-  return ops;
+    out.push_back({"mlp_" + std::to_string(l), [this, l](cudaStream_t s) { mlp_layer(l, s); }});
+  out.push_back({"topk", [this](cudaStream_t s) { topk_->run(s); }});
+  return out;
 }
 
 }  // namespace gpubench::pipeline
