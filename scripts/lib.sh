@@ -9,7 +9,7 @@ log() { printf 'gpubench: %s\n' "$*" >&2; }
 
 # Debian packages the build needs (cmake config files / headers), checked with dpkg before apt-get.
 # python3-matplotlib: scripts/plot and its test (counted present when any python3 imports matplotlib).
-GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev python3-matplotlib)
+GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev libdlpack-dev libssl-dev python3-matplotlib)
 
 have_matplotlib() {
   local py
@@ -51,11 +51,28 @@ find_nvcc() {
   return 1
 }
 
+# Header-only or -dev packages a machine without a package registry lacks (the GPU machine): .deb files carried in
+# $GPUBENCH_ROOT/.deps (made with `apt-get download libdlpack-dev libssl-dev`) are unpacked into .deps/root, never
+# into /, and offered to CMake. Prints the CMake arguments (none when the system has the headers).
+carried_deps_args() {
+  local root="$GPUBENCH_ROOT/.deps/root" lib
+  if [ -f /usr/include/dlpack/dlpack.h ] && [ -f /usr/include/openssl/evp.h ]; then return 0; fi
+  ls "$GPUBENCH_ROOT"/.deps/*.deb >/dev/null 2>&1 || return 0
+  mkdir -p "$root"
+  for d in "$GPUBENCH_ROOT"/.deps/*.deb; do dpkg -x "$d" "$root"; done
+  # libssl-dev's libcrypto.so points at libcrypto.so.3 beside it: take the system's runtime library.
+  lib="$(ls /usr/lib/x86_64-linux-gnu/libcrypto.so.3 /lib/x86_64-linux-gnu/libcrypto.so.3 2>/dev/null | head -1)"
+  [ -n "$lib" ] && ln -sf "$lib" "$root/usr/lib/x86_64-linux-gnu/libcrypto.so.3"
+  echo "-DCMAKE_PREFIX_PATH=$root/usr -DOPENSSL_ROOT_DIR=$root/usr"
+}
+
 configure_and_build() {
-  local nvcc jobs
+  local nvcc jobs deps
   nvcc="$(find_nvcc)" || return 1
   jobs="$(nproc 2>/dev/null || echo 2)"
+  deps="$(carried_deps_args)"
+  # shellcheck disable=SC2086  # deps: several arguments
   cmake -S "$GPUBENCH_ROOT" -B "$GPUBENCH_BUILD" -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_CUDA_COMPILER="$nvcc" "$@" >/dev/null
+        -DCMAKE_CUDA_COMPILER="$nvcc" $deps "$@" >/dev/null
   cmake --build "$GPUBENCH_BUILD" -j"$jobs"
 }

@@ -11,7 +11,9 @@
 #include "core/errors.hpp"
 #include "op/operation.hpp"
 #include "ops/ikbo_lce/operands.hpp"
+#include "op/plugin_adapter.hpp"
 #include "ops/ikbo_lce/pipeline/pipeline.hpp"
+#include "ops/ikbo_lce/plugin.hpp"
 #include "ops/ikbo_lce/reference.hpp"
 #include "ops/ikbo_lce/rules.hpp"
 #include "ops/ikbo_lce/variant.hpp"
@@ -20,41 +22,63 @@
 namespace gpubench::lce {
 namespace {
 
+/// The case of a problem (shape parameters in rules.cpp's order).
+op::CaseSize case_of(const Problem& p) {
+  op::CaseSize c;
+  c.shape.set("M", p.M);
+  c.shape.set("N", p.N);
+  c.shape.set("K_user", p.K_user);
+  c.shape.set("K_cand", p.K_cand);
+  c.B = p.B;
+  c.U = p.U;
+  c.precision = p.precision;
+  c.allow_tf32 = p.allow_tf32;
+  return c;
+}
+
 /// One case's operands for the steps: the problem over them (Y unset) and, when this object made them, the
 /// buffers themselves (a request pipeline's gathered operands are owned by the pipeline).
 class LceInputs final : public op::Inputs {
  public:
   LceInputs(DeviceOperands operands, bool allow_tf32)
-      : operands_(std::move(operands)), problem_(operands_.problem(nullptr, allow_tf32)) {}
-  explicit LceInputs(const Problem& view) : problem_(view) { problem_.Y = nullptr; }
+      : operands_(std::move(operands)), problem_(operands_.problem(nullptr, allow_tf32)), size_(case_of(problem_)) {}
+  explicit LceInputs(const Problem& view) : problem_(view), size_(case_of(view)) { problem_.Y = nullptr; }
   /// The problem over these operands writing `Y` ([B, M, N], the case precision).
   Problem problem(void* Y) const {
     Problem p = problem_;
     p.Y = Y;
     return p;
   }
+  const op::CaseSize& size() const override { return size_; }
+  /// W, E_user, E_cand, cand_to_user, offsets, Y: IkboLce::tensors()'s order.
+  std::vector<DLTensor> dl_tensors(void* output) const override {
+    const Problem& p = problem_;
+    shapes_ = {{p.M, p.K_user + p.K_cand}, {p.U, p.K_user, p.N}, {p.B, p.K_cand, p.N}, {p.B}, {p.U + 1},
+               {p.B, p.M, p.N}};
+    const DLDataType elem = op::dl_dtype(GPUBENCH_DTYPE_PRECISION, p.precision);
+    const DLDataType i32{kDLInt, 32, 1};
+    const void* data[6] = {p.W, p.E_user, p.E_cand, p.cand_to_user, p.offsets, output};
+    const DLDataType types[6] = {elem, elem, elem, i32, i32, elem};
+    int device = 0;
+    GPUBENCH_CUDA(cudaGetDevice(&device));
+    std::vector<DLTensor> out(6);
+    for (size_t i = 0; i < 6; ++i) {
+      out[i].data = const_cast<void*>(data[i]);
+      out[i].device = DLDevice{kDLCUDA, device};
+      out[i].ndim = static_cast<int32_t>(shapes_[i].size());
+      out[i].dtype = types[i];
+      out[i].shape = shapes_[i].data();
+      out[i].strides = nullptr;
+      out[i].byte_offset = 0;
+    }
+    return out;
+  }
 
  private:
   DeviceOperands operands_;
   Problem problem_;
-};
-
-/// A registered LCE variant as an op::Step.
-class LceStep final : public op::Step {
- public:
-  explicit LceStep(std::unique_ptr<Variant> variant) : variant_(std::move(variant)) {}
-  void setup(const op::Inputs& inputs, void* output, cudaStream_t stream) override {
-    const auto* in = dynamic_cast<const LceInputs*>(&inputs);
-    if (in == nullptr) throw InputError("ikbo_lce step: the inputs were not made by the ikbo_lce op");
-    variant_->setup(in->problem(output), stream);
-  }
-  std::vector<op::LaunchGroup> groups() override { return variant_->groups(); }
-  std::vector<std::string> notes() const override { return variant_->notes(); }
-  std::vector<std::string> setup_notes() const override { return variant_->setup_notes(); }
-  std::string configuration() const override { return variant_->configuration(); }
-
- private:
-  std::unique_ptr<Variant> variant_;
+  op::CaseSize size_;
+  mutable std::vector<std::vector<int64_t>> shapes_;  // the DLTensors' shape arrays
 };
 
 /// The request around the op (pipeline/pipeline.hpp): gather → the step's groups as "lce:<group>" → MLP → top-k.
@@ -96,17 +120,8 @@ class IkboLce final : public op::Operation {
     return "IKBO linear compression embedding: Y[b] = W_user·E_user[cand_to_user[b]] + W_cand·E_cand[b]";
   }
 
-  OpRules rules() const override {
-    OpRules r = config_rules(op::test_steps_enabled());
-    r.steps = variant_names();  // the registry is the truth: each step's schema as it registered it
-    r.step_options.clear();
-    r.step_schemas.clear();
-    for (const auto& v : registered_variants()) {
-      r.step_options[v.name] = v.schema->keys();
-      r.step_schemas.push_back(*v.schema);
-    }
-    return r;
-  }
+  // The ladder's steps and their schemas come from the registry (op::registry_context), filled by builtin_plugin().
+  OpRules rules() const override { return config_rules(op::test_steps_enabled()); }
 
   std::vector<op::TensorSpec> tensors() const override {
     using op::TensorRole;
@@ -155,29 +170,7 @@ class IkboLce final : public op::Operation {
     return count_work(lce_shape(c.shape), c.B, c.U, c.precision, *m);
   }
 
-  const std::vector<op::StepInfo>& steps() const override {
-    static const std::vector<op::StepInfo> steps = [] {
-      std::vector<op::StepInfo> out;
-      for (const VariantInfo& v : registered_variants()) {
-        op::StepInfo s;
-        s.name = v.name;
-        s.description = v.description;
-        s.ladder_step = v.ladder_step;
-        s.schema = *v.schema;
-        const config_detail::StepSchema* schema = v.schema;
-        s.work_model_for = [f = v.work_model_for, schema](const nlohmann::json& o) {
-          return std::string(to_string(f ? f(StepOptions::resolve(*schema, o)) : WorkModel::kDecomposed));
-        };
-        s.test_only = v.test_only;
-        s.create = [&v](const nlohmann::json& o) -> std::unique_ptr<op::Step> {
-          return std::make_unique<LceStep>(create_variant(v, o));
-        };
-        out.push_back(std::move(s));
-      }
-      return out;
-    }();
-    return steps;
-  }
+  const gpubench_plugin_v1_t* builtin_plugin() const override { return &lce::builtin_plugin(); }
 
   bool has_pipeline() const override { return true; }
   int64_t pipeline_bytes(const PipelineSpec& spec, const op::CaseSize& c) const override {

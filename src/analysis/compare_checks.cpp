@@ -151,6 +151,30 @@ void check_layouts(const LoadedReport& a, const LoadedReport& b, std::vector<Mis
   }
 }
 
+/// Plugin builds that differ between the runs (by SHA-256 of the file, per plugin name): a note, not a mismatch —
+/// comparing two builds of a plugin is what `compare` is for, and the note says which builds they were.
+void check_plugins(const LoadedReport& a, const LoadedReport& b, std::vector<std::string>& notes) {
+  const auto find = [](const Report& r, const std::string& name) -> const PluginUse* {
+    for (const PluginUse& p : r.plugins)
+      if (p.name == name) return &p;
+    return nullptr;
+  };
+  for (const PluginUse& p : a.report.plugins) {
+    const PluginUse* q = find(b.report, p.name);
+    if (q == nullptr)
+      notes.push_back(fmt::format("plugin {} {} (sha256 {}…) loaded in {} only", p.name, p.version,
+                                  p.sha256.substr(0, 12), a.path));
+    else if (q->sha256 != p.sha256)
+      notes.push_back(fmt::format("plugin {}: different builds, {} (sha256 {}…) in {} and {} (sha256 {}…) in {}",
+                                  p.name, p.version, p.sha256.substr(0, 12), a.path, q->version,
+                                  q->sha256.substr(0, 12), b.path));
+  }
+  for (const PluginUse& q : b.report.plugins)
+    if (find(a.report, q.name) == nullptr)
+      notes.push_back(fmt::format("plugin {} {} (sha256 {}…) loaded in {} only", q.name, q.version,
+                                  q.sha256.substr(0, 12), b.path));
+}
+
 }  // namespace
 
 std::vector<KeyDiff> json_key_diff(const nlohmann::json& a, const nlohmann::json& b) {
@@ -190,6 +214,7 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
   check("measurement mode", env_value(a.report.measurement, {"/mode"}), env_value(b.report.measurement, {"/mode"}));
   check_config(a, b, out, notes);
   check_layouts(a, b, out, notes);
+  check_plugins(a, b, notes);
   // A run stopped by SIGINT/SIGTERM holds only the steps it reached: not a gate's input unless allowed.
   if (a.report.interrupted || b.report.interrupted) {
     auto state = [](const Report& r) { return std::string(r.interrupted ? "interrupted (partial)" : "complete"); };

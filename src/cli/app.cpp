@@ -1,3 +1,4 @@
+#include "core/report_stream.hpp"
 #include "cli/app.hpp"
 
 #include <fmt/core.h>
@@ -152,7 +153,7 @@ int run_app(int argc, char** argv) {
   // Output that did not reach stdout (a full disk behind `> comment.md`, a closed pipe) must not pass a CI gate.
   auto checked_stdout = [&who](int rc) {
     errno = 0;
-    if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return rc;
+    if (std::fflush(report_stream()) == 0 && !std::ferror(report_stream())) return rc;
     std::fprintf(stderr, "%s: error: cannot write to standard output (%s)\n", who.c_str(),
                  errno ? std::strerror(errno) : "write error");
     return rc == 0 ? static_cast<int>(ExitCode::kBadInput) : rc;
@@ -161,7 +162,7 @@ int run_app(int argc, char** argv) {
     for (CLI::App* sub : app.get_subcommands()) return checked_stdout(actions.at(sub)());
     return static_cast<int>(ExitCode::kBadInput);
   } catch (const std::system_error& e) {  // fmt::print's failed write to stdout
-    if (std::ferror(stdout)) {
+    if (std::ferror(report_stream())) {
       std::fprintf(stderr, "%s: error: cannot write to standard output (%s)\n", who.c_str(), e.code().message().c_str());
       return static_cast<int>(ExitCode::kBadInput);
     }

@@ -1,5 +1,7 @@
 // `gpubench run --isolate`: one child process per ladder step (cli/isolate.hpp).
+#include "core/report_stream.hpp"
 #include "cli/isolate.hpp"
+#include "cli/plugins.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -178,6 +180,7 @@ Report skeleton_report(const Config& config, const std::vector<std::string>& run
   report.created_at = utc_now();
   report.config = config.resolved;
   report.config_hash = config.hash;
+  report.plugins = plugin_uses();  // the children load the same files (flags, config, environment)
   for (const WorkloadCase& wc : config.workload.cases) {
     CaseResult cr;
     cr.label = wc.label;
@@ -338,8 +341,8 @@ int run_isolated_verb(const Config& config, const IsolateOptions& opts, const st
   if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
   const int rc = finish_run(report, config, ceil);
   write_reports_or_rescue(report, prefix, formats);
-  fmt::print("{}", render_terminal(report, use_color(STDOUT_FILENO)));
-  for (const auto& f : formats) fmt::print("report: {}.{}\n", prefix, find_report_writer(f)->extension);
+  fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
+  for (const auto& f : formats) fmt::print(report_stream(), "report: {}.{}\n", prefix, find_report_writer(f)->extension);
   return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analysis/compare.hpp"
+#include "core/report_stream.hpp"
 #include "cli/verb.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
@@ -113,8 +114,8 @@ VerbAction setup_compare(CLI::App& sub) {
     const CompareResult result = compare_paths(args->old_path, args->new_path, o);
     const std::string text = render_compare(result, args->format);
     if (args->output.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
+      std::fwrite(text.data(), 1, text.size(), report_stream());
+      std::fflush(report_stream());
     } else {
       write_file_atomic(args->output, text);
       std::fprintf(stderr, "%s\n", compare_summary_line(result).c_str());  // for the CI log

@@ -4,7 +4,9 @@
 #include <memory>
 #include <string>
 
+#include "core/report_stream.hpp"
 #include "cli/common.hpp"
+#include "cli/plugins.hpp"
 #include "cli/verb.hpp"
 
 namespace gpubench::cli {
@@ -16,10 +18,12 @@ VerbAction setup_config(CLI::App& sub) {
   CLI::App* show = sub.add_subcommand("show", "print the resolved config (defaults filled) as JSON");
   show->add_option("config", *path, "config file (default: the embedded default config)")->type_name("FILE");
   return [path]() -> int {
-    // A bad config is refused like everywhere else: every problem with its JSON pointer, exit 2.
+    // A bad config is refused like everywhere else: every problem with its JSON pointer, exit 2. Its plugins (and
+    // GPUBENCH_PLUGIN_PATH's) load first: their steps are valid names in /variants.
+    load_plugins({}, *path);
     const Config c = load_config_or_default(*path);
     const std::string text = c.resolved.dump(2) + "\n";
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fwrite(text.data(), 1, text.size(), report_stream());
     return 0;
   };
 }

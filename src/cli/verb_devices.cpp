@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "core/report_stream.hpp"
 #include "cli/verb.hpp"
 #include "core/errors.hpp"
 #include "measure/calibrate.hpp"
@@ -20,15 +21,15 @@ VerbAction setup_devices(CLI::App& sub) {
     const int n = measure::device_count();
     if (n == 0) {
       // What this build is and what it can see here, then the one-line reason (as before) and exit 3.
-      fmt::print("{}\n", measure::describe_build_versions(measure::query_build_versions()));
-      std::fflush(stdout);
+      fmt::print(report_stream(), "{}\n", measure::describe_build_versions(measure::query_build_versions()));
+      std::fflush(report_stream());
       fmt::print(stderr, "gpubench devices: {}\n", measure::device_unavailable_reason(0));
       return static_cast<int>(ExitCode::kNoDevice);
     }
     for (int i = 0; i < n; ++i) {
       const auto d = measure::query_device(i);
       const auto env = measure::environment_json(d);
-      fmt::print("[{}] {} ({}) sm_{}{}, {} SMs, L2 {:.0f} MB, {:.1f} GiB ({:.1f} free), max SM clock {:.0f} MHz, "
+      fmt::print(report_stream(), "[{}] {} ({}) sm_{}{}, {} SMs, L2 {:.0f} MB, {:.1f} GiB ({:.1f} free), max SM clock {:.0f} MHz, "
                  "memory clock {:.0f} MHz\n    driver {} (CUDA {}), runtime {}, CUPTI API {}\n",
                  i, d.name, d.uuid, d.cc_major, d.cc_minor, d.sm_count, d.l2_bytes / 1e6, d.memory_bytes / 1073741824.0,
                  d.free_bytes / 1073741824.0, d.max_sm_clock_mhz, d.memory_clock_mhz,
@@ -37,13 +38,13 @@ VerbAction setup_devices(CLI::App& sub) {
       std::optional<CalibrationCache> cache = measure::load_calibration(d);
       if (*calibrate) {
         cache = measure::calibrate(d);
-        fmt::print("    calibrated, cached in {}\n", measure::save_calibration(*cache));
+        fmt::print(report_stream(), "    calibrated, cached in {}\n", measure::save_calibration(*cache));
       }
       if (cache) {
-        fmt::print("    ceilings ({}): HBM copy {:.0f} GB/s, GEMM fp16 {:.1f} TFLOP/s, bf16 {:.1f} TFLOP/s\n",
+        fmt::print(report_stream(), "    ceilings ({}): HBM copy {:.0f} GB/s, GEMM fp16 {:.1f} TFLOP/s, bf16 {:.1f} TFLOP/s\n",
                    cache->measured_at, cache->hbm_gbps, cache->gemm_tflops["fp16"], cache->gemm_tflops["bf16"]);
       } else {
-        fmt::print("    ceilings: not calibrated (run `gpubench devices --calibrate`; floors use datasheet values)\n");
+        fmt::print(report_stream(), "    ceilings: not calibrated (run `gpubench devices --calibrate`; floors use datasheet values)\n");
       }
     }
     return 0;

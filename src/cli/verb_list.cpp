@@ -1,7 +1,9 @@
 // `gpubench list`: ops, ladder variants, request-length distributions and report formats.
 #include <fmt/core.h>
 
+#include "cli/plugins.hpp"
 #include "cli/verb.hpp"
+#include "core/report_stream.hpp"
 #include "op/operation.hpp"
 #include "report/writer.hpp"
 #include "workload/distribution.hpp"
@@ -16,25 +18,29 @@ void print_options(const config_detail::StepSchema& schema) {
     if (o.range) values = fmt::format("{} … {}", o.range->first, o.range->second);
     else
       for (const auto& v : o.values) values += (values.empty() ? "" : " | ") + v.dump();
-    fmt::print("      {:<15} {}  (default: {})  {}\n", o.name, values, o.default_text(), o.doc);
+    fmt::print(report_stream(), "      {:<15} {}  (default: {})  {}\n", o.name, values, o.default_text(), o.doc);
   }
-  for (const std::string& c : schema.constraint_docs) fmt::print("      ({})\n", c);
+  for (const std::string& c : schema.constraint_docs) fmt::print(report_stream(), "      ({})\n", c);
 }
 
-VerbAction setup_list(CLI::App&) {
-  return []() -> int {
-    fmt::print("ops:\n");
+VerbAction setup_list(CLI::App& sub) {
+  auto plugins = std::make_shared<std::vector<std::string>>();
+  add_plugin_option(sub, *plugins);
+  return [plugins]() -> int {
+    load_plugins(*plugins, "");
+    std::FILE* out = report_stream();
+    fmt::print(out, "ops:\n");
     for (const op::Operation* operation : op::operations())
-      fmt::print("  {:<9} {}\n", operation->name(), operation->description());
+      fmt::print(out, "  {:<9} {}\n", operation->name(), operation->description());
     for (const op::Operation* operation : op::operations()) {
       const OpRules rules = operation->rules();
       std::string shape;
       for (const ShapeParamRule& p : rules.shape) shape += fmt::format("{}{}={}", shape.empty() ? "" : ", ", p.name, p.default_value);
-      fmt::print("\n{} shape (/workload/shape, defaults): {}\n", operation->name(), shape);
-      fmt::print("{} tensors:\n", operation->name());
+      fmt::print(out, "\n{} shape (/workload/shape, defaults): {}\n", operation->name(), shape);
+      fmt::print(out, "{} tensors:\n", operation->name());
       for (const op::TensorSpec& t : operation->tensors())
-        fmt::print("  {:<13} {:<9} {:<9} {:<22} {}\n", t.name, op::to_string(t.role), t.dtype, t.shape, t.doc);
-      fmt::print("{} variants (ladder order):\n", operation->name());
+        fmt::print(out, "  {:<13} {:<9} {:<9} {:<22} {}\n", t.name, op::to_string(t.role), t.dtype, t.shape, t.doc);
+      fmt::print(out, "{} variants (ladder order):\n", operation->name());
       for (const op::StepInfo& v : operation->steps()) {
         if (v.test_only) continue;
         std::string precisions;
@@ -42,19 +48,23 @@ VerbAction setup_list(CLI::App&) {
           if (!precisions.empty()) precisions += ",";
           precisions += to_string(p);
         }
-        fmt::print("  {:<11} {} [{}]\n", v.name, v.description, precisions);
+        fmt::print(out, "  {:<11} {} [{}]\n", v.name, v.description, precisions);
         print_options(v.schema);
       }
     }
-    fmt::print("\ndistributions (/workload/requests):\n");
+    fmt::print(out, "\ndistributions (/workload/requests):\n");
     for (const auto& d : distributions()) {
       std::string params;
       for (const auto& p : d.params) params += (params.empty() ? "" : ", ") + p.name;
-      fmt::print("  {:<10} {{{}}}  {}\n", d.name, params, d.description);
+      fmt::print(out, "  {:<10} {{{}}}  {}\n", d.name, params, d.description);
     }
-    fmt::print("\nreport formats (gpubench run -f):\n");
-    for (const auto& w : report_writers()) fmt::print("  {:<5} .{:<5} {}\n", w.name, w.extension, w.description);
-    fmt::print("\nmeasure modes: cold (L2 flushed + inputs rotated; default), hot (back to back), graph (CUDA-graph replay)\n");
+    fmt::print(out, "\nreport formats (gpubench run -f):\n");
+    for (const auto& w : report_writers()) fmt::print(out, "  {:<5} .{:<5} {}\n", w.name, w.extension, w.description);
+    fmt::print(out, "\nmeasure modes: cold (L2 flushed + inputs rotated; default), hot (back to back), graph (CUDA-graph replay)\n");
+    if (!plugin_uses().empty()) fmt::print(out, "\nplugins (--plugin, GPUBENCH_PLUGIN_PATH, a config's plugins):\n");
+    for (const PluginUse& p : plugin_uses())
+      fmt::print(out, "  {} {} (ABI v{}, sha256 {}…): {}\n", p.name, p.version, p.abi_version, p.sha256.substr(0, 12),
+                 p.path);
     return 0;
   };
 }

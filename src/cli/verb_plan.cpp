@@ -8,8 +8,10 @@
 #include "analysis/work.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "core/report_stream.hpp"
 #include "cli/common.hpp"
 #include "cli/plan_output.hpp"
+#include "cli/plugins.hpp"
 #include "cli/verb.hpp"
 #include "op/operation.hpp"
 #include "measure/calibrate.hpp"
@@ -88,14 +90,17 @@ VerbAction setup_plan(CLI::App& sub) {
       ->type_name("FORMAT");
   CLI::Option* output_opt =
       sub.add_option("--output,-o", a->output, "write the plan to FILE (atomically) instead of stdout")->type_name("FILE");
-  return [a, sets, output_opt]() -> int {
+  auto plugins = std::make_shared<std::vector<std::string>>();
+  add_plugin_option(sub, *plugins);
+  return [a, sets, output_opt, plugins]() -> int {
+    load_plugins(*plugins, a->config);
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
     if (!a->output.empty()) check_writable(a->output);  // before the work, naming the path and the fix
     const std::string text = render_plan(make_plan(load_config_or_default(a->config, *sets)), a->format);
     if (a->output.empty()) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
+      std::fwrite(text.data(), 1, text.size(), report_stream());
+      std::fflush(report_stream());
     } else {
       write_file_atomic(a->output, text);
     }

@@ -11,7 +11,9 @@
 #include "analysis/analyze.hpp"
 #include "analysis/counters.hpp"
 #include "analysis/work.hpp"
+#include "core/report_stream.hpp"
 #include "cli/common.hpp"
+#include "cli/plugins.hpp"
 #include "cli/isolate.hpp"
 #include "cli/progress.hpp"
 #include "cli/verb.hpp"
@@ -45,6 +47,7 @@ struct RunArgs {
   double variant_timeout = 0;  // --variant-timeout [s]; 0: automatic
   std::string metrics;         // --metrics[=SETS,NAMES]; "" = the config's /measure/metrics
   std::vector<std::string> sets;  // --set KEY=VALUE, applied to the config's JSON before validation
+  std::vector<std::string> plugins;  // --plugin PATH
 };
 
 /// --metrics overrides /measure/metrics ("none" turns counters off). Not hashed: the counters pass runs
@@ -101,6 +104,7 @@ std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) 
   o.variant_timeout_s = a.variant_timeout;
   if (!a.mode.empty()) o.child_flags = {"--mode", a.mode};
   for (const auto& s : a.sets) o.child_flags.push_back("--set=" + s);  // each child loads the same config
+  for (const auto& p : a.plugins) o.child_flags.push_back("--plugin=" + p);  // and the same plugins
   if (a.no_cupti) o.child_flags.emplace_back("--no-cupti");
   if (!a.metrics.empty()) o.child_flags.push_back("--metrics=" + a.metrics);
   if (a.quiet) o.child_flags.emplace_back("-q");
@@ -116,6 +120,7 @@ int run(const RunArgs& a) {
   if (metric_word && !std::filesystem::exists(a.config))
     throw InputError("no config file '" + a.config + "'; to choose hardware counters write --metrics=" + a.config +
                      " (with '=': a bare --metrics means all)");
+  load_plugins(a.plugins, a.config);
   Config config = load_config_or_default(a.config, a.sets);
   if (!a.mode.empty()) {  // the override is part of what ran: resolved config and hash follow it
     config.measure.mode = *parse_timing_mode(a.mode);  // CLI11 checked the word (--mode's IsMember)
@@ -167,6 +172,7 @@ int run(const RunArgs& a) {
   trace.set_device(fmt::format("GPU {}: {}", device.index, device.name));
   if (!a.trace.empty()) opts.trace = &trace;
   Report report = measure::run_session(config, device, opts, log);
+  report.plugins = plugin_uses();
   printer.finish();
 
   const Ceilings ceil = measure::ceilings_for(device, config.device.model, config.precision, config.allow_tf32);
@@ -174,17 +180,17 @@ int run(const RunArgs& a) {
 
   const std::string prefix = a.output.empty() ? "gpubench_" + config.name : a.output;
   write_reports_or_rescue(report, prefix, a.formats);
-  if (!a.profile) fmt::print("{}", render_terminal(report, use_color(STDOUT_FILENO)));
-  for (const auto& f : a.formats) fmt::print("report: {}.{}\n", prefix, find_report_writer(f)->extension);
+  if (!a.profile) fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
+  for (const auto& f : a.formats) fmt::print(report_stream(), "report: {}.{}\n", prefix, find_report_writer(f)->extension);
   if (!a.trace.empty()) {
     write_trace(trace, a.trace);
-    fmt::print("trace: {}{}\n", a.trace,
+    fmt::print(report_stream(), "trace: {}{}\n", a.trace,
                report.measurement.value("cupti", false) ? " (open in https://ui.perfetto.dev or chrome://tracing)"
                                                        : " (empty: CUPTI was not available)");
   }
   if (a.profile) {
     const std::string v = a.variants.empty() ? config.variants.back().name : a.variants.front();
-    fmt::print("profile: each variant ran once between cudaProfilerStart/Stop. Nsight Compute on one step:\n"
+    fmt::print(report_stream(), "profile: each variant ran once between cudaProfilerStart/Stop. Nsight Compute on one step:\n"
                "  ncu --clock-control none --profile-from-start off --nvtx --nvtx-include \"gpubench@{}/\" "
                "--set full -o {}_{} {} run {} --profile --variant {}\n",
                v, prefix, v, "build/gpubench", a.config.empty() ? "" : shell_quote(a.config), v);
@@ -217,6 +223,7 @@ VerbAction setup_run(CLI::App& sub) {
       ->check(CLI::IsMember(timing_mode_words()))
       ->type_name("MODE");
   add_set_option(sub, a->sets);
+  add_plugin_option(sub, a->plugins);
   sub.add_flag("--no-cupti", a->no_cupti, "per-launch-group times from CUDA events only (CUPTI off)");
   sub.add_flag("--profile", a->profile,
                "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");

@@ -8,17 +8,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/report_stream.hpp"
 #include "cli/common.hpp"
+#include "cli/plugins.hpp"
 #include "cli/verb.hpp"
 #include "core/errors.hpp"
 
 namespace gpubench::cli {
 namespace {
 
-/// Validates one file with the `--set` overrides `sets`: prints its OK line and notes (stdout) or its
-/// problems (stderr). Returns 0 or 2. A malformed --set throws InputError (the same for every file).
-int validate_one(const std::string& path, const std::vector<std::string>& sets) {
+/// Validates one file with the `--set` overrides `sets` and the plugins it needs (`plugins` and its own list):
+/// prints its OK line and notes (stdout) or its problems (stderr). Returns 0 or 2. A malformed --set throws
+/// InputError (the same for every file).
+int validate_one(const std::string& path, const std::vector<std::string>& sets,
+                 const std::vector<std::string>& plugins) {
   nlohmann::json raw;  // the document as read (after the overrides): null when it did not read or parse
+  try {
+    load_plugins(plugins, path);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "{}: {}\n", path, e.what());
+    return static_cast<int>(ExitCode::kBadInput);
+  }
   try {
     const Config c = load_config_or_default(path, sets, &raw);
     // A case that cannot fit the named GPU's datasheet memory: `run` would refuse it (no GPU needed here).
@@ -26,10 +36,10 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets) 
     auto issues = datasheet_memory_issues(c);
     for (auto& i : metric_name_issues(c)) issues.push_back(std::move(i));
     if (!issues.empty()) throw ConfigError(path, std::move(issues));
-    fmt::print("{}: OK: {} ({} case{}, {} variant{}, config hash {})\n", path, c.name, c.workload.cases.size(),
+    fmt::print(report_stream(), "{}: OK: {} ({} case{}, {} variant{}, config hash {})\n", path, c.name, c.workload.cases.size(),
                c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);
-    for (const auto& n : c.notes) fmt::print("{}: note: {}\n", path, n);
-    for (const auto& n : datasheet_pipeline_notes(c)) fmt::print("{}: note: {}\n", path, n);
+    for (const auto& n : c.notes) fmt::print(report_stream(), "{}: note: {}\n", path, n);
+    for (const auto& n : datasheet_pipeline_notes(c)) fmt::print(report_stream(), "{}: note: {}\n", path, n);
     return 0;
   } catch (const ConfigError& e) {
     // A config that did not validate still gets its metric names checked (they are independent of the rest),
@@ -48,11 +58,13 @@ VerbAction setup_validate(CLI::App& sub) {
       ->required()
       ->type_name("FILE...");
   add_set_option(sub, *sets);
-  return [paths, sets]() -> int {
+  auto plugins = std::make_shared<std::vector<std::string>>();
+  add_plugin_option(sub, *plugins);
+  return [paths, sets, plugins]() -> int {
     int rc = 0;
     for (const auto& p : *paths) {
-      std::fflush(stdout);  // keep each file's stdout and stderr lines in order on a terminal
-      if (validate_one(p, *sets) != 0) rc = static_cast<int>(ExitCode::kBadInput);
+      std::fflush(report_stream());  // keep each file's stdout and stderr lines in order on a terminal
+      if (validate_one(p, *sets, *plugins) != 0) rc = static_cast<int>(ExitCode::kBadInput);
     }
     return rc;
   };

@@ -162,6 +162,9 @@ struct Config {
   int schema_version = kConfigSchemaVersion;
   std::string name;                      ///< report name (file stem); absent: the op's name
   std::string description;               ///< free text
+  /// /plugins: plugin files, resolved against the config's folder (docs/plugins.md). Loaded by the CLI before the
+  /// config is parsed; not part of the resolved config or its hash (reports record each plugin's SHA-256).
+  std::vector<std::string> plugins;
   DeviceSpec device;
   Precision precision = Precision::kFp16;
   bool allow_tf32 = false;               ///< fp32 GEMMs may use TF32 tensor cores

@@ -7,6 +7,7 @@
 
 #include "config/validator.hpp"
 #include "core/precision.hpp"
+#include "core/text_file.hpp"
 
 namespace gpubench {
 namespace config_detail {
@@ -23,6 +24,23 @@ void parse_schema(Validator& v, const nlohmann::json& j, Config& c) {
 }
 
 /// /name, /description, /precision, /allow_tf32.
+/// /plugins: plugin files, relative to the config's folder (the CLI loads them before parsing: cli/plugins.hpp).
+void parse_plugins(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c) {
+  const auto it = j.find("plugins");
+  if (it == j.end()) return;
+  if (!it->is_array()) {
+    v.add("/plugins", "expected a list of plugin files (.so, relative to the config), got " + type_name(*it));
+    return;
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    const auto& p = (*it)[i];
+    if (!p.is_string() || p.get<std::string>().empty())
+      v.add(fmt::format("/plugins/{}", i), "expected a non-empty path of a plugin file (.so)");
+    else
+      c.plugins.push_back(resolve_path(ctx.base_dir, p.get<std::string>()));
+  }
+}
+
 void parse_top(Validator& v, const nlohmann::json& j, Config& c) {
   std::string name = c.name;
   // Absent: the op's name, set once /workload/op is known (parse_config).
@@ -198,10 +216,11 @@ Config parse_config(const nlohmann::json& j, const ConfigContext& ctx) {
     v.add("", "expected a JSON object, got " + type_name(j));
     throw ConfigError(ctx.source, v.issues());
   }
-  v.object(j, "", {"schema_version", "name", "description", "device", "precision", "allow_tf32",
+  v.object(j, "", {"schema_version", "name", "description", "device", "precision", "allow_tf32", "plugins",
                    "workload", "variants", "measure", "check", "end_to_end"});
   parse_schema(v, j, c);
   parse_top(v, j, c);
+  parse_plugins(v, j, ctx, c);
   parse_device(v, j, c);
   const WorkloadForm form = parse_workload(v, j, ctx, c);  // after precision: overflow check
   if (!j.contains("name")) c.name = c.workload.op;         // the default report name: the op's

@@ -100,6 +100,8 @@ class StepOptions {
   std::string text(std::string_view key) const;
   /// The schema these options follow.
   const StepSchema& schema() const { return *schema_; }
+  /// The options as the config gave them (an object; absent keys take their defaults), e.g. for a plugin step.
+  const nlohmann::json& as_given() const { return given_; }
 
  private:
   const StepSchema* schema_;

@@ -1,7 +1,10 @@
 // Runner::summarize (measure/runner.hpp): the last phase of measure(): clock guard, CUPTI records per sample and
 // launch group, order statistics into the VariantResult.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "core/errors.hpp"
 #include "measure/busy_time.hpp"
@@ -22,6 +25,10 @@ struct KernelAcc {
 struct GroupRecords {
   std::vector<std::map<std::string, KernelAcc>> kernels;  ///< per kernel name
   std::vector<std::map<int64_t, double>> busy_ms;         ///< sample → union of the group's record intervals [ms]
+  /// The stream the harness's own launches (L2 flush, clock probe) ran on: the one steps are given (CUPTI's id).
+  std::optional<uint32_t> given_stream;
+  /// Per launch group: records of its launches on any other stream (CUPTI stream id → count).
+  std::vector<std::map<uint32_t, int64_t>> other_streams;
 };
 
 namespace {
@@ -102,11 +109,32 @@ void fill_groups(const MeasurePass& pass, GroupRecords& records, const std::vect
   }
 }
 
+/// The honest-kernel check: a step whose launch groups put work on a stream other than the one they were given is
+/// marked failed with a note per group, its numbers kept: the region time (CUDA events on the given stream) need not
+/// cover that work, so it is not reported as the step's time.
+void flag_other_streams(const MeasurePass& pass, const GroupRecords& records, VariantResult& out) {
+  bool any = false;
+  for (size_t g = 0; g < records.other_streams.size(); ++g) {
+    for (const auto& [stream, count] : records.other_streams[g]) {
+      any = true;
+      out.notes.push_back(fmt::format("launch group {} put {} kernel/copy record{} on CUDA stream {} (CUPTI id), not on "
+                                      "the stream it was given ({}): the step's time does not cover that work",
+                                      pass.input_sets.front()[g].name, count, count == 1 ? "" : "s", stream,
+                                      *records.given_stream));
+    }
+  }
+  if (!any) return;
+  out.status = StepStatus::kFailed;
+  out.error = "launches on another stream (see notes): enqueue every launch on the stream the launch function "
+              "receives, without synchronizing";
+}
+
 }  // namespace
 
 GroupRecords Runner::attribute_records(const MeasurePass& pass, const std::vector<char>& kept) {
   const size_t n_ops = pass.n_ops;
-  GroupRecords out{std::vector<std::map<std::string, KernelAcc>>(n_ops), std::vector<std::map<int64_t, double>>(n_ops)};
+  GroupRecords out{std::vector<std::map<std::string, KernelAcc>>(n_ops), std::vector<std::map<int64_t, double>>(n_ops),
+                   std::nullopt, std::vector<std::map<uint32_t, int64_t>>(n_ops)};
   // Per group and sample: its records' intervals. The group's time is their union (busy_time.hpp), so kernels of
   // one group that overlap (two streams) count once; the per-kernel rows stay per-kernel sums.
   std::vector<std::map<int64_t, std::vector<BusyInterval>>> intervals(n_ops);
@@ -123,6 +151,7 @@ GroupRecords Runner::attribute_records(const MeasurePass& pass, const std::vecto
     uint64_t sr; int64_t sm; int op;
     decode_external_id(r.external_id, sr, sm, op);
     if (r.external_id == 0 || sr != pass.serial || sm < 0 || sm >= static_cast<int64_t>(pass.samples.size())) continue;
+    const bool from_graph = op == kGraphOp;  // a replayed graph's nodes: their streams are the graph's business
     if (op == kGraphOp) {  // attribute by launch order using the eager warm-up's counts
       size_t pos = graph_pos[sm]++;
       op = 0;
@@ -136,7 +165,9 @@ GroupRecords Runner::attribute_records(const MeasurePass& pass, const std::vecto
       trace->records.push_back({r.name, r.kind, r.start_ns, r.end_ns, r.stream_id, sm,
                                 op < static_cast<int>(n_ops) ? op : -1, kept[static_cast<size_t>(sm)] != 0});
     }
+    if (op == kHarnessOp && !out.given_stream) out.given_stream = r.stream_id;
     if (op >= static_cast<int>(n_ops)) continue;  // harness kernels
+    if (!from_graph) ++out.other_streams[op][r.stream_id];  // sorted out below, once the given stream is known
     auto& acc = out.kernels[op][r.name];
     acc.kind = r.kind;
     auto& [sum, launches] = acc.per_sample[sm];
@@ -146,6 +177,10 @@ GroupRecords Runner::attribute_records(const MeasurePass& pass, const std::vecto
   }
   for (size_t i = 0; i < n_ops; ++i)
     for (auto& [sm, iv] : intervals[i]) out.busy_ms[i][sm] = static_cast<double>(busy_ns(iv)) * 1e-6;
+  for (auto& streams : out.other_streams) {  // keep only the streams that are not the given one
+    if (out.given_stream) streams.erase(*out.given_stream);
+    else streams.clear();  // no harness record to compare with (cannot happen with CUPTI on): no verdict
+  }
   return out;
 }
 
@@ -157,6 +192,7 @@ void Runner::summarize(const MeasurePass& pass, const StoppingCriterion& criteri
   if (cupti_) records = attribute_records(pass, kept);
   fill_region(pass, criterion, kept, device_, cupti_, out);
   fill_groups(pass, records, kept, cupti_, out);
+  flag_other_streams(pass, records, out);
   if (out.region_samples_ms.empty()) {
     throw DeviceError(pass.label + ": no usable samples (" + std::to_string(pass.samples.size()) + " taken, " +
                       std::to_string(out.sampling.samples_dropped_clock) + " dropped by the clock guard" +

@@ -36,6 +36,10 @@ struct CheckSet {
   DeviceBuffer y_ref;   // [output elements] fp32
   DeviceBuffer y_base;  // [output elements] precision; valid once the first ladder step passed
   bool have_base = false;
+  /// False when y_ref is unset: an op without a reference (Operation::has_reference) takes the output of the
+  /// ladder's first step (SessionRun::reference_from_first_step), and that step failed; `no_ref_why` says how.
+  bool have_ref = true;
+  std::string no_ref_why;
 };
 
 /// True when the CUDA context is unusable after an error (illegal address, launch failure, ...).
@@ -57,7 +61,7 @@ void check_variant(const op::Operation& operation, const op::StepInfo& info, con
                    const Config& config, std::vector<CheckSet>& sets, int64_t count, bool is_first, cudaStream_t stream,
                    VariantResult& vr) {
   Correctness& c = vr.correctness;
-  c.reference = "fp32-gpu";
+  c.reference = operation.has_reference() ? "fp32-gpu" : "first-step";
   c.tolerance = config.check.tolerance.value_or(operation.tolerance(config.precision));
   c.status = CheckStatus::kPass;
   for (CheckSet& set : sets) {
@@ -68,6 +72,11 @@ void check_variant(const op::Operation& operation, const op::StepInfo& info, con
     op::poison_output(y.get(), count, config.precision, stream);
     for (const auto& group : step->groups()) group.launch(stream);
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    if (!set.have_ref) {
+      c.status = CheckStatus::kFail;
+      c.message = "no reference: " + set.no_ref_why;
+      return;
+    }
     const op::ErrorStats e = op::compare_to_reference(y.get(), config.precision, set.y_ref.as<float>(), count, stream);
     c.rel_error = std::max(c.rel_error, std::isfinite(e.rel_error) ? e.rel_error : INFINITY);
     c.max_abs_error = std::max(c.max_abs_error, e.max_abs_error);
@@ -265,9 +274,11 @@ class SessionRun {
           set.seed = seed;
           set.inputs = operation_.make_inputs(cs.size, cs.layout, seed, stream);
           set.y_ref = DeviceBuffer(static_cast<size_t>(cs.out_elements) * sizeof(float));
-          operation_.reference_fp32(*set.inputs, set.y_ref.as<float>(), stream);
+          set.have_ref = operation_.has_reference();
+          if (set.have_ref) operation_.reference_fp32(*set.inputs, set.y_ref.as<float>(), stream);
           cs.checks.push_back(std::move(set));
         }
+        if (!operation_.has_reference()) reference_from_first_step(cs);
       }
       for (int64_t r = 0; r < cs.n_sets; ++r) {
         cs.timing_inputs.push_back(operation_.make_inputs(cs.size, cs.layout,
@@ -280,6 +291,41 @@ class SessionRun {
       poisoned_ = context_poisoned();
       poisoned_by_ = std::string("input setup: ") + e.what();
       report_.notes.push_back(cs.wc.label + ": input setup failed: " + e.what());
+    }
+  }
+
+  /// The reference of an op without one: the ladder's first step's output on each check seed, in fp32, whichever
+  /// steps this process runs (`--variant`, `--isolate` children). A failure leaves the sets without a reference
+  /// and says why; every step's check then fails with that.
+  void reference_from_first_step(CaseState& cs) {
+    const VariantSpec& first = config_.variants.front();
+    const op::StepInfo* info = operation_.find_step(first.name);
+    const cudaStream_t stream = runner_.stream();
+    for (CheckSet& set : cs.checks) {
+      try {
+        if (info == nullptr) throw InputError("unknown step");
+        DeviceBuffer y(cs.out_bytes);
+        auto step = info->create(first.options);
+        step->setup(*set.inputs, y.get(), stream);
+        op::poison_output(y.get(), cs.out_elements, config_.precision, stream);
+        for (const auto& group : step->groups()) group.launch(stream);
+        op::to_fp32(y.get(), config_.precision, set.y_ref.as<float>(), cs.out_elements, stream);
+        const op::ErrorStats e =
+            op::compare_to_reference(y.get(), config_.precision, set.y_ref.as<float>(), cs.out_elements, stream);
+        set.have_ref = e.nonfinite == 0;
+        if (!set.have_ref)
+          set.no_ref_why = fmt::format("the ladder's first step, {}, is the op's reference and left {} output "
+                                       "elements unwritten or non-finite (seed {})", first.name, e.nonfinite, set.seed);
+      } catch (const std::exception& e) {
+        set.have_ref = false;
+        set.no_ref_why = fmt::format("the ladder's first step, {}, is the op's reference and failed: {}", first.name,
+                                     e.what());
+        if (context_poisoned()) {
+          poisoned_ = true;
+          poisoned_by_ = "the reference run of " + first.name + " poisoned the CUDA context (" + e.what() + ")";
+          return;
+        }
+      }
     }
   }
 

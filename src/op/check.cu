@@ -100,7 +100,29 @@ std::vector<double> to_host_f64(const void* Y, int64_t count, cudaStream_t strea
   return out;
 }
 
+template <class T>
+__global__ void to_fp32_kernel(const T* __restrict__ y, float* __restrict__ out, int64_t count) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count; i += int64_t{gridDim.x} * blockDim.x)
+    out[i] = static_cast<float>(to_f64(y[i]));
+}
+
+template <class T>
+void launch_to_fp32(const void* y, float* out, int64_t count, cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned>(std::clamp<int64_t>((count + 255) / 256, 1, 1 << 16));
+  to_fp32_kernel<<<blocks, 256, 0, stream>>>(static_cast<const T*>(y), out, count);
+  GPUBENCH_LAUNCH_CHECK();
+}
+
 }  // namespace
+
+void to_fp32(const void* Y, Precision precision, float* out, int64_t count, cudaStream_t stream) {
+  if (count <= 0) return;
+  switch (precision) {
+    case Precision::kFp16: launch_to_fp32<__half>(Y, out, count, stream); break;
+    case Precision::kBf16: launch_to_fp32<__nv_bfloat16>(Y, out, count, stream); break;
+    case Precision::kFp32: launch_to_fp32<float>(Y, out, count, stream); break;
+  }
+}
 
 void poison_output(void* Y, int64_t count, Precision precision, cudaStream_t stream) {
   if (count == 0) return;

@@ -15,6 +15,10 @@ namespace gpubench::op {
 /// Enqueued on `stream`. Throws DeviceError.
 void poison_output(void* Y, int64_t count, Precision precision, cudaStream_t stream);
 
+/// Converts `count` elements of Y (device, `precision`) to fp32 into `out` (device): the reference of an op whose
+/// ladder's first step is its reference. Enqueued on `stream`. Throws DeviceError.
+void to_fp32(const void* Y, Precision precision, float* out, int64_t count, cudaStream_t stream);
+
 /// Result of one comparison.
 struct ErrorStats {
   double rel_error = 0;      ///< ‖y − ref‖ / ‖ref‖ over finite pairs; +inf when nonfinite > 0

@@ -8,15 +8,47 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <map>
+#include <mutex>
+
 #include "core/errors.hpp"
+#include "op/plugin_adapter.hpp"
 #include "workload/distribution.hpp"
 
 namespace gpubench::op {
 namespace {
 
-std::vector<std::unique_ptr<Operation>>& storage() {
-  static std::vector<std::unique_ptr<Operation>> entries;  // function-local: safe from static-init order
+/// A registered op and whether a plugin added it.
+struct Entry {
+  std::unique_ptr<Operation> op;
+  bool from_plugin = false;
+};
+
+std::vector<Entry>& storage() {
+  static std::vector<Entry> entries;  // function-local: safe from static-init order
   return entries;
+}
+
+/// Each op's ladder, by op name.
+std::map<std::string, std::vector<StepInfo>>& step_storage() {
+  static std::map<std::string, std::vector<StepInfo>> steps;
+  return steps;
+}
+
+/// Registers every in-tree op's builtin plugin once, on the first look at any ladder.
+void ensure_builtin_steps() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (const Entry& e : storage())
+      if (!e.from_plugin && e.op->builtin_plugin() != nullptr)
+        register_plugin(*e.op->builtin_plugin(), PluginSource{"builtin:" + e.op->name(), "", true});
+  });
+}
+
+void insert_operation(std::unique_ptr<Operation> op, bool from_plugin) {
+  auto& entries = storage();
+  entries.push_back({std::move(op), from_plugin});
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.op->name() < b.op->name(); });
 }
 
 }  // namespace
@@ -44,6 +76,11 @@ std::vector<std::string> Operation::step_names() const {
   return names;
 }
 
+const std::vector<StepInfo>& Operation::steps() const {
+  ensure_builtin_steps();
+  return step_storage()[name()];
+}
+
 std::unique_ptr<RequestPipeline> Operation::make_pipeline(const PipelineSpec& /*spec*/, const CaseSize& /*size*/,
                                                           const RequestLayout& /*layout*/,
                                                           cudaStream_t /*stream*/) const {
@@ -51,28 +88,54 @@ std::unique_ptr<RequestPipeline> Operation::make_pipeline(const PipelineSpec& /*
 }
 
 void register_operation(std::unique_ptr<Operation> op) {
-  auto& entries = storage();
-  const std::string name = op->name();
-  for (const auto& e : entries) {
-    if (e->name() == name) {
-      std::fprintf(stderr, "gpubench: op '%s' registered twice\n", name.c_str());
-      std::abort();
-    }
+  if (find_operation(op->name()) != nullptr) {
+    std::fprintf(stderr, "gpubench: op '%s' registered twice\n", op->name().c_str());
+    std::abort();
   }
-  entries.push_back(std::move(op));
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a->name() < b->name(); });
+  insert_operation(std::move(op), false);
+}
+
+void add_operation(std::unique_ptr<Operation> op, const std::string& source) {
+  if (find_operation(op->name()) != nullptr)
+    throw InputError(fmt::format("{}: op \"{}\" is already registered (by gpubench or an earlier plugin); rename the "
+                                 "plugin's op", source, op->name()));
+  insert_operation(std::move(op), true);
+}
+
+void register_step(const std::string& op_name, StepInfo info, const std::string& source) {
+  if (find_operation(op_name) == nullptr) {
+    std::vector<std::string> names;
+    for (const Operation* op : operations()) names.push_back(op->name());
+    throw InputError(fmt::format("{}: step \"{}\" is for op \"{}\", which is not registered; known ops: {} (load the "
+                                 "plugin with that op first)", source, info.name, op_name, fmt::join(names, ", ")));
+  }
+  std::vector<StepInfo>& steps = step_storage()[op_name];
+  for (const StepInfo& s : steps)
+    if (s.name == info.name)
+      throw InputError(fmt::format("{}: op \"{}\" already has a step \"{}\"; rename the plugin's step", source,
+                                   op_name, info.name));
+  steps.push_back(std::move(info));
+  std::stable_sort(steps.begin(), steps.end(), [](const StepInfo& a, const StepInfo& b) {
+    return a.ladder_step != b.ladder_step ? a.ladder_step < b.ladder_step : a.name < b.name;
+  });
 }
 
 std::vector<const Operation*> operations() {
   std::vector<const Operation*> out;
-  for (const auto& e : storage()) out.push_back(e.get());
+  for (const auto& e : storage()) out.push_back(e.op.get());
   return out;
 }
 
 const Operation* find_operation(const std::string& name) {
   for (const auto& e : storage())
-    if (e->name() == name) return e.get();
+    if (e.op->name() == name) return e.op.get();
   return nullptr;
+}
+
+std::string default_operation() {
+  for (const auto& e : storage())
+    if (!e.from_plugin) return e.op->name();
+  return "";
 }
 
 const Operation& operation_of(const Config& config) {
@@ -101,9 +164,20 @@ bool test_steps_enabled() {
 ConfigContext registry_context() {
   ConfigContext ctx;
   add_distributions(ctx);
-  for (const Operation* op : operations()) ctx.ops.push_back(op->rules());
-  // The first op by name when a config leaves /workload/op out (configs written before there was a choice).
-  if (!ctx.ops.empty()) ctx.default_op = ctx.ops.front().name;
+  for (const Operation* op : operations()) {
+    OpRules rules = op->rules();
+    // The ladder is the registry's (in-tree and plugin steps alike), each step with the schema it registered.
+    rules.steps = op->step_names();
+    rules.step_options.clear();
+    rules.step_schemas.clear();
+    for (const StepInfo& s : op->steps()) {
+      rules.step_options[s.name] = s.schema.keys();
+      rules.step_schemas.push_back(s.schema);
+    }
+    ctx.ops.push_back(std::move(rules));
+  }
+  // The first in-tree op by name when a config leaves /workload/op out (configs written before there was a choice).
+  ctx.default_op = default_operation();
   return ctx;
 }
 

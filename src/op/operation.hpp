@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <dlpack/dlpack.h>
+#include <gpubench/plugin.h>
 #include <nlohmann/json.hpp>
 
 #include "config/config.hpp"
@@ -47,10 +49,16 @@ struct CaseSize {
   bool allow_tf32 = false;  ///< fp32 only: GEMMs may use TF32 tensor cores
 };
 
-/// A case's input tensors for one seed, on the device: created by the op, opaque to the core, owns its buffers.
+/// A case's input tensors for one seed, on the device: created by the op, owns its buffers.
 class Inputs {
  public:
   virtual ~Inputs() = default;
+  /// The case these inputs were made for.
+  virtual const CaseSize& size() const = 0;
+  /// The op's tensors (Operation::tensors() order, inputs and the output) as DLPack descriptors on the current CUDA
+  /// device, the output's data set to `output` (device, output_elements of the case precision). Compact row-major
+  /// (strides null); the shape arrays are owned by this object.
+  virtual std::vector<DLTensor> dl_tensors(void* output) const = 0;
 };
 
 /// A named launch group of a step: one or more kernels or library calls enqueued together on the given stream
@@ -92,6 +100,9 @@ struct StepInfo {
   /// The op's work model that counts this step's work with these options (Operation::work_models()).
   std::function<std::string(const nlohmann::json& options)> work_model_for;
   bool test_only = false;             ///< hidden unless GPUBENCH_ENABLE_TEST_VARIANTS=1 (never listed)
+  /// Device scratch the step allocates in setup for a case, with its default options [bytes]; unset: counted by
+  /// the op's workspace_bytes.
+  std::function<int64_t(const CaseSize& size)> workspace_bytes;
   /// Creates an unbound instance from the config's options, checked against `schema` (defaults filled).
   /// Throws InputError "<step>: options.<key> …" on a bad one.
   std::function<std::unique_ptr<Step>(const nlohmann::json& options)> create;
@@ -158,8 +169,15 @@ class Operation {
   /// model or sizes below 1.
   virtual WorkCounts work(const CaseSize& size, const std::string& work_model) const = 0;
 
-  /// The ladder's steps, sorted by ladder_step then name (test-only ones included).
-  virtual const std::vector<StepInfo>& steps() const = 0;
+  /// The ladder's steps, sorted by ladder_step then name (test-only ones included): the op's own, registered from
+  /// builtin_plugin() on first use, and those of loaded plugins (register_step).
+  const std::vector<StepInfo>& steps() const;
+  /// The C plugin (include/gpubench/plugin.h) that carries the op's own steps, or nullptr: in-tree steps go through
+  /// the same door as a plugin's.
+  virtual const gpubench_plugin_v1_t* builtin_plugin() const { return nullptr; }
+  /// False when the op has no reference of its own: the ladder's first step then is the reference (its output,
+  /// converted to fp32, is what later steps are checked against), and reference_fp32 is never called.
+  virtual bool has_reference() const { return true; }
   /// The step named `name`, or nullptr.
   const StepInfo* find_step(const std::string& name) const;
   /// Step names a config may use: every non-test-only step, plus the test-only ones when
@@ -178,10 +196,18 @@ class Operation {
 
 /// Adds an op; called from static registrars. A duplicate name aborts at start-up.
 void register_operation(std::unique_ptr<Operation> op);
+/// Adds an op from a plugin (`source` names it in errors). Throws InputError when the name is taken.
+void add_operation(std::unique_ptr<Operation> op, const std::string& source);
+/// Adds a step to the ladder of op `op_name` (an op's builtin plugin or a loaded plugin; `source` names it in
+/// errors). Throws InputError for an unknown op or a name the op's ladder already has. Steps are added before any
+/// StepInfo pointer is taken (plugins load at start-up).
+void register_step(const std::string& op_name, StepInfo info, const std::string& source);
 /// Every registered op, sorted by name.
 std::vector<const Operation*> operations();
 /// The op named `name`, or nullptr.
 const Operation* find_operation(const std::string& name);
+/// The op a config without /workload/op means: the first in-tree op by name (never one from a plugin).
+std::string default_operation();
 /// The op of a config (/workload/op). Throws InputError naming /workload/op and the known ops when absent.
 const Operation& operation_of(const Config& config);
 /// The case size of `config` for B candidates in U requests.

@@ -242,6 +242,17 @@ struct CaseResult {
 };
 
 /// The whole report of one run.
+/// A plugin file the run loaded (docs/plugins.md): enough to tell two builds of it apart.
+struct PluginUse {
+  std::string path;         ///< as given to --plugin, the config's plugins or GPUBENCH_PLUGIN_PATH
+  std::string name;         ///< the plugin's own name
+  std::string version;      ///< the plugin's own version string
+  int abi_version = 0;      ///< the plugin ABI it was loaded through
+  std::string sha256;       ///< of the file
+  std::vector<std::string> ops;    ///< ops it added
+  std::vector<std::string> steps;  ///< "<op>/<step>" it added
+};
+
 struct Report {
   int schema_version = kReportSchemaVersion;
   std::string tool_version;
@@ -253,6 +264,7 @@ struct Report {
   nlohmann::json measurement;       ///< mode, l2 flush, rotation, cupti on/off and why, stopping rule
   nlohmann::json ceilings;          ///< {gemm_tflops, hbm_gbps, source}
   std::vector<CaseResult> cases;
+  std::vector<PluginUse> plugins;   ///< plugin files loaded, in load order (none: empty)
   std::vector<std::string> notes;   ///< run-level notes (CUPTI fallback, busy GPU, ...)
   bool interrupted = false;         ///< SIGINT/SIGTERM stopped the run early
   int exit_code = 0;                ///< the run's exit code
@@ -271,6 +283,8 @@ void to_json(nlohmann::json& j, PipelineStatus v);
 void from_json(const nlohmann::json& j, PipelineStatus& v);
 void to_json(nlohmann::json& j, TimingSource v);
 void from_json(const nlohmann::json& j, TimingSource& v);
+void to_json(nlohmann::json& j, const PluginUse& v);
+void from_json(const nlohmann::json& j, PluginUse& v);
 void to_json(nlohmann::json& j, const Stats& v);
 void from_json(const nlohmann::json& j, Stats& v);
 void to_json(nlohmann::json& j, const KernelTiming& v);

@@ -327,6 +327,21 @@ void from_json(const json& j, CaseResult& v) {
   read(j, "variants", v.variants);
 }
 
+void to_json(json& j, const PluginUse& v) {
+  j = json{{"path", v.path},       {"name", v.name},     {"version", v.version}, {"abi_version", v.abi_version},
+           {"sha256", v.sha256},   {"ops", v.ops},       {"steps", v.steps}};
+}
+
+void from_json(const json& j, PluginUse& v) {
+  read(j, "path", v.path);
+  read(j, "name", v.name);
+  read(j, "version", v.version);
+  read(j, "abi_version", v.abi_version);
+  read(j, "sha256", v.sha256);
+  read(j, "ops", v.ops);
+  read(j, "steps", v.steps);
+}
+
 void to_json(json& j, const Report& v) {
   j = json{{"schema_version", v.schema_version},
            {"tool", {{"version", v.tool_version}, {"git_sha", v.git_sha}}},
@@ -337,6 +352,7 @@ void to_json(json& j, const Report& v) {
            {"measurement", v.measurement},
            {"ceilings", v.ceilings},
            {"cases", v.cases},
+           {"plugins", v.plugins},
            {"notes", v.notes},
            {"interrupted", v.interrupted},
            {"exit_code", v.exit_code}};
@@ -355,6 +371,7 @@ void from_json(const json& j, Report& v) {
   read_raw(j, "measurement", v.measurement);
   read_raw(j, "ceilings", v.ceilings);
   read(j, "cases", v.cases);
+  read(j, "plugins", v.plugins);  // absent before plugins existed: none loaded
   read(j, "notes", v.notes);
   read(j, "interrupted", v.interrupted);
   read(j, "exit_code", v.exit_code);

@@ -8,6 +8,8 @@
 
 #include "config/parse.hpp"
 #include "core/errors.hpp"
+#include "op/operation.hpp"
+#include "op/plugin_loader.hpp"
 #include "support/config_fixtures.hpp"
 
 namespace gpubench {
@@ -16,18 +18,20 @@ namespace {
 using namespace testing;  // the config fixtures (support/config_fixtures.hpp)
 
 TEST(Config, EveryShippedConfigValidates) {
+  // The example plugin's op (configs/embedding_bag*.json), loaded as the CLI loads a config's plugins list.
+  op::load_plugin(std::string(GPUBENCH_EXAMPLE_PLUGIN_DIR) + "/embedding_bag/libgpubench_embedding_bag.so");
   int count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/configs")) {
     if (entry.path().extension() != ".json") continue;
     SCOPED_TRACE(entry.path().string());
     EXPECT_NO_THROW({
-      Config c = load_config(entry.path().string(), context());
+      Config c = load_config(entry.path().string(), op::registry_context());  // the real registry, plugin included
       EXPECT_FALSE(c.workload.cases.empty());
       EXPECT_FALSE(c.variants.empty());
     });
     ++count;
   }
-  EXPECT_GE(count, 8);  // default + the 7 workload configs
+  EXPECT_GE(count, 10);  // default + the 7 IKBO workload configs + the 2 embedding_bag ones
 }
 
 TEST(Config, ShippedConfigsHoldTheirWorkloads) {

@@ -1,0 +1,27 @@
+#pragma once
+// Loading plugins for a verb (docs/plugins.md): GPUBENCH_PLUGIN_PATH, then `--plugin PATH` (repeatable), then the
+// config's `plugins` list (relative to the config file), each file once.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "result/report.hpp"
+
+namespace gpubench::cli {
+
+/// Adds the repeatable `--plugin PATH` option to a verb.
+void add_plugin_option(CLI::App& sub, std::vector<std::string>& paths);
+
+/// The `plugins` list of the config file at `config_path`, resolved against its folder; empty when the path is
+/// empty or the file cannot be read as a JSON object (the config parser then reports the file's problem).
+std::vector<std::string> config_plugin_paths(const std::string& config_path);
+
+/// Loads GPUBENCH_PLUGIN_PATH's files, then `cli_paths`, then `config_path`'s plugins list. Throws InputError,
+/// one line naming the plugin and the fix (op/plugin_loader.hpp load_plugin).
+void load_plugins(const std::vector<std::string>& cli_paths, const std::string& config_path);
+
+/// The plugin files loaded so far, as reports record them.
+std::vector<PluginUse> plugin_uses();
+
+}  // namespace gpubench::cli

@@ -1,0 +1,178 @@
+// Loading plugin files (op/plugin_loader.hpp): file checks, dlopen, the versioned entry symbol, registration.
+#include "op/plugin_loader.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "core/errors.hpp"
+#include "core/report_stream.hpp"
+
+namespace gpubench::op {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<PluginRecord>& records() {
+  static std::vector<PluginRecord> loaded;
+  return loaded;
+}
+std::vector<std::string>& real_paths() {  // parallel to records()
+  static std::vector<std::string> paths;
+  return paths;
+}
+
+/// The machine a 64-bit ELF header names, in words.
+std::string machine_name(uint16_t machine) {
+  switch (machine) {
+    case EM_X86_64: return "x86_64";
+    case EM_AARCH64: return "aarch64";
+    case EM_386: return "i386";
+    case EM_ARM: return "arm";
+    case EM_PPC64: return "ppc64";
+    case EM_RISCV: return "riscv";
+    case EM_S390: return "s390";
+    default: return fmt::format("ELF machine {}", machine);
+  }
+}
+
+#if defined(__x86_64__)
+constexpr uint16_t kHostMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr uint16_t kHostMachine = EM_AARCH64;
+#else
+constexpr uint16_t kHostMachine = EM_NONE;
+#endif
+
+/// Refuses a file that is not a 64-bit ELF shared library for this machine, before dlopen's terser message.
+void check_elf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char h[64] = {0};
+  in.read(reinterpret_cast<char*>(h), sizeof(h));
+  const auto got = in.gcount();
+  if (got < 20 || h[0] != ELFMAG0 || h[1] != ELFMAG1 || h[2] != ELFMAG2 || h[3] != ELFMAG3)
+    throw InputError(fmt::format("plugin {}: not a shared library (no ELF header); pass the .so file the plugin's "
+                                 "build makes", path));
+  const uint16_t type = static_cast<uint16_t>(h[16] | (h[17] << 8));
+  const uint16_t machine = static_cast<uint16_t>(h[18] | (h[19] << 8));
+  if (h[EI_CLASS] != ELFCLASS64 || (kHostMachine != EM_NONE && machine != kHostMachine))
+    throw InputError(fmt::format("plugin {}: built for {}{}, this gpubench runs on {}; rebuild the plugin on this "
+                                 "machine", path, machine_name(machine), h[EI_CLASS] == ELFCLASS64 ? "" : " (32-bit)",
+                                 machine_name(kHostMachine)));
+  if (type != ET_DYN)
+    throw InputError(fmt::format("plugin {}: an ELF file but not a shared library (an executable or object file); "
+                                 "build it with add_library(<name> SHARED …) or -shared", path));
+}
+
+/// The ABI version of a versioned entry symbol the library exports other than v1, or 0.
+int other_abi_version(void* handle) {
+  for (int v = 16; v >= 0; --v) {
+    if (v == kPluginAbiVersion) continue;
+    if (dlsym(handle, fmt::format("gpubench_plugin_v{}", v).c_str()) != nullptr) return v;
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string sha256_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("plugin {}: cannot read the file to hash it", path));
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+    throw InputError("SHA-256: OpenSSL could not start a digest");
+  char buffer[1 << 16];
+  while (in) {
+    in.read(buffer, sizeof(buffer));
+    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buffer, static_cast<size_t>(in.gcount()));
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &length);
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
+const PluginRecord& load_plugin(const std::string& path) {
+  std::error_code ec;
+  if (path.empty()) throw InputError("plugin: empty path; give the plugin's .so file");
+  if (!fs::exists(path, ec))
+    throw InputError(fmt::format("plugin {}: no such file; check the path given to --plugin, the config's plugins "
+                                 "list (relative to the config) or GPUBENCH_PLUGIN_PATH", path));
+  if (fs::is_directory(path, ec))
+    throw InputError(fmt::format("plugin {}: is a folder; give the .so file (a folder works in "
+                                 "GPUBENCH_PLUGIN_PATH)", path));
+  const std::string real = fs::canonical(path, ec).string();
+  for (size_t i = 0; i < real_paths().size(); ++i)
+    if (real_paths()[i] == real) return records()[i];
+  check_elf(path);
+  protect_report_stream();  // before any plugin code runs: its constructors may print
+  // An absolute path keeps dlopen from searching LD_LIBRARY_PATH for a bare file name.
+  void* handle = dlopen(real.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    throw InputError(fmt::format("plugin {}: cannot load: {}; check its dependencies with ldd", path,
+                                 why ? why : "unknown dlopen error"));
+  }
+  void* entry = dlsym(handle, GPUBENCH_PLUGIN_ENTRY_V1);
+  if (entry == nullptr) {
+    const int other = other_abi_version(handle);
+    if (other > kPluginAbiVersion)
+      throw InputError(fmt::format("plugin {}: built for plugin ABI v{} (exports gpubench_plugin_v{}), newer than "
+                                   "this gpubench reads (v{}); upgrade gpubench or rebuild the plugin against this "
+                                   "gpubench's include/gpubench/plugin.h", path, other, other, kPluginAbiVersion));
+    if (other >= 0)
+      throw InputError(fmt::format("plugin {}: built for plugin ABI v{} (exports gpubench_plugin_v{}), older than "
+                                   "this gpubench reads (v{}); rebuild the plugin against this gpubench's "
+                                   "include/gpubench/plugin.h", path, other, other, kPluginAbiVersion));
+    throw InputError(fmt::format("plugin {}: exports no {} symbol; define `extern \"C\" const gpubench_plugin_v1_t* "
+                                 "gpubench_plugin_v1(void)` (docs/plugins.md)", path, GPUBENCH_PLUGIN_ENTRY_V1));
+  }
+  const auto fn = reinterpret_cast<gpubench_plugin_entry_v1>(entry);
+  const gpubench_plugin_v1_t* description = fn();
+  if (description == nullptr)
+    throw InputError(fmt::format("plugin {}: refused to load ({} returned NULL); see what it printed above", path,
+                                 GPUBENCH_PLUGIN_ENTRY_V1));
+  PluginRecord record = register_plugin(*description, PluginSource{path, sha256_file(path), false});
+  record.path = path;
+  records().push_back(std::move(record));
+  real_paths().push_back(real);
+  return records().back();
+}
+
+const std::vector<PluginRecord>& loaded_plugins() { return records(); }
+
+std::vector<std::string> plugin_paths_from_env() {
+  std::vector<std::string> out;
+  const char* env = std::getenv("GPUBENCH_PLUGIN_PATH");
+  if (env == nullptr) return out;
+  const std::string value(env);
+  size_t start = 0;
+  while (start <= value.size()) {
+    const size_t end = value.find(':', start);
+    const std::string entry = value.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::error_code ec;
+    if (!entry.empty() && fs::is_directory(entry, ec)) {
+      std::vector<std::string> files;
+      for (const auto& f : fs::directory_iterator(entry, ec))
+        if (f.path().extension() == ".so") files.push_back(f.path().string());
+      std::sort(files.begin(), files.end());
+      out.insert(out.end(), files.begin(), files.end());
+    } else if (!entry.empty()) {
+      out.push_back(entry);
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace gpubench::op

@@ -1,0 +1,323 @@
+// A plugin's op as an op::Operation (op/plugin_operation.hpp).
+#include "op/plugin_operation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/cuda_check.hpp"
+#include "core/device_buffer.hpp"
+#include "core/errors.hpp"
+#include "op/fill.hpp"
+
+namespace gpubench::op {
+namespace {
+
+bool is_identifier(const char* s) {
+  if (s == nullptr || *s == '\0' || std::isdigit(static_cast<unsigned char>(*s))) return false;
+  for (; *s; ++s)
+    if (!std::isalnum(static_cast<unsigned char>(*s)) && *s != '_') return false;
+  return true;
+}
+
+/// A plugin op's inputs for one seed: the device buffers, their shapes, the case.
+class PluginInputs final : public Inputs {
+ public:
+  CaseSize size_;
+  std::vector<DeviceBuffer> buffers;            ///< per tensor (the output's stays empty)
+  std::vector<std::vector<int64_t>> shapes;     ///< per tensor
+  std::vector<DLDataType> dtypes;               ///< per tensor
+  const CaseSize& size() const override { return size_; }
+  std::vector<DLTensor> dl_tensors(void* output) const override {
+    int device = 0;
+    GPUBENCH_CUDA(cudaGetDevice(&device));
+    std::vector<DLTensor> out(shapes.size());
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      DLTensor& t = out[i];
+      t.data = buffers[i].get() != nullptr ? buffers[i].get() : output;
+      t.device = DLDevice{kDLCUDA, device};
+      t.ndim = static_cast<int32_t>(shapes[i].size());
+      t.dtype = dtypes[i];
+      t.shape = const_cast<int64_t*>(shapes[i].data());
+      t.strides = nullptr;
+      t.byte_offset = 0;
+    }
+    return out;
+  }
+};
+
+int64_t product(const std::vector<int64_t>& dims, const std::string& what) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    if (__builtin_mul_overflow(n, d, &n)) throw InputError(what + ": element count overflows int64");
+  return n;
+}
+
+}  // namespace
+
+PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource& source)
+    : op_(op), label_(source.label) {
+  if (!is_identifier(op.name))
+    throw InputError(fmt::format("{}: an op has no valid name (letters, digits and '_'); set gpubench_op_v1_t::name",
+                                 label_));
+  name_ = op.name;
+  description_ = op.description ? op.description : "";
+  const std::string where = fmt::format("{}: op {}", label_, name_);
+  if (op.shape_param_count < 0 || (op.shape_param_count > 0 && op.shape_params == nullptr))
+    throw InputError(where + ": shape_params is NULL with shape_param_count > 0");
+  for (int32_t i = 0; i < op.shape_param_count; ++i) {
+    const gpubench_shape_param_v1_t& p = op.shape_params[i];
+    if (!is_identifier(p.name) || std::string(p.name) == "B" || std::string(p.name) == "U" ||
+        std::string(p.name) == "elem")
+      throw InputError(fmt::format("{}: shape parameter {} needs a name of letters, digits and '_' other than B, U "
+                                   "and elem", where, i));
+    for (const auto& seen : params_)
+      if (seen.name == p.name) throw InputError(fmt::format("{}: shape parameter {} is declared twice", where, p.name));
+    if (p.min < 0 || p.max < p.min || p.default_value < p.min || p.default_value > p.max)
+      throw InputError(fmt::format("{}: shape parameter {} needs 0 ≤ min ≤ default ≤ max, got min {}, default {}, "
+                                   "max {}", where, p.name, p.min, p.default_value, p.max));
+    params_.push_back({p.name, p.default_value, p.min, p.max, p.doc ? p.doc : ""});
+  }
+  const auto known = [&](const IntExpr& e, bool with_elem, const std::string& what) {
+    for (const std::string& s : e.symbols()) {
+      const bool ok = s == "B" || s == "U" || (with_elem && s == "elem") ||
+                      std::any_of(params_.begin(), params_.end(), [&](const auto& p) { return p.name == s; });
+      if (!ok)
+        throw InputError(fmt::format("{}: {} '{}' names '{}', which is not a shape parameter, B, U{}", where, what,
+                                     e.text(), s, with_elem ? " or elem" : ""));
+    }
+  };
+  if (op.tensor_count < 1 || op.tensors == nullptr)
+    throw InputError(where + ": declares no tensors; list the inputs and the one output");
+  int outputs = 0;
+  for (int32_t i = 0; i < op.tensor_count; ++i) {
+    const gpubench_tensor_v1_t& c = op.tensors[i];
+    if (!is_identifier(c.name)) throw InputError(fmt::format("{}: tensor {} has no valid name", where, i));
+    const std::string tw = fmt::format("tensor {}", c.name);
+    Tensor t;
+    t.c = &c;
+    try {
+      t.shape = parse_shape_exprs(c.shape ? c.shape : "");
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {} shape {}", where, tw, e.what()));
+    }
+    for (const IntExpr& d : t.shape) known(d, false, tw + " shape");
+    if (c.dtype < GPUBENCH_DTYPE_PRECISION || c.dtype > GPUBENCH_DTYPE_INT64)
+      throw InputError(fmt::format("{}: {} has unknown dtype {}", where, tw, c.dtype));
+    const bool integer = c.dtype == GPUBENCH_DTYPE_INT32 || c.dtype == GPUBENCH_DTYPE_INT64;
+    if (c.role == GPUBENCH_ROLE_OUTPUT) {
+      ++outputs;
+      output_ = static_cast<size_t>(i);
+      if (c.dtype != GPUBENCH_DTYPE_PRECISION)
+        throw InputError(fmt::format("{}: output {} must have dtype GPUBENCH_DTYPE_PRECISION (checked in the "
+                                     "config's precision)", where, c.name));
+    } else if (c.role != GPUBENCH_ROLE_INPUT) {
+      throw InputError(fmt::format("{}: {} has unknown role {}", where, tw, c.role));
+    } else if (c.fill == GPUBENCH_FILL_RANDOM && integer) {
+      if (c.fill_bound == nullptr)
+        throw InputError(fmt::format("{}: integer {} is filled at random but has no fill_bound; set it, e.g. \"rows\"",
+                                     where, tw));
+      try {
+        t.fill_bound = IntExpr::parse(c.fill_bound);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("{}: {} fill_bound {}", where, tw, e.what()));
+      }
+      known(*t.fill_bound, false, tw + " fill_bound");
+    } else if (c.fill != GPUBENCH_FILL_RANDOM &&
+               (!integer || (c.fill != GPUBENCH_FILL_OFFSETS && c.fill != GPUBENCH_FILL_CAND_TO_USER &&
+                             c.fill != GPUBENCH_FILL_LENGTHS))) {
+      throw InputError(fmt::format("{}: input {} needs fill GPUBENCH_FILL_RANDOM, or an index fill (OFFSETS, "
+                                   "CAND_TO_USER, LENGTHS) on an integer dtype", where, tw));
+    }
+    tensors_.push_back(std::move(t));
+  }
+  if (outputs != 1) throw InputError(fmt::format("{}: has {} outputs; an op has exactly one", where, outputs));
+  if (op.work_model_count < 1 || op.work_models == nullptr)
+    throw InputError(where + ": declares no work model; give at least the minimum work (flops, bytes_min)");
+  for (int32_t i = 0; i < op.work_model_count; ++i) {
+    const gpubench_work_model_v1_t& w = op.work_models[i];
+    if (!is_identifier(w.name)) throw InputError(fmt::format("{}: work model {} has no valid name", where, i));
+    try {
+      WorkModel m{w.name, IntExpr::parse(w.flops ? w.flops : ""), IntExpr::parse(w.bytes_min ? w.bytes_min : "")};
+      known(m.flops, true, fmt::format("work model {} flops", w.name));
+      known(m.bytes_min, true, fmt::format("work model {} bytes_min", w.name));
+      work_models_.push_back(std::move(m));
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      throw InputError(what.rfind(label_, 0) == 0 ? what : fmt::format("{}: work model {}: {}", where, w.name, what));
+    }
+  }
+  for (double t : {op.tolerance_fp16, op.tolerance_bf16, op.tolerance_fp32})
+    if (!(t >= 0) || t >= 1) throw InputError(where + ": a tolerance is outside [0, 1) (0: gpubench's default)");
+}
+
+std::optional<int64_t> PluginOperation::symbol(std::string_view name, const CaseSize& size, bool with_elem) const {
+  if (name == "B") return size.B;
+  if (name == "U") return size.U;
+  if (with_elem && name == "elem") return element_bytes(size.precision);
+  if (size.shape.has(name)) return size.shape.at(name);
+  for (const auto& p : params_)
+    if (p.name == name) return p.default_value;
+  return std::nullopt;
+}
+
+std::vector<int64_t> PluginOperation::dims(const Tensor& t, const CaseSize& size) const {
+  std::vector<int64_t> out;
+  for (const IntExpr& d : t.shape) {
+    const int64_t v = d.eval([&](std::string_view s) { return symbol(s, size, false); });
+    if (v < 0) throw InputError(fmt::format("{}: tensor {}: dimension '{}' is {} (< 0)", name_, t.c->name, d.text(), v));
+    out.push_back(v);
+  }
+  return out;
+}
+
+OpRules PluginOperation::rules() const {
+  OpRules r;
+  r.name = name_;
+  r.shape = params_;
+  r.size_problems = [this](const Shape& shape, const std::string& shape_ptr, int64_t max_batch,
+                           const std::string& batch_ptr, Precision precision) {
+    CaseSize size;
+    size.shape = shape;
+    size.B = max_batch;
+    size.U = max_batch;  // the most requests a batch can hold
+    size.precision = precision;
+    std::vector<ConfigIssue> out;
+    try {
+      (void)input_bytes(size);
+      (void)output_elements(size);
+      for (const auto& m : work_models_) (void)work(size, m.name);
+    } catch (const InputError& e) {
+      out.push_back({shape_ptr, fmt::format("at the largest batch ({}, {}): {}; shrink the shape or the batch",
+                                            max_batch, batch_ptr, e.what())});
+    }
+    return out;
+  };
+  return r;
+}
+
+std::vector<TensorSpec> PluginOperation::tensors() const {
+  std::vector<TensorSpec> out;
+  for (const Tensor& t : tensors_)
+    out.push_back({t.c->name, t.c->role == GPUBENCH_ROLE_OUTPUT ? TensorRole::kOutput : TensorRole::kInput,
+                   dtype_name(t.c->dtype), t.c->shape, t.c->doc ? t.c->doc : ""});
+  return out;
+}
+
+int64_t PluginOperation::output_elements(const CaseSize& size) const {
+  return product(dims(tensors_[output_], size), name_ + ": output");
+}
+
+int64_t PluginOperation::input_bytes(const CaseSize& size) const {
+  int64_t total = 0;
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    if (i == output_) continue;
+    int64_t bytes = 0;
+    const std::string what = fmt::format("{}: tensor {}", name_, tensors_[i].c->name);
+    if (__builtin_mul_overflow(product(dims(tensors_[i], size), what), dtype_bytes(tensors_[i].c->dtype, size.precision),
+                               &bytes) ||
+        __builtin_add_overflow(total, bytes, &total))
+      throw InputError(what + ": bytes overflow int64");
+  }
+  return total;
+}
+
+int64_t PluginOperation::workspace_bytes(const CaseSize& size) const {
+  int64_t most = 0;
+  for (const StepInfo& s : steps())
+    if (s.workspace_bytes) most = std::max(most, s.workspace_bytes(size));
+  return most;
+}
+
+std::unique_ptr<Inputs> PluginOperation::make_inputs(const CaseSize& size, const RequestLayout& layout, uint64_t seed,
+                                                     cudaStream_t stream) const {
+  auto in = std::make_unique<PluginInputs>();
+  in->size_ = size;
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    const Tensor& t = tensors_[i];
+    in->shapes.push_back(dims(t, size));
+    in->dtypes.push_back(dl_dtype(t.c->dtype, size.precision));
+    if (i == output_) {
+      in->buffers.emplace_back();
+      continue;
+    }
+    const int64_t count = product(in->shapes.back(), name_ + ": " + t.c->name);
+    const int bytes = static_cast<int>(dtype_bytes(t.c->dtype, size.precision));
+    in->buffers.emplace_back(static_cast<size_t>(std::max<int64_t>(count, 1) * bytes));
+    void* data = in->buffers.back().get();
+    if (t.c->fill == GPUBENCH_FILL_RANDOM && t.fill_bound) {
+      const int64_t bound = t.fill_bound->eval([&](std::string_view s) { return symbol(s, size, false); });
+      fill_random_int(data, count, bytes, bound, seed, static_cast<uint32_t>(i), stream);
+    } else if (t.c->fill == GPUBENCH_FILL_RANDOM) {
+      fill_random_float(data, count, precision_of_dtype(t.c->dtype == GPUBENCH_DTYPE_PRECISION ? dtype_of(size.precision)
+                                                                                               : t.c->dtype),
+                        seed, static_cast<uint32_t>(i), stream);
+    } else {
+      const std::vector<int32_t>& src = t.c->fill == GPUBENCH_FILL_OFFSETS        ? layout.offsets
+                                        : t.c->fill == GPUBENCH_FILL_CAND_TO_USER ? layout.cand_to_user
+                                                                                  : layout.lengths;
+      if (static_cast<int64_t>(src.size()) != count)
+        throw InputError(fmt::format("{}: tensor {} has {} elements ({}) but its index fill has {} for B={}, U={}; "
+                                     "write the shape as the fill needs ([U + 1], [B] or [U])",
+                                     name_, t.c->name, count, t.c->shape, src.size(), size.B, size.U));
+      if (bytes == 4) {
+        GPUBENCH_CUDA(cudaMemcpyAsync(data, src.data(), src.size() * 4, cudaMemcpyHostToDevice, stream));
+      } else {
+        const std::vector<int64_t> wide(src.begin(), src.end());
+        GPUBENCH_CUDA(cudaMemcpyAsync(data, wide.data(), wide.size() * 8, cudaMemcpyHostToDevice, stream));
+        GPUBENCH_CUDA(cudaStreamSynchronize(stream));  // `wide` dies here
+      }
+    }
+  }
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));  // pageable sources: the copies are done before they go
+  return in;
+}
+
+void PluginOperation::reference_fp32(const Inputs& inputs, float* y_ref, cudaStream_t stream) const {
+  if (op_.reference == nullptr)
+    throw InputError(fmt::format("{}: op {} has no reference (the ladder's first step is the reference)", label_,
+                                 name_));
+  std::vector<int64_t> values;
+  gpubench_case_v1_t c = c_case(inputs.size(), values);
+  std::vector<DLTensor> tensors = inputs.dl_tensors(nullptr);
+  DLTensor out = tensors[output_];
+  out.data = y_ref;
+  out.dtype = DLDataType{kDLFloat, 32, 1};
+  char text[1024] = {0};
+  gpubench_error e{text, sizeof(text)};
+  const int status = op_.reference(&c, tensors.data(), static_cast<int32_t>(tensors.size()), &out, stream, &e);
+  if (status == GPUBENCH_OK) return;
+  const std::string message = fmt::format("{}: {} reference: {}", label_, name_, text[0] ? text : "failed");
+  if (status == GPUBENCH_ERROR_INVALID) throw InputError(message);
+  throw DeviceError(message);
+}
+
+double PluginOperation::tolerance(Precision precision) const {
+  const double t = precision == Precision::kFp16   ? op_.tolerance_fp16
+                   : precision == Precision::kBf16 ? op_.tolerance_bf16
+                                                   : op_.tolerance_fp32;
+  return t > 0 ? t : default_tolerance(precision);
+}
+
+std::vector<std::string> PluginOperation::work_models() const {
+  std::vector<std::string> out;
+  for (const auto& m : work_models_) out.push_back(m.name);
+  return out;
+}
+
+WorkCounts PluginOperation::work(const CaseSize& size, const std::string& work_model) const {
+  for (const auto& m : work_models_) {
+    if (m.name != work_model) continue;
+    const auto lookup = [&](std::string_view s) { return symbol(s, size, true); };
+    WorkCounts w;
+    w.flops = static_cast<double>(m.flops.eval(lookup));
+    w.bytes_min = static_cast<double>(m.bytes_min.eval(lookup));
+    w.intensity = w.bytes_min > 0 ? w.flops / w.bytes_min : 0;
+    return w;
+  }
+  throw InputError(fmt::format("{}: unknown work model \"{}\"; known: {}", name_, work_model,
+                               fmt::format("{}", fmt::join(work_models(), ", "))));
+}
+
+}  // namespace gpubench::op

@@ -1,0 +1,116 @@
+// Checking a plugin's description and registering its ops and steps (op/plugin_adapter.hpp).
+#include <fmt/format.h>
+
+#include <cctype>
+#include <memory>
+#include <set>
+
+#include "core/errors.hpp"
+#include "op/plugin_adapter.hpp"
+#include "op/plugin_operation.hpp"
+#include "op/plugin_step.hpp"
+
+namespace gpubench::op {
+namespace {
+
+bool is_name(const char* s) {
+  if (s == nullptr || *s == '\0' || std::isdigit(static_cast<unsigned char>(*s))) return false;
+  for (; *s; ++s)
+    if (!std::isalnum(static_cast<unsigned char>(*s)) && *s != '_') return false;
+  return true;
+}
+
+/// Checks one step's description before anything is registered.
+void check_step(const gpubench_step_v1_t& s, int32_t index, const std::string& label) {
+  if (!is_name(s.op) || !is_name(s.name))
+    throw InputError(fmt::format("{}: step {} needs an op and a name of letters, digits and '_'", label, index));
+  const std::string where = fmt::format("{}: step {}/{}", label, s.op, s.name);
+  const std::pair<const void*, const char*> required[] = {
+      {reinterpret_cast<const void*>(s.create), "create"},
+      {reinterpret_cast<const void*>(s.setup), "setup"},
+      {reinterpret_cast<const void*>(s.launch_group_count), "launch_group_count"},
+      {reinterpret_cast<const void*>(s.launch_group_name), "launch_group_name"},
+      {reinterpret_cast<const void*>(s.launch), "launch"},
+      {reinterpret_cast<const void*>(s.destroy), "destroy"}};
+  for (const auto& [fn, what] : required)
+    if (fn == nullptr) throw InputError(fmt::format("{}: {} is NULL; every step implements it", where, what));
+  if (s.precisions == 0 || (s.precisions & ~uint32_t{7}) != 0)
+    throw InputError(fmt::format("{}: precisions must be a non-empty set of GPUBENCH_PRECISION_* bits, got {:#x}",
+                                 where, s.precisions));
+  if (s.sm_arch_count < 0 || (s.sm_arch_count > 0 && s.sm_archs == nullptr))
+    throw InputError(where + ": sm_archs is NULL with sm_arch_count > 0");
+}
+
+}  // namespace
+
+PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSource& source) {
+  const std::string& label = source.label;
+  if (plugin.abi_version != GPUBENCH_PLUGIN_ABI_VERSION)
+    throw InputError(fmt::format("{}: the description says ABI version {}, this gpubench reads {} through "
+                                 "gpubench_plugin_v1; rebuild the plugin against this gpubench's plugin.h",
+                                 label, plugin.abi_version, GPUBENCH_PLUGIN_ABI_VERSION));
+  if (plugin.name == nullptr || *plugin.name == '\0')
+    throw InputError(label + ": the plugin has no name; set gpubench_plugin_v1_t::name");
+  if (plugin.op_count < 0 || plugin.step_count < 0 || (plugin.op_count > 0 && plugin.ops == nullptr) ||
+      (plugin.step_count > 0 && plugin.steps == nullptr))
+    throw InputError(label + ": ops or steps is NULL with a count above 0 (or a count is negative)");
+  if (plugin.op_count == 0 && plugin.step_count == 0)
+    throw InputError(label + ": the plugin declares no op and no step; nothing to load");
+
+  PluginRecord record;
+  record.path = label;
+  record.name = plugin.name;
+  record.version = plugin.version ? plugin.version : "";
+  record.abi_version = static_cast<int>(plugin.abi_version);
+  record.sha256 = source.sha256;
+
+  // Check everything first: a bad plugin registers nothing.
+  std::vector<std::unique_ptr<PluginOperation>> ops;
+  std::set<std::string> op_names;
+  for (int32_t i = 0; i < plugin.op_count; ++i) {
+    auto op = std::make_unique<PluginOperation>(plugin.ops[i], source);
+    if (!op_names.insert(op->name()).second)
+      throw InputError(fmt::format("{}: declares op \"{}\" twice", label, op->name()));
+    if (find_operation(op->name()) != nullptr)
+      throw InputError(fmt::format("{}: op \"{}\" is already registered (by gpubench or an earlier plugin); rename "
+                                   "the plugin's op", label, op->name()));
+    ops.push_back(std::move(op));
+  }
+  std::set<std::pair<std::string, std::string>> step_names;
+  for (int32_t i = 0; i < plugin.step_count; ++i) {
+    const gpubench_step_v1_t& s = plugin.steps[i];
+    check_step(s, i, label);
+    (void)step_schema_of(s, label);  // throws on a schema that does not parse
+    if (!step_names.insert({s.op, s.name}).second)
+      throw InputError(fmt::format("{}: declares step {}/{} twice", label, s.op, s.name));
+    const Operation* existing = find_operation(s.op);
+    if (existing == nullptr && !op_names.count(s.op))
+      throw InputError(fmt::format("{}: step {} is for op \"{}\", which neither gpubench nor this plugin has; load "
+                                   "the plugin with that op first or fix gpubench_step_v1_t::op", label, s.name, s.op));
+    if (existing != nullptr && !source.builtin && existing->find_step(s.name) != nullptr)
+      throw InputError(fmt::format("{}: op \"{}\" already has a step \"{}\"; rename the plugin's step", label, s.op,
+                                   s.name));
+  }
+
+  for (auto& op : ops) {
+    record.ops.push_back(op->name());
+    add_operation(std::move(op), label);
+  }
+  for (int32_t i = 0; i < plugin.step_count; ++i) {
+    const gpubench_step_v1_t& s = plugin.steps[i];
+    const Operation& operation = *find_operation(s.op);
+    StepInfo info = step_info_of(s, operation, source);
+    if (s.workspace_bytes != nullptr) {
+      info.workspace_bytes = [&s](const CaseSize& size) {  // with the default options: none given
+        std::vector<int64_t> values;
+        const gpubench_case_v1_t c = c_case(size, values);
+        return std::max<int64_t>(0, s.workspace_bytes(s.step_data, &c, "{}"));
+      };
+    }
+    register_step(s.op, std::move(info), label);
+    record.steps.push_back(fmt::format("{}/{}", s.op, s.name));
+  }
+  return record;
+}
+
+}  // namespace gpubench::op

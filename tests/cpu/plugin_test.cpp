@@ -1,0 +1,195 @@
+// Plugins through the real binary (docs/plugins.md): loading from --plugin, a config's list and GPUBENCH_PLUGIN_PATH;
+// what list / validate / plan show; and one clear line, exit 2, for each bad plugin (tests/plugins/test_plugin.cpp).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_binary.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string plugin(const std::string& kind) {
+  return (fs::path(GPUBENCH_TEST_PLUGIN_DIR) / ("libtest_plugin_" + kind + ".so")).string();
+}
+
+class PluginCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin_ = testing::gpubench_binary();
+    if (bin_.empty()) GTEST_SKIP() << "no gpubench binary";
+    dir_ = fs::temp_directory_path() / ("gpubench_plugin_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    ::unsetenv("GPUBENCH_PLUGIN_PATH");
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+    ::unsetenv("GPUBENCH_PLUGIN_PATH");
+  }
+  int run(const std::vector<std::string>& args) {
+    const fs::path io = dir_ / ("io" + std::to_string(runs_++));
+    fs::create_directories(io);
+    testing::Child child(bin_, args, io);
+    const int rc = child.wait(60);
+    out_ = child.out();
+    err_ = child.err();
+    return rc;
+  }
+  /// A toy_copy config with `steps` in its ladder (and `extra` top-level members), written to dir_/name.
+  std::string config(const std::string& name, const std::string& steps, const std::string& extra = "") {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << R"({"schema_version": 1, )" << extra
+                     << R"("workload": {"op": "toy_copy", "shape": {"D": 512}, "batch": 4096,
+                          "requests": {"distribution": "fixed", "params": {"length": 32}}},
+                          "variants": [)" << steps << "]}";
+    return p.string();
+  }
+  std::string bin_, out_, err_;
+  fs::path dir_;
+  int runs_ = 0;
+};
+
+TEST_F(PluginCli, ListShowsThePluginsOpStepsAndItsStepInTheIkboLadder) {
+  ASSERT_EQ(run({"list", "--plugin", plugin("good")}), 0) << err_;
+  EXPECT_NE(out_.find("toy_copy"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("Y[B, D] = X[B, D] (a test op)"), std::string::npos);
+  EXPECT_NE(out_.find("copy_side_stream"), std::string::npos);
+  EXPECT_NE(out_.find("chunks"), std::string::npos);           // the step's option, from its JSON schema
+  EXPECT_NE(out_.find("chunks 7 is refused"), std::string::npos);
+  EXPECT_NE(out_.find("team_copy_w"), std::string::npos);      // a plugin step in the in-tree op's ladder
+  EXPECT_NE(out_.find("test_plugin 1.2.3-test (ABI v1, sha256 "), std::string::npos) << out_;
+  EXPECT_NE(out_.find("[B, D]"), std::string::npos);
+}
+
+TEST_F(PluginCli, ConfigListEnvironmentAndFlagLoadTheSameFileOnce) {
+  const std::string via_config = config("c.json", R"({"name": "copy", "options": {"chunks": 4}}, {"name": "copy_half"})",
+                                        R"("plugins": [")" + plugin("good") + R"("], )");
+  // The list in the config alone.
+  ASSERT_EQ(run({"validate", via_config}), 0) << err_;
+  EXPECT_NE(out_.find(": OK: "), std::string::npos) << out_;
+  // GPUBENCH_PLUGIN_PATH: a folder loads every .so in it (here a copy of the good plugin).
+  const fs::path only = dir_ / "plugins";
+  fs::create_directories(only);
+  fs::copy_file(plugin("good"), only / "libgood.so");
+  ::setenv("GPUBENCH_PLUGIN_PATH", only.string().c_str(), 1);
+  const std::string plain = config("p.json", R"({"name": "copy"})");
+  ASSERT_EQ(run({"validate", plain}), 0) << err_;
+  ::unsetenv("GPUBENCH_PLUGIN_PATH");
+  EXPECT_EQ(run({"validate", plain}), 2);  // without it the op is unknown
+  EXPECT_NE(err_.find("toy_copy"), std::string::npos) << err_;
+  // The same file from the flag (twice) and the config: loaded once (a second load would be a duplicate op).
+  ASSERT_EQ(run({"validate", "--plugin", plugin("good"), "--plugin", plugin("good"), via_config}), 0) << err_;
+}
+
+TEST_F(PluginCli, TheStepsOptionSchemaAndConstraintsAreChecked) {
+  const std::string bad_value = config("v.json", R"({"name": "copy", "options": {"chunks": 9}})");
+  EXPECT_EQ(run({"validate", "--plugin", plugin("good"), bad_value}), 2);
+  EXPECT_NE(err_.find("/variants/0/options/chunks"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("an integer 1 … 8"), std::string::npos) << err_;
+  const std::string refused = config("r.json", R"({"name": "copy", "options": {"chunks": 7}})");
+  EXPECT_EQ(run({"validate", "--plugin", plugin("good"), refused}), 2);
+  EXPECT_NE(err_.find("7 is refused by the plugin"), std::string::npos) << err_;
+  const std::string unknown = config("u.json", R"({"name": "copy", "options": {"tile": 4}})");
+  EXPECT_EQ(run({"validate", "--plugin", plugin("good"), unknown}), 2);
+  EXPECT_NE(err_.find("tile"), std::string::npos) << err_;
+}
+
+TEST_F(PluginCli, PlanCountsThePluginOpsWorkFromItsExpressions) {
+  const std::string c = config("w.json", R"({"name": "copy"})", R"("precision": "bf16", )");
+  ASSERT_EQ(run({"plan", "--plugin", plugin("good"), c, "--format", "json"}), 0) << err_;
+  const auto j = nlohmann::json::parse(out_);
+  const auto& step = j.at("cases").at(0).at("steps").at(0);
+  EXPECT_EQ(step.at("work_model"), "minimum");
+  EXPECT_DOUBLE_EQ(step.at("bytes_min").get<double>(), 2.0 * 4096 * 512 * 2);  // 2·B·D·elem, bf16
+  EXPECT_DOUBLE_EQ(step.at("flops").get<double>(), 0.0);
+  EXPECT_EQ(step.at("bound"), "memory");
+}
+
+TEST_F(PluginCli, APluginsPrintsCannotCorruptWhatGoesToStdout) {
+  const std::string c = config("n.json", R"({"name": "copy"})");
+  ASSERT_EQ(run({"plan", "--plugin", plugin("noisy"), c, "--format", "json"}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_).at("cases").size(), 1u);  // parses: nothing else on stdout
+  EXPECT_EQ(out_.find("noise"), std::string::npos);
+  EXPECT_NE(err_.find("noise from a plugin's constructor"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("noise from gpubench_plugin_v1"), std::string::npos) << err_;
+}
+
+/// Each bad plugin: exit 2 and one line naming the file and what to do.
+struct BadCase {
+  std::string kind;     // test plugin kind, or a special file made by the test
+  std::string message;  // a part of the one line
+};
+
+TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
+  // Files the test makes: a text file, an ELF for another machine (the good plugin with e_machine = aarch64).
+  const fs::path text = dir_ / "notes.so";
+  std::ofstream(text) << "not a library\n";
+  const fs::path arm = dir_ / "arm.so";
+  fs::copy_file(plugin("good"), arm);
+  {
+    std::fstream f(arm, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(18);
+    const char machine[2] = {static_cast<char>(183), 0};  // EM_AARCH64
+    f.write(machine, 2);
+  }
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {(dir_ / "missing.so").string(), "no such file; check the path given to --plugin"},
+      {text.string(), "not a shared library (no ELF header)"},
+      {arm.string(), "built for aarch64, this gpubench runs on x86_64; rebuild the plugin on this machine"},
+      {plugin("no_entry"), "exports no gpubench_plugin_v1 symbol"},
+      {plugin("abi_v2"), "built for plugin ABI v2 (exports gpubench_plugin_v2), newer than this gpubench reads (v1)"},
+      {plugin("abi_v0"), "built for plugin ABI v0 (exports gpubench_plugin_v0), older than this gpubench reads (v1)"},
+      {plugin("bad_version_field"), "the description says ABI version 7"},
+      {plugin("null"), "refused to load (gpubench_plugin_v1 returned NULL)"},
+      {plugin("dup_op"), "op \"ikbo_lce\" is already registered"},
+      {plugin("dup_step"), "op \"ikbo_lce\" already has a step \"baseline\""},
+      {plugin("bad_schema"), "step toy_copy/copy: options_schema is not a JSON object"},
+  };
+  for (const auto& [file, message] : cases) {
+    EXPECT_EQ(run({"list", "--plugin", file}), 2) << file << "\n" << err_;
+    EXPECT_NE(err_.find(file), std::string::npos) << err_;
+    EXPECT_NE(err_.find(message), std::string::npos) << file << ":\n" << err_;
+    EXPECT_EQ(out_, "") << file;  // nothing half-listed
+  }
+}
+
+TEST_F(PluginCli, ABadPluginInOneConfigLeavesTheOtherFilesValidated) {
+  const std::string good = config("g.json", R"({"name": "copy"})", R"("plugins": [")" + plugin("good") + R"("], )");
+  const std::string bad = config("b.json", R"({"name": "copy"})", R"("plugins": ["no/such.so"], )");
+  EXPECT_EQ(run({"validate", bad, good}), 2);
+  EXPECT_NE(err_.find((dir_ / "no/such.so").string() + ": no such file"), std::string::npos) << err_;
+  EXPECT_NE(out_.find(good + ": OK: "), std::string::npos) << out_;
+}
+
+TEST_F(PluginCli, CompareNamesPluginBuildsThatDiffer) {
+  std::ifstream in(fs::path(GPUBENCH_SOURCE_DIR) / "tests/data/reports/h200_default.json");
+  nlohmann::json a = nlohmann::json::parse(in);
+  nlohmann::json b = a;
+  const auto use = [](const std::string& sha) {
+    return nlohmann::json{{"path", "libx.so"}, {"name", "team_kernels"}, {"version", "2.0"}, {"abi_version", 1},
+                          {"sha256", sha}, {"ops", nlohmann::json::array()}, {"steps", {"ikbo_lce/team"}}};
+  };
+  a["plugins"] = {use(std::string(64, 'a'))};
+  b["plugins"] = {use(std::string(64, 'b')), use(std::string(64, 'c'))};
+  b["plugins"][1]["name"] = "extra";
+  std::ofstream(dir_ / "a.json") << a.dump();
+  std::ofstream(dir_ / "b.json") << b.dump();
+  ASSERT_EQ(run({"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string()}), 0) << err_;
+  EXPECT_NE(out_.find("plugin team_kernels: different builds, 2.0 (sha256 aaaaaaaaaaaa…)"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("plugin extra 2.0 (sha256 cccccccccccc…) loaded in"), std::string::npos) << out_;
+  // The same build on both sides: no note.
+  b["plugins"] = a["plugins"];
+  std::ofstream(dir_ / "b.json") << b.dump();
+  ASSERT_EQ(run({"compare", (dir_ / "a.json").string(), (dir_ / "b.json").string()}), 0) << err_;
+  EXPECT_EQ(out_.find("plugin team_kernels"), std::string::npos) << out_;
+}
+
+}  // namespace
+}  // namespace gpubench

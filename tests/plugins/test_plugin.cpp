@@ -1,0 +1,220 @@
+// Small plugins for the plugin tests (tests/cpu/plugin_test.cpp, tests/gpu/plugin_gpu_test.cpp): one source, built
+// once per TEST_PLUGIN_<KIND> definition (tests/plugins/CMakeLists.txt), each getting one thing wrong.
+//
+// The good one (TEST_PLUGIN_GOOD) has op "toy_copy", Y[B, D] = X[B, D] (no reference: its first step is), and steps
+//   copy             the whole output, in `chunks` cudaMemcpyAsync calls (options: chunks 1 … 8)
+//   copy_half        the first half of the output only (fails the check: the rest stays poisoned)
+//   copy_side_stream the copy enqueued on a stream of its own (the honest-kernel check flags it)
+//   setup_fails      setup returns GPUBENCH_ERROR_INVALID
+// and one step for the in-tree op: ikbo_lce/team_copy_w, which copies W's first rows into Y (wrong on purpose;
+// used to see a plugin step join the IKBO ladder in `list` and `validate`).
+#include <cuda_runtime_api.h>
+#include <gpubench/plugin.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+struct Copy {
+  int mode = 0;  // 0 copy, 1 half, 2 side stream, 3 setup fails
+  int chunks = 1;
+  void* y = nullptr;
+  const void* x = nullptr;
+  size_t bytes = 0;
+  cudaStream_t side = nullptr;
+  cudaEvent_t given_ready = nullptr, side_done = nullptr;
+};
+
+void say(gpubench_error* e, const char* text) {
+  if (e != nullptr && e->capacity > 0) {
+    std::strncpy(e->message, text, e->capacity - 1);
+    e->message[e->capacity - 1] = '\0';
+  }
+}
+
+gpubench_status create(void* step_data, const char* options_json, void** instance, gpubench_error*) {
+  auto* c = new Copy;
+  c->mode = static_cast<int>(reinterpret_cast<intptr_t>(step_data));
+  if (const char* at = std::strstr(options_json, "\"chunks\":")) c->chunks = std::atoi(at + 9);
+  *instance = c;
+  return GPUBENCH_OK;
+}
+
+gpubench_status setup(void* instance, const gpubench_case_v1_t* cs, const DLTensor* tensors, int32_t count, void*,
+                      gpubench_stream, gpubench_error* error) {
+  auto* c = static_cast<Copy*>(instance);
+  if (c->mode == 3) {
+    say(error, "D must be a multiple of 1000 for this step; set /workload/shape/D");
+    return GPUBENCH_ERROR_INVALID;
+  }
+  if (count != 3) {
+    say(error, "expected 3 tensors");
+    return GPUBENCH_ERROR_INTERNAL;
+  }
+  c->x = tensors[0].data;
+  c->y = tensors[2].data;
+  const size_t elem = cs->precision == GPUBENCH_DTYPE_FP32 ? 4 : 2;
+  c->bytes = static_cast<size_t>(tensors[2].shape[0] * tensors[2].shape[1]) * elem;
+  if (c->mode == 2 && (cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking) != cudaSuccess ||
+                       cudaEventCreateWithFlags(&c->given_ready, cudaEventDisableTiming) != cudaSuccess ||
+                       cudaEventCreateWithFlags(&c->side_done, cudaEventDisableTiming) != cudaSuccess)) {
+    say(error, "cudaStreamCreate failed");
+    return GPUBENCH_ERROR_CUDA;
+  }
+  return GPUBENCH_OK;
+}
+
+int32_t group_count(void*) { return 1; }
+const char* group_name(void*, int32_t) { return "copy"; }
+
+gpubench_status launch(void* instance, int32_t, gpubench_stream stream, gpubench_error* error) {
+  auto* c = static_cast<Copy*>(instance);
+  const size_t bytes = c->mode == 1 ? c->bytes / 2 : c->bytes;
+  cudaStream_t s = c->mode == 2 ? c->side : stream;
+  // The side stream is ordered after and before the given one (the output is complete when the given stream is):
+  // only where the work runs is wrong, which is what the honest-kernel check must see.
+  if (c->mode == 2) {
+    cudaEventRecord(c->given_ready, stream);
+    cudaStreamWaitEvent(c->side, c->given_ready, 0);
+  }
+  const size_t chunk = (bytes + c->chunks - 1) / c->chunks;
+  for (size_t at = 0; at < bytes; at += chunk) {
+    const size_t n = at + chunk > bytes ? bytes - at : chunk;
+    if (cudaMemcpyAsync(static_cast<char*>(c->y) + at, static_cast<const char*>(c->x) + at, n,
+                        cudaMemcpyDeviceToDevice, s) != cudaSuccess) {
+      say(error, cudaGetErrorString(cudaGetLastError()));
+      return GPUBENCH_ERROR_CUDA;
+    }
+  }
+  if (c->mode == 2) {
+    cudaEventRecord(c->side_done, c->side);
+    cudaStreamWaitEvent(stream, c->side_done, 0);
+  }
+  return GPUBENCH_OK;
+}
+
+const char* notes(void* instance) {
+  return static_cast<Copy*>(instance)->mode == 0 ? "cudaMemcpyAsync device to device" : nullptr;
+}
+
+void destroy(void* instance) {
+  auto* c = static_cast<Copy*>(instance);
+  if (c->side != nullptr) cudaStreamDestroy(c->side);
+  if (c->given_ready != nullptr) cudaEventDestroy(c->given_ready);
+  if (c->side_done != nullptr) cudaEventDestroy(c->side_done);
+  delete c;
+}
+
+void check_copy(void*, const char* options_json, gpubench_option_report problem, gpubench_option_report,
+                void* context) {
+  if (std::strstr(options_json, "\"chunks\":7") != nullptr) problem(context, "chunks", "7 is refused by the plugin");
+}
+
+const char* kCopySchema =
+    R"({"options": [{"name": "chunks", "type": "integer", "min": 1, "max": 8, "default": 1,
+                     "doc": "copies per launch"}],
+        "constraints": ["chunks 7 is refused"]})";
+
+#if defined(TEST_PLUGIN_BAD_SCHEMA)
+const char* kSchema = R"({"options": [{"name": "chunks", "type": "integer"]})";  // not JSON: a ']' for a '}'
+#else
+const char* kSchema = kCopySchema;
+#endif
+
+const gpubench_shape_param_v1_t kParams[] = {{"D", 256, 1, 1 << 20, "elements per row"}};
+const gpubench_tensor_v1_t kTensors[] = {
+    {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
+    {"offsets", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_INT32, "[U + 1]", GPUBENCH_FILL_OFFSETS, nullptr,
+     "first row of each request"},
+    {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
+const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * D * elem", "X read once, Y written once"}};
+
+#if defined(TEST_PLUGIN_DUP_OP)
+const char* kOpName = "ikbo_lce";
+#else
+const char* kOpName = "toy_copy";
+#endif
+
+const gpubench_op_v1_t kOps[] = {{kOpName, "Y[B, D] = X[B, D] (a test op)", kParams, 1, kTensors, 3, kWork, 1, 0, 0,
+                                  0, nullptr}};
+
+gpubench_step_v1_t step(const char* op, const char* name, int mode, int32_t ladder, const char* schema) {
+  gpubench_step_v1_t s{};
+  s.op = op;
+  s.name = name;
+  s.description = "a test step";
+  s.ladder_step = ladder;
+  s.precisions = GPUBENCH_PRECISION_FP16 | GPUBENCH_PRECISION_BF16 | GPUBENCH_PRECISION_FP32;
+  s.step_data = reinterpret_cast<void*>(static_cast<intptr_t>(mode));
+  s.options_schema = schema;
+  s.check_options = schema != nullptr ? &check_copy : nullptr;
+  s.create = &create;
+  s.setup = &setup;
+  s.launch_group_count = &group_count;
+  s.launch_group_name = &group_name;
+  s.launch = &launch;
+  s.notes = &notes;
+  s.destroy = &destroy;
+  return s;
+}
+
+#if defined(TEST_PLUGIN_DUP_STEP)
+const char* kLceStep = "baseline";  // the in-tree ladder has it
+#else
+const char* kLceStep = "team_copy_w";
+#endif
+
+const gpubench_step_v1_t kSteps[] = {step(kOpName, "copy", 0, 0, kSchema),
+                                     step(kOpName, "copy_half", 1, 1, nullptr),
+                                     step(kOpName, "copy_side_stream", 2, 2, nullptr),
+                                     step(kOpName, "setup_fails", 3, 3, nullptr),
+                                     step("ikbo_lce", kLceStep, 0, 50, nullptr)};
+
+gpubench_plugin_v1_t make_plugin() {
+  gpubench_plugin_v1_t p{};
+#if defined(TEST_PLUGIN_BAD_VERSION_FIELD)
+  p.abi_version = 7;
+#else
+  p.abi_version = GPUBENCH_PLUGIN_ABI_VERSION;
+#endif
+  p.name = "test_plugin";
+  p.version = "1.2.3-test";
+  p.ops = kOps;
+  p.op_count = 1;
+  p.steps = kSteps;
+  p.step_count = 5;
+  return p;
+}
+
+const gpubench_plugin_v1_t kPlugin = make_plugin();
+
+#if defined(TEST_PLUGIN_NOISY)
+struct Noise {
+  Noise() { std::printf("noise from a plugin's constructor\n"); }
+} noise;
+#endif
+
+}  // namespace
+
+#if defined(TEST_PLUGIN_ABI_V2)
+extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v2(void) { return &kPlugin; }
+#elif defined(TEST_PLUGIN_ABI_V0)
+extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v0(void) { return &kPlugin; }
+#elif defined(TEST_PLUGIN_NO_ENTRY)
+extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin(void) { return &kPlugin; }  // the name lacks _v1
+#elif defined(TEST_PLUGIN_NULL)
+extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1(void) {
+  std::fprintf(stderr, "test_plugin: refusing to load (TEST_PLUGIN_NULL)\n");
+  return nullptr;
+}
+#else
+extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1(void) {
+#if defined(TEST_PLUGIN_NOISY)
+  std::printf("noise from gpubench_plugin_v1\n");
+#endif
+  return &kPlugin;
+}
+#endif
