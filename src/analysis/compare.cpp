@@ -177,6 +177,11 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
         res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path});
         continue;
       }
+      if (!ov.selected || !nv->selected) {  // left out on purpose (`run --variant`): unmatched, not judged
+        if (ov.selected) res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path});
+        if (nv->selected) res.unmatched.push_back({"new", key(oc.label, ov.name, ""), b.path});
+        continue;
+      }
       CompareEntry base;
       base.config_hash = hash;
       base.config_name = name;

@@ -248,6 +248,29 @@ TEST(Compare, VariantOkToSkippedIsARegression) {
   EXPECT_EQ(run(b, a).exit_code(), 0);  // skipped → ok: measured again
 }
 
+TEST(Compare, AStepLeftOutByVariantIsUnmatchedNotARegression) {
+  // `run --variant baseline` writes decomposed as skipped with selected false: left out on purpose, not lost.
+  Spec a;
+  Report full = make_report(a);
+  Report part = make_report(a);
+  part.cases[0].variants[1].status = StepStatus::kSkipped;
+  part.cases[0].variants[1].selected = false;
+  part.cases[0].variants[1].error = "not selected (--variant)";
+  const CompareResult r = compare_reports({{"old.json", full}}, {{"new.json", part}}, {});
+  EXPECT_EQ(r.exit_code(), 0);
+  for (const auto& e : r.entries) EXPECT_NE(e.variant, "decomposed") << e.note;
+  ASSERT_EQ(r.unmatched.size(), 1u);
+  EXPECT_EQ(r.unmatched[0].side, "old");
+  EXPECT_NE(r.unmatched[0].key.find("decomposed"), std::string::npos);
+  const CompareResult back = compare_reports({{"old.json", part}}, {{"new.json", full}}, {});
+  EXPECT_EQ(back.exit_code(), 0);
+  ASSERT_EQ(back.unmatched.size(), 1u);
+  EXPECT_EQ(back.unmatched[0].side, "new");
+  // Skipped for another reason (an interrupted run: selected stays true) still fails the gate.
+  part.cases[0].variants[1].selected = true;
+  EXPECT_EQ(compare_reports({{"old.json", full}}, {{"new.json", part}}, {}).exit_code(), 1);
+}
+
 TEST(Compare, AddedAndRemovedVariantsAreListedNotJudged) {
   Spec a, b;
   b.extra_variant = true;
