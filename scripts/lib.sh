@@ -55,15 +55,22 @@ find_nvcc() {
 # $GPUBENCH_ROOT/.deps (made with `apt-get download libdlpack-dev libssl-dev`) are unpacked into .deps/root, never
 # into /, and offered to CMake. Prints the CMake arguments (none when the system has the headers).
 carried_deps_args() {
-  local root="$GPUBENCH_ROOT/.deps/root" lib
-  if [ -f /usr/include/dlpack/dlpack.h ] && [ -f /usr/include/openssl/evp.h ]; then return 0; fi
-  ls "$GPUBENCH_ROOT"/.deps/*.deb >/dev/null 2>&1 || return 0
+  local root="$GPUBENCH_ROOT/.deps/root" lib d args=""
   mkdir -p "$root"
-  for d in "$GPUBENCH_ROOT"/.deps/*.deb; do dpkg -x "$d" "$root"; done
-  # libssl-dev's libcrypto.so points at libcrypto.so.3 beside it: take the system's runtime library.
-  lib="$(ls /usr/lib/x86_64-linux-gnu/libcrypto.so.3 /lib/x86_64-linux-gnu/libcrypto.so.3 2>/dev/null | head -1)"
-  [ -n "$lib" ] && ln -sf "$lib" "$root/usr/lib/x86_64-linux-gnu/libcrypto.so.3"
-  echo "-DCMAKE_PREFIX_PATH=$root/usr -DOPENSSL_ROOT_DIR=$root/usr"
+  if [ ! -f /usr/include/dlpack/dlpack.h ]; then
+    for d in "$GPUBENCH_ROOT"/.deps/libdlpack-dev_*.deb; do [ -f "$d" ] && dpkg -x "$d" "$root" && args="-DCMAKE_PREFIX_PATH=$root/usr"; done
+  fi
+  if [ ! -f /usr/include/openssl/evp.h ]; then
+    for d in "$GPUBENCH_ROOT"/.deps/libssl-dev_*.deb; do
+      [ -f "$d" ] || continue
+      dpkg -x "$d" "$root"
+      # libssl-dev's libcrypto.so points at libcrypto.so.3 beside it: take the system's runtime library.
+      lib="$(ls /usr/lib/x86_64-linux-gnu/libcrypto.so.3 /lib/x86_64-linux-gnu/libcrypto.so.3 2>/dev/null | head -1)"
+      [ -n "$lib" ] && ln -sf "$lib" "$root/usr/lib/x86_64-linux-gnu/libcrypto.so.3"
+      args="$args -DOPENSSL_ROOT_DIR=$root/usr"
+    done
+  fi
+  echo "$args"
 }
 
 configure_and_build() {

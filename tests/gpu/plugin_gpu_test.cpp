@@ -77,7 +77,7 @@ TEST_F(PluginGpu, ToyLadderChecksAgainstItsFirstStepAndFlagsDishonestSteps) {
   EXPECT_EQ(step(0, 0).at("launch_groups").at(0).at("kernels").at(0).at("launches_per_sample"), 3);  // chunks 3
   // Half the output written: the poisoned rest fails the check.
   EXPECT_EQ(step(0, 1).at("status"), "failed");
-  EXPECT_EQ(step(0, 1).at("correctness").at("nonfinite").get<int64_t>(), 3000 * 1000 / 2);
+  EXPECT_EQ(step(0, 1).at("correctness").at("nonfinite").get<int64_t>(), 2 * 3000 * 1000 / 2);  // 2 seeds
   // Setup refused the shape: the plugin's own words, naming the plugin file and the step; the next step still runs.
   EXPECT_EQ(step(0, 2).at("status"), "failed");
   EXPECT_NE(step(0, 2).at("error").get<std::string>().find(plugin + ": setup_fails: D must be a multiple of 1000"),
