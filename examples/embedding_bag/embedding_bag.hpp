@@ -33,8 +33,9 @@ cudaError_t segment_sum(const Bags& bags, const void* G, cudaStream_t stream);
 /// Step block_per_bag: one thread block per bag, one thread per column, the bag's rows read in turn.
 cudaError_t block_per_bag(const Bags& bags, cudaStream_t stream);
 
-/// Step warp_vectorized: one warp per bag and 16-byte column slab, `unroll` row loads in flight per lane.
-/// Needs D · element bytes a multiple of 16 (returns cudaErrorInvalidValue otherwise).
-cudaError_t warp_vectorized(const Bags& bags, int unroll, cudaStream_t stream);
+/// Step warp_vectorized: a block of 8 warps per bag and 16-byte column slab, bags taken in `order` (device [U]: bag
+/// ids, longest first), `unroll` row loads in flight per lane. Needs D · element bytes a multiple of 16 (returns
+/// cudaErrorInvalidValue otherwise).
+cudaError_t warp_vectorized(const Bags& bags, const int32_t* order, int unroll, cudaStream_t stream);
 
 }  // namespace embedding_bag

@@ -2,13 +2,16 @@
 // a ladder of three steps, described through gpubench's C plugin ABI (gpubench/plugin.h):
 //   gather_reduce   the plain original: index_select into [B, D], then a segment sum (two launch groups)
 //   block_per_bag   fused: one block per bag, one thread per column
-//   warp_vectorized one warp per bag, 16-byte loads, `unroll` rows in flight per lane
+//   warp_vectorized 8 warps per bag (longest bag first), 16-byte loads, `unroll` rows in flight per lane
 #include <gpubench/plugin.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "embedding_bag.hpp"
 
@@ -62,8 +65,28 @@ Bags bags_of(const gpubench_case_v1_t* c, const DLTensor* t) {
 }
 
 int64_t workspace_bytes(void* step_data, const gpubench_case_v1_t* c, const char*) {
-  const auto step = static_cast<Step>(reinterpret_cast<intptr_t>(step_data));
-  return step == kGatherReduce ? c->B * c->shape[1] * elem_bytes(c->precision) : 0;
+  switch (static_cast<Step>(reinterpret_cast<intptr_t>(step_data))) {
+    case kGatherReduce: return c->B * c->shape[1] * elem_bytes(c->precision);  // G [B, D]
+    case kBlockPerBag: return 0;
+    case kWarpVectorized: return c->U * 4;  // the bag order, int32 [U]
+  }
+  return 0;
+}
+
+/// warp_vectorized's bag order, longest first (ties by bag id), made from the offsets in untimed setup.
+gpubench_status make_order(const Bags& b, int32_t* order, cudaStream_t stream, gpubench_error* error) {
+  std::vector<int32_t> offsets(static_cast<size_t>(b.U + 1));
+  cudaError_t e = cudaMemcpyAsync(offsets.data(), b.offsets, offsets.size() * 4, cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) return cuda_status(e, error);
+  std::vector<int32_t> ids(static_cast<size_t>(b.U));
+  std::iota(ids.begin(), ids.end(), 0);
+  std::stable_sort(ids.begin(), ids.end(), [&](int32_t x, int32_t y) {
+    return offsets[x + 1] - offsets[x] > offsets[y + 1] - offsets[y];
+  });
+  e = cudaMemcpyAsync(order, ids.data(), ids.size() * 4, cudaMemcpyHostToDevice, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);  // `ids` dies here
+  return cuda_status(e, error);
 }
 
 gpubench_status create(void* step_data, const char* options_json, void** instance, gpubench_error*) {
@@ -75,7 +98,7 @@ gpubench_status create(void* step_data, const char* options_json, void** instanc
 }
 
 gpubench_status setup(void* instance, const gpubench_case_v1_t* c, const DLTensor* tensors, int32_t count,
-                      void* workspace, gpubench_stream, gpubench_error* error) {
+                      void* workspace, gpubench_stream stream, gpubench_error* error) {
   auto* in = static_cast<Instance*>(instance);
   if (count != 4 || c->shape_count != 2) {
     say(error, "expected the embedding_bag op's 4 tensors and 2 shape parameters");
@@ -88,8 +111,9 @@ gpubench_status setup(void* instance, const gpubench_case_v1_t* c, const DLTenso
                "multiple of 8 in fp16/bf16, 4 in fp32); use block_per_bag for this D");
     return GPUBENCH_ERROR_INVALID;
   }
-  if (in->step == kWarpVectorized) in->configuration = "unroll " + std::to_string(in->unroll);
-  return GPUBENCH_OK;
+  if (in->step != kWarpVectorized) return GPUBENCH_OK;
+  in->configuration = "unroll " + std::to_string(in->unroll) + ", 8 warps per bag, longest bag first";
+  return in->bags.U > 0 ? make_order(in->bags, static_cast<int32_t*>(workspace), stream, error) : GPUBENCH_OK;
 }
 
 int32_t launch_group_count(void* instance) { return static_cast<Instance*>(instance)->step == kGatherReduce ? 2 : 1; }
@@ -111,7 +135,10 @@ gpubench_status launch(void* instance, int32_t group, gpubench_stream stream, gp
                                     : embedding_bag::segment_sum(in->bags, in->workspace, stream),
                          error);
     case kBlockPerBag: return cuda_status(embedding_bag::block_per_bag(in->bags, stream), error);
-    case kWarpVectorized: return cuda_status(embedding_bag::warp_vectorized(in->bags, in->unroll, stream), error);
+    case kWarpVectorized:
+      return cuda_status(
+          embedding_bag::warp_vectorized(in->bags, static_cast<const int32_t*>(in->workspace), in->unroll, stream),
+          error);
   }
   return GPUBENCH_ERROR_INTERNAL;
 }
@@ -187,7 +214,7 @@ gpubench_step_v1_t step(const char* name, const char* description, Step id, cons
 const gpubench_step_v1_t kSteps[] = {
     step("gather_reduce", "index_select into [B, D], then a segment sum (the plain original)", kGatherReduce, nullptr),
     step("block_per_bag", "fused: one block per bag, one thread per column", kBlockPerBag, nullptr),
-    step("warp_vectorized", "one warp per bag, 16-byte loads, rows in flight per lane", kWarpVectorized,
+    step("warp_vectorized", "8 warps per bag, longest bag first, 16-byte loads, rows in flight per lane", kWarpVectorized,
          kUnrollSchema)};
 
 const gpubench_plugin_v1_t kPlugin = {GPUBENCH_PLUGIN_ABI_VERSION, "embedding_bag_example", "1.0.0", kOps, 1,
