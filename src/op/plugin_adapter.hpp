@@ -41,6 +41,10 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
 /// InputError "<label>: step <op>/<name>: options_schema …" when the JSON does not parse.
 config_detail::StepSchema step_schema_of(const gpubench_step_v1_t& step, const std::string& label);
 
+/// True when `s` is a name a plugin may give an op, step, shape parameter, tensor or work model: letters, digits
+/// and '_', not starting with a digit (they become JSON keys, expression symbols and file-name parts).
+bool is_plugin_name(const char* s);
+
 /// The core's precision of a gpubench_dtype (FP16, BF16, FP32); throws InputError for another.
 Precision precision_of_dtype(int32_t dtype);
 /// The gpubench_dtype of a precision.

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
@@ -13,13 +12,6 @@
 
 namespace gpubench::op {
 namespace {
-
-bool is_identifier(const char* s) {
-  if (s == nullptr || *s == '\0' || std::isdigit(static_cast<unsigned char>(*s))) return false;
-  for (; *s; ++s)
-    if (!std::isalnum(static_cast<unsigned char>(*s)) && *s != '_') return false;
-  return true;
-}
 
 /// A plugin op's inputs for one seed: the device buffers, their shapes, the case.
 class PluginInputs final : public Inputs {
@@ -58,7 +50,7 @@ int64_t product(const std::vector<int64_t>& dims, const std::string& what) {
 
 PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource& source)
     : op_(op), label_(source.label) {
-  if (!is_identifier(op.name))
+  if (!is_plugin_name(op.name))
     throw InputError(fmt::format("{}: an op has no valid name (letters, digits and '_'); set gpubench_op_v1_t::name",
                                  label_));
   name_ = op.name;
@@ -68,7 +60,7 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
     throw InputError(where + ": shape_params is NULL with shape_param_count > 0");
   for (int32_t i = 0; i < op.shape_param_count; ++i) {
     const gpubench_shape_param_v1_t& p = op.shape_params[i];
-    if (!is_identifier(p.name) || std::string(p.name) == "B" || std::string(p.name) == "U" ||
+    if (!is_plugin_name(p.name) || std::string(p.name) == "B" || std::string(p.name) == "U" ||
         std::string(p.name) == "elem")
       throw InputError(fmt::format("{}: shape parameter {} needs a name of letters, digits and '_' other than B, U "
                                    "and elem", where, i));
@@ -79,13 +71,14 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
                                    "max {}", where, p.name, p.min, p.default_value, p.max));
     params_.push_back({p.name, p.default_value, p.min, p.max, p.doc ? p.doc : ""});
   }
-  const auto known = [&](const IntExpr& e, bool with_elem, const std::string& what) {
+  // `shown`: the text the message quotes (a whole shape for one of its dimensions).
+  const auto known = [&](const IntExpr& e, bool with_elem, const std::string& what, const std::string& shown = "") {
     for (const std::string& s : e.symbols()) {
       const bool ok = s == "B" || s == "U" || (with_elem && s == "elem") ||
                       std::any_of(params_.begin(), params_.end(), [&](const auto& p) { return p.name == s; });
       if (!ok)
         throw InputError(fmt::format("{}: {} '{}' names '{}', which is not a shape parameter, B, U{}", where, what,
-                                     e.text(), s, with_elem ? " or elem" : ""));
+                                     shown.empty() ? e.text() : shown, s, with_elem ? " or elem" : ""));
     }
   };
   if (op.tensor_count < 1 || op.tensors == nullptr)
@@ -93,7 +86,7 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
   int outputs = 0;
   for (int32_t i = 0; i < op.tensor_count; ++i) {
     const gpubench_tensor_v1_t& c = op.tensors[i];
-    if (!is_identifier(c.name)) throw InputError(fmt::format("{}: tensor {} has no valid name", where, i));
+    if (!is_plugin_name(c.name)) throw InputError(fmt::format("{}: tensor {} has no valid name", where, i));
     const std::string tw = fmt::format("tensor {}", c.name);
     Tensor t;
     t.c = &c;
@@ -102,7 +95,7 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: {} shape {}", where, tw, e.what()));
     }
-    for (const IntExpr& d : t.shape) known(d, false, tw + " shape");
+    for (const IntExpr& d : t.shape) known(d, false, tw + " shape", c.shape);
     if (c.dtype < GPUBENCH_DTYPE_PRECISION || c.dtype > GPUBENCH_DTYPE_INT64)
       throw InputError(fmt::format("{}: {} has unknown dtype {}", where, tw, c.dtype));
     const bool integer = c.dtype == GPUBENCH_DTYPE_INT32 || c.dtype == GPUBENCH_DTYPE_INT64;
@@ -137,7 +130,7 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
     throw InputError(where + ": declares no work model; give at least the minimum work (flops, bytes_min)");
   for (int32_t i = 0; i < op.work_model_count; ++i) {
     const gpubench_work_model_v1_t& w = op.work_models[i];
-    if (!is_identifier(w.name)) throw InputError(fmt::format("{}: work model {} has no valid name", where, i));
+    if (!is_plugin_name(w.name)) throw InputError(fmt::format("{}: work model {} has no valid name", where, i));
     try {
       WorkModel m{w.name, IntExpr::parse(w.flops ? w.flops : ""), IntExpr::parse(w.bytes_min ? w.bytes_min : "")};
       known(m.flops, true, fmt::format("work model {} flops", w.name));

@@ -1,7 +1,6 @@
 // Checking a plugin's description and registering its ops and steps (op/plugin_adapter.hpp).
 #include <fmt/format.h>
 
-#include <cctype>
 #include <memory>
 #include <set>
 
@@ -13,16 +12,9 @@
 namespace gpubench::op {
 namespace {
 
-bool is_name(const char* s) {
-  if (s == nullptr || *s == '\0' || std::isdigit(static_cast<unsigned char>(*s))) return false;
-  for (; *s; ++s)
-    if (!std::isalnum(static_cast<unsigned char>(*s)) && *s != '_') return false;
-  return true;
-}
-
 /// Checks one step's description before anything is registered.
 void check_step(const gpubench_step_v1_t& s, int32_t index, const std::string& label) {
-  if (!is_name(s.op) || !is_name(s.name))
+  if (!is_plugin_name(s.op) || !is_plugin_name(s.name))
     throw InputError(fmt::format("{}: step {} needs an op and a name of letters, digits and '_'", label, index));
   const std::string where = fmt::format("{}: step {}/{}", label, s.op, s.name);
   const std::pair<const void*, const char*> required[] = {

@@ -1,6 +1,7 @@
 // A C step (include/gpubench/plugin.h) as the core's op::Step and its options as a StepSchema (op/plugin_adapter.hpp).
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -14,6 +15,13 @@
 namespace gpubench::op {
 
 using nlohmann::json;
+
+bool is_plugin_name(const char* s) {
+  if (s == nullptr || *s == '\0' || std::isdigit(static_cast<unsigned char>(*s))) return false;
+  for (; *s; ++s)
+    if (!std::isalnum(static_cast<unsigned char>(*s)) && *s != '_') return false;
+  return true;
+}
 
 Precision precision_of_dtype(int32_t dtype) {
   switch (dtype) {

@@ -151,6 +151,7 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
       {plugin("dup_op"), "op \"ikbo_lce\" is already registered"},
       {plugin("dup_step"), "op \"ikbo_lce\" already has a step \"baseline\""},
       {plugin("bad_schema"), "step toy_copy/copy: options_schema is not a JSON object"},
+      {plugin("bad_shape"), "op toy_copy: tensor Y shape '[B, Q]' names 'Q', which is not a shape parameter, B, U"},
   };
   for (const auto& [file, message] : cases) {
     EXPECT_EQ(run({"list", "--plugin", file}), 2) << file << "\n" << err_;

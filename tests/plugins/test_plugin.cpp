@@ -129,7 +129,11 @@ const gpubench_tensor_v1_t kTensors[] = {
     {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
     {"offsets", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_INT32, "[U + 1]", GPUBENCH_FILL_OFFSETS, nullptr,
      "first row of each request"},
+#if defined(TEST_PLUGIN_BAD_SHAPE)
+    {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, Q]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
+#else
     {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
+#endif
 const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * D * elem", "X read once, Y written once"}};
 
 #if defined(TEST_PLUGIN_DUP_OP)
