@@ -174,7 +174,7 @@ typedef struct {
   int32_t sm_arch_count;
   uint32_t flags;           /**< GPUBENCH_STEP_* bits */
   void* step_data;          /**< passed to check_options, work_model, workspace_bytes and create */
-  /** The options as JSON text (NULL: none), as `gpubench list --json` shows a step's:
+  /** The options as JSON text (NULL: none), in the form of gpubench's own steps' schemas (docs/plugins.md):
    *  {"options": [{"name", "type": "boolean"|"integer"|"string"|"mixed", "values": [...] | "min"+"max",
    *  "default" (null: the step chooses, as "default_doc" says), "doc"}], "constraints": ["one line each", ...]}. */
   const char* options_schema;
@@ -188,8 +188,9 @@ typedef struct {
   /** Optional (NULL: none): device bytes of scratch the step needs for a case; gpubench allocates it. */
   int64_t (*workspace_bytes)(void* step_data, const gpubench_case_v1_t* c, const char* options_json);
 
-  /** A new instance for the config's options. Every `options_json` is the config's /variants/i/options object as
-   *  written, each value already checked against options_schema; an absent key means its default. */
+  /** A new instance for the config's options. Every `options_json` is the config's /variants/i/options object
+   *  (compact JSON, no defaults added), each value already checked against options_schema; an absent key means its
+   *  default. */
   gpubench_status (*create)(void* step_data, const char* options_json, void** instance, gpubench_error* error);
   /** Untimed setup for one case: `tensors` are the op's tensors in order, on the device (the output included);
    *  `workspace` holds workspace_bytes(c) bytes (NULL when 0). Pointers stay valid until destroy. */

@@ -1,6 +1,7 @@
 // Loading a verb's plugins (cli/plugins.hpp).
 #include "cli/plugins.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -38,9 +39,11 @@ std::vector<std::string> config_plugin_paths(const std::string& config_path) {
 }
 
 void load_plugins(const std::vector<std::string>& cli_paths, const std::string& config_path) {
-  for (const std::string& p : op::plugin_paths_from_env()) op::load_plugin(p);
-  for (const std::string& p : cli_paths) op::load_plugin(p);
-  for (const std::string& p : config_plugin_paths(config_path)) op::load_plugin(p);
+  std::vector<op::PluginFile> files;  // precedence order: a plugin of the same name loads from the first
+  for (const std::string& p : cli_paths) files.push_back({p, false});
+  for (op::PluginFile& f : op::plugin_paths_from_env()) files.push_back(std::move(f));
+  for (const std::string& p : config_plugin_paths(config_path)) files.push_back({p, false});
+  op::load_plugin_files(files, [](const std::string& note) { fmt::print(stderr, "gpubench: note: {}\n", note); });
 }
 
 std::vector<PluginUse> plugin_uses() {

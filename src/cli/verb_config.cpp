@@ -17,10 +17,12 @@ VerbAction setup_config(CLI::App& sub) {
   sub.require_subcommand(1);
   CLI::App* show = sub.add_subcommand("show", "print the resolved config (defaults filled) as JSON");
   show->add_option("config", *path, "config file (default: the embedded default config)")->type_name("FILE");
-  return [path]() -> int {
+  auto plugins = std::make_shared<std::vector<std::string>>();
+  add_plugin_option(*show, *plugins);
+  return [path, plugins]() -> int {
     // A bad config is refused like everywhere else: every problem with its JSON pointer, exit 2. Its plugins (and
     // GPUBENCH_PLUGIN_PATH's) load first: their steps are valid names in /variants.
-    load_plugins({}, *path);
+    load_plugins(*plugins, *path);
     const Config c = load_config_or_default(*path);
     const std::string text = c.resolved.dump(2) + "\n";
     std::fwrite(text.data(), 1, text.size(), report_stream());

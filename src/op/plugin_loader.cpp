@@ -101,7 +101,7 @@ std::string sha256_file(const std::string& path) {
   return hex;
 }
 
-const PluginRecord& load_plugin(const std::string& path) {
+OpenedPlugin open_plugin(const std::string& path) {
   std::error_code ec;
   if (path.empty()) throw InputError("plugin: empty path; give the plugin's .so file");
   if (!fs::exists(path, ec))
@@ -110,13 +110,18 @@ const PluginRecord& load_plugin(const std::string& path) {
   if (fs::is_directory(path, ec))
     throw InputError(fmt::format("plugin {}: is a folder; give the .so file (a folder works in "
                                  "GPUBENCH_PLUGIN_PATH)", path));
-  const std::string real = fs::canonical(path, ec).string();
+  OpenedPlugin opened;
+  opened.path = path;
+  opened.real = fs::canonical(path, ec).string();
   for (size_t i = 0; i < real_paths().size(); ++i)
-    if (real_paths()[i] == real) return records()[i];
+    if (real_paths()[i] == opened.real) {
+      opened.loaded = static_cast<int>(i);
+      return opened;
+    }
   check_elf(path);
   protect_report_stream();  // before any plugin code runs: its constructors may print
   // An absolute path keeps dlopen from searching LD_LIBRARY_PATH for a bare file name.
-  void* handle = dlopen(real.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = dlopen(opened.real.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
     throw InputError(fmt::format("plugin {}: cannot load: {}; check its dependencies with ldd", path,
@@ -133,25 +138,80 @@ const PluginRecord& load_plugin(const std::string& path) {
       throw InputError(fmt::format("plugin {}: built for plugin ABI v{} (exports gpubench_plugin_v{}), older than "
                                    "this gpubench reads (v{}); rebuild the plugin against this gpubench's "
                                    "include/gpubench/plugin.h", path, other, other, kPluginAbiVersion));
-    throw InputError(fmt::format("plugin {}: exports no {} symbol; define `extern \"C\" const gpubench_plugin_v1_t* "
-                                 "gpubench_plugin_v1(void)` (docs/plugins.md)", path, GPUBENCH_PLUGIN_ENTRY_V1));
+    throw NoEntrySymbol(fmt::format("plugin {}: exports no {} symbol; define `extern \"C\" const gpubench_plugin_v1_t* "
+                                    "gpubench_plugin_v1(void)` (docs/plugins.md)", path, GPUBENCH_PLUGIN_ENTRY_V1));
   }
   const auto fn = reinterpret_cast<gpubench_plugin_entry_v1>(entry);
-  const gpubench_plugin_v1_t* description = fn();
-  if (description == nullptr)
+  try {
+    opened.description = fn();
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("plugin {}: its {} threw \"{}\"; an entry function returns its description or "
+                                 "NULL and never throws", path, GPUBENCH_PLUGIN_ENTRY_V1, e.what()));
+  } catch (...) {
+    throw InputError(fmt::format("plugin {}: its {} threw; an entry function returns its description or NULL and "
+                                 "never throws", path, GPUBENCH_PLUGIN_ENTRY_V1));
+  }
+  if (opened.description == nullptr)
     throw InputError(fmt::format("plugin {}: refused to load ({} returned NULL); see what it printed above", path,
                                  GPUBENCH_PLUGIN_ENTRY_V1));
-  PluginRecord record = register_plugin(*description, PluginSource{path, sha256_file(path), false});
-  record.path = path;
+  opened.sha256 = sha256_file(path);
+  return opened;
+}
+
+const PluginRecord& register_opened(const OpenedPlugin& opened) {
+  if (opened.loaded >= 0) return records()[static_cast<size_t>(opened.loaded)];
+  PluginRecord record = register_plugin(*opened.description, PluginSource{opened.path, opened.sha256, false});
+  record.path = opened.path;
   records().push_back(std::move(record));
-  real_paths().push_back(real);
+  real_paths().push_back(opened.real);
   return records().back();
+}
+
+const PluginRecord& load_plugin(const std::string& path) { return register_opened(open_plugin(path)); }
+
+void load_plugin_files(const std::vector<PluginFile>& files, const std::function<void(const std::string&)>& note) {
+  std::vector<OpenedPlugin> opened;
+  for (const PluginFile& f : files) {
+    OpenedPlugin p;
+    try {
+      p = open_plugin(f.path);
+    } catch (const NoEntrySymbol& e) {
+      if (!f.from_folder) throw;
+      note(fmt::format("{} (a library in a GPUBENCH_PLUGIN_PATH folder that is not a plugin: skipped)", e.what()));
+      continue;
+    }
+    // The same file twice, or a plugin of the same name already chosen: the earlier one wins (the files come in
+    // precedence order: --plugin, GPUBENCH_PLUGIN_PATH, then the config's list).
+    const std::string name = p.loaded >= 0 ? records()[static_cast<size_t>(p.loaded)].name : p.description->name;
+    const std::string real = p.real;
+    bool skip = false;
+    for (const OpenedPlugin& q : opened) {
+      const std::string qname = q.loaded >= 0 ? records()[static_cast<size_t>(q.loaded)].name : q.description->name;
+      if (q.real == real) skip = true;
+      else if (qname == name) {
+        note(fmt::format("plugin {}: not loaded, plugin \"{}\" comes from {} (--plugin, then GPUBENCH_PLUGIN_PATH, "
+                         "then the config's plugins)", f.path, name, q.path));
+        skip = true;
+      }
+    }
+    if (!skip && p.loaded < 0)
+      for (const PluginRecord& r : records())
+        if (r.name == name) {
+          note(fmt::format("plugin {}: not loaded, plugin \"{}\" is already loaded from {}", f.path, name, r.path));
+          skip = true;
+        }
+    if (!skip) opened.push_back(std::move(p));
+  }
+  // Plugins with ops first: a plugin's steps may be for another plugin's op.
+  for (int with_ops = 1; with_ops >= 0; --with_ops)
+    for (const OpenedPlugin& p : opened)
+      if (p.loaded < 0 && (p.description->op_count > 0) == (with_ops == 1)) register_opened(p);
 }
 
 const std::vector<PluginRecord>& loaded_plugins() { return records(); }
 
-std::vector<std::string> plugin_paths_from_env() {
-  std::vector<std::string> out;
+std::vector<PluginFile> plugin_paths_from_env() {
+  std::vector<PluginFile> out;
   const char* env = std::getenv("GPUBENCH_PLUGIN_PATH");
   if (env == nullptr) return out;
   const std::string value(env);
@@ -165,9 +225,10 @@ std::vector<std::string> plugin_paths_from_env() {
       for (const auto& f : fs::directory_iterator(entry, ec))
         if (f.path().extension() == ".so") files.push_back(f.path().string());
       std::sort(files.begin(), files.end());
-      out.insert(out.end(), files.begin(), files.end());
+      for (const std::string& f : files)
+        if (fs::is_regular_file(f, ec)) out.push_back({f, true});
     } else if (!entry.empty()) {
-      out.push_back(entry);
+      out.push_back({entry, false});
     }
     if (end == std::string::npos) break;
     start = end + 1;

@@ -2,6 +2,7 @@
 // Loading plugin files (docs/plugins.md): `--plugin PATH`, a config's `plugins` list and GPUBENCH_PLUGIN_PATH. A
 // plugin is a shared library exporting `gpubench_plugin_v1` (include/gpubench/plugin.h); loading checks the file,
 // the symbol and the ABI version, then registers its ops and steps (op/plugin_adapter.hpp).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,38 @@ namespace gpubench::op {
 
 /// The newest plugin ABI this gpubench reads.
 inline constexpr int kPluginAbiVersion = 1;
+
+/// A library without the entry symbol (InputError with that message; load_plugin_files skips such a file found in a
+/// GPUBENCH_PLUGIN_PATH folder).
+struct NoEntrySymbol : InputError {
+  using InputError::InputError;
+};
+
+/// A plugin file checked, loaded and its entry called, not yet registered.
+struct OpenedPlugin {
+  std::string path;   ///< as given
+  std::string real;   ///< canonical path
+  std::string sha256;
+  const gpubench_plugin_v1_t* description = nullptr;
+  int loaded = -1;    ///< index in loaded_plugins() when this file is already registered
+};
+
+/// One plugin file to load, and whether a GPUBENCH_PLUGIN_PATH folder scan found it (rather than a name).
+struct PluginFile {
+  std::string path;
+  bool from_folder = false;
+};
+
+/// Checks the file and calls its entry function (load_plugin's errors; NoEntrySymbol without the entry symbol).
+OpenedPlugin open_plugin(const std::string& path);
+/// Registers an opened plugin (register_plugin) and records it; a file already registered returns its record.
+const PluginRecord& register_opened(const OpenedPlugin& opened);
+
+/// Loads `files`, given in precedence order (--plugin, GPUBENCH_PLUGIN_PATH, the config's list): each file once, and
+/// of several plugins with the same name (gpubench_plugin_v1_t::name, e.g. two builds of one plugin) only the first,
+/// `note` saying which file was left out. A library without the entry symbol found by a folder scan is skipped with
+/// a note. Plugins that declare ops register before those that only add steps. Throws InputError as load_plugin.
+void load_plugin_files(const std::vector<PluginFile>& files, const std::function<void(const std::string&)>& note);
 
 /// Loads the plugin file at `path` and registers its ops and steps; a file already loaded (same real path) is not
 /// loaded again. Before the first load, stdout is redirected to stderr (protect_report_stream) so that a plugin's
@@ -24,9 +57,9 @@ const PluginRecord& load_plugin(const std::string& path);
 const std::vector<PluginRecord>& loaded_plugins();
 
 /// The plugin files GPUBENCH_PLUGIN_PATH names: a ':'-separated list of files and folders (a folder contributes
-/// its *.so files, sorted by name). Empty entries are skipped; a missing entry is returned as is, so load_plugin
-/// reports it.
-std::vector<std::string> plugin_paths_from_env();
+/// its regular *.so files, sorted by name, marked from_folder). Empty entries are skipped; a missing entry is
+/// returned as is, so load_plugin reports it.
+std::vector<PluginFile> plugin_paths_from_env();
 
 /// SHA-256 of a file's bytes, as 64 lowercase hex digits (OpenSSL's EVP digest). Throws InputError when the file
 /// cannot be read.

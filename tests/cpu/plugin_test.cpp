@@ -88,6 +88,20 @@ TEST_F(PluginCli, ConfigListEnvironmentAndFlagLoadTheSameFileOnce) {
   ASSERT_EQ(run({"validate", "--plugin", plugin("good"), "--plugin", plugin("good"), via_config}), 0) << err_;
 }
 
+TEST_F(PluginCli, AnotherBuildOfTheConfigsPluginGivenByFlagIsUsedInstead) {
+  // Two builds of one plugin (same name): --plugin wins over the config's list, which is named in a note.
+  const fs::path other = dir_ / "other" / "libtest_plugin_good.so";
+  fs::create_directories(other.parent_path());
+  fs::copy_file(plugin("good"), other);
+  const std::string c = config("c.json", R"({"name": "copy"})", R"("plugins": [")" + plugin("good") + R"("], )");
+  ASSERT_EQ(run({"validate", "--plugin", other.string(), c}), 0) << err_;
+  EXPECT_NE(err_.find("plugin " + plugin("good") + ": not loaded, plugin \"test_plugin\" comes from " + other.string()),
+            std::string::npos) << err_;
+  // config show takes --plugin too; the same file by flag and by the config's list loads once.
+  ASSERT_EQ(run({"config", "show", "--plugin", plugin("good"), c}), 0) << err_;
+  EXPECT_NE(out_.find("\"toy_copy\""), std::string::npos);
+}
+
 TEST_F(PluginCli, TheStepsOptionSchemaAndConstraintsAreChecked) {
   const std::string bad_value = config("v.json", R"({"name": "copy", "options": {"chunks": 9}})");
   EXPECT_EQ(run({"validate", "--plugin", plugin("good"), bad_value}), 2);
