@@ -114,10 +114,24 @@ T member(const json& j, const std::string& where, const char* key) {
   }
 }
 
+/// Throws InputError naming `where` and the first key of `j` not in `accepted` (a typo such as "dflt" would otherwise
+/// be ignored and its option left without a default).
+void refuse_unknown_keys(const json& j, const std::string& where, std::initializer_list<const char*> accepted) {
+  for (const auto& [key, value] : j.items()) {
+    bool known = false;
+    for (const char* a : accepted) known = known || key == a;
+    if (known) continue;
+    std::string list;
+    for (const char* a : accepted) list += (list.empty() ? "" : ", ") + std::string(a);
+    throw InputError(fmt::format("step schema: {}{} is not a schema key; accepted: {}", where, key, list));
+  }
+}
+
 }  // namespace
 
 StepSchema StepSchema::from_json(const json& j) {
   if (!j.is_object()) throw InputError("step schema: expected an object, got " + type_name(j));
+  refuse_unknown_keys(j, "", {"name", "precisions", "test_only", "constraints", "options"});
   StepSchema s;
   s.name = member<std::string>(j, "", "name");
   for (const auto& p : member<std::vector<std::string>>(j, "", "precisions")) {
@@ -133,6 +147,7 @@ StepSchema StepSchema::from_json(const json& j) {
     const json& oj = options[i];
     const std::string where = fmt::format("options/{}/", i);
     if (!oj.is_object()) throw InputError(fmt::format("step schema: options/{} must be an object", i));
+    refuse_unknown_keys(oj, where, {"name", "type", "min", "max", "values", "default", "default_doc", "doc"});
     OptionSchema o;
     o.name = member<std::string>(oj, where, "name");
     const auto type = parse_option_type(member<std::string>(oj, where, "type"));

@@ -42,6 +42,13 @@ class IntExprParser {
     return static_cast<int>(e_.nodes_.size()) - 1;
   }
   int binary(Node::Kind kind, int a, int b) {
+    // A divisor written as the number 0 is wrong at every size: say so when the text is read, not when it is used.
+    if (kind == Node::kDiv || kind == Node::kCeilDiv) {
+      const Node& divisor = e_.nodes_[static_cast<size_t>(b)];
+      if (divisor.kind == Node::kNumber && (divisor.value == 0 || (kind == Node::kCeilDiv && divisor.value < 0)))
+        throw InputError(fmt::format("'{}': {} by the number {}", s_, kind == Node::kDiv ? "division" : "ceil_div",
+                                     divisor.value));
+    }
     Node n;
     n.kind = kind;
     n.a = a;

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
@@ -141,6 +142,17 @@ OpenedPlugin open_plugin(const std::string& path) {
     throw NoEntrySymbol(fmt::format("plugin {}: exports no {} symbol; define `extern \"C\" const gpubench_plugin_v1_t* "
                                     "gpubench_plugin_v1(void)` (docs/plugins.md)", path, GPUBENCH_PLUGIN_ENTRY_V1));
   }
+  // The symbol must be the entry function: a description struct exported under the entry's name (an easy slip) would
+  // be called as code. The dynamic symbol table says which it is.
+  Dl_info info{};
+  void* extra = nullptr;  // the symbol's ElfW(Sym) in the library's dynamic symbol table
+  const auto* symbol = static_cast<const ElfW(Sym)*>(nullptr);
+  if (dladdr1(entry, &info, &extra, RTLD_DL_SYMENT) != 0) symbol = static_cast<const ElfW(Sym)*>(extra);
+  if (symbol != nullptr &&
+      ELF64_ST_TYPE(symbol->st_info) != STT_FUNC && ELF64_ST_TYPE(symbol->st_info) != STT_GNU_IFUNC)
+    throw InputError(fmt::format("plugin {}: its {} symbol is data, not a function; export the entry function "
+                                 "`extern \"C\" const gpubench_plugin_v1_t* gpubench_plugin_v1(void)` that returns a "
+                                 "pointer to the description (docs/plugins.md)", path, GPUBENCH_PLUGIN_ENTRY_V1));
   const auto fn = reinterpret_cast<gpubench_plugin_entry_v1>(entry);
   try {
     opened.description = fn();

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
@@ -87,6 +88,9 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
   for (int32_t i = 0; i < op.tensor_count; ++i) {
     const gpubench_tensor_v1_t& c = op.tensors[i];
     if (!is_plugin_name(c.name)) throw InputError(fmt::format("{}: tensor {} has no valid name", where, i));
+    for (const Tensor& seen : tensors_)
+      if (std::string(seen.c->name) == c.name)
+        throw InputError(fmt::format("{}: two tensors are named {}; give each tensor its own name", where, c.name));
     const std::string tw = fmt::format("tensor {}", c.name);
     Tensor t;
     t.c = &c;
@@ -131,6 +135,9 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
   for (int32_t i = 0; i < op.work_model_count; ++i) {
     const gpubench_work_model_v1_t& w = op.work_models[i];
     if (!is_plugin_name(w.name)) throw InputError(fmt::format("{}: work model {} has no valid name", where, i));
+    for (const WorkModel& seen : work_models_)
+      if (seen.name == w.name)
+        throw InputError(fmt::format("{}: two work models are named {}; give each its own name", where, w.name));
     try {
       WorkModel m{w.name, IntExpr::parse(w.flops ? w.flops : ""), IntExpr::parse(w.bytes_min ? w.bytes_min : "")};
       known(m.flops, true, fmt::format("work model {} flops", w.name));
@@ -165,6 +172,34 @@ std::vector<int64_t> PluginOperation::dims(const Tensor& t, const CaseSize& size
   return out;
 }
 
+int64_t PluginOperation::fill_bound(size_t i, const CaseSize& size) const {
+  const Tensor& t = tensors_[i];
+  const int64_t bound = t.fill_bound->eval([&](std::string_view s) { return symbol(s, size, false); });
+  const int64_t most = t.c->dtype == GPUBENCH_DTYPE_INT32 ? int64_t{1} << 31 : INT64_MAX;
+  if (bound < 1 || bound > most)
+    throw InputError(fmt::format("{}: tensor {}: fill_bound '{}' is {} here; random indices are drawn in [0, bound), "
+                                 "so it must be 1 … {} for {}", name_, t.c->name, t.fill_bound->text(), bound, most,
+                                 dtype_name(t.c->dtype)));
+  return bound;
+}
+
+void PluginOperation::check_fills(const CaseSize& size) const {
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    const Tensor& t = tensors_[i];
+    if (i == output_) continue;
+    if (t.fill_bound) (void)fill_bound(i, size);
+    if (t.c->fill == GPUBENCH_FILL_RANDOM) continue;
+    const int64_t count = product(dims(t, size), name_ + ": " + t.c->name);
+    const int64_t want = t.c->fill == GPUBENCH_FILL_OFFSETS        ? size.U + 1
+                         : t.c->fill == GPUBENCH_FILL_CAND_TO_USER ? size.B
+                                                                   : size.U;
+    if (count != want)
+      throw InputError(fmt::format("{}: tensor {} has {} elements ({}) but its index fill gives {} for B={}, U={}; "
+                                   "write the shape as the fill needs ([U + 1], [B] or [U])",
+                                   name_, t.c->name, count, t.c->shape, want, size.B, size.U));
+  }
+}
+
 OpRules PluginOperation::rules() const {
   OpRules r;
   r.name = name_;
@@ -181,6 +216,10 @@ OpRules PluginOperation::rules() const {
       (void)input_bytes(size);
       (void)output_elements(size);
       for (const auto& m : work_models_) (void)work(size, m.name);
+      check_fills(size);
+      CaseSize one_request = size;  // index fills hold for any number of requests: check the fewest too
+      one_request.U = 1;
+      check_fills(one_request);
     } catch (const InputError& e) {
       out.push_back({shape_ptr, fmt::format("at the largest batch ({}, {}): {}; shrink the shape or the batch",
                                             max_batch, batch_ptr, e.what())});
@@ -216,15 +255,11 @@ int64_t PluginOperation::input_bytes(const CaseSize& size) const {
   return total;
 }
 
-int64_t PluginOperation::workspace_bytes(const CaseSize& size) const {
-  int64_t most = 0;
-  for (const StepInfo& s : steps())
-    if (s.workspace_bytes) most = std::max(most, s.workspace_bytes(size));
-  return most;
-}
+int64_t PluginOperation::workspace_bytes(const CaseSize&) const { return 0; }  // each step counts its own
 
 std::unique_ptr<Inputs> PluginOperation::make_inputs(const CaseSize& size, const RequestLayout& layout, uint64_t seed,
                                                      cudaStream_t stream) const {
+  check_fills(size);
   auto in = std::make_unique<PluginInputs>();
   in->size_ = size;
   for (size_t i = 0; i < tensors_.size(); ++i) {
@@ -240,8 +275,7 @@ std::unique_ptr<Inputs> PluginOperation::make_inputs(const CaseSize& size, const
     in->buffers.emplace_back(static_cast<size_t>(std::max<int64_t>(count, 1) * bytes));
     void* data = in->buffers.back().get();
     if (t.c->fill == GPUBENCH_FILL_RANDOM && t.fill_bound) {
-      const int64_t bound = t.fill_bound->eval([&](std::string_view s) { return symbol(s, size, false); });
-      fill_random_int(data, count, bytes, bound, seed, static_cast<uint32_t>(i), stream);
+      fill_random_int(data, count, bytes, fill_bound(i, size), seed, static_cast<uint32_t>(i), stream);
     } else if (t.c->fill == GPUBENCH_FILL_RANDOM) {
       fill_random_float(data, count, precision_of_dtype(t.c->dtype == GPUBENCH_DTYPE_PRECISION ? dtype_of(size.precision)
                                                                                                : t.c->dtype),
@@ -250,10 +284,9 @@ std::unique_ptr<Inputs> PluginOperation::make_inputs(const CaseSize& size, const
       const std::vector<int32_t>& src = t.c->fill == GPUBENCH_FILL_OFFSETS        ? layout.offsets
                                         : t.c->fill == GPUBENCH_FILL_CAND_TO_USER ? layout.cand_to_user
                                                                                   : layout.lengths;
-      if (static_cast<int64_t>(src.size()) != count)
-        throw InputError(fmt::format("{}: tensor {} has {} elements ({}) but its index fill has {} for B={}, U={}; "
-                                     "write the shape as the fill needs ([U + 1], [B] or [U])",
-                                     name_, t.c->name, count, t.c->shape, src.size(), size.B, size.U));
+      if (static_cast<int64_t>(src.size()) != count)  // check_fills saw the case's B and U: a layout of another size
+        throw InputError(fmt::format("{}: tensor {}: the request layout has {} entries for {} elements", name_,
+                                     t.c->name, src.size(), count));
       if (bytes == 4) {
         GPUBENCH_CUDA(cudaMemcpyAsync(data, src.data(), src.size() * 4, cudaMemcpyHostToDevice, stream));
       } else {

@@ -45,6 +45,12 @@ class PluginOperation final : public Operation {
   };
   /// The dimensions of tensor `t` for a case. Throws InputError on a negative dimension or overflow.
   std::vector<int64_t> dims(const Tensor& t, const CaseSize& size) const;
+  /// Input tensor i's random-index bound for a case: fill_bound evaluated, in [1, 2^31] for int32 (indices are drawn
+  /// in [0, bound)). Throws InputError naming the tensor otherwise.
+  int64_t fill_bound(size_t i, const CaseSize& size) const;
+  /// Throws InputError when an index-filled tensor's element count is not what its fill gives for the case
+  /// (OFFSETS: U + 1, CAND_TO_USER: B, LENGTHS: U) or a random index bound is out of range.
+  void check_fills(const CaseSize& size) const;
 
  private:
   /// The value of a symbol for a case: a shape parameter, B, U or (work only) elem.

@@ -1,6 +1,7 @@
 // A C step (include/gpubench/plugin.h) as the core's op::Step and its options as a StepSchema (op/plugin_adapter.hpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <memory>
@@ -113,6 +114,10 @@ config_detail::StepSchema step_schema_of(const gpubench_step_v1_t& step, const s
     if (given.is_discarded() || !given.is_object())
       throw InputError(fmt::format("{}: options_schema is not a JSON object {{\"options\": [...], \"constraints\": "
                                    "[...]}}; fix the string the plugin returns", where));
+    for (const auto& [key, value] : given.items())
+      if (key != "options" && key != "constraints")
+        throw InputError(fmt::format("{}: options_schema: \"{}\" is not a schema key; accepted: options, constraints",
+                                     where, key));
   }
   json j = {{"name", step.name},
             {"precisions", json::array()},
@@ -151,9 +156,11 @@ Findings check_options(const gpubench_step_v1_t& step, const config_detail::Step
 namespace gpubench::op {
 namespace {
 
-/// A bounded message buffer for one call (gpubench_error).
+/// A bounded message buffer for one call (gpubench_error). Only its first byte is cleared: a launch makes one per
+/// call, and the message is read with strnlen, so an unterminated one stays in bounds.
 struct ErrorBuffer {
-  char text[1024] = {0};
+  ErrorBuffer() { text[0] = '\0'; }
+  char text[1024];
   gpubench_error c{text, sizeof(text)};
 };
 
@@ -228,6 +235,10 @@ class AbiStep final : public Step {
       const char* name = s_.launch_group_name(instance_, i);
       if (name == nullptr || *name == '\0')
         throw std::runtime_error(fmt::format("{}launch_group_name({}) returned no name", prefix_, i));
+      if (!is_plugin_name(name))
+        throw std::runtime_error(fmt::format("{}launch_group_name({}) returned \"{:.64}\"; a launch group name is "
+                                             "letters, digits and '_' (it names report rows and NVTX ranges)",
+                                             prefix_, i, name));
       for (const std::string& seen : names_)
         if (seen == name)
           throw std::runtime_error(fmt::format("{}two launch groups are named \"{}\"; names must differ", prefix_,
@@ -288,15 +299,30 @@ StepInfo step_info_of(const gpubench_step_v1_t& step, const Operation& operation
   info.ladder_step = step.ladder_step;
   info.schema = step_schema_of(step, source.label);
   info.test_only = (step.flags & GPUBENCH_STEP_TEST_ONLY) != 0;
-  const std::string first_model = operation.work_models().front();
+  const std::vector<std::string> models = operation.work_models();
   // The schema lives in the registry's StepInfo, which outlives every call: capture a copy for the closures.
   const auto schema = std::make_shared<config_detail::StepSchema>(info.schema);
-  info.work_model_for = [&step, schema, first_model](const nlohmann::json& options) {
-    if (step.work_model == nullptr) return first_model;
+  const std::string where = fmt::format("{}: step {}/{}", source.label, step.op, step.name);
+  info.work_model_for = [&step, schema, models, where](const nlohmann::json& options) {
+    if (step.work_model == nullptr) return models.front();
     const std::string text = options_text(config_detail::StepOptions::resolve(*schema, options));
     const char* model = step.work_model(step.step_data, text.c_str());
-    return model != nullptr && *model != '\0' ? std::string(model) : first_model;
+    if (model == nullptr || *model == '\0') return models.front();
+    if (std::find(models.begin(), models.end(), model) == models.end()) {
+      std::string declared;
+      for (const std::string& m : models) declared += (declared.empty() ? "" : ", ") + m;
+      throw InputError(fmt::format("{}: work_model returned \"{}\", which op {} does not declare ({}); return one "
+                                   "of the op's work model names", where, model, step.op, declared));
+    }
+    return std::string(model);
   };
+  if (step.workspace_bytes != nullptr)
+    info.workspace_bytes = [&step, schema](const CaseSize& size, const nlohmann::json& options) {
+      std::vector<int64_t> values;
+      const gpubench_case_v1_t c = c_case(size, values);
+      const std::string text = options_text(config_detail::StepOptions::resolve(*schema, options));
+      return std::max<int64_t>(0, step.workspace_bytes(step.step_data, &c, text.c_str()));
+    };
   const std::string prefix = source.builtin ? "" : fmt::format("{}: {}: ", source.label, step.name);
   info.create = [&step, schema, prefix](const nlohmann::json& options) -> std::unique_ptr<Step> {
     return std::make_unique<AbiStep>(step, options_text(config_detail::StepOptions::resolve(*schema, options)),

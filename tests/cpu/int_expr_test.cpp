@@ -60,7 +60,11 @@ TEST(IntExpr, ErrorsNameTheTextAndTheColumn) {
   EXPECT_EQ(error_of("min(B)"), "'min(B)': min takes two arguments: expected ',' at column 6");
   EXPECT_EQ(error_of("B * Q", {{"B", 1}}), "'B * Q': unknown symbol 'Q'");
   EXPECT_EQ(error_of("B / (D - 4)", {{"B", 8}, {"D", 4}}), "'B / (D - 4)': division by zero");
-  EXPECT_EQ(error_of("ceil_div(B, 0)", {{"B", 8}}), "'ceil_div(B, 0)': ceil_div by 0 (the divisor must be ≥ 1)");
+  EXPECT_EQ(error_of("ceil_div(B, D)", {{"B", 8}, {"D", 0}}), "'ceil_div(B, D)': ceil_div by 0 (the divisor must be ≥ 1)");
+  // A divisor written as the number 0 is refused when the text is read, before any size is known.
+  EXPECT_EQ(error_of("B / 0"), "'B / 0': division by the number 0");
+  EXPECT_EQ(error_of("ceil_div(B, 0)"), "'ceil_div(B, 0)': ceil_div by the number 0");
+  EXPECT_EQ(eval("B / -2", {{"B", 8}}), -4);
 }
 
 TEST(IntExpr, ShapesSplitAtTopLevelCommas) {

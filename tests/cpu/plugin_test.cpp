@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "measure/device_info.hpp"
 #include "support/cli_binary.hpp"
 
 namespace gpubench {
@@ -100,6 +101,11 @@ TEST_F(PluginCli, AnotherBuildOfTheConfigsPluginGivenByFlagIsUsedInstead) {
   // config show takes --plugin too; the same file by flag and by the config's list loads once.
   ASSERT_EQ(run({"config", "show", "--plugin", plugin("good"), c}), 0) << err_;
   EXPECT_NE(out_.find("\"toy_copy\""), std::string::npos);
+  // The check's bound is the op's own where it sets one (toy_copy: bf16 0.004), the precision's default otherwise.
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(out_).at("check").at("tolerance").get<double>(), 2e-3) << out_;  // fp16
+  const std::string bf16 = config("b.json", R"({"name": "copy"})", R"("precision": "bf16", )");
+  ASSERT_EQ(run({"config", "show", "--plugin", plugin("good"), bf16}), 0) << err_;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(out_).at("check").at("tolerance").get<double>(), 0.004) << out_;
 }
 
 TEST_F(PluginCli, TheStepsOptionSchemaAndConstraintsAreChecked) {
@@ -126,6 +132,23 @@ TEST_F(PluginCli, PlanCountsThePluginOpsWorkFromItsExpressions) {
   EXPECT_EQ(step.at("bound"), "memory");
 }
 
+TEST_F(PluginCli, DeviceMemoryCountsTheSelectedStepsWorkspaceWithItsOptions) {
+  // The example embedding_bag plugin: gather_reduce's workspace is the gathered rows [B, D], block_per_bag has
+  // none; only the steps a config selects count (it was the largest of all the op's steps).
+  const std::string example = std::string(GPUBENCH_EXAMPLE_PLUGIN_DIR) + "/embedding_bag/libgpubench_embedding_bag.so";
+  const auto need = [&](const std::string& step) {
+    const fs::path p = dir_ / (step + ".json");
+    std::ofstream(p) << R"({"schema_version": 1, "workload": {"op": "embedding_bag", "shape": {"rows": 1000, "D": 64},
+                           "batch": 4096, "requests": {"distribution": "fixed", "params": {"length": 32}}},
+                           "variants": [")" << step << R"("]})";
+    EXPECT_EQ(run({"plan", "--plugin", example, p.string(), "--format", "json"}), 0) << err_;
+    return nlohmann::json::parse(out_).at("cases").at(0).at("memory_need_bytes").get<int64_t>();
+  };
+  const int64_t gather = need("gather_reduce"), pooled = need("block_per_bag");
+  // One timing input set and one more for the check: the workspace counts twice; B·D·2 bytes in fp16.
+  EXPECT_EQ(gather - pooled, 2 * int64_t{4096} * 64 * 2);
+}
+
 TEST_F(PluginCli, APluginsPrintsCannotCorruptWhatGoesToStdout) {
   const std::string c = config("n.json", R"({"name": "copy"})");
   ASSERT_EQ(run({"plan", "--plugin", plugin("noisy"), c, "--format", "json"}), 0) << err_;
@@ -133,6 +156,10 @@ TEST_F(PluginCli, APluginsPrintsCannotCorruptWhatGoesToStdout) {
   EXPECT_EQ(out_.find("noise"), std::string::npos);
   EXPECT_NE(err_.find("noise from a plugin's constructor"), std::string::npos) << err_;
   EXPECT_NE(err_.find("noise from gpubench_plugin_v1"), std::string::npos) << err_;
+  // -o /dev/stdout names the real standard output, not the descriptor the plugin's prints were moved to.
+  ASSERT_EQ(run({"plan", "--plugin", plugin("noisy"), c, "--format", "json", "-o", "/dev/stdout"}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_).at("cases").size(), 1u) << out_;
+  EXPECT_EQ(err_.find("\"cases\""), std::string::npos) << err_;
 }
 
 /// Each bad plugin: exit 2 and one line naming the file and what to do.
@@ -166,6 +193,10 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
       {plugin("dup_step"), "op \"ikbo_lce\" already has a step \"baseline\""},
       {plugin("bad_schema"), "step toy_copy/copy: options_schema is not a JSON object"},
       {plugin("bad_shape"), "op toy_copy: tensor Y shape '[B, Q]' names 'Q', which is not a shape parameter, B, U"},
+      {plugin("data_entry"), "its gpubench_plugin_v1 symbol is data, not a function; export the entry function"},
+      {plugin("schema_typo"), "step toy_copy/copy: options_schema: step schema: options/0/dflt is not a schema key; "
+                              "accepted: name, type, min, max, values, default, default_doc, doc"},
+      {plugin("dup_tensor"), "op toy_copy: two tensors are named X"},
   };
   for (const auto& [file, message] : cases) {
     EXPECT_EQ(run({"list", "--plugin", file}), 2) << file << "\n" << err_;
@@ -173,6 +204,29 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
     EXPECT_NE(err_.find(message), std::string::npos) << file << ":\n" << err_;
     EXPECT_EQ(out_, "") << file;  // nothing half-listed
   }
+}
+
+TEST_F(PluginCli, MistakesOnlyACasesSizesShowAreFoundByValidate) {
+  // bad_fill: random indices drawn below `D - 512`, offsets shaped [B] instead of [U + 1].
+  const std::string none = config("none.json", R"({"name": "copy"})");  // D = 512: no index to draw
+  EXPECT_EQ(run({"validate", "--plugin", plugin("bad_fill"), none}), 2);
+  EXPECT_NE(err_.find("/workload/shape"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("tensor idx: fill_bound 'D - 512' is 0 here; random indices are drawn in [0, bound), so it must "
+                      "be 1 … 2147483648 for int32"), std::string::npos) << err_;
+  const std::string c = (dir_ / "wide.json").string();
+  std::ofstream(c) << R"({"schema_version": 1, "workload": {"op": "toy_copy", "shape": {"D": 600}, "batch": 4096,
+                          "requests": {"distribution": "fixed", "params": {"length": 32}}}, "variants": ["copy"]})";
+  EXPECT_EQ(run({"validate", "--plugin", plugin("bad_fill"), c}), 2);
+  EXPECT_NE(err_.find("tensor offsets has 4096 elements ([B]) but its index fill gives 4097 for B=4096, U=4096; write "
+                      "the shape as the fill needs"), std::string::npos) << err_;
+}
+
+TEST_F(PluginCli, RunsNoGpuHintKeepsThePlugins) {
+  if (measure::device_count() > 0) GTEST_SKIP() << "a GPU is usable here: run would measure";
+  const std::string c = config("h.json", R"({"name": "copy"})");
+  ASSERT_EQ(run({"run", "--plugin", plugin("good"), c, "-o", (dir_ / "out").string()}), 3) << err_;
+  EXPECT_NE(err_.find("`gpubench plan --plugin " + plugin("good") + " " + c + "` shows work counts"), std::string::npos)
+      << err_;
 }
 
 TEST_F(PluginCli, ABadPluginInOneConfigLeavesTheOtherFilesValidated) {

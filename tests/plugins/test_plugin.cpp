@@ -6,6 +6,10 @@
 //   copy_half        the first half of the output only (fails the check: the rest stays poisoned)
 //   copy_side_stream the copy enqueued on a stream of its own (the honest-kernel check flags it)
 //   setup_fails      setup returns GPUBENCH_ERROR_INVALID
+//   replay           the output of the first launch's input, replayed for every later input (fails the check when
+//                    the inputs differ per check seed, as they must)
+// (TEST_PLUGIN_FAULT adds `fault`, a kernel that writes to an unmapped address, tests/plugins/fault_kernel.cu, and
+// `copy_again`, a copy after it)
 // and one step for the in-tree op: ikbo_lce/team_copy_w, which copies W's first rows into Y (wrong on purpose;
 // used to see a plugin step join the IKBO ladder in `list` and `validate`).
 #include <cuda_runtime_api.h>
@@ -18,8 +22,16 @@
 
 namespace {
 
+#if defined(TEST_PLUGIN_FAULT)
+extern "C" cudaError_t test_plugin_fault_launch(cudaStream_t stream);  // fault_kernel.cu
+#endif
+
+/// replay's first output, kept across instances and check seeds (one process: --no-isolate).
+void* g_replay = nullptr;
+bool g_replay_filled = false;
+
 struct Copy {
-  int mode = 0;  // 0 copy, 1 half, 2 side stream, 3 setup fails
+  int mode = 0;  // 0 copy, 1 half, 2 side stream, 3 setup fails, 4 replay, 5 fault
   int chunks = 1;
   void* y = nullptr;
   const void* x = nullptr;
@@ -64,6 +76,10 @@ gpubench_status setup(void* instance, const gpubench_case_v1_t* cs, const DLTens
     say(error, "cudaStreamCreate failed");
     return GPUBENCH_ERROR_CUDA;
   }
+  if (c->mode == 4 && g_replay == nullptr && cudaMalloc(&g_replay, c->bytes) != cudaSuccess) {
+    say(error, "cudaMalloc failed");
+    return GPUBENCH_ERROR_CUDA;
+  }
   return GPUBENCH_OK;
 }
 
@@ -72,6 +88,17 @@ const char* group_name(void*, int32_t) { return "copy"; }
 
 gpubench_status launch(void* instance, int32_t, gpubench_stream stream, gpubench_error* error) {
   auto* c = static_cast<Copy*>(instance);
+#if defined(TEST_PLUGIN_FAULT)
+  if (c->mode == 5) return test_plugin_fault_launch(stream) == cudaSuccess ? GPUBENCH_OK : GPUBENCH_ERROR_CUDA;
+#endif
+  if (c->mode == 4) {  // the first input's copy, whatever the input now
+    if (!g_replay_filled && cudaMemcpyAsync(g_replay, c->x, c->bytes, cudaMemcpyDeviceToDevice, stream) != cudaSuccess)
+      return GPUBENCH_ERROR_CUDA;
+    g_replay_filled = true;
+    return cudaMemcpyAsync(c->y, g_replay, c->bytes, cudaMemcpyDeviceToDevice, stream) == cudaSuccess
+               ? GPUBENCH_OK
+               : GPUBENCH_ERROR_CUDA;
+  }
   const size_t bytes = c->mode == 1 ? c->bytes / 2 : c->bytes;
   cudaStream_t s = c->mode == 2 ? c->side : stream;
   // The side stream is ordered after and before the given one (the output is complete when the given stream is):
@@ -120,19 +147,32 @@ const char* kCopySchema =
 
 #if defined(TEST_PLUGIN_BAD_SCHEMA)
 const char* kSchema = R"({"options": [{"name": "chunks", "type": "integer"]})";  // not JSON: a ']' for a '}'
+#elif defined(TEST_PLUGIN_SCHEMA_TYPO)
+const char* kSchema = R"({"options": [{"name": "chunks", "type": "integer", "min": 1, "max": 8, "dflt": 1}]})";
 #else
 const char* kSchema = kCopySchema;
 #endif
 
 const gpubench_shape_param_v1_t kParams[] = {{"D", 256, 1, 1 << 20, "elements per row"}};
+#if defined(TEST_PLUGIN_BAD_FILL)
+// Mistakes only a case's sizes show: random indices below `D - 512` (none at D = 512) and offsets shaped [B].
+const gpubench_tensor_v1_t kTensors[] = {
+    {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
+    {"idx", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_INT32, "[B]", GPUBENCH_FILL_RANDOM, "D - 512", "row ids"},
+    {"offsets", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_INT32, "[B]", GPUBENCH_FILL_OFFSETS, nullptr, "wrong shape"},
+    {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
+#else
 const gpubench_tensor_v1_t kTensors[] = {
     {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
     {"offsets", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_INT32, "[U + 1]", GPUBENCH_FILL_OFFSETS, nullptr,
      "first row of each request"},
 #if defined(TEST_PLUGIN_BAD_SHAPE)
     {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, Q]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
+#elif defined(TEST_PLUGIN_DUP_TENSOR)
+    {"X", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
 #else
     {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
+#endif
 #endif
 const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * D * elem", "X read once, Y written once"}};
 
@@ -142,8 +182,10 @@ const char* kOpName = "ikbo_lce";
 const char* kOpName = "toy_copy";
 #endif
 
-const gpubench_op_v1_t kOps[] = {{kOpName, "Y[B, D] = X[B, D] (a test op)", kParams, 1, kTensors, 3, kWork, 1, 0, 0,
-                                  0, nullptr}};
+const gpubench_op_v1_t kOps[] = {{kOpName, "Y[B, D] = X[B, D] (a test op)", kParams, 1, kTensors,
+                                  static_cast<int32_t>(sizeof(kTensors) / sizeof(kTensors[0])), kWork, 1,
+                                  0, 0.004, 0,  // tolerances: fp16 and fp32 gpubench's default, bf16 its own
+                                  nullptr}};
 
 gpubench_step_v1_t step(const char* op, const char* name, int mode, int32_t ladder, const char* schema) {
   gpubench_step_v1_t s{};
@@ -175,6 +217,11 @@ const gpubench_step_v1_t kSteps[] = {step(kOpName, "copy", 0, 0, kSchema),
                                      step(kOpName, "copy_half", 1, 1, nullptr),
                                      step(kOpName, "copy_side_stream", 2, 2, nullptr),
                                      step(kOpName, "setup_fails", 3, 3, nullptr),
+                                     step(kOpName, "replay", 4, 4, nullptr),
+#if defined(TEST_PLUGIN_FAULT)
+                                     step(kOpName, "fault", 5, 5, nullptr),
+                                     step(kOpName, "copy_again", 0, 6, nullptr),
+#endif
                                      step("ikbo_lce", kLceStep, 0, 50, nullptr)};
 
 gpubench_plugin_v1_t make_plugin() {
@@ -189,11 +236,13 @@ gpubench_plugin_v1_t make_plugin() {
   p.ops = kOps;
   p.op_count = 1;
   p.steps = kSteps;
-  p.step_count = 5;
+  p.step_count = static_cast<int32_t>(sizeof(kSteps) / sizeof(kSteps[0]));
   return p;
 }
 
+#if !defined(TEST_PLUGIN_DATA_ENTRY)
 const gpubench_plugin_v1_t kPlugin = make_plugin();
+#endif
 
 #if defined(TEST_PLUGIN_NOISY)
 struct Noise {
@@ -209,6 +258,9 @@ extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v2
 extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v0(void) { return &kPlugin; }
 #elif defined(TEST_PLUGIN_NO_ENTRY)
 extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin(void) { return &kPlugin; }  // the name lacks _v1
+#elif defined(TEST_PLUGIN_DATA_ENTRY)
+// The description itself exported under the entry's name (a slip the loader must catch: it is data, not code).
+extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t gpubench_plugin_v1 = make_plugin();
 #elif defined(TEST_PLUGIN_NULL)
 extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1(void) {
   std::fprintf(stderr, "test_plugin: refusing to load (TEST_PLUGIN_NULL)\n");
