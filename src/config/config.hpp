@@ -113,8 +113,11 @@ struct MeasureSpec {
 /// Correctness gate (docs/method.md).
 struct CheckSpec {
   bool enabled = true;                 ///< run the gate before timing each variant
-  std::optional<double> tolerance;     ///< override of the precision's default rel. error bound
+  std::optional<double> tolerance;     ///< override of the op's default rel. error bound
   std::vector<uint64_t> seeds = {1};   ///< fresh random inputs per seed
+  /// The op's default rel. error bound in the config's precision (a plugin op may set its own; else the
+  /// precision's default, docs/method.md). Filled by the parser; the bound used is tolerance, else this.
+  double op_tolerance = 0;
 };
 
 /// End-to-end impact from a production profile (docs/method.md, "given" mode).

@@ -227,6 +227,8 @@ Config parse_config(const nlohmann::json& j, const ConfigContext& ctx) {
   parse_variants(v, j, ctx, c);
   parse_measure(v, j, c);
   parse_check(v, j, c);
+  const OpRules* op = ctx.find_op(c.workload.op);
+  c.check.op_tolerance = op != nullptr && op->tolerance ? op->tolerance(c.precision) : default_tolerance(c.precision);
   parse_end_to_end(v, j, ctx, c);
   if (!v.issues().empty()) throw ConfigError(ctx.source, v.issues());
   c.resolved = resolved_json(c, form);

@@ -60,6 +60,8 @@ struct OpRules {
   /// True when the op can be measured inside a whole request (/end_to_end/pipeline, whose tables gather the
   /// shape's K_user and K_cand features of N elements).
   bool has_pipeline = false;
+  /// The op's default relative-error bound for a precision (unset: the precision's default, default_tolerance).
+  std::function<double(Precision)> tolerance;
 };
 
 /// What the validator needs to know from the rest of the program (kept out of config/ to keep

@@ -75,10 +75,10 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
         {"input_seed", w.input_seed}}},
       {"variants", variants},
       {"measure", measure},
-      // The effective tolerance: the override, else the precision's default (docs/method.md).
+      // The effective tolerance: the override, else the op's default (docs/method.md).
       {"check",
        {{"enabled", c.check.enabled},
-        {"tolerance", c.check.tolerance.value_or(default_tolerance(c.precision))},
+        {"tolerance", c.check.tolerance.value_or(c.check.op_tolerance)},
         {"seeds", c.check.seeds}}},
       {"end_to_end", end_to_end},
   };

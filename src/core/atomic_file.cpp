@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/report_stream.hpp"
 
 namespace gpubench {
 
@@ -85,6 +86,14 @@ void check_writable(const std::string& path_in) {
 }
 
 void write_file_atomic(const std::string& path_in, std::string_view content) {
+  // Standard output by name: the report stream's descriptor, which stays stdout after a plugin is loaded (then
+  // descriptor 1 is stderr: core/report_stream.hpp).
+  if (path_in == "/dev/stdout" || path_in == "/dev/fd/1" || path_in == "/proc/self/fd/1") {
+    std::FILE* out = report_stream();
+    std::fflush(out);
+    write_all(fileno(out), content, path_in);
+    return;
+  }
   const std::string path = resolve_link(path_in);
   if (is_special_file(path)) {  // a device or pipe: written in place, never replaced
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);

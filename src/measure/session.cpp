@@ -55,6 +55,19 @@ std::string work_model_of(const op::Operation& operation, const op::StepInfo& in
   return info.work_model_for ? info.work_model_for(options) : operation.work_models().front();
 }
 
+/// One untimed run of a step for the check: create it with `options`, set it up on `inputs`, poison the output
+/// `y` (`count` elements in `precision`), launch every launch group on `stream`. Returns the step, which the caller
+/// keeps until it has synchronized the stream. Throws what the step throws.
+std::unique_ptr<op::Step> run_poisoned(const op::StepInfo& info, const nlohmann::json& options,
+                                       const op::Inputs& inputs, void* y, int64_t count, Precision precision,
+                                       cudaStream_t stream) {
+  auto step = info.create(options);
+  step->setup(inputs, y, stream);
+  op::poison_output(y, count, precision, stream);
+  for (const auto& group : step->groups()) group.launch(stream);
+  return step;
+}
+
 /// Correctness gate of one step: every seed, poisoned output, vs the fp32 reference and the baseline.
 /// `count`: output elements of the case.
 void check_variant(const op::Operation& operation, const op::StepInfo& info, const VariantSpec& spec,
@@ -67,10 +80,7 @@ void check_variant(const op::Operation& operation, const op::StepInfo& info, con
   for (CheckSet& set : sets) {
     c.seeds.push_back(set.seed);
     DeviceBuffer y(static_cast<size_t>(count * element_bytes(config.precision)));
-    auto step = info.create(spec.options);
-    step->setup(*set.inputs, y.get(), stream);
-    op::poison_output(y.get(), count, config.precision, stream);
-    for (const auto& group : step->groups()) group.launch(stream);
+    const auto step = run_poisoned(info, spec.options, *set.inputs, y.get(), count, config.precision, stream);
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     if (!set.have_ref) {
       c.status = CheckStatus::kFail;
@@ -109,7 +119,11 @@ int64_t case_memory_need(const Config& config, int64_t B, int64_t U, int64_t inp
   const int64_t y = elements * element_bytes(config.precision);
   const int64_t y_ref = elements * 4;
   const int64_t seeds = config.check.enabled ? static_cast<int64_t>(config.check.seeds.size()) : 0;
-  const int64_t workspace = operation.workspace_bytes(size);
+  // The op's bound for its in-tree steps, or the largest a selected step declares with the config's options.
+  int64_t workspace = operation.workspace_bytes(size);
+  for (const VariantSpec& v : config.variants)
+    if (const op::StepInfo* s = operation.find_step(v.name); s != nullptr && s->workspace_bytes)
+      workspace = std::max(workspace, s->workspace_bytes(size, v.options));
   return seeds * (inputs + y_ref + 2 * y) + input_sets * (inputs + y + workspace) + workspace;
 }
 
@@ -305,10 +319,8 @@ class SessionRun {
       try {
         if (info == nullptr) throw InputError("unknown step");
         DeviceBuffer y(cs.out_bytes);
-        auto step = info->create(first.options);
-        step->setup(*set.inputs, y.get(), stream);
-        op::poison_output(y.get(), cs.out_elements, config_.precision, stream);
-        for (const auto& group : step->groups()) group.launch(stream);
+        const auto step =
+            run_poisoned(*info, first.options, *set.inputs, y.get(), cs.out_elements, config_.precision, stream);
         op::to_fp32(y.get(), config_.precision, set.y_ref.as<float>(), cs.out_elements, stream);
         const op::ErrorStats e =
             op::compare_to_reference(y.get(), config_.precision, set.y_ref.as<float>(), cs.out_elements, stream);

@@ -166,6 +166,7 @@ ConfigContext registry_context() {
   add_distributions(ctx);
   for (const Operation* op : operations()) {
     OpRules rules = op->rules();
+    rules.tolerance = [op](Precision p) { return op->tolerance(p); };
     // The ladder is the registry's (in-tree and plugin steps alike), each step with the schema it registered.
     rules.steps = op->step_names();
     rules.step_options.clear();

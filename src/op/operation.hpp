@@ -100,9 +100,9 @@ struct StepInfo {
   /// The op's work model that counts this step's work with these options (Operation::work_models()).
   std::function<std::string(const nlohmann::json& options)> work_model_for;
   bool test_only = false;             ///< hidden unless GPUBENCH_ENABLE_TEST_VARIANTS=1 (never listed)
-  /// Device scratch the step allocates in setup for a case, with its default options [bytes]; unset: counted by
-  /// the op's workspace_bytes.
-  std::function<int64_t(const CaseSize& size)> workspace_bytes;
+  /// Device scratch the step needs for a case with these options (the config's, defaults filled) [bytes]; unset:
+  /// counted by the op's workspace_bytes. Throws InputError on bad options.
+  std::function<int64_t(const CaseSize& size, const nlohmann::json& options)> workspace_bytes;
   /// Creates an unbound instance from the config's options, checked against `schema` (defaults filled).
   /// Throws InputError "<step>: options.<key> …" on a bad one.
   std::function<std::unique_ptr<Step>(const nlohmann::json& options)> create;

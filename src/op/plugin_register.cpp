@@ -91,15 +91,7 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
   for (int32_t i = 0; i < plugin.step_count; ++i) {
     const gpubench_step_v1_t& s = plugin.steps[i];
     const Operation& operation = *find_operation(s.op);
-    StepInfo info = step_info_of(s, operation, source);
-    if (s.workspace_bytes != nullptr) {
-      info.workspace_bytes = [&s](const CaseSize& size) {  // with the default options: none given
-        std::vector<int64_t> values;
-        const gpubench_case_v1_t c = c_case(size, values);
-        return std::max<int64_t>(0, s.workspace_bytes(s.step_data, &c, "{}"));
-      };
-    }
-    register_step(s.op, std::move(info), label);
+    register_step(s.op, step_info_of(s, operation, source), label);
     record.steps.push_back(fmt::format("{}/{}", s.op, s.name));
   }
   return record;
