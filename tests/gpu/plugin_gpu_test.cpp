@@ -1,6 +1,7 @@
 // Plugin steps measured on the GPU through the real binary (docs/plugins.md): the test plugin's toy_copy ladder
 // (tests/plugins/test_plugin.cpp: a step that writes half its output, one that works on a stream of its own, one whose
-// setup refuses the shape) and the example embedding_bag plugin's ladder against its fp32 reference, edge sizes too.
+// setup refuses the shape, one that replays its first output, one that faults under --isolate) and the example
+// embedding_bag plugin's ladder against its fp32 reference, edge sizes too.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -35,12 +36,13 @@ class PluginGpu : public ::testing::Test {
   void TearDown() override {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
-  /// Runs `config` with `plugin` (no isolation: one process); returns the exit code, the report in report_.
-  int run(const json& config, const std::string& plugin) {
+  /// Runs `config` with `plugin` (by default without isolation: one process); returns the exit code, the report in
+  /// report_.
+  int run(const json& config, const std::string& plugin, const std::string& isolation = "--no-isolate") {
     const std::string cfg = (dir_ / "config.json").string();
     std::ofstream(cfg) << config.dump(2);
     const std::string prefix = (dir_ / "report").string();
-    testing::Child child(bin_, {"run", cfg, "--plugin", plugin, "--no-isolate", "-o", prefix, "-f", "json"}, dir_);
+    testing::Child child(bin_, {"run", cfg, "--plugin", plugin, isolation, "-o", prefix, "-f", "json"}, dir_);
     const int rc = child.wait(300);
     err_ = child.err();
     report_ = json::parse(testing::slurp(prefix + ".json"), nullptr, false);
@@ -64,7 +66,7 @@ TEST_F(PluginGpu, ToyLadderChecksAgainstItsFirstStepAndFlagsDishonestSteps) {
         {"batch", 3000},
         {"requests", {{"distribution", "fixed"}, {"params", {{"length", 7}}}}}}},
       {"variants",
-       {{{"name", "copy"}, {"options", {{"chunks", 3}}}}, "copy_half", "setup_fails", "copy_side_stream"}},
+       {{{"name", "copy"}, {"options", {{"chunks", 3}}}}, "copy_half", "setup_fails", "copy_side_stream", "replay"}},
       {"measure", quick_measure()},
       {"check", {{"enabled", true}, {"seeds", {1, 2}}}}};
   const std::string plugin = std::string(GPUBENCH_TEST_PLUGIN_DIR) + "/libtest_plugin_good.so";
@@ -89,12 +91,40 @@ TEST_F(PluginGpu, ToyLadderChecksAgainstItsFirstStepAndFlagsDishonestSteps) {
   EXPECT_NE(step(0, 3).at("error").get<std::string>().find("launches on another stream"), std::string::npos);
   const std::string notes = step(0, 3).at("notes").dump();
   EXPECT_NE(notes.find("launch group copy put"), std::string::npos) << notes;
+  // The first input's copy replayed for the second seed: wrong, because the inputs differ per seed.
+  EXPECT_EQ(step(0, 4).at("status"), "failed") << step(0, 4).dump();
+  EXPECT_EQ(step(0, 4).at("correctness").at("nonfinite").get<int64_t>(), 0);
+  EXPECT_GT(step(0, 4).at("correctness").at("rel_error").get<double>(), 0.5) << step(0, 4).dump();
   // The report names the plugin file and its build.
   const json& p = report_.at("plugins").at(0);
   EXPECT_EQ(p.at("name"), "test_plugin");
   EXPECT_EQ(p.at("version"), "1.2.3-test");
   EXPECT_EQ(p.at("abi_version"), 1);
   EXPECT_EQ(p.at("sha256").get<std::string>().size(), 64u);
+}
+
+TEST_F(PluginGpu, AFaultingPluginStepFailsAloneUnderIsolation) {
+  // fault writes to an unmapped address (cudaErrorIllegalAddress poisons its process); isolated, the steps before and
+  // after it are measured and checked.
+  const json config = {{"schema_version", 1},
+                       {"precision", "fp16"},
+                       {"workload",
+                        {{"op", "toy_copy"},
+                         {"shape", {{"D", 256}}},
+                         {"batch", 1024},
+                         {"requests", {{"distribution", "fixed"}, {"params", {{"length", 4}}}}}}},
+                       {"variants", {"copy", "fault", "copy_again"}},
+                       {"measure", quick_measure()},
+                       {"check", {{"enabled", true}, {"seeds", {1}}}}};
+  const std::string plugin = std::string(GPUBENCH_TEST_PLUGIN_DIR) + "/libtest_plugin_fault.so";
+  EXPECT_EQ(run(config, plugin, "--isolate"), 1) << err_;
+  ASSERT_FALSE(report_.is_discarded()) << err_;
+  EXPECT_EQ(step(0, 0).at("status"), "ok") << step(0, 0).dump();
+  EXPECT_EQ(step(0, 1).at("status"), "failed");
+  EXPECT_NE(step(0, 1).at("error").get<std::string>().find("illegal"), std::string::npos) << step(0, 1).dump();
+  EXPECT_EQ(step(0, 2).at("status"), "ok") << step(0, 2).dump();
+  EXPECT_EQ(step(0, 2).at("correctness").at("status"), "pass");
+  EXPECT_GE(step(0, 2).at("region").at("count").get<int64_t>(), 10);
 }
 
 TEST_F(PluginGpu, EmbeddingBagLadderMatchesItsReferenceOnEdgeSizes) {
