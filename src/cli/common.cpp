@@ -86,6 +86,21 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
   return out;
 }
 
+std::vector<ConfigIssue> step_callback_issues(const Config& c) {
+  std::vector<ConfigIssue> out;
+  const op::Operation& operation = op::operation_of(c);
+  for (size_t i = 0; i < c.variants.size(); ++i) {
+    const op::StepInfo* info = operation.find_step(c.variants[i].name);
+    if (info == nullptr || !info->work_model_for) continue;
+    try {
+      (void)info->work_model_for(c.variants[i].options);
+    } catch (const InputError& e) {
+      out.push_back({fmt::format("/variants/{}", i), e.what()});
+    }
+  }
+  return out;
+}
+
 std::vector<ConfigIssue> metric_name_issues(const Config& c) {
   const std::vector<std::string>& items = c.measure.metrics;
   const std::string chip = measure::chip_for_model(c.device.model);

@@ -47,6 +47,10 @@ int64_t datasheet_memory_bytes(const std::string& model);
 /// (batch or shape) naming the case, the need and the fix. `validate` and `run` report them without a GPU.
 std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 
+/// Problems only a step's own code finds (no GPU): a step's work_model callback naming a model its op lacks (a
+/// plugin's mistake), at /variants/i. Empty when every step answers.
+std::vector<ConfigIssue> step_callback_issues(const Config& c);
+
 /// Batches up to this many candidates are always laid out to size a case exactly (64 MB of host memory); a
 /// larger one only when even one request's need fits the GPU (else "at least" that need is reported).
 inline constexpr int64_t kCheapLayoutBatch = int64_t{1} << 24;

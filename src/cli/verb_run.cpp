@@ -143,6 +143,8 @@ int run(const RunArgs& a) {
   // A case too big for the config's GPU model's datasheet memory is bad input on any machine (as validate says).
   if (auto issues = datasheet_memory_issues(config); !issues.empty())
     throw ConfigError(a.config.empty() ? "<default>" : a.config, std::move(issues));
+  if (auto issues = step_callback_issues(config); !issues.empty())
+    throw ConfigError(a.config.empty() ? "<default>" : a.config, std::move(issues));
   // The output paths are written after the GPU work: a bad one must fail now, not lose the measurement.
   check_report_paths(a.output.empty() ? "gpubench_" + config.name : a.output, a.formats);
   if (!a.trace.empty()) check_writable(a.trace);

@@ -35,6 +35,7 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
     // And metric names the GPU model's chip does not have: `run` would refuse them too (the catalog needs no GPU).
     auto issues = datasheet_memory_issues(c);
     for (auto& i : metric_name_issues(c)) issues.push_back(std::move(i));
+    for (auto& i : step_callback_issues(c)) issues.push_back(std::move(i));
     if (!issues.empty()) throw ConfigError(path, std::move(issues));
     fmt::print(report_stream(), "{}: OK: {} ({} case{}, {} variant{}, config hash {})\n", path, c.name, c.workload.cases.size(),
                c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);

@@ -116,6 +116,14 @@ TEST_F(PluginCli, TheStepsOptionSchemaAndConstraintsAreChecked) {
   const std::string refused = config("r.json", R"({"name": "copy", "options": {"chunks": 7}})");
   EXPECT_EQ(run({"validate", "--plugin", plugin("good"), refused}), 2);
   EXPECT_NE(err_.find("7 is refused by the plugin"), std::string::npos) << err_;
+  // The step's work_model callback names a model the op lacks (the test plugin does so at chunks 6): a plugin
+  // mistake found before any GPU work, at the step's pointer.
+  const std::string bogus = config("m.json", R"({"name": "copy", "options": {"chunks": 6}})");
+  EXPECT_EQ(run({"validate", "--plugin", plugin("good"), bogus}), 2);
+  EXPECT_NE(err_.find("/variants/0"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("step toy_copy/copy: work_model returned \"bogus\", which op toy_copy does not declare (minimum)"),
+            std::string::npos) << err_;
+  EXPECT_EQ(run({"run", "--plugin", plugin("good"), bogus}), 2) << err_;
   const std::string unknown = config("u.json", R"({"name": "copy", "options": {"tile": 4}})");
   EXPECT_EQ(run({"validate", "--plugin", plugin("good"), unknown}), 2);
   EXPECT_NE(err_.find("tile"), std::string::npos) << err_;

@@ -140,6 +140,12 @@ void check_copy(void*, const char* options_json, gpubench_option_report problem,
   if (std::strstr(options_json, "\"chunks\":7") != nullptr) problem(context, "chunks", "7 is refused by the plugin");
 }
 
+/// copy's work model: the op's first, except with chunks 6, where it names a model toy_copy does not declare (a
+/// plugin mistake validate must catch).
+const char* copy_work_model(void*, const char* options_json) {
+  return std::strstr(options_json, "\"chunks\":6") != nullptr ? "bogus" : nullptr;
+}
+
 const char* kCopySchema =
     R"({"options": [{"name": "chunks", "type": "integer", "min": 1, "max": 8, "default": 1,
                      "doc": "copies per launch"}],
@@ -197,6 +203,7 @@ gpubench_step_v1_t step(const char* op, const char* name, int mode, int32_t ladd
   s.step_data = reinterpret_cast<void*>(static_cast<intptr_t>(mode));
   s.options_schema = schema;
   s.check_options = schema != nullptr ? &check_copy : nullptr;
+  s.work_model = schema != nullptr ? &copy_work_model : nullptr;
   s.create = &create;
   s.setup = &setup;
   s.launch_group_count = &group_count;
