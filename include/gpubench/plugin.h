@@ -198,7 +198,7 @@ typedef struct {
                            int32_t tensor_count, void* workspace, gpubench_stream stream, gpubench_error* error);
   /** After setup: the number of launch groups, each a named unit of launches timed as one. */
   int32_t (*launch_group_count)(void* instance);
-  /** The name of launch group `group` (e.g. "pool"); letters, digits, '_' and ':'. */
+  /** The name of launch group `group` (e.g. "pool"); letters, digits and '_', not starting with a digit. */
   const char* (*launch_group_name)(void* instance, int32_t group);
   /** Enqueues launch group `group` on `stream`. Running all groups in order writes the output. */
   gpubench_status (*launch)(void* instance, int32_t group, gpubench_stream stream, gpubench_error* error);

@@ -107,6 +107,7 @@ std::string placement_hints(const std::string& verb, int argc, char** argv) {
 }  // namespace
 
 int run_app(int argc, char** argv) {
+  if (argc > 0 && argv[0] != nullptr) set_program_path(argv[0]);
   CLI::App app{"gpubench: where GPU kernel time goes, and what an optimization is worth end to end"};
   app.set_version_flag("--version", fmt::format("gpubench {} (git {})", build_info::kVersion, build_info::kGitSha));
   app.require_subcommand(1);

@@ -101,6 +101,12 @@ std::vector<ConfigIssue> step_callback_issues(const Config& c) {
   return out;
 }
 
+void refuse_gpu_free_issues(const Config& c, const std::string& source) {
+  std::vector<ConfigIssue> issues = metric_name_issues(c);
+  for (ConfigIssue& i : step_callback_issues(c)) issues.push_back(std::move(i));
+  if (!issues.empty()) throw ConfigError(source.empty() ? "<default>" : source, std::move(issues));
+}
+
 std::vector<ConfigIssue> metric_name_issues(const Config& c) {
   const std::vector<std::string>& items = c.measure.metrics;
   const std::string chip = measure::chip_for_model(c.device.model);
@@ -163,6 +169,19 @@ std::vector<std::string> datasheet_pipeline_notes(const Config& c) {
                                 wc.label, need / 1e9, c.device.model, have / 1e9));
   }
   return out;
+}
+
+namespace {
+std::string& program_path_storage() {
+  static std::string path = "gpubench";
+  return path;
+}
+}  // namespace
+
+const std::string& program_path() { return program_path_storage(); }
+
+void set_program_path(const std::string& path) {
+  if (!path.empty()) program_path_storage() = path;
 }
 
 std::string shell_quote(const std::string& word) {

@@ -51,6 +51,11 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 /// plugin's mistake), at /variants/i. Empty when every step answers.
 std::vector<ConfigIssue> step_callback_issues(const Config& c);
 
+/// Throws ConfigError(`source`, …) with the problems `validate` finds beyond the config reader's and that need no
+/// GPU — metric names c.device.model's chip lacks (metric_name_issues), step callbacks' mistakes
+/// (step_callback_issues) — so that `plan` and `config show` refuse what `validate` refuses (exit 2).
+void refuse_gpu_free_issues(const Config& c, const std::string& source);
+
 /// Batches up to this many candidates are always laid out to size a case exactly (64 MB of host memory); a
 /// larger one only when even one request's need fits the GPU (else "at least" that need is reported).
 inline constexpr int64_t kCheapLayoutBatch = int64_t{1} << 24;
@@ -74,6 +79,12 @@ std::vector<std::string> datasheet_pipeline_notes(const Config& c);
 /// `word` quoted for a POSIX shell, so that a printed command pastes correctly: as is when it holds only
 /// [A-Za-z0-9_./:@%+=,-] (and is not empty), else in single quotes with each ' written as '\''.
 std::string shell_quote(const std::string& word);
+
+/// The path this program was started as (argv[0], e.g. "build/gpubench"), for command lines it suggests; "gpubench"
+/// until run_app sets it.
+const std::string& program_path();
+/// Sets program_path() (run_app, from argv[0]; an empty one is ignored).
+void set_program_path(const std::string& path);
 
 /// True when `stream_fd` is a terminal and NO_COLOR is unset (https://no-color.org).
 bool use_color(int stream_fd);

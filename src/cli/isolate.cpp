@@ -122,8 +122,15 @@ pid_t spawn_child(const std::vector<std::string>& argv, const std::string& out, 
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The parent's environment plus the mark of a child (cli/plugins.cpp: the parent already printed the plugin notes).
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, kIsolatedChildEnv, std::strlen(kIsolatedChildEnv)) != 0) env.push_back(*e);
+  std::string mark = std::string(kIsolatedChildEnv) + "=1";
+  env.push_back(mark.data());
+  env.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &fa, &attr, args.data(), environ);
+  const int rc = posix_spawn(&pid, argv[0].c_str(), &fa, &attr, args.data(), env.data());
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) throw DeviceError(fmt::format("--isolate: cannot start '{}': {}", argv[0], std::strerror(rc)));

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/text_file.hpp"
@@ -40,10 +41,15 @@ std::vector<std::string> config_plugin_paths(const std::string& config_path) {
 
 void load_plugins(const std::vector<std::string>& cli_paths, const std::string& config_path) {
   std::vector<op::PluginFile> files;  // precedence order: a plugin of the same name loads from the first
-  for (const std::string& p : cli_paths) files.push_back({p, false});
+  for (const std::string& p : cli_paths) files.push_back({p, false, false});
   for (op::PluginFile& f : op::plugin_paths_from_env()) files.push_back(std::move(f));
-  for (const std::string& p : config_plugin_paths(config_path)) files.push_back({p, false});
-  op::load_plugin_files(files, [](const std::string& note) { fmt::print(stderr, "gpubench: note: {}\n", note); });
+  for (const std::string& p : config_plugin_paths(config_path)) files.push_back({p, false, true});
+  // A `run --isolate` child loads the same files: its parent printed the notes already.
+  const char* child = std::getenv(kIsolatedChildEnv);
+  const bool quiet = child != nullptr && std::string(child) == "1";
+  op::load_plugin_files(files, [quiet](const std::string& note) {
+    if (!quiet) fmt::print(stderr, "gpubench: note: {}\n", note);
+  });
 }
 
 std::vector<PluginUse> plugin_uses() {

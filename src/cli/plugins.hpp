@@ -1,5 +1,5 @@
 #pragma once
-// Loading plugins for a verb (docs/plugins.md): GPUBENCH_PLUGIN_PATH, then `--plugin PATH` (repeatable), then the
+// Loading plugins for a verb (docs/plugins.md): `--plugin PATH` (repeatable), then GPUBENCH_PLUGIN_PATH, then the
 // config's `plugins` list (relative to the config file), each file once.
 #include <string>
 #include <vector>
@@ -9,6 +9,10 @@
 #include "result/report.hpp"
 
 namespace gpubench::cli {
+
+/// Set to "1" in the environment of a `run --isolate` child (cli/isolate.cpp): its plugin notes, already printed by
+/// the parent, are not printed again.
+inline constexpr const char* kIsolatedChildEnv = "GPUBENCH_ISOLATED_CHILD";
 
 /// Adds the repeatable `--plugin PATH` option to a verb.
 void add_plugin_option(CLI::App& sub, std::vector<std::string>& paths);

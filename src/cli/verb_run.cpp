@@ -149,13 +149,15 @@ int run(const RunArgs& a) {
   check_report_paths(a.output.empty() ? "gpubench_" + config.name : a.output, a.formats);
   if (!a.trace.empty()) check_writable(a.trace);
   if (const std::string why = measure::device_unavailable_reason(config.device.index); !why.empty()) {
-    std::string plan_args;  // the same plugins and config, so that the suggested line works as printed
-    for (const auto& p : a.plugins) plan_args += " --plugin " + shell_quote(p);
-    if (!a.config.empty()) plan_args += " " + shell_quote(a.config);
+    // This program as started, the same plugins, config and overrides: the suggested line runs as printed.
+    std::string plan = shell_quote(program_path()) + " plan";
+    for (const auto& p : a.plugins) plan += " --plugin " + shell_quote(p);
+    if (!a.config.empty()) plan += " " + shell_quote(a.config);
+    for (const auto& s : a.sets) plan += " --set " + shell_quote(s);
     fmt::print(stderr,
                "gpubench run needs an NVIDIA Hopper GPU (sm_90a: H100/H200) and its driver: {}. "
-               "`gpubench plan{}` shows work counts and floors without one.\n",
-               why, plan_args);
+               "`{}` shows work counts and floors without one.\n",
+               why, plan);
     return static_cast<int>(ExitCode::kNoDevice);
   }
   measure::install_interrupt_handlers();

@@ -4,7 +4,14 @@
 // reader every verb uses (load_config: size cap, directories refused, nesting limit).
 #include <fmt/core.h>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +59,34 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
   }
 }
 
+/// Runs this program with `args` (its stdout the report stream, its stderr ours) and returns its exit code; 2 when
+/// it cannot be started or ends by a signal.
+int validate_in_child(const std::vector<std::string>& args) {
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw InputError("validate: cannot find this program's path (/proc/self/exe); validate one file at a time");
+  std::vector<std::string> argv = {self};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  const int out = fileno(report_stream());
+  if (out != STDOUT_FILENO) posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
+  pid_t pid = -1;
+  const int started = posix_spawn(&pid, self.c_str(), &fa, nullptr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (started != 0) {
+    fmt::print(stderr, "{}: cannot start a validate process: {}\n", args.at(1), std::strerror(started));
+    return static_cast<int>(ExitCode::kBadInput);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return static_cast<int>(ExitCode::kBadInput);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : static_cast<int>(ExitCode::kBadInput);
+}
+
 VerbAction setup_validate(CLI::App& sub) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto sets = std::make_shared<std::vector<std::string>>();
@@ -62,10 +97,17 @@ VerbAction setup_validate(CLI::App& sub) {
   auto plugins = std::make_shared<std::vector<std::string>>();
   add_plugin_option(sub, *plugins);
   return [paths, sets, plugins]() -> int {
+    if (paths->size() == 1) return validate_one(paths->front(), *sets, *plugins);
+    // Several files: each in a process of its own, so that one config's plugins (loaded once, never unloaded) are
+    // not what the next config is checked against.
     int rc = 0;
     for (const auto& p : *paths) {
       std::fflush(report_stream());  // keep each file's stdout and stderr lines in order on a terminal
-      if (validate_one(p, *sets, *plugins) != 0) rc = static_cast<int>(ExitCode::kBadInput);
+      std::fflush(stderr);
+      std::vector<std::string> argv = {"validate", p};
+      for (const auto& s : *sets) argv.push_back("--set=" + s);
+      for (const auto& pl : *plugins) argv.push_back("--plugin=" + pl);
+      if (validate_in_child(argv) != 0) rc = static_cast<int>(ExitCode::kBadInput);
     }
     return rc;
   };

@@ -56,6 +56,9 @@ ConfigOverride parse_config_override(const std::string& arg) {
   if (split_key(o.key).empty())
     throw InputError("--set '" + arg + "': KEY '" + o.key + "' has an empty part; write a dotted config path such "
                      "as workload.batch or measure.warmup");
+  if (split_key(o.key).front() == "plugins")  // read from the file before the config is parsed: an override is lost
+    throw InputError("--set '" + arg + "': the plugins list is read before the config (plugins add its ops and "
+                     "steps), so it cannot be overridden; give --plugin PATH instead");
   const std::string text = arg.substr(eq + 1);
   try {
     o.value = parse_json_bounded(text);

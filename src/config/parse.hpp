@@ -46,8 +46,8 @@ struct OpRules {
   /// Problems across parameters of a shape whose parameters each passed their range (e.g. a sum that must be
   /// ≥ 1); `shape_ptr` is "/workload/shape". Unset: none.
   std::function<std::vector<ConfigIssue>(const Shape& shape, const std::string& shape_ptr)> shape_problems;
-  /// Problems of the tensor sizes of the largest case (B = `max_batch`, found at `batch_ptr`) in `precision`,
-  /// such as a byte size that overflows int64. Unset: none.
+  /// Problems of the tensor sizes of a case (B = `max_batch`, found at `batch_ptr`) in `precision`, such as a byte
+  /// size that overflows int64; asked for each batch of the config, largest first. Unset: none.
   std::function<std::vector<ConfigIssue>(const Shape& shape, const std::string& shape_ptr, int64_t max_batch,
                                          const std::string& batch_ptr, Precision precision)>
       size_problems;

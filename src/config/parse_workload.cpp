@@ -198,13 +198,16 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
   for (WorkloadCase& c : w.cases)
     if (label_count[c.label] > 1) c.label = fmt::format("{} seed={}", c.label, c.requests.seed);
 
-  // The op's tensor sizes for the largest batch (e.g. byte sizes that must fit int64).
+  // The op's tensor sizes for each batch, largest first (byte sizes that must fit int64; a plugin's shape expression
+  // may also fail at one size only, e.g. a divisor that is 0 at one B): the first batch with problems is reported.
   if (shape_ok && !batches.empty() && rules->size_problems) {
-    auto biggest = batches.front();
-    for (const auto& b : batches)
-      if (b.first > biggest.first) biggest = b;
-    for (ConfigIssue& issue : rules->size_problems(w.shape, sp, biggest.first, biggest.second, c.precision))
-      v.add(std::move(issue.pointer), std::move(issue.message));
+    auto order = batches;
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& b : order) {
+      std::vector<ConfigIssue> issues = rules->size_problems(w.shape, sp, b.first, b.second, c.precision);
+      for (ConfigIssue& issue : issues) v.add(std::move(issue.pointer), std::move(issue.message));
+      if (!issues.empty()) break;
+    }
   }
   return form;
 }

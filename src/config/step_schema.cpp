@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "config/validator.hpp"
 #include "core/errors.hpp"
 
@@ -154,10 +157,36 @@ StepSchema StepSchema::from_json(const json& j) {
     if (!type)
       throw InputError(fmt::format("step schema: {}type must be boolean, integer, string or mixed", where));
     o.type = *type;
-    if (oj.contains("min") || oj.contains("max"))
+    // Option names are config keys (/variants/i/options/NAME): an identifier, once per step.
+    const bool identifier = !o.name.empty() && !std::isdigit(static_cast<unsigned char>(o.name[0])) &&
+                            std::all_of(o.name.begin(), o.name.end(), [](char ch) {
+                              return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+                            });
+    if (!identifier)
+      throw InputError(fmt::format("step schema: {}name \"{}\" is not an option name (letters, digits and '_')", where,
+                                   o.name));
+    if (s.find(o.name) != nullptr)
+      throw InputError(fmt::format("step schema: {}name \"{}\" is declared twice", where, o.name));
+    if (oj.contains("min") || oj.contains("max")) {
       o.range = std::make_pair(member<int64_t>(oj, where, "min"), member<int64_t>(oj, where, "max"));
-    else
+      if (o.type != OptionType::kInteger)
+        throw InputError(fmt::format("step schema: {}min/max need type integer", where));
+      if (o.range->first > o.range->second)
+        throw InputError(fmt::format("step schema: {}min {} is above max {}", where, o.range->first,
+                                     o.range->second));
+    } else {
       o.values = member<std::vector<json>>(oj, where, "values");
+      if (o.values.empty()) throw InputError(fmt::format("step schema: {}values is empty; list the accepted values", where));
+      for (size_t k = 0; k < o.values.size(); ++k) {
+        const json& v = o.values[k];
+        const bool fits = o.type == OptionType::kMixed || (o.type == OptionType::kBool && v.is_boolean()) ||
+                          (o.type == OptionType::kInteger && v.is_number_integer()) ||
+                          (o.type == OptionType::kString && v.is_string());
+        if (!fits)
+          throw InputError(fmt::format("step schema: {}values/{} is {}, not of the option's type {}", where, k,
+                                       v.dump(), to_string(o.type)));
+      }
+    }
     o.default_value = oj.contains("default") ? oj.at("default") : json();
     if (oj.contains("default_doc")) o.default_doc = member<std::string>(oj, where, "default_doc");
     o.doc = member<std::string>(oj, where, "doc");

@@ -170,6 +170,27 @@ OpenedPlugin open_plugin(const std::string& path) {
   return opened;
 }
 
+namespace {
+
+/// The op names a plugin declares (from its description, or its record once registered), in order.
+std::vector<std::string> op_names(const OpenedPlugin& p) {
+  if (p.loaded >= 0) return records()[static_cast<size_t>(p.loaded)].ops;
+  std::vector<std::string> out;
+  for (int32_t i = 0; i < p.description->op_count; ++i)
+    out.emplace_back(p.description->ops[i].name != nullptr ? p.description->ops[i].name : "");
+  return out;
+}
+
+/// "ops a, b" or "no op".
+std::string describe_ops(const std::vector<std::string>& ops) {
+  if (ops.empty()) return "no op";
+  std::string out = ops.size() == 1 ? "op " : "ops ";
+  for (size_t i = 0; i < ops.size(); ++i) out += (i ? ", " : "") + ops[i];
+  return out;
+}
+
+}  // namespace
+
 const PluginRecord& register_opened(const OpenedPlugin& opened) {
   if (opened.loaded >= 0) return records()[static_cast<size_t>(opened.loaded)];
   PluginRecord record = register_plugin(*opened.description, PluginSource{opened.path, opened.sha256, false});
@@ -191,6 +212,18 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
       if (!f.from_folder) throw;
       note(fmt::format("{} (a library in a GPUBENCH_PLUGIN_PATH folder that is not a plugin: skipped)", e.what()));
       continue;
+    } catch (const InputError& e) {
+      // A config's entry that is missing or broken, with another build of that file given by --plugin or
+      // GPUBENCH_PLUGIN_PATH (`run configs/x.json --plugin my_build/libx.so` on a machine without the config's
+      // build): the other build stands in.
+      if (!f.from_config) throw;
+      const std::string base = fs::path(f.path).filename().string();
+      const OpenedPlugin* same = nullptr;
+      for (const OpenedPlugin& q : opened)
+        if (fs::path(q.path).filename().string() == base) same = &q;
+      if (same == nullptr) throw;
+      note(fmt::format("{} — using {} instead (the same file name, given earlier)", e.what(), same->path));
+      continue;
     }
     // The same file twice, or a plugin of the same name already chosen: the earlier one wins (the files come in
     // precedence order: --plugin, GPUBENCH_PLUGIN_PATH, then the config's list).
@@ -201,6 +234,11 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
       const std::string qname = q.loaded >= 0 ? records()[static_cast<size_t>(q.loaded)].name : q.description->name;
       if (q.real == real) skip = true;
       else if (qname == name) {
+        if (op_names(p) != op_names(q))
+          throw InputError(fmt::format("plugin {}: its name \"{}\" is also the name of {}, a plugin with other ops "
+                                       "({} there, {} here); two different plugins need different names "
+                                       "(gpubench_plugin_v1_t::name)", f.path, name, q.path,
+                                       describe_ops(op_names(q)), describe_ops(op_names(p))));
         note(fmt::format("plugin {}: not loaded, plugin \"{}\" comes from {} (--plugin, then GPUBENCH_PLUGIN_PATH, "
                          "then the config's plugins)", f.path, name, q.path));
         skip = true;
@@ -238,9 +276,9 @@ std::vector<PluginFile> plugin_paths_from_env() {
         if (f.path().extension() == ".so") files.push_back(f.path().string());
       std::sort(files.begin(), files.end());
       for (const std::string& f : files)
-        if (fs::is_regular_file(f, ec)) out.push_back({f, true});
+        if (fs::is_regular_file(f, ec)) out.push_back({f, true, false});
     } else if (!entry.empty()) {
-      out.push_back({entry, false});
+      out.push_back({entry, false, false});
     }
     if (end == std::string::npos) break;
     start = end + 1;

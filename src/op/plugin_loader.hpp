@@ -31,7 +31,9 @@ struct OpenedPlugin {
 /// One plugin file to load, and whether a GPUBENCH_PLUGIN_PATH folder scan found it (rather than a name).
 struct PluginFile {
   std::string path;
-  bool from_folder = false;
+  bool from_folder = false;  ///< found in a GPUBENCH_PLUGIN_PATH folder: a non-plugin library there is skipped
+  bool from_config = false;  ///< a config's plugins entry: when it cannot be opened, a plugin loaded earlier from a
+                             ///< file of the same name stands in for it (a note says so)
 };
 
 /// Checks the file and calls its entry function (load_plugin's errors; NoEntrySymbol without the entry symbol).

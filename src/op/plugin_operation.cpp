@@ -165,7 +165,12 @@ std::optional<int64_t> PluginOperation::symbol(std::string_view name, const Case
 std::vector<int64_t> PluginOperation::dims(const Tensor& t, const CaseSize& size) const {
   std::vector<int64_t> out;
   for (const IntExpr& d : t.shape) {
-    const int64_t v = d.eval([&](std::string_view s) { return symbol(s, size, false); });
+    int64_t v = 0;
+    try {
+      v = d.eval([&](std::string_view s) { return symbol(s, size, false); });
+    } catch (const InputError& e) {  // division by zero, overflow: say which tensor of which op
+      throw InputError(fmt::format("{}: tensor {} shape {}: {}", name_, t.c->name, t.c->shape, e.what()));
+    }
     if (v < 0) throw InputError(fmt::format("{}: tensor {}: dimension '{}' is {} (< 0)", name_, t.c->name, d.text(), v));
     out.push_back(v);
   }
@@ -221,8 +226,14 @@ OpRules PluginOperation::rules() const {
       one_request.U = 1;
       check_fills(one_request);
     } catch (const InputError& e) {
-      out.push_back({shape_ptr, fmt::format("at the largest batch ({}, {}): {}; shrink the shape or the batch",
-                                            max_batch, batch_ptr, e.what())});
+      // A size past int64 is the config's to shrink; anything else (a divisor of 0, a fill that does not fit its
+      // tensor) is a mistake in the plugin's description at this shape.
+      const std::string what = e.what();
+      const bool too_big = what.find("overflow") != std::string::npos;
+      out.push_back({shape_ptr, fmt::format("at batch {} ({}): {}: {}; {}", max_batch, batch_ptr, label_, what,
+                                            too_big ? "shrink the shape or the batch"
+                                                    : "the plugin's description is wrong for this shape: fix the "
+                                                      "plugin, or use a shape it supports")});
     }
     return out;
   };

@@ -59,6 +59,14 @@ TEST(ConfigOverride, ValueIsJsonElseAString) {
   EXPECT_THROW(parse_config_override("precision"), InputError);
   EXPECT_THROW(parse_config_override("workload..batch=1"), InputError);
   EXPECT_THROW(parse_config_override("=1"), InputError);
+  // The plugins list loads before the config is read: an override would be silently lost.
+  try {
+    parse_config_override("plugins=[\"x.so\"]");
+    ADD_FAILURE() << "--set plugins accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot be overridden; give --plugin PATH instead"), std::string::npos);
+  }
+  EXPECT_THROW(parse_config_override("plugins.0=x.so"), InputError);
 }
 
 TEST(ConfigOverride, SetsValuesBeforeValidationAndTheResolvedConfigRecordsThem) {

@@ -132,6 +132,17 @@ TEST_F(MetricCli, ValidateRefusesAMetricTheChipLacks) {
   const std::string err2 = testing::slurp(dir / "err.txt");
   EXPECT_NE(err2.find("/workload/batch"), std::string::npos) << err2;
   EXPECT_NE(err2.find("/measure/metrics: unknown metric 'dram__bytes_raed.sum' for GH100"), std::string::npos) << err2;
+  // plan and config show refuse what validate refuses (they printed a plan / a resolved config for it).
+  const std::string typo = write({"memory", "dram__bytes_raed.sum"});
+  for (const char* verb : {"plan", "config"}) {
+    const std::vector<std::string> args = std::string(verb) == "plan" ? std::vector<std::string>{"plan", typo}
+                                                                      : std::vector<std::string>{"config", "show", typo};
+    testing::Child child(bin, args, dir);
+    EXPECT_EQ(child.wait(60), 2) << verb;
+    const std::string e = testing::slurp(dir / "err.txt");
+    EXPECT_NE(e.find("/measure/metrics/1: unknown metric 'dram__bytes_raed.sum'"), std::string::npos) << verb << e;
+    EXPECT_EQ(testing::slurp(dir / "out.txt"), "") << verb;
+  }
 }
 
 TEST(MetricConfig, CliNoneCombinedWithSetsExitsTwo) {

@@ -195,12 +195,13 @@ TEST_F(PlanCli, RunsPlanHintQuotesThePathForTheShell) {
   fs::copy_file(fs::path(GPUBENCH_SOURCE_DIR) / "configs" / "ikbo_lce_fp16.json", cfg);
   ASSERT_EQ(run({"run", cfg.string(), "-o", (dir_ / "out").string()}), 3) << err_;
   const std::string quoted = "'" + folder.string() + "/it'\\''s \"fp16\".json'";
-  EXPECT_NE(err_.find("`gpubench plan " + quoted + "` shows work counts"), std::string::npos) << err_;
+  // The program as started (here the test's path to it), so that the line runs as printed.
+  const std::string program = cli::shell_quote(bin_);
+  EXPECT_NE(err_.find("`" + program + " plan " + quoted + "` shows work counts"), std::string::npos) << err_;
   // Pasted into a shell, the hint runs plan on that file.
-  const size_t at = err_.find("`gpubench plan ");
+  const size_t at = err_.find("`" + program + " plan ");
   ASSERT_NE(at, std::string::npos) << err_;
-  const std::string hint = err_.substr(at + 1, err_.find('`', at + 1) - at - 1);
-  const std::string cmd = cli::shell_quote(bin_) + hint.substr(std::string("gpubench").size()) + " --format json";
+  const std::string cmd = err_.substr(at + 1, err_.find('`', at + 1) - at - 1) + " --format json";
   FILE* p = ::popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string json;

@@ -233,8 +233,43 @@ TEST_F(PluginCli, RunsNoGpuHintKeepsThePlugins) {
   if (measure::device_count() > 0) GTEST_SKIP() << "a GPU is usable here: run would measure";
   const std::string c = config("h.json", R"({"name": "copy"})");
   ASSERT_EQ(run({"run", "--plugin", plugin("good"), c, "-o", (dir_ / "out").string()}), 3) << err_;
-  EXPECT_NE(err_.find("`gpubench plan --plugin " + plugin("good") + " " + c + "` shows work counts"), std::string::npos)
+  EXPECT_NE(err_.find("`" + bin_ + " plan --plugin " + plugin("good") + " " + c + "` shows work counts"),
+            std::string::npos) << err_;
+  // --set overrides go with it: the plan is of the same workload.
+  ASSERT_EQ(run({"run", "--plugin", plugin("good"), c, "--set", "precision=bf16", "-o", (dir_ / "out").string()}), 3);
+  EXPECT_NE(err_.find(" plan --plugin " + plugin("good") + " " + c + " --set precision=bf16` shows"), std::string::npos)
       << err_;
+}
+
+TEST_F(PluginCli, EachFileIsValidatedAgainstItsOwnPlugins) {
+  // Two configs whose plugins share a name: the second's build is broken. Checked in one process, the first's build
+  // would stand in for it and the second would pass; each file is checked on its own, in either order.
+  const std::string good = config("g.json", R"({"name": "copy"})", R"("plugins": [")" + plugin("good") + R"("], )");
+  const std::string bad = config("b.json", R"({"name": "copy"})", R"("plugins": [")" + plugin("bad_shape") + R"("], )");
+  for (const auto& order : {std::vector<std::string>{good, bad}, std::vector<std::string>{bad, good}}) {
+    EXPECT_EQ(run({"validate", order[0], order[1]}), 2);
+    EXPECT_NE(out_.find(good + ": OK: "), std::string::npos) << out_ << err_;
+    EXPECT_EQ(out_.find(bad + ": OK"), std::string::npos) << out_;
+    EXPECT_NE(err_.find("tensor Y shape '[B, Q]' names 'Q'"), std::string::npos) << err_;
+  }
+}
+
+TEST_F(PluginCli, AConfigsMissingBuildIsReplacedByTheSameFileGivenByFlag) {
+  // docs/plugins.md: `run configs/x.json --plugin my_build/libx.so` where the config's own build is absent.
+  const std::string c = config("c.json", R"({"name": "copy"})", R"("plugins": ["absent/libtest_plugin_good.so"], )");
+  ASSERT_EQ(run({"validate", "--plugin", plugin("good"), c}), 0) << err_;
+  EXPECT_NE(err_.find("absent/libtest_plugin_good.so: no such file"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("using " + plugin("good") + " instead"), std::string::npos) << err_;
+  // Without the flag it is an error, as before.
+  EXPECT_EQ(run({"validate", c}), 2);
+}
+
+TEST_F(PluginCli, TwoDifferentPluginsWithOneNameAreRefused) {
+  // dup_op is named test_plugin like good, but declares another op: not two builds of one plugin.
+  EXPECT_EQ(run({"list", "--plugin", plugin("good"), "--plugin", plugin("dup_op")}), 2);
+  EXPECT_NE(err_.find("plugin " + plugin("dup_op") + ": its name \"test_plugin\" is also the name of " + plugin("good") +
+                      ", a plugin with other ops (op toy_copy there, op ikbo_lce here); two different plugins need "
+                      "different names"), std::string::npos) << err_;
 }
 
 TEST_F(PluginCli, ABadPluginInOneConfigLeavesTheOtherFilesValidated) {

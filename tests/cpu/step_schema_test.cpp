@@ -79,6 +79,40 @@ TEST(StepSchema, FromJsonNamesTheBadMember) {
   EXPECT_THROW((void)StepSchema::from_json(json::array()), InputError);
 }
 
+TEST(StepSchema, MistakesAPluginCanMakeInItsSchemaAreRefused) {
+  const auto error = [](const json& options) {
+    try {
+      (void)StepSchema::from_json({{"name", "s"}, {"precisions", {"fp16"}}, {"options", options}});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const json a = {{"name", "a"}, {"type", "integer"}, {"values", {1, 2}}, {"doc", "d"}};
+  EXPECT_EQ(error(json::array({a, a})), "step schema: options/1/name \"a\" is declared twice");
+  json spaced = a;
+  spaced["name"] = "a b";
+  EXPECT_EQ(error(json::array({spaced})), "step schema: options/0/name \"a b\" is not an option name (letters, digits and '_')");
+  json typed = a;
+  typed["type"] = "boolean";
+  EXPECT_EQ(error(json::array({typed})), "step schema: options/0/values/0 is 1, not of the option's type boolean");
+  typed["type"] = "string";
+  EXPECT_EQ(error(json::array({typed})), "step schema: options/0/values/0 is 1, not of the option's type string");
+  json empty = a;
+  empty["values"] = json::array();
+  EXPECT_EQ(error(json::array({empty})), "step schema: options/0/values is empty; list the accepted values");
+  const json range = {{"name", "r"}, {"type", "integer"}, {"min", 10}, {"max", 1}, {"doc", "d"}};
+  EXPECT_EQ(error(json::array({range})), "step schema: options/0/min 10 is above max 1");
+  json typo = a;
+  typo["dflt"] = 1;
+  EXPECT_EQ(error(json::array({typo})), "step schema: options/0/dflt is not a schema key; accepted: name, type, min, max, values, "
+                           "default, default_doc, doc");
+  json mixed = a;
+  mixed["type"] = "mixed";
+  mixed["values"] = {"auto", 64};
+  EXPECT_EQ(error(json::array({mixed})), "accepted");
+}
+
 /// The problems `validate` reports for a config of one step with `options`.
 std::vector<ConfigIssue> problems(const std::string& step, const json& options) {
   const json j = {{"schema_version", 1}, {"variants", json::array({{{"name", step}, {"options", options}}})}};
