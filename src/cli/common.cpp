@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -91,11 +92,27 @@ std::vector<ConfigIssue> step_callback_issues(const Config& c) {
   const op::Operation& operation = op::operation_of(c);
   for (size_t i = 0; i < c.variants.size(); ++i) {
     const op::StepInfo* info = operation.find_step(c.variants[i].name);
-    if (info == nullptr || !info->work_model_for) continue;
+    if (info == nullptr) continue;
+    const std::string ptr = fmt::format("/variants/{}", i);
     try {
-      (void)info->work_model_for(c.variants[i].options);
+      if (info->work_model_for) (void)info->work_model_for(c.variants[i].options);
     } catch (const InputError& e) {
-      out.push_back({fmt::format("/variants/{}", i), e.what()});
+      out.push_back({ptr, e.what()});
+    }
+    if (!info->case_problems) continue;
+    std::vector<std::string> said;
+    for (const WorkloadCase& wc : c.workload.cases) {
+      // The layout's request count (U) enters launch expressions; past kCheapLayoutBatch one request stands in.
+      const int64_t U = wc.batch <= kCheapLayoutBatch ? make_request_layout(wc.batch, wc.requests).requests() : 1;
+      try {
+        for (const std::string& p : info->case_problems(op::case_size(c, wc.batch, U), c.device.model))
+          if (std::find(said.begin(), said.end(), p) == said.end()) {  // e.g. the architecture: once, not per case
+            said.push_back(p);
+            out.push_back({ptr, p});  // a case's own problems name its B and U
+          }
+      } catch (const InputError& e) {
+        out.push_back({ptr, e.what()});
+      }
     }
   }
   return out;

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <utility>
 
 #include "core/text_file.hpp"
 #include "op/plugin_loader.hpp"
@@ -20,22 +22,33 @@ void add_plugin_option(CLI::App& sub, std::vector<std::string>& paths) {
       ->allow_extra_args(false);
 }
 
-std::vector<std::string> config_plugin_paths(const std::string& config_path) {
-  std::vector<std::string> out;
+namespace {
+
+/// The config file at `config_path` as JSON with its folder, or nullopt when the path is empty or the file cannot be
+/// read as a JSON object (the config parser then reports the file's problem).
+std::optional<std::pair<nlohmann::json, std::string>> config_json(const std::string& config_path) {
   // Regular files only: a pipe read here could not be read again by the config reader (validate reads each file
   // once), and a folder or device is the config reader's to refuse.
   std::error_code ec;
-  if (config_path.empty() || !std::filesystem::is_regular_file(config_path, ec)) return out;
+  if (config_path.empty() || !std::filesystem::is_regular_file(config_path, ec)) return std::nullopt;
   std::string text;
-  if (read_text_file(config_path, kMaxInputFileBytes, text) != ReadStatus::kOk) return out;
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/false);
-  if (j.is_discarded() || !j.is_object()) return out;
-  const auto it = j.find("plugins");
-  if (it == j.end() || !it->is_array()) return out;
+  if (read_text_file(config_path, kMaxInputFileBytes, text) != ReadStatus::kOk) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
   const std::filesystem::path parent = std::filesystem::path(config_path).parent_path();
-  const std::string base = parent.empty() ? "." : parent.string();
+  return std::make_pair(std::move(j), parent.empty() ? std::string(".") : parent.string());
+}
+
+}  // namespace
+
+std::vector<std::string> config_plugin_paths(const std::string& config_path) {
+  std::vector<std::string> out;
+  const auto config = config_json(config_path);
+  if (!config) return out;
+  const auto it = config->first.find("plugins");
+  if (it == config->first.end() || !it->is_array()) return out;
   for (const auto& p : *it)
-    if (p.is_string() && !p.get<std::string>().empty()) out.push_back(resolve_path(base, p.get<std::string>()));
+    if (p.is_string() && !p.get<std::string>().empty()) out.push_back(resolve_path(config->second, p.get<std::string>()));
   return out;
 }
 
@@ -50,12 +63,18 @@ void load_plugins(const std::vector<std::string>& cli_paths, const std::string& 
   op::load_plugin_files(files, [quiet](const std::string& note) {
     if (!quiet) fmt::print(stderr, "gpubench: note: {}\n", note);
   });
+  // Kernel-file descriptions written in the config's plugins list (objects), after every file it names.
+  if (const auto config = config_json(config_path))
+    if (const auto it = config->first.find("plugins"); it != config->first.end() && it->is_array())
+      for (size_t i = 0; i < it->size(); ++i)
+        if ((*it)[i].is_object())
+          op::load_kernel_description((*it)[i], config_path, config->second, fmt::format("/plugins/{}", i));
 }
 
 std::vector<PluginUse> plugin_uses() {
   std::vector<PluginUse> out;
   for (const op::PluginRecord& r : op::loaded_plugins())
-    out.push_back({r.path, r.name, r.version, r.abi_version, r.sha256, r.ops, r.steps});
+    out.push_back({r.path, r.name, r.version, r.abi_version, r.sha256, r.ops, r.steps, r.binaries});
   return out;
 }
 

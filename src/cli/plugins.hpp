@@ -21,7 +21,8 @@ void add_plugin_option(CLI::App& sub, std::vector<std::string>& paths);
 /// empty or the file cannot be read as a JSON object (the config parser then reports the file's problem).
 std::vector<std::string> config_plugin_paths(const std::string& config_path);
 
-/// Loads `cli_paths`, GPUBENCH_PLUGIN_PATH's files and `config_path`'s plugins list, in that precedence: of two
+/// Loads `cli_paths`, GPUBENCH_PLUGIN_PATH's files and `config_path`'s plugins list (files, then kernel-file
+/// descriptions written in the list as objects: docs/kernel-files.md), in that precedence: of two
 /// builds of one plugin (same name) the first is used, the other named in a note on stderr (op/plugin_loader.hpp
 /// load_plugin_files). Throws InputError, one line naming the plugin and the fix.
 void load_plugins(const std::vector<std::string>& cli_paths, const std::string& config_path);

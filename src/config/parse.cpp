@@ -24,7 +24,8 @@ void parse_schema(Validator& v, const nlohmann::json& j, Config& c) {
 }
 
 /// /name, /description, /precision, /allow_tf32.
-/// /plugins: plugin files, relative to the config's folder (the CLI loads them before parsing: cli/plugins.hpp).
+/// /plugins: plugin files and kernel-file descriptions, relative to the config's folder, or descriptions written
+/// inline (the CLI loads them before parsing: cli/plugins.hpp).
 void parse_plugins(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c) {
   const auto it = j.find("plugins");
   if (it == j.end()) return;
@@ -34,8 +35,10 @@ void parse_plugins(Validator& v, const nlohmann::json& j, const ConfigContext& c
   }
   for (size_t i = 0; i < it->size(); ++i) {
     const auto& p = (*it)[i];
+    if (p.is_object()) continue;  // a kernel-file description, registered (and checked) by the CLI before parsing
     if (!p.is_string() || p.get<std::string>().empty())
-      v.add(fmt::format("/plugins/{}", i), "expected a non-empty path of a plugin file (.so)");
+      v.add(fmt::format("/plugins/{}", i), "expected a non-empty path of a plugin file (.so), a kernel file "
+                                           "description (.json) or a kernel file description object");
     else
       c.plugins.push_back(resolve_path(ctx.base_dir, p.get<std::string>()));
   }

@@ -103,6 +103,10 @@ struct StepInfo {
   /// Device scratch the step needs for a case with these options (the config's, defaults filled) [bytes]; unset:
   /// counted by the op's workspace_bytes. Throws InputError on bad options.
   std::function<int64_t(const CaseSize& size, const nlohmann::json& options)> workspace_bytes;
+  /// Why the step cannot run a case on a GPU of the config's /device/model ("h200", "h100_sxm"), one message each
+  /// naming the field and the fix (a kernel file's grid above the model's limit, code for another architecture);
+  /// asked before any GPU work. Unset: none.
+  std::function<std::vector<std::string>(const CaseSize& size, const std::string& device_model)> case_problems;
   /// Creates an unbound instance from the config's options, checked against `schema` (defaults filled).
   /// Throws InputError "<step>: options.<key> …" on a bad one.
   std::function<std::unique_ptr<Step>(const nlohmann::json& options)> create;

@@ -1,6 +1,8 @@
 // Loading plugin files (op/plugin_loader.hpp): file checks, dlopen, the versioned entry symbol, registration.
 #include "op/plugin_loader.hpp"
 
+#include "op/kernel_file_step.hpp"
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
@@ -200,11 +202,44 @@ const PluginRecord& register_opened(const OpenedPlugin& opened) {
   return records().back();
 }
 
-const PluginRecord& load_plugin(const std::string& path) { return register_opened(open_plugin(path)); }
+namespace {
+
+/// Registers the kernel-file description at `path` once (by canonical path) and records it.
+const PluginRecord& load_kernel_file_once(const std::string& path) {
+  std::error_code ec;
+  const std::string real = fs::weakly_canonical(path, ec).string();
+  for (size_t i = 0; i < real_paths().size(); ++i)
+    if (!ec && real_paths()[i] == real) return records()[i];
+  records().push_back(register_kernel_file(path));
+  real_paths().push_back(ec ? path : real);
+  return records().back();
+}
+
+}  // namespace
+
+const PluginRecord& load_kernel_description(const nlohmann::json& j, const std::string& config_path,
+                                            const std::string& base_dir, const std::string& pointer) {
+  const std::string label = config_path + "#" + pointer;
+  for (size_t i = 0; i < records().size(); ++i)
+    if (records()[i].path == label) return records()[i];
+  records().push_back(register_kernel_description(j, config_path, base_dir, pointer));
+  real_paths().push_back(label);
+  return records().back();
+}
+
+const PluginRecord& load_plugin(const std::string& path) {
+  if (is_kernel_file_path(path)) return load_kernel_file_once(path);
+  return register_opened(open_plugin(path));
+}
 
 void load_plugin_files(const std::vector<PluginFile>& files, const std::function<void(const std::string&)>& note) {
   std::vector<OpenedPlugin> opened;
+  std::vector<std::string> kernel_files;  // descriptions (.json): registered after every library, whose ops they may use
   for (const PluginFile& f : files) {
+    if (is_kernel_file_path(f.path)) {
+      kernel_files.push_back(f.path);
+      continue;
+    }
     OpenedPlugin p;
     try {
       p = open_plugin(f.path);
@@ -256,6 +291,7 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
   for (int with_ops = 1; with_ops >= 0; --with_ops)
     for (const OpenedPlugin& p : opened)
       if (p.loaded < 0 && (p.description->op_count > 0) == (with_ops == 1)) register_opened(p);
+  for (const std::string& path : kernel_files) load_kernel_file_once(path);
 }
 
 const std::vector<PluginRecord>& loaded_plugins() { return records(); }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "op/plugin_adapter.hpp"
 
 namespace gpubench::op {
@@ -41,19 +43,25 @@ OpenedPlugin open_plugin(const std::string& path);
 /// Registers an opened plugin (register_plugin) and records it; a file already registered returns its record.
 const PluginRecord& register_opened(const OpenedPlugin& opened);
 
-/// Loads `files`, given in precedence order (--plugin, GPUBENCH_PLUGIN_PATH, the config's list): each file once, and
+/// Loads `files` (kernel-file descriptions, *.json, after every library), given in precedence order (--plugin, GPUBENCH_PLUGIN_PATH, the config's list): each file once, and
 /// of several plugins with the same name (gpubench_plugin_v1_t::name, e.g. two builds of one plugin) only the first,
 /// `note` saying which file was left out. A library without the entry symbol found by a folder scan is skipped with
 /// a note. Plugins that declare ops register before those that only add steps. Throws InputError as load_plugin.
 void load_plugin_files(const std::vector<PluginFile>& files, const std::function<void(const std::string&)>& note);
 
-/// Loads the plugin file at `path` and registers its ops and steps; a file already loaded (same real path) is not
+/// Loads the plugin file at `path` and registers its ops and steps (a path ending in ".json" is a kernel-file
+/// description: op/kernel_file_step.hpp register_kernel_file); a file already loaded (same real path) is not
 /// loaded again. Before the first load, stdout is redirected to stderr (protect_report_stream) so that a plugin's
 /// prints cannot corrupt a report written to stdout. Throws InputError, one line naming the file and the fix, for a
 /// missing file, a file that is not a shared library or is built for another machine, a library that does not load
 /// (its dlerror), a missing entry symbol, an ABI version older or newer than supported, an entry that returns NULL,
 /// and every description problem register_plugin reports.
 const PluginRecord& load_plugin(const std::string& path);
+
+/// Registers a kernel-file description written in a config at `pointer` (e.g. "/plugins/1"; binaries relative to
+/// `base_dir`) once per config and pointer, and records it. Throws InputError as register_kernel_description.
+const PluginRecord& load_kernel_description(const nlohmann::json& j, const std::string& config_path,
+                                            const std::string& base_dir, const std::string& pointer);
 
 /// Every plugin file loaded by this process, in load order (builtin descriptions are not listed).
 const std::vector<PluginRecord>& loaded_plugins();

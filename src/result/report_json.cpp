@@ -330,6 +330,7 @@ void from_json(const json& j, CaseResult& v) {
 void to_json(json& j, const PluginUse& v) {
   j = json{{"path", v.path},       {"name", v.name},     {"version", v.version}, {"abi_version", v.abi_version},
            {"sha256", v.sha256},   {"ops", v.ops},       {"steps", v.steps}};
+  if (!v.binaries.empty()) j["binaries"] = v.binaries;
 }
 
 void from_json(const json& j, PluginUse& v) {
@@ -340,6 +341,7 @@ void from_json(const json& j, PluginUse& v) {
   read(j, "sha256", v.sha256);
   read(j, "ops", v.ops);
   read(j, "steps", v.steps);
+  if (j.contains("binaries")) read(j, "binaries", v.binaries);  // kernel files only
 }
 
 void to_json(json& j, const Report& v) {

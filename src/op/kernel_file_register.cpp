@@ -1,0 +1,87 @@
+// Registering kernel-file steps (op/kernel_file_step.hpp): each step of a description becomes a StepInfo of its op's
+// ladder, with no options, its work model and scratch from the description, and a per-case check of its launches.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/errors.hpp"
+#include "core/json_depth.hpp"
+#include "core/text_file.hpp"
+#include "op/kernel_file_step.hpp"
+
+namespace gpubench::op {
+namespace {
+
+StepInfo step_info(std::shared_ptr<const KernelFileStep> s, const Operation& op) {
+  StepInfo info;
+  info.name = s->name;
+  info.description = s->description.empty()
+                         ? fmt::format("kernel file {}", std::filesystem::path(s->launches.front().file->path).filename().string())
+                         : s->description;
+  info.ladder_step = s->ladder_step;
+  info.schema.name = s->name;
+  info.schema.precisions = s->precisions;
+  const std::string model = s->work_model.empty() ? op.work_models().front() : s->work_model;
+  info.work_model_for = [model](const nlohmann::json&) { return model; };
+  info.workspace_bytes = [s](const CaseSize& size, const nlohmann::json&) {
+    int64_t total = 0;
+    for (const KernelWorkspace& w : s->workspaces) total += std::max<int64_t>(0, w.bytes.eval(s->symbols(size)));
+    return total;
+  };
+  info.case_problems = [s](const CaseSize& size, const std::string& model_name) {
+    return case_problems(*s, size, limits_for_model(model_name));
+  };
+  info.create = [s](const nlohmann::json&) { return make_kernel_file_step(s); };
+  return info;
+}
+
+PluginRecord register_steps(const std::vector<KernelFileStep>& steps, const std::string& label) {
+  PluginRecord record;
+  record.path = label;
+  record.name = "kernel_file";
+  for (const KernelFileStep& s : steps) {
+    const Operation* op = find_operation(s.op);
+    register_step(s.op, step_info(std::make_shared<const KernelFileStep>(s), *op), label);
+    record.steps.push_back(s.op + "/" + s.name);
+    for (const KernelLaunch& l : s.launches)
+      if (std::find(record.binaries.begin(), record.binaries.end(), l.file->path) == record.binaries.end()) {
+        record.binaries.push_back(l.file->path);
+        if (record.sha256.empty()) record.sha256 = l.file->sha256;
+      }
+  }
+  return record;
+}
+
+}  // namespace
+
+bool is_kernel_file_path(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+PluginRecord register_kernel_file(const std::string& path) {
+  std::string text;
+  switch (read_text_file(path, kMaxInputFileBytes, text)) {
+    case ReadStatus::kOk: break;
+    case ReadStatus::kCannotOpen:
+      throw InputError(path + ": cannot read the kernel file description; check the path");
+    case ReadStatus::kTooLarge: throw InputError(path + ": larger than 64 MiB; is it a kernel file description?");
+  }
+  nlohmann::json j;
+  try {
+    j = parse_json_bounded(text);
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("{}: not valid JSON ({}); a kernel file description is JSON "
+                                 "(docs/kernel-files.md)", path, e.what()));
+  }
+  const std::string base = std::filesystem::path(path).parent_path().string();
+  return register_steps(parse_kernel_file(j, path, base.empty() ? "." : base), path);
+}
+
+PluginRecord register_kernel_description(const nlohmann::json& j, const std::string& config_path,
+                                         const std::string& base_dir, const std::string& pointer) {
+  PluginRecord r = register_steps(parse_kernel_file(j, config_path, base_dir, pointer), config_path + "#" + pointer);
+  return r;
+}
+
+}  // namespace gpubench::op

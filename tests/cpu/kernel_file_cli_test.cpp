@@ -1,0 +1,127 @@
+// Kernel files through the real binary without a GPU (docs/kernel-files.md): `--plugin FILE.json` and a config's
+// plugins list (a path or a description written inline) add the steps to list / validate / plan; bad descriptions and
+// launches the device model cannot run exit 2 naming the file, the JSON pointer and the fix.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/text_file.hpp"
+#include "support/cli_binary.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kDir = GPUBENCH_TEST_KERNEL_DIR;
+
+class KernelFileCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin_ = testing::gpubench_binary();
+    if (bin_.empty()) GTEST_SKIP() << "no gpubench binary";
+    dir_ = fs::temp_directory_path() / ("gpubench_kernel_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    ::unsetenv("GPUBENCH_PLUGIN_PATH");
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  int run(const std::vector<std::string>& args) {
+    const fs::path io = dir_ / ("io" + std::to_string(runs_++));
+    fs::create_directories(io);
+    testing::Child child(bin_, args, io);
+    const int rc = child.wait(60);
+    out_ = child.out();
+    err_ = child.err();
+    return rc;
+  }
+  /// An ikbo_lce config with `plugins` and `variants`, written to dir_/name.
+  std::string config(const std::string& name, const json& plugins, const json& variants, int64_t batch = 2048,
+                     const json& shape = {{"M", 433}, {"N", 256}, {"K_user", 1178}, {"K_cand", 64}}) {
+    const json c = {{"schema_version", 1},
+                    {"plugins", plugins},
+                    {"workload",
+                     {{"op", "ikbo_lce"},
+                      {"shape", shape},
+                      {"batch", batch},
+                      {"requests", {{"distribution", "fixed"}, {"params", {{"length", 64}}}}}}},
+                    {"variants", variants}};
+    std::ofstream(dir_ / name) << c.dump(2);
+    return (dir_ / name).string();
+  }
+  static json described() {
+    std::string text;
+    EXPECT_EQ(read_text_file((kDir / "kernel_files.json").string(), kMaxInputFileBytes, text), ReadStatus::kOk);
+    return json::parse(text);
+  }
+  std::string bin_, out_, err_;
+  fs::path dir_;
+  int runs_ = 0;
+};
+
+TEST_F(KernelFileCli, ListValidateAndPlanTakeTheDescribedSteps) {
+  const std::string file = (kDir / "kernel_files.json").string();
+  ASSERT_EQ(run({"list", "--plugin", file}), 0) << err_;
+  for (const char* s : {"kf_cubin", "kf_ptx", "kf_fatbin_bf16", "kf_cluster"})
+    EXPECT_NE(out_.find(s), std::string::npos) << s << "\n" << out_;
+  const std::string cfg = config("c.json", json::array({file}), json::array({"k_aligned", "kf_cubin", "kf_ptx"}));
+  EXPECT_EQ(run({"validate", cfg}), 0) << err_ << out_;
+  ASSERT_EQ(run({"plan", cfg, "-f", "json", "-o", (dir_ / "plan.json").string()}), 0) << err_;
+  const json plan = json::parse(testing::slurp(dir_ / "plan.json"), nullptr, false);
+  ASSERT_FALSE(plan.is_discarded()) << testing::slurp(dir_ / "plan.json");
+  EXPECT_NE(plan.dump().find("kf_ptx"), std::string::npos);
+  // A bf16 step in an fp16 config is refused by its precisions, like any step.
+  const std::string bf = config("bf.json", json::array({file}), json::array({"kf_fatbin_bf16"}));
+  EXPECT_EQ(run({"validate", bf}), 2);
+  EXPECT_NE((err_ + out_).find("kf_fatbin_bf16"), std::string::npos) << err_ << out_;
+}
+
+TEST_F(KernelFileCli, ADescriptionWrittenInTheConfigIsCheckedWithItsPointer) {
+  json d = described();
+  for (auto& s : d["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
+  d["steps"] = json::array({d["steps"][0]});
+  d["steps"][0]["name"] = "inline_cubin";
+  const std::string good = config("good.json", json::array({d}), json::array({"k_aligned", "inline_cubin"}));
+  EXPECT_EQ(run({"validate", good}), 0) << err_ << out_;
+  d["steps"][0]["launches"][0]["grid"] = "U * M * X";
+  const std::string bad = config("bad.json", json::array({d}), json::array({"k_aligned", "inline_cubin"}));
+  EXPECT_EQ(run({"validate", bad}), 2);
+  EXPECT_NE(err_.find("bad.json: /plugins/0/steps/0/launches/0/grid: 'U * M * X': unknown symbol 'X'"),
+            std::string::npos) << err_;
+}
+
+TEST_F(KernelFileCli, LaunchesTheDeviceModelCannotRunExitTwoBeforeAnyGpuWork) {
+  json d = described();
+  for (auto& s : d["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
+  d["steps"][0]["launches"][1]["grid"] = json::array({"M", "B"});  // grid.y = B: at most 65535
+  std::ofstream(dir_ / "big.json") << d.dump();
+  const json small = {{"M", 16}, {"N", 64}, {"K_user", 64}, {"K_cand", 64}};
+  const std::string ok =
+      config("ok.json", json::array({(dir_ / "big.json").string()}), json::array({"kf_cubin"}), 60000, small);
+  EXPECT_EQ(run({"validate", ok}), 0) << err_ << out_;
+  const std::string big = config("big_b.json", json::array({(dir_ / "big.json").string()}), json::array({"kf_cubin"}),
+                                 70000, small);
+  EXPECT_EQ(run({"validate", big}), 2);
+  EXPECT_NE(err_.find("/variants/0"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("big.json: /steps/0/launches/1/grid/1: grid.y = 70000"), std::string::npos) << err_;
+  // sm_80 machine code on the h200 model.
+  const std::string old = config("old.json", json::array({(kDir / "wrong_arch.json").string()}),
+                                 json::array({"k_aligned", "kf_sm80"}));
+  EXPECT_EQ(run({"validate", old}), 2);
+  EXPECT_NE(err_.find("holds sm_80 machine code, which cannot run on sm_90"), std::string::npos) << err_;
+  // A missing description, and a config passed where a description belongs.
+  EXPECT_EQ(run({"list", "--plugin", (dir_ / "none.json").string()}), 2);
+  EXPECT_NE(err_.find("none.json: cannot read the kernel file description"), std::string::npos) << err_;
+  EXPECT_EQ(run({"list", "--plugin", ok}), 2);
+  EXPECT_NE(err_.find("/kernel_file_version: expected 1"), std::string::npos) << err_;
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,266 @@
+// Kernel files as ladder steps without a GPU (docs/kernel-files.md): what the inspector reads from the cubin, PTX and
+// fatbin nvcc builds in tests/kernel_files/, the description parser's checks (each problem with its JSON pointer and
+// fix), the per-case launch checks against the device model, and the same through the real binary (list, validate,
+// plan, a description written inside a config).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/text_file.hpp"
+#include "op/kernel_file.hpp"
+#include "support/cli_binary.hpp"
+
+namespace gpubench::op {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const fs::path kDir = GPUBENCH_TEST_KERNEL_DIR;
+
+json description() {
+  std::string text;
+  EXPECT_EQ(read_text_file((kDir / "kernel_files.json").string(), kMaxInputFileBytes, text), ReadStatus::kOk);
+  return json::parse(text);
+}
+
+/// The message parse_kernel_file throws for `j`, or "" when it parses.
+std::string problems(const json& j) {
+  try {
+    (void)parse_kernel_file(j, "k.json", kDir.string());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+CaseSize lce_case(int64_t B, int64_t U, int64_t M = 433, int64_t N = 256, int64_t K_user = 1178, int64_t K_cand = 64) {
+  CaseSize c;
+  c.shape.set("M", M);
+  c.shape.set("N", N);
+  c.shape.set("K_user", K_user);
+  c.shape.set("K_cand", K_cand);
+  c.B = B;
+  c.U = U;
+  return c;
+}
+
+TEST(KernelSignature, ParsesTritonTypesAndRefusesOthers) {
+  const auto sig = parse_signature("*fp16, *bf16,*i32, i32, u64 ,fp32");
+  ASSERT_EQ(sig.size(), 6u);
+  EXPECT_TRUE(sig[0].pointer);
+  EXPECT_EQ(sig[0].elem, "fp16");
+  EXPECT_EQ(sig[0].bytes(), 8);
+  EXPECT_EQ(sig[3].bytes(), 4);
+  EXPECT_TRUE(sig[3].integer());
+  EXPECT_EQ(sig[4].bytes(), 8);
+  EXPECT_FALSE(sig[5].integer());
+  EXPECT_EQ(sig[2].text(), "*i32");
+  try {
+    (void)parse_signature("*fp16, int");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'int' is not a signature type"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)parse_signature("*fp16,,i32"), InputError);
+  EXPECT_THROW((void)parse_signature(""), InputError);
+  EXPECT_THROW((void)parse_signature("*"), InputError);
+}
+
+TEST(KernelBinaryInspect, ReadsKindArchitecturesEntriesAndPtxParameters) {
+  const KernelBinary cubin = inspect_kernel_binary((kDir / "lce_naive.cubin").string());
+  EXPECT_EQ(cubin.kind, KernelBinary::Kind::kCubin);
+  EXPECT_EQ(cubin.sass_archs, std::vector<int>{90});
+  EXPECT_TRUE(cubin.ptx_archs.empty());
+  for (const char* k : {"lce_user_fp16", "lce_cand_fp16", "lce_user_bf16", "lce_cand_bf16"})
+    EXPECT_NE(std::find(cubin.entries.begin(), cubin.entries.end(), k), cubin.entries.end()) << k;
+  EXPECT_TRUE(runs_on(cubin, 90));
+  EXPECT_FALSE(runs_on(cubin, 100));
+
+  const KernelBinary ptx = inspect_kernel_binary((kDir / "lce_naive.ptx").string());
+  EXPECT_EQ(ptx.kind, KernelBinary::Kind::kPtx);
+  EXPECT_EQ(ptx.ptx_archs, std::vector<int>{90});
+  EXPECT_FALSE(ptx.ptx_arch_specific);
+  EXPECT_EQ(ptx.param_bytes.at("lce_user_fp16"), (std::vector<int64_t>{8, 8, 8, 4, 4, 4, 4, 4}));
+  EXPECT_EQ(ptx.param_bytes.at("lce_cand_bf16").size(), 10u);
+  EXPECT_TRUE(runs_on(ptx, 90));
+  EXPECT_TRUE(runs_on(ptx, 100));  // PTX compiles forward
+  EXPECT_FALSE(runs_on(ptx, 80));
+
+  const KernelBinary fat = inspect_kernel_binary((kDir / "lce_naive.fatbin").string());
+  EXPECT_EQ(fat.kind, KernelBinary::Kind::kFatbin);
+  EXPECT_EQ(fat.sass_archs, std::vector<int>{90});
+  EXPECT_EQ(fat.ptx_archs, std::vector<int>{90});
+  EXPECT_EQ(describe_archs(fat), "sm_90 machine code, compute_90 PTX");
+
+  const KernelBinary old = inspect_kernel_binary((kDir / "lce_naive_sm80.cubin").string());
+  EXPECT_EQ(old.sass_archs, std::vector<int>{80});
+  EXPECT_FALSE(runs_on(old, 90));
+  EXPECT_TRUE(runs_on(old, 86));
+}
+
+TEST(KernelBinaryInspect, RefusesFilesThatAreNotKernels) {
+  const fs::path dir = fs::temp_directory_path() / ("gpubench_kbin_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::string cubin;
+  ASSERT_EQ(read_text_file((kDir / "lce_naive.cubin").string(), size_t{64} << 20, cubin), ReadStatus::kOk);
+  std::ofstream(dir / "cut.cubin", std::ios::binary) << cubin.substr(0, 120);
+  std::ofstream(dir / "text.cubin") << "hello world\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/bin/sh", "not a CUDA cubin"},
+      {(dir / "cut.cubin").string(), "truncated cubin"},
+      {(dir / "text.cubin").string(), "not a cubin, fatbin or PTX file"},
+      {(dir / "missing.cubin").string(), "cannot read the kernel file"}};
+  for (const auto& [path, want] : cases) {
+    try {
+      (void)inspect_kernel_binary(path);
+      ADD_FAILURE() << path;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(KernelFileParse, TheTestDescriptionParsesWithItsLaunchesAndRunsOnTheH200) {
+  const auto steps = parse_kernel_file(description(), "k.json", kDir.string());
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0].name, "kf_cubin");
+  EXPECT_EQ(steps[0].op, "ikbo_lce");
+  EXPECT_EQ(steps[0].file->binary.kind, KernelBinary::Kind::kCubin);
+  EXPECT_EQ(steps[0].file->sha256.size(), 64u);
+  ASSERT_EQ(steps[0].launches.size(), 2u);
+  EXPECT_EQ(steps[0].launches[1].file, steps[0].file);
+  EXPECT_EQ(steps[0].launches[0].group, "user_gemm");
+  EXPECT_EQ(steps[0].launches[1].args[4].kind, KernelArg::Kind::kTensor);  // cand_to_user
+  EXPECT_EQ(steps[0].launches[1].args[4].index, 3u);
+  EXPECT_EQ(steps[0].launches[0].args[0].kind, KernelArg::Kind::kWorkspace);
+  EXPECT_EQ(steps[2].precisions, std::vector<Precision>{Precision::kBf16});
+  EXPECT_TRUE(steps[3].launches[1].has_cluster);
+
+  const CaseSize c = lce_case(1000, 14);
+  const LaunchDims d = launch_dims(steps[3], steps[3].launches[1], c);
+  EXPECT_EQ(d.grid[0], 433000);  // ceil_div(B * M, 2) * 2
+  EXPECT_EQ(d.block[0] * d.block[1], 128);
+  EXPECT_EQ(d.cluster[0], 2);
+  EXPECT_EQ(d.shared_memory, 65536);
+  EXPECT_EQ(launch_dims(steps[0], steps[0].launches[1], c).shared_memory, 64 * 4);  // K_cand * 4
+  for (const KernelFileStep& s : steps) EXPECT_TRUE(case_problems(s, c, limits_for_model("h200")).empty()) << s.name;
+}
+
+TEST(KernelFileParse, EachProblemNamesItsPointerAndTheFix) {
+  struct Case {
+    std::string pointer;  // JSON pointer (into step 0) to change
+    json value;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {"/steps/0/launches/0/gridx", 1, "/steps/0/launches/0/gridx: unknown key"},
+      {"/steps/0/launches/0/grid", "U * Q", "/steps/0/launches/0/grid: 'U * Q': unknown symbol 'Q'"},
+      {"/steps/0/launches/0/grid", "ceil_div(N, ", "/steps/0/launches/0/grid: 'ceil_div(N, ': expected"},
+      {"/steps/0/launches/0/block", json::array({1, 2, 3, 4}), "expected 1 to 3 dimensions"},
+      {"/steps/0/launches/0/args/3", "W", "'W' is a tensor (a pointer), but the signature has i32 here"},
+      {"/steps/0/launches/0/args/1", "M", "the signature has *fp16 here, so the argument must name a tensor"},
+      {"/steps/0/launches/0/args/3", 1.5, "1.5 is not an integer"},
+      {"/steps/0/launches/0/signature", "*fp32, *bf16, *fp16, i32, i32, i32, i32, i32",
+       "/steps/0/launches/0/signature/1: *bf16 points to bf16, but tensor W is fp16 at precision fp16"},
+      {"/steps/0/launches/0/signature", "*fp32, *fp16, *fp16, i32, i32, i32, i32",
+       "/steps/0/launches/0/args: 8 arguments for a signature of 7 parameters"},
+      {"/steps/0/launches/0/kernel", "lce_user", "has no kernel 'lce_user' (it has "},
+      {"/steps/0/launches/1/group", "user_gemm", ""},  // consecutive: one group
+      {"/steps/0/precisions", json::array({"fp8"}), "/steps/0/precisions/0: expected \"fp16\", \"bf16\" or \"fp32\""},
+      {"/steps/0/work_model", "roofline", "expected one of op ikbo_lce's work models"},
+      {"/steps/0/binary", "nothing.cubin", "nothing.cubin: cannot read the kernel file"},
+      {"/steps/0/workspace/0/name", "W", "expected a new name"},
+      {"/steps/0/name", "9lives", "expected a step name"},
+      {"/op", "gemm", "/op: unknown op 'gemm'"},
+      {"/kernel_file_version", 2, "/kernel_file_version: expected 1"},
+      // The PTX's own parameter sizes against the signature: an i64 where the kernel has an int.
+      {"/steps/1/launches/0/signature", "*fp32, *fp16, *fp16, i64, i32, i32, i32, i32",
+       "/steps/1/launches/0/signature: the PTX of 'lce_user_fp16' declares 8 parameters of 8, 8, 8, 4, 4, 4, 4, 4 "
+       "bytes, the signature gives 8 of 8, 8, 8, 8, 4, 4, 4, 4 bytes"},
+  };
+  for (const Case& c : cases) {
+    json j = description();
+    j[json::json_pointer(c.pointer)] = c.value;
+    const std::string got = problems(j);
+    if (c.want.empty()) {
+      EXPECT_EQ(got, "") << c.pointer;
+    } else {
+      EXPECT_NE(got.find(c.want), std::string::npos) << c.pointer << "\n" << got;
+      EXPECT_EQ(got.rfind("k.json: ", 0), 0u) << got;
+    }
+  }
+  json j = description();
+  j["steps"][0]["launches"].push_back(j["steps"][0]["launches"][0]);  // user_gemm again after cand_gemm
+  EXPECT_NE(problems(j).find("/steps/0/launches/2/group: group 'user_gemm' appears again"), std::string::npos);
+  j = description();
+  j["steps"][1]["name"] = "kf_cubin";
+  EXPECT_NE(problems(j).find("/steps/1/name: a second step named kf_cubin"), std::string::npos);
+  j = description();
+  j["steps"][0].erase("launches");
+  j["steps"][0]["launches"] = json::array();
+  EXPECT_NE(problems(j).find("/steps/0/launches: expected a non-empty list"), std::string::npos);
+  // Every problem at once, one per line.
+  j = description();
+  j["steps"][0]["launches"][0]["grid"] = "Q";
+  j["steps"][0]["launches"][1]["block"] = "R";
+  const std::string both = problems(j);
+  EXPECT_NE(both.find("launches/0/grid"), std::string::npos) << both;
+  EXPECT_NE(both.find("\nk.json: /steps/0/launches/1/block"), std::string::npos) << both;
+}
+
+TEST(KernelFileCase, RefusesLaunchesOutsideTheDeviceModelPerCase) {
+  json j = description();
+  auto& l = j["steps"][0]["launches"][1];
+  const auto check = [&](const CaseSize& c) {
+    const auto steps = parse_kernel_file(j, "k.json", kDir.string());
+    std::string all;
+    for (const std::string& p : case_problems(steps[0], c, limits_for_model("h200"))) all += p + "\n";
+    return all;
+  };
+  EXPECT_EQ(check(lce_case(1000, 14)), "");
+  l["grid"] = json::array({"M", "B"});
+  EXPECT_NE(check(lce_case(70000, 14)).find("/steps/0/launches/1/grid/1: grid.y = 70000 for B=70000 U=14, outside 1 "
+                                            "… 65535 on the h200 datasheet"), std::string::npos) << check(lce_case(70000, 14));
+  EXPECT_EQ(check(lce_case(65535, 14)), "");
+  l["grid"] = "N / (M - 433)";
+  EXPECT_NE(check(lce_case(100, 5)).find("/steps/0/launches/1/grid/0: 'N / (M - 433)': division by zero"),
+            std::string::npos) << check(lce_case(100, 5));
+  EXPECT_EQ(check(lce_case(100, 5, 434)), "");
+  l["grid"] = "B * M";
+  l["cluster"] = 4;
+  EXPECT_NE(check(lce_case(1001, 7)).find("grid.x = 433433 is not a multiple of cluster.x = 4"), std::string::npos);
+  l["cluster"] = 32;
+  l["grid"] = "ceil_div(B * M, 32) * 32";
+  EXPECT_NE(check(lce_case(1001, 7)).find("32 CTAs per cluster, above 16"), std::string::npos);
+  l.erase("cluster");
+  l["shared_memory"] = "K_cand * 4 * 1024";
+  EXPECT_NE(check(lce_case(10, 2)).find("262144 bytes of dynamic shared memory for B=10 U=2, outside 0 … 232448"),
+            std::string::npos);
+  l["shared_memory"] = 0;
+  l["block"] = json::array({64, 32});
+  EXPECT_NE(check(lce_case(10, 2)).find("2048 threads per block, above 1024"), std::string::npos);
+  l["block"] = 128;
+  l["args"][5] = "B * M * N";  // an i32 that overflows at large B
+  EXPECT_EQ(check(lce_case(1000, 14)), "");
+  EXPECT_NE(check(lce_case(20000, 14)).find("/steps/0/launches/1/args/5: B * M * N = 2216960000 for B=20000 U=14 does "
+                                            "not fit i32"), std::string::npos) << check(lce_case(20000, 14));
+  EXPECT_THROW((void)limits_for_model("b200"), InputError);
+
+  // Machine code for another architecture: refused for the model before any GPU work.
+  std::string text;
+  ASSERT_EQ(read_text_file((kDir / "wrong_arch.json").string(), kMaxInputFileBytes, text), ReadStatus::kOk);
+  const auto old = parse_kernel_file(json::parse(text), "w.json", kDir.string());
+  const auto p = case_problems(old[0], lce_case(100, 5), limits_for_model("h100_sxm"));
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NE(p[0].find("w.json: /steps/0/binary: "), std::string::npos) << p[0];
+  EXPECT_NE(p[0].find("holds sm_80 machine code, which cannot run on sm_90"), std::string::npos) << p[0];
+}
+
+}  // namespace
+}  // namespace gpubench::op
