@@ -280,7 +280,7 @@ KernelLaunch parse_launch(const nlohmann::json& j, const std::string& ptr, const
 void parse_step(const nlohmann::json& j, const std::string& ptr, const std::string& base_dir, const Operation& op,
                 KernelFileStep& s, Problems& p) {
   p.keys(j, ptr, {"name", "description", "ladder_step", "precisions", "binary", "work_model", "workspace",
-                  "launches"});
+                  "divisibility", "launches"});
   for (const char* req : {"name", "precisions", "launches"})
     if (!j.contains(req)) p.add(ptr, fmt::format("missing \"{}\"; docs/kernel-files.md shows a step", req));
   if (auto it = j.find("name"); it != j.end()) {
@@ -335,6 +335,37 @@ void parse_step(const nlohmann::json& j, const std::string& ptr, const std::stri
         p.add(wp + "/name", fmt::format("expected a new name (letters, digits, '_'): not a tensor of op {} nor "
                                         "another workspace", op.name()));
       if (auto e = expr_of(w["bytes"], wp + "/bytes", known, p)) s.workspaces.push_back({name, *e});
+    }
+  }
+  if (auto it = j.find("divisibility"); it != j.end()) {
+    if (!it->is_object())
+      p.add(ptr + "/divisibility", "expected {\"N\": 16, \"E_cand\": 16}: values and buffers the kernels assume are "
+                                   "multiples");
+    const nlohmann::json entries = it->is_object() ? *it : nlohmann::json::object();
+    for (const auto& [key, v] : entries.items()) {
+      KernelAssumption a;
+      a.pointer = ptr + "/divisibility/" + key;
+      a.key = key;
+      if (!v.is_number_integer() || v.get<int64_t>() < 1) {
+        p.add(a.pointer, "expected a positive integer (16 for Triton's divisibility hint)");
+        continue;
+      }
+      a.multiple = v.get<int64_t>();
+      const auto t = std::find(s.tensor_names.begin(), s.tensor_names.end(), key);
+      const auto w = std::find_if(s.workspaces.begin(), s.workspaces.end(),
+                                  [&](const KernelWorkspace& x) { return x.name == key; });
+      if (t != s.tensor_names.end()) {
+        a.buffer.kind = KernelArg::Kind::kTensor;
+        a.buffer.index = static_cast<size_t>(t - s.tensor_names.begin());
+      } else if (w != s.workspaces.end()) {
+        a.buffer.kind = KernelArg::Kind::kWorkspace;
+        a.buffer.index = static_cast<size_t>(w - s.workspaces.begin());
+      } else if (auto e = expr_of(nlohmann::json(key), a.pointer, known, p)) {
+        a.value = *e;
+      } else {
+        continue;
+      }
+      s.assumptions.push_back(std::move(a));
     }
   }
   if (auto it = j.find("launches"); it != j.end()) {

@@ -76,6 +76,16 @@ struct KernelWorkspace {
   IntExpr bytes;  ///< [bytes]
 };
 
+/// What a kernel was compiled to assume (a Triton divisibility hint, "tt.divisibility"): a value that is a multiple of
+/// `multiple`, or a buffer whose address is. gpubench checks it for every case instead of computing garbage.
+struct KernelAssumption {
+  std::string pointer;          ///< e.g. "/steps/0/divisibility/N"
+  std::string key;              ///< as written: a symbol expression ("N") or a tensor / workspace name ("E_cand")
+  int64_t multiple = 16;
+  std::optional<IntExpr> value; ///< an expression's assumption
+  KernelArg buffer;             ///< a buffer's assumption (kTensor or kWorkspace) when `value` is empty
+};
+
 /// One step of a kernel-file description, checked against its op.
 struct KernelFileStep {
   std::string label;        ///< the description file, or "<config>#/plugins/<i>" when written in a config
@@ -86,6 +96,7 @@ struct KernelFileStep {
   std::shared_ptr<const KernelFileBinary> file;  ///< the step's "binary" (nullptr when every launch names its own)
   std::string work_model;   ///< one of the op's work models; "" = the op's first
   std::vector<KernelWorkspace> workspaces;
+  std::vector<KernelAssumption> assumptions;  ///< "divisibility"
   std::vector<KernelLaunch> launches;
   std::vector<std::string> tensor_names;  ///< the op's tensors, in Operation::tensors() order
   std::vector<std::string> shape_names;   ///< the op's shape parameters
@@ -135,7 +146,7 @@ LaunchDims launch_dims(const KernelFileStep& step, const KernelLaunch& l, const 
 /// Everything wrong with running `step` on a case under `limits`, one message each naming the description's JSON
 /// pointer and the fix: expressions that fail to evaluate, grid, block or cluster dimensions below 1 or above the
 /// limits, a cluster that does not divide the grid, too much shared memory, an integer argument out of its type's
-/// range, a negative workspace size, and a kernel file without code for the GPU's architecture. Empty: it can run.
+/// range, a negative workspace size, a value the kernels assume divisible that is not, and a kernel file without code for the GPU's architecture. Empty: it can run.
 std::vector<std::string> case_problems(const KernelFileStep& step, const CaseSize& size, const LaunchLimits& limits);
 
 }  // namespace gpubench::op

@@ -89,6 +89,18 @@ std::vector<std::string> case_problems(const KernelFileStep& s, const CaseSize& 
       out.push_back(e.what());
     }
   }
+  for (const KernelAssumption& a : s.assumptions) {
+    if (!a.value) continue;  // buffers: their addresses are checked at setup
+    try {
+      const int64_t v = eval_at(s, *a.value, a.pointer, size);
+      if (v % a.multiple != 0)
+        out.push_back(fmt::format("{}: {} = {} for {} is not a multiple of {}, which the kernels were compiled to "
+                                  "assume; change the shape, or rebuild the kernels without that hint",
+                                  s.where(a.pointer), a.key, v, size_label(size), a.multiple));
+    } catch (const InputError& e) {
+      out.push_back(e.what());
+    }
+  }
   for (const KernelLaunch& l : s.launches) {
     LaunchDims d;
     try {

@@ -94,7 +94,7 @@ void check(CUresult r, const KernelFileStep& s, const KernelLaunch& l, const std
 }
 
 /// The process-wide libraries, loaded once per binary file and kept (like plugins, never unloaded).
-CUlibrary library_of(const KernelFileStep& s, const KernelLaunch& l, std::vector<std::string>& setup_notes) {
+CUlibrary library_of(const KernelFileStep& s, const KernelLaunch& l) {
   static std::mutex mutex;
   static std::map<std::string, CUlibrary> loaded;
   std::lock_guard<std::mutex> lock(mutex);
@@ -108,9 +108,6 @@ CUlibrary library_of(const KernelFileStep& s, const KernelLaunch& l, std::vector
   check(driver().library_load(&lib, f.path.c_str(), options, values, 2, nullptr, nullptr, 0), s, l,
         "loading the library", log);
   loaded[key] = lib;
-  if (f.binary.kind == KernelBinary::Kind::kPtx)
-    setup_notes.push_back(fmt::format("{}: PTX JIT-compiled by the driver (setup, untimed)",
-                                      std::filesystem::path(f.path).filename().string()));
   return lib;
 }
 
@@ -152,12 +149,26 @@ class KernelFileStepImpl final : public Step {
     workspaces_.clear();
     for (const KernelWorkspace& w : s_->workspaces)
       workspaces_.emplace_back(static_cast<size_t>(w.bytes.eval(s_->symbols(size))));
+    for (const KernelAssumption& a : s_->assumptions) {
+      if (a.value) continue;
+      const void* ptr = a.buffer.kind == KernelArg::Kind::kTensor
+                            ? static_cast<const char*>(tensors.at(a.buffer.index).data) + tensors.at(a.buffer.index).byte_offset
+                            : workspaces_.at(a.buffer.index).get();
+      if (reinterpret_cast<uintptr_t>(ptr) % static_cast<uintptr_t>(a.multiple) != 0)
+        throw InputError(fmt::format("{}: {} starts at {}, not a multiple of {} bytes as the kernels assume; rebuild "
+                                     "them without that hint", s_->where(a.pointer), a.key, ptr, a.multiple));
+    }
     launches_.clear();
     config_.clear();
     for (const KernelLaunch& l : s_->launches) {
       BoundLaunch b;
       b.spec = &l;
-      const CUlibrary lib = library_of(*s_, l, setup_notes_);
+      const CUlibrary lib = library_of(*s_, l);
+      const std::string jit = fmt::format("{}: PTX JIT-compiled by the driver (setup, untimed)",
+                                          std::filesystem::path(l.file->path).filename().string());
+      if (l.file->binary.kind == KernelBinary::Kind::kPtx &&
+          std::find(setup_notes_.begin(), setup_notes_.end(), jit) == setup_notes_.end())
+        setup_notes_.push_back(jit);
       CUkernel kernel = nullptr;
       check(driver().library_get_kernel(&kernel, lib, l.kernel.c_str()), *s_, l,
             fmt::format("kernel '{}' at {}/kernel", l.kernel, l.pointer));

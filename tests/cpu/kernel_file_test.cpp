@@ -251,6 +251,19 @@ TEST(KernelFileCase, RefusesLaunchesOutsideTheDeviceModelPerCase) {
   EXPECT_NE(check(lce_case(20000, 14)).find("/steps/0/launches/1/args/5: B * M * N = 2216960000 for B=20000 U=14 does "
                                             "not fit i32"), std::string::npos) << check(lce_case(20000, 14));
   EXPECT_THROW((void)limits_for_model("b200"), InputError);
+  // A divisibility hint the kernels were compiled with: a shape that breaks it is refused.
+  l["args"][5] = "B";
+  j["steps"][0]["divisibility"] = {{"N", 16}, {"E_cand", 16}, {"K_user + K_cand", 2}};
+  EXPECT_EQ(check(lce_case(100, 5)), "");
+  EXPECT_NE(check(lce_case(100, 5, 433, 250)).find("/steps/0/divisibility/N: N = 250 for B=100 U=5 is not a multiple "
+                                                   "of 16, which the kernels were compiled to assume"),
+            std::string::npos) << check(lce_case(100, 5, 433, 250));
+  EXPECT_NE(check(lce_case(100, 5, 433, 256, 1177)).find("K_user + K_cand = 1241"), std::string::npos);
+  j["steps"][0]["divisibility"] = {{"Q", 16}};
+  EXPECT_NE(problems(j).find("/steps/0/divisibility/Q: 'Q': unknown symbol 'Q'"), std::string::npos) << problems(j);
+  j["steps"][0]["divisibility"] = {{"N", 0}};
+  EXPECT_NE(problems(j).find("/steps/0/divisibility/N: expected a positive integer"), std::string::npos);
+  j["steps"][0].erase("divisibility");
 
   // Machine code for another architecture: refused for the model before any GPU work.
   std::string text;
