@@ -206,7 +206,12 @@ KernelLaunch parse_launch(const nlohmann::json& j, const std::string& ptr, const
     p.add(ptr, "expected an object {group, kernel, signature, args, grid, block, …}, got " + json_type(j));
     return l;
   }
-  p.keys(j, ptr, {"group", "kernel", "binary", "signature", "args", "grid", "block", "cluster", "shared_memory"});
+  p.keys(j, ptr,
+         {"group", "kernel", "binary", "signature", "args", "grid", "block", "cluster", "shared_memory", "setup"});
+  if (auto it = j.find("setup"); it != j.end()) {
+    if (it->is_boolean()) l.setup = it->get<bool>();
+    else p.add(ptr + "/setup", "expected true (run once per case in untimed setup) or false");
+  }
   l.file = s.file;
   l.binary_pointer = s.pointer + "/binary";
   if (auto it = j.find("binary"); it != j.end()) {
@@ -376,6 +381,8 @@ void parse_step(const nlohmann::json& j, const std::string& ptr, const std::stri
                                         j.contains("binary"), p));
     std::set<std::string> seen;  // a group's launches are consecutive: it is timed as one interval
     for (size_t i = 0; i < s.launches.size(); ++i) {
+      if (i > 0 && s.launches[i].setup && !s.launches[i - 1].setup)
+        p.add(s.launches[i].pointer + "/setup", "setup launches come first, before the timed ones; move it up");
       const std::string& g = s.launches[i].group;
       if (i > 0 && g == s.launches[i - 1].group) continue;
       if (!g.empty() && !seen.insert(g).second)

@@ -67,6 +67,9 @@ struct KernelLaunch {
   std::vector<KernelArg> args;      ///< one per signature entry
   std::array<IntExpr, 3> grid, block, cluster;  ///< x, y, z (absent dimensions are "1"; cluster absent: 1, 1, 1)
   bool has_cluster = false;         ///< cluster given (launched with the cluster-dimension attribute)
+  /// Runs once per case in untimed setup (e.g. packing a weight into an aligned copy), before the timed launches;
+  /// the report's setup notes name it, as for the in-tree steps' padded copies.
+  bool setup = false;
   IntExpr shared_memory;            ///< dynamic shared memory [bytes]
 };
 

@@ -124,7 +124,7 @@ class KernelFileStepImpl final : public Step {
  public:
   explicit KernelFileStepImpl(std::shared_ptr<const KernelFileStep> spec) : s_(std::move(spec)) {}
 
-  void setup(const Inputs& inputs, void* output, cudaStream_t /*stream*/) override {
+  void setup(const Inputs& inputs, void* output, cudaStream_t stream) override {
     const CaseSize& size = inputs.size();
     int device = 0;
     GPUBENCH_CUDA(cudaGetDevice(&device));
@@ -184,11 +184,24 @@ class KernelFileStepImpl final : public Step {
       if (d.shared_memory > 0) config_ += fmt::format(" smem {} B", d.shared_memory);
       launches_.push_back(std::move(b));
     }
+    // Untimed setup launches (they come first), once per case.
+    for (BoundLaunch& b : launches_)
+      if (b.spec->setup) {
+        launch(b, stream);
+        const std::string note = fmt::format("launch group {} ({}) ran once in setup (untimed)", b.spec->group,
+                                             b.spec->kernel);
+        if (std::find(setup_notes_.begin(), setup_notes_.end(), note) == setup_notes_.end())
+          setup_notes_.push_back(note);
+      }
   }
 
   std::vector<LaunchGroup> groups() override {
     std::vector<LaunchGroup> out;
     for (size_t i = 0; i < launches_.size();) {
+      if (launches_[i].spec->setup) {
+        ++i;
+        continue;
+      }
       size_t j = i;
       while (j < launches_.size() && launches_[j].spec->group == launches_[i].spec->group) ++j;
       out.push_back({launches_[i].spec->group, [this, i, j](cudaStream_t stream) {
