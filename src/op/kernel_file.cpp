@@ -2,6 +2,7 @@
 #include "op/kernel_file.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -445,7 +446,7 @@ std::vector<KernelFileStep> parse_kernel_file(const nlohmann::json& j, const std
     p.add(prefix + "/kernel_file_version", "expected 1 (this marks a kernel file description, docs/kernel-files.md)");
   const Operation* op = nullptr;
   if (auto it = j.find("op"); it == j.end() || !it->is_string()) {
-    p.add(prefix + "/op", "missing: the op whose ladder the steps join, e.g. \"ikbo_lce\" (gpubench list)");
+    p.add(prefix + "/op", "missing: the op whose ladder the steps join (`gpubench list` shows the ops)");
   } else if (op = find_operation(it->get<std::string>()); op == nullptr) {
     std::vector<std::string> names;
     for (const Operation* o : operations()) names.push_back(o->name());

@@ -6,6 +6,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -212,14 +213,20 @@ class KernelFileStepImpl final : public Step {
     return out;
   }
 
+  /// One line per kind of code: "kernel files a.cubin, b.cubin (cubin, sm_90 machine code), launched with …".
   std::vector<std::string> notes() const override {
-    std::vector<std::string> out;
+    std::vector<std::pair<std::string, std::vector<std::string>>> kinds;  // (kind and archs, file names)
     for (const KernelLaunch& l : s_->launches) {
-      const std::string line = fmt::format("kernel file {} ({}, {}), launched with cuLaunchKernelEx",
-                                           std::filesystem::path(l.file->path).filename().string(),
-                                           to_string(l.file->binary.kind), describe_archs(l.file->binary));
-      if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
+      const std::string kind = fmt::format("{}, {}", to_string(l.file->binary.kind), describe_archs(l.file->binary));
+      const std::string name = std::filesystem::path(l.file->path).filename().string();
+      auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+      if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, {}});
+      if (std::find(it->second.begin(), it->second.end(), name) == it->second.end()) it->second.push_back(name);
     }
+    std::vector<std::string> out;
+    for (const auto& [kind, names] : kinds)
+      out.push_back(fmt::format("kernel file{} {} ({}), launched with cuLaunchKernelEx", names.size() > 1 ? "s" : "",
+                                fmt::join(names, ", "), kind));
     return out;
   }
   std::vector<std::string> setup_notes() const override { return setup_notes_; }

@@ -20,6 +20,8 @@ using namespace testing;  // the config fixtures (support/config_fixtures.hpp)
 TEST(Config, EveryShippedConfigValidates) {
   // The example plugin's op (configs/embedding_bag*.json), loaded as the CLI loads a config's plugins list.
   op::load_plugin(std::string(GPUBENCH_EXAMPLE_PLUGIN_DIR) + "/embedding_bag/libgpubench_embedding_bag.so");
+  // The Triton step's kernel file description (configs/ikbo_lce_triton.json), its cubins as shipped.
+  op::load_plugin(kSource + "/ops/ikbo_lce/triton/triton_fused.json");
   int count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/configs")) {
     if (entry.path().extension() != ".json") continue;
