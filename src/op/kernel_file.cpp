@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <set>
 
@@ -40,6 +41,21 @@ struct Problems {
   std::vector<std::string> lines;
   void add(const std::string& pointer, const std::string& message) {
     lines.push_back(fmt::format("{}: {}: {}", label, pointer.empty() ? "/" : pointer, message));
+  }
+  /// Adds a problem for each of `keys` missing from `j`, an object of kind `what` ("launch", "step").
+  void require(const nlohmann::json& j, const std::string& pointer, std::initializer_list<const char*> keys,
+               const char* what) {
+    for (const char* k : keys)
+      if (!j.contains(k)) add(pointer, fmt::format("missing \"{}\"; docs/kernel-files.md shows a {}", k, what));
+  }
+  /// The identifier at j[key] (letters, digits and '_', not starting with a digit); "" when absent or bad (a problem
+  /// naming it as `what`, e.g. "a step name").
+  std::string identifier(const nlohmann::json& j, const std::string& pointer, const char* key, const char* what) {
+    const auto it = j.find(key);
+    if (it == j.end()) return "";
+    if (it->is_string() && is_plugin_name(it->get<std::string>().c_str())) return it->get<std::string>();
+    add(pointer + "/" + key, fmt::format("expected {}: letters, digits and '_', not starting with a digit", what));
+    return "";
   }
   /// Refuses keys of `j` not in `known`.
   void keys(const nlohmann::json& j, const std::string& pointer, const std::vector<std::string>& known) {
@@ -221,14 +237,8 @@ KernelLaunch parse_launch(const nlohmann::json& j, const std::string& ptr, const
   } else if (!step_names_binary) {
     p.add(ptr, "no kernel file: give \"binary\" here or in the step");
   }
-  for (const char* req : {"group", "kernel", "signature", "args", "grid", "block"})
-    if (!j.contains(req)) p.add(ptr, fmt::format("missing \"{}\"; docs/kernel-files.md shows a launch", req));
-  if (auto it = j.find("group"); it != j.end()) {
-    if (!it->is_string() || !is_plugin_name(it->get<std::string>().c_str()))
-      p.add(ptr + "/group", "expected a launch group name: letters, digits and '_', not starting with a digit");
-    else
-      l.group = it->get<std::string>();
-  }
+  p.require(j, ptr, {"group", "kernel", "signature", "args", "grid", "block"}, "launch");
+  l.group = p.identifier(j, ptr, "group", "a launch group name");
   if (auto it = j.find("kernel"); it != j.end()) {
     if (!it->is_string() || it->get<std::string>().empty()) {
       p.add(ptr + "/kernel", "expected the kernel's entry symbol (a string)");
@@ -287,14 +297,8 @@ void parse_step(const nlohmann::json& j, const std::string& ptr, const std::stri
                 KernelFileStep& s, Problems& p) {
   p.keys(j, ptr, {"name", "description", "ladder_step", "precisions", "binary", "work_model", "workspace",
                   "divisibility", "launches"});
-  for (const char* req : {"name", "precisions", "launches"})
-    if (!j.contains(req)) p.add(ptr, fmt::format("missing \"{}\"; docs/kernel-files.md shows a step", req));
-  if (auto it = j.find("name"); it != j.end()) {
-    if (!it->is_string() || !is_plugin_name(it->get<std::string>().c_str()))
-      p.add(ptr + "/name", "expected a step name: letters, digits and '_', not starting with a digit");
-    else
-      s.name = it->get<std::string>();
-  }
+  p.require(j, ptr, {"name", "precisions", "launches"}, "step");
+  s.name = p.identifier(j, ptr, "name", "a step name");
   if (auto it = j.find("description"); it != j.end()) {
     if (it->is_string()) s.description = it->get<std::string>();
     else p.add(ptr + "/description", "expected one line of text");
