@@ -83,6 +83,15 @@ TEST_F(KernelFileCli, ListValidateAndPlanTakeTheDescribedSteps) {
   EXPECT_NE((err_ + out_).find("kf_fatbin_bf16"), std::string::npos) << err_ << out_;
 }
 
+TEST_F(KernelFileCli, TheShippedTritonStepValidatesAndRefusesShapesItsHintsExclude) {
+  const std::string cfg = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_triton.json";
+  ASSERT_EQ(run({"validate", cfg}), 0) << err_ << out_;
+  // Compiled with N divisible by 16 (a Triton divisibility hint): N = 72 is refused before any GPU work.
+  EXPECT_EQ(run({"validate", cfg, "--set", "workload.shape.N=72"}), 2);
+  EXPECT_NE(err_.find("triton_fused.json: /steps/0/divisibility/N: N = 72 for B=1024 U=15 is not a multiple of 16"),
+            std::string::npos) << err_;
+}
+
 TEST_F(KernelFileCli, ADescriptionWrittenInTheConfigIsCheckedWithItsPointer) {
   json d = described();
   for (auto& s : d["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();

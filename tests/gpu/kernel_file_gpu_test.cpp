@@ -103,6 +103,20 @@ TEST_F(KernelFileGpu, AFatbinBf16StepMatchesTheReference) {
   EXPECT_LT(step(0, 1).at("correctness").at("rel_error").get<double>(), 1e-2);
 }
 
+TEST_F(KernelFileGpu, TheShippedTritonStepMatchesTheReferenceOnEdgeShapes) {
+  // ops/ikbo_lce/triton/: cubins built on the H200 by scripts/triton-aot. Its divisibility hints need N a multiple of
+  // 16; M, K and B are free (masked tiles), and W_cand is packed in an untimed setup launch per case and seed.
+  const json plugins = json::array({std::string(GPUBENCH_SOURCE_DIR) + "/ops/ikbo_lce/triton/triton_fused.json"});
+  const json requests = {{"distribution", "lognormal"}, {"params", {{"mean", 9}, {"sigma", 0.8}}}, {"seed", 3}};
+  ASSERT_EQ(run(plugins, {"k_aligned", "triton_fused"}, "fp16", {{"M", 37}, {"N", 80}, {"K_user", 45}, {"K_cand", 19}},
+                37, requests), 0) << err_;
+  const json& s = step(0, 1);
+  EXPECT_EQ(s.at("correctness").at("status"), "pass") << s.dump();
+  EXPECT_LT(s.at("correctness").at("rel_error").get<double>(), 2e-3) << s.dump();
+  ASSERT_EQ(s.at("launch_groups").size(), 2u) << s.dump();  // pack_w ran in setup: not a timed group
+  EXPECT_NE(s.dump().find("launch group pack_w (lce_pack_w_kernel) ran once in setup (untimed)"), std::string::npos);
+}
+
 TEST_F(KernelFileGpu, ASignatureTheCubinDisagreesWithFailsItsStepAlone) {
   // An i64 where lce_user_fp16 takes an int: the driver's parameter layout (cuFuncGetParamInfo) refuses it at setup.
   std::string text = testing::slurp(kDir / "kernel_files.json");
