@@ -16,7 +16,8 @@ namespace gpubench::cli {
 
 void add_plugin_option(CLI::App& sub, std::vector<std::string>& paths) {
   sub.add_option("--plugin", paths,
-                 "load a plugin file (.so) with more ops and steps (docs/plugins.md); repeatable; also "
+                 "load a plugin file (.so) with more ops and steps (docs/plugins.md), or a kernel file "
+                 "description (.json: a cubin / fatbin / PTX as a step, docs/kernel-files.md); repeatable; also "
                  "GPUBENCH_PLUGIN_PATH and the config's plugins list")
       ->type_name("PATH")
       ->allow_extra_args(false);

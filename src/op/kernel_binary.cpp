@@ -13,7 +13,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <regex>
+#include <cctype>
+#include <string_view>
 
 #include "core/errors.hpp"
 #include "core/text_file.hpp"
@@ -55,7 +56,8 @@ void read_cubin(const std::string& d, const std::string& path, KernelBinary& out
       Elf64_Sym sym{};
       if (!read_at(d, s.sh_offset + off, sym)) throw InputError(path + ": a truncated cubin (symbol table); rebuild it");
       if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || ELF64_ST_BIND(sym.st_info) != STB_GLOBAL) continue;
-      if (sym.st_name >= strtab.sh_size || strtab.sh_offset + sym.st_name >= d.size()) continue;
+      if (sym.st_name >= strtab.sh_size || strtab.sh_offset >= d.size() || sym.st_name >= d.size() - strtab.sh_offset)
+        continue;
       const char* name = d.data() + strtab.sh_offset + sym.st_name;
       out.entries.emplace_back(name, strnlen(name, d.size() - strtab.sh_offset - sym.st_name));
     }
@@ -80,41 +82,94 @@ void read_fatbin(const std::string& d, const std::string& path, KernelBinary& ou
     if (entry_header < 32) throw InputError(path + ": a fatbin entry with a bad header; rebuild it");
     if (kind == 1) out.ptx_archs.push_back(static_cast<int>(arch));
     if (kind == 2) out.sass_archs.push_back(static_cast<int>(arch));
-    if (size > end - off - entry_header) break;  // truncated: keep what was read
+    if (entry_header > end - off || size > end - off - entry_header) break;  // truncated: keep what was read
     off += entry_header + size;
   }
   if (out.sass_archs.empty() && out.ptx_archs.empty())
     throw InputError(path + ": a fatbin without machine code or PTX entries; rebuild it (nvcc -fatbin)");
 }
 
-/// Bytes of a PTX parameter declaration ("... .u64 name", "... .b8 name[16]").
-int64_t ptx_param_bytes(const std::string& decl) {
-  static const std::regex array_re(R"(\.b8\s+[A-Za-z_$%][\w$]*\s*\[\s*(\d+)\s*\])");
-  std::smatch m;
-  if (std::regex_search(decl, m, array_re)) return std::stoll(m[1].str());
-  static const std::regex type_re(R"(\.([usbf])(8|16|32|64)\b)");
-  if (std::regex_search(decl, m, type_re)) return std::stoll(m[2].str()) / 8;
+bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+
+/// Bytes of a PTX parameter declaration: ".param .u64 name" → 8, ".param .align 8 .b8 name[16]" → 16; 0 unknown.
+int64_t ptx_param_bytes(std::string_view decl) {
+  const size_t bracket = decl.find('[');
+  if (decl.find(".b8") != std::string_view::npos && bracket != std::string_view::npos) {
+    int64_t n = 0;
+    for (size_t i = bracket + 1; i < decl.size() && std::isdigit(static_cast<unsigned char>(decl[i])) && n < (1 << 20); ++i)
+      n = n * 10 + (decl[i] - '0');
+    return n;
+  }
+  for (size_t i = decl.find(".param"); i != std::string_view::npos && i + 1 < decl.size();
+       i = decl.find('.', i + 1)) {  // the first ".<u|s|b|f><bits>" type
+    const char t = decl[i + 1];
+    if (t != 'u' && t != 's' && t != 'b' && t != 'f') continue;
+    int bits = 0;
+    size_t j = i + 2;
+    while (j < decl.size() && std::isdigit(static_cast<unsigned char>(decl[j])) && bits < 1000) bits = bits * 10 + (decl[j++] - '0');
+    if ((bits == 8 || bits == 16 || bits == 32 || bits == 64) && (j == decl.size() || !is_ident(decl[j]))) return bits / 8;
+  }
   return 0;
 }
 
-void read_ptx(const std::string& d, const std::string& path, KernelBinary& out) {
-  static const std::regex target_re(R"(\.target\s+sm_(\d+)(a|f)?)");
-  std::smatch m;
-  if (!std::regex_search(d, m, target_re))
+/// `ptx` without its comments (// to the end of the line, /* … */), quoted strings kept whole.
+std::string without_comments(const std::string& ptx) {
+  std::string out;
+  out.reserve(ptx.size());
+  for (size_t i = 0; i < ptx.size(); ++i) {
+    if (ptx[i] == '"') {
+      const size_t end = ptx.find('"', i + 1);
+      const size_t stop = end == std::string::npos ? ptx.size() : end + 1;
+      out.append(ptx, i, stop - i);
+      i = stop - 1;
+    } else if (ptx.compare(i, 2, "//") == 0) {
+      i = std::min(ptx.find('\n', i), ptx.size()) - 1;
+      out += ' ';
+    } else if (ptx.compare(i, 2, "/*") == 0) {
+      const size_t end = ptx.find("*/", i + 2);
+      i = end == std::string::npos ? ptx.size() - 1 : end + 1;
+      out += ' ';
+    } else {
+      out += ptx[i];
+    }
+  }
+  return out;
+}
+
+/// Reads a PTX module's `.target` and its `.entry` names and parameter sizes (a plain scan: no regex, whose
+/// recursion a hostile file could drive deep). Throws InputError for a module whose braces do not balance (cut off).
+void read_ptx(const std::string& text, const std::string& path, KernelBinary& out) {
+  const std::string d = without_comments(text);
+  if (std::count(d.begin(), d.end(), '{') != std::count(d.begin(), d.end(), '}'))
+    throw InputError(path + ": truncated PTX (its braces do not balance); regenerate it (nvcc -ptx)");
+  const size_t target = d.find(".target");
+  size_t i = target == std::string::npos ? d.size() : target + 7;
+  while (i < d.size() && (d[i] == ' ' || d[i] == '\t')) ++i;
+  int arch = 0;
+  if (d.compare(i, 3, "sm_") == 0)
+    for (i += 3; i < d.size() && std::isdigit(static_cast<unsigned char>(d[i])) && arch < 10000; ++i)
+      arch = arch * 10 + (d[i] - '0');
+  if (arch == 0)
     throw InputError(path + ": PTX without a `.target sm_XY` directive; regenerate it (nvcc -ptx -arch=sm_90a)");
-  out.ptx_archs.push_back(std::stoi(m[1].str()));
-  out.ptx_arch_specific = m[2].matched;
-  static const std::regex entry_re(R"(\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\))");
-  for (auto it = std::sregex_iterator(d.begin(), d.end(), entry_re); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[1].str(), params = (*it)[2].str();
+  out.ptx_archs.push_back(arch);
+  out.ptx_arch_specific = i < d.size() && (d[i] == 'a' || d[i] == 'f');
+  for (size_t e = d.find(".entry"); e != std::string::npos; e = d.find(".entry", e + 6)) {
+    size_t n = e + 6;
+    while (n < d.size() && std::isspace(static_cast<unsigned char>(d[n]))) ++n;
+    const size_t name_start = n;
+    while (n < d.size() && is_ident(d[n])) ++n;
+    if (n == name_start) continue;
+    const std::string name = d.substr(name_start, n - name_start);
     out.entries.push_back(name);
+    while (n < d.size() && std::isspace(static_cast<unsigned char>(d[n]))) ++n;
+    if (n >= d.size() || d[n] != '(') continue;  // no parameters
+    const size_t close = d.find(')', n);
+    if (close == std::string::npos) continue;
     std::vector<int64_t>& sizes = out.param_bytes[name];
-    size_t start = 0;
-    while (start < params.size()) {
-      size_t comma = params.find(',', start);
-      if (comma == std::string::npos) comma = params.size();
-      const std::string decl = params.substr(start, comma - start);
-      if (decl.find(".param") != std::string::npos) sizes.push_back(ptx_param_bytes(decl));
+    for (size_t start = n + 1; start < close;) {
+      const size_t comma = std::min(d.find(',', start), close);
+      const std::string_view decl(d.data() + start, comma - start);
+      if (decl.find(".param") != std::string_view::npos) sizes.push_back(ptx_param_bytes(decl));
       start = comma + 1;
     }
   }

@@ -194,8 +194,8 @@ void parse_args(const nlohmann::json& args, const std::string& pointer, const Ke
 void check_tensor_types(const KernelFileStep& s, const Operation& op, const KernelLaunch& l, Problems& p) {
   const std::vector<TensorSpec> tensors = op.tensors();
   for (size_t i = 0; i < l.args.size(); ++i) {
-    if (l.args[i].kind != KernelArg::Kind::kTensor) continue;
     const ParamType& t = l.signature[i];
+    if (l.args[i].kind != KernelArg::Kind::kTensor || !t.pointer) continue;  // a scalar slot: refused already
     const TensorSpec& spec = tensors[l.args[i].index];
     if (t.elem == "void" || t.elem == "i8" || t.elem == "u8") continue;  // untyped bytes
     for (Precision prec : s.precisions) {
@@ -364,6 +364,11 @@ void parse_step(const nlohmann::json& j, const std::string& ptr, const std::stri
       const auto t = std::find(s.tensor_names.begin(), s.tensor_names.end(), key);
       const auto w = std::find_if(s.workspaces.begin(), s.workspaces.end(),
                                   [&](const KernelWorkspace& x) { return x.name == key; });
+      if ((t != s.tensor_names.end() || w != s.workspaces.end()) && 256 % a.multiple != 0) {
+        p.add(a.pointer, fmt::format("gpubench's buffers start on 256-byte boundaries, so it cannot promise {} "
+                                     "bytes; use a divisor of 256 (16 for Triton's hint)", a.multiple));
+        continue;
+      }
       if (t != s.tensor_names.end()) {
         a.buffer.kind = KernelArg::Kind::kTensor;
         a.buffer.index = static_cast<size_t>(t - s.tensor_names.begin());
@@ -384,6 +389,11 @@ void parse_step(const nlohmann::json& j, const std::string& ptr, const std::stri
     for (size_t i = 0; it->is_array() && i < it->size(); ++i)
       s.launches.push_back(parse_launch((*it)[i], fmt::format("{}/launches/{}", ptr, i), s, op, known, base_dir,
                                         j.contains("binary"), p));
+    if (!s.launches.empty() && std::all_of(s.launches.begin(), s.launches.end(), [](const KernelLaunch& l) {
+          return l.setup;
+        }))
+      p.add(ptr + "/launches", "every launch is a setup launch, so nothing would be timed; give at least one "
+                               "launch without \"setup\": true");
     std::set<std::string> seen;  // a group's launches are consecutive: it is timed as one interval
     for (size_t i = 0; i < s.launches.size(); ++i) {
       if (i > 0 && s.launches[i].setup && !s.launches[i - 1].setup)
@@ -445,6 +455,9 @@ std::vector<KernelFileStep> parse_kernel_file(const nlohmann::json& j, const std
   std::vector<KernelFileStep> out;
   if (!j.is_object()) throw InputError(label + ": " + (prefix.empty() ? "/" : prefix) +
                                        ": expected a kernel file description (a JSON object); docs/kernel-files.md");
+  if (!j.contains("kernel_file_version") && (j.contains("workload") || j.contains("variants")))
+    throw InputError(label + ": this is a gpubench config, not a kernel file description (it has no "
+                             "\"kernel_file_version\"); pass it as the CONFIG argument, not --plugin");
   p.keys(j, prefix, {"kernel_file_version", "op", "description", "steps"});
   if (!j.contains("kernel_file_version") || j["kernel_file_version"] != 1)
     p.add(prefix + "/kernel_file_version", "expected 1 (this marks a kernel file description, docs/kernel-files.md)");

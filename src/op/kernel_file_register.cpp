@@ -9,6 +9,7 @@
 #include "core/json_depth.hpp"
 #include "core/text_file.hpp"
 #include "op/kernel_file_step.hpp"
+#include "op/plugin_loader.hpp"
 
 namespace gpubench::op {
 namespace {
@@ -26,7 +27,15 @@ StepInfo step_info(std::shared_ptr<const KernelFileStep> s, const Operation& op)
   info.work_model_for = [model](const nlohmann::json&) { return model; };
   info.workspace_bytes = [s](const CaseSize& size, const nlohmann::json&) {
     int64_t total = 0;
-    for (const KernelWorkspace& w : s->workspaces) total += std::max<int64_t>(0, w.bytes.eval(s->symbols(size)));
+    for (size_t i = 0; i < s->workspaces.size(); ++i) {
+      try {
+        total += std::max<int64_t>(0, s->workspaces[i].bytes.eval(s->symbols(size)));
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("{}: {} for B={} U={}; fix the expression",
+                                     s->where(fmt::format("{}/workspace/{}/bytes", s->pointer, i)), e.what(), size.B,
+                                     size.U));
+      }
+    }
     return total;
   };
   info.case_problems = [s](const CaseSize& size, const std::string& model_name) {
@@ -36,10 +45,17 @@ StepInfo step_info(std::shared_ptr<const KernelFileStep> s, const Operation& op)
   return info;
 }
 
-PluginRecord register_steps(const std::vector<KernelFileStep>& steps, const std::string& label) {
+/// Registers the steps of the description `j` and returns its record: named "kernel_file <op>/<step>,…" (so that
+/// compare pairs the same description across runs), hashed over the description and every binary it loads.
+PluginRecord register_steps(const std::vector<KernelFileStep>& steps, const std::string& label,
+                            const nlohmann::json& j) {
+  for (const KernelFileStep& s : steps)
+    if (const StepInfo* taken = find_operation(s.op)->find_step(s.name))
+      throw InputError(fmt::format("{}: op {} already has a step named {} ({}); rename this one",
+                                   s.where(s.pointer + "/name"), s.op, s.name, taken->description));
   PluginRecord record;
   record.path = label;
-  record.name = "kernel_file";
+  std::string digest_input = j.dump();
   for (const KernelFileStep& s : steps) {
     const Operation* op = find_operation(s.op);
     register_step(s.op, step_info(std::make_shared<const KernelFileStep>(s), *op), label);
@@ -47,9 +63,13 @@ PluginRecord register_steps(const std::vector<KernelFileStep>& steps, const std:
     for (const KernelLaunch& l : s.launches)
       if (std::find(record.binaries.begin(), record.binaries.end(), l.file->path) == record.binaries.end()) {
         record.binaries.push_back(l.file->path);
-        if (record.sha256.empty()) record.sha256 = l.file->sha256;
+        digest_input += "\n" + l.file->sha256;
       }
   }
+  std::string names;
+  for (const std::string& s : record.steps) names += (names.empty() ? "" : ",") + s;
+  record.name = "kernel_file " + names;
+  record.sha256 = sha256_text(digest_input);
   return record;
 }
 
@@ -75,13 +95,12 @@ PluginRecord register_kernel_file(const std::string& path) {
                                  "(docs/kernel-files.md)", path, e.what()));
   }
   const std::string base = std::filesystem::path(path).parent_path().string();
-  return register_steps(parse_kernel_file(j, path, base.empty() ? "." : base), path);
+  return register_steps(parse_kernel_file(j, path, base.empty() ? "." : base), path, j);
 }
 
 PluginRecord register_kernel_description(const nlohmann::json& j, const std::string& config_path,
                                          const std::string& base_dir, const std::string& pointer) {
-  PluginRecord r = register_steps(parse_kernel_file(j, config_path, base_dir, pointer), config_path + "#" + pointer);
-  return r;
+  return register_steps(parse_kernel_file(j, config_path, base_dir, pointer), config_path + "#" + pointer, j);
 }
 
 }  // namespace gpubench::op

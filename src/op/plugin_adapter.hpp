@@ -28,7 +28,8 @@ struct PluginRecord {
   std::string sha256;   ///< of the file
   std::vector<std::string> ops;    ///< ops it added
   std::vector<std::string> steps;  ///< "<op>/<step>" it added
-  /// Kernel files (name "kernel_file", abi_version 0): the binaries its steps load; `sha256` is the first one's.
+  /// Kernel files (name "kernel_file <op>/<step>,…", abi_version 0): the binaries its steps load; `sha256` then
+  /// covers the description and every binary.
   std::vector<std::string> binaries;
 };
 

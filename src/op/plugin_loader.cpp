@@ -85,23 +85,44 @@ int other_abi_version(void* handle) {
 
 }  // namespace
 
-std::string sha256_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("plugin {}: cannot read the file to hash it", path));
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+namespace {
+
+using DigestContext = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
+
+DigestContext sha256_start() {
+  DigestContext ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
     throw InputError("SHA-256: OpenSSL could not start a digest");
-  char buffer[1 << 16];
-  while (in) {
-    in.read(buffer, sizeof(buffer));
-    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buffer, static_cast<size_t>(in.gcount()));
-  }
+  return ctx;
+}
+
+std::string sha256_hex(DigestContext& ctx) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_DigestFinal_ex(ctx.get(), digest, &length);
   std::string hex;
   for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
   return hex;
+}
+
+}  // namespace
+
+std::string sha256_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("plugin {}: cannot read the file to hash it", path));
+  DigestContext ctx = sha256_start();
+  char buffer[1 << 16];
+  while (in) {
+    in.read(buffer, sizeof(buffer));
+    if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buffer, static_cast<size_t>(in.gcount()));
+  }
+  return sha256_hex(ctx);
+}
+
+std::string sha256_text(std::string_view text) {
+  DigestContext ctx = sha256_start();
+  EVP_DigestUpdate(ctx.get(), text.data(), text.size());
+  return sha256_hex(ctx);
 }
 
 OpenedPlugin open_plugin(const std::string& path) {

@@ -4,6 +4,7 @@
 // the symbol and the ABI version, then registers its ops and steps (op/plugin_adapter.hpp).
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -74,5 +75,7 @@ std::vector<PluginFile> plugin_paths_from_env();
 /// SHA-256 of a file's bytes, as 64 lowercase hex digits (OpenSSL's EVP digest). Throws InputError when the file
 /// cannot be read.
 std::string sha256_file(const std::string& path);
+/// SHA-256 of `text`, as sha256_file.
+std::string sha256_text(std::string_view text);
 
 }  // namespace gpubench::op

@@ -251,8 +251,8 @@ struct PluginUse {
   std::string sha256;       ///< of the file
   std::vector<std::string> ops;    ///< ops it added
   std::vector<std::string> steps;  ///< "<op>/<step>" it added
-  /// A kernel-file description (name "kernel_file", abi_version 0, docs/kernel-files.md): the binaries its steps
-  /// load, `sha256` being the first one's. Empty for a plugin library.
+  /// A kernel-file description (name "kernel_file <op>/<step>,…", abi_version 0, docs/kernel-files.md): the binaries
+  /// its steps load; `sha256` then covers the description and every binary. Empty for a plugin library.
   std::vector<std::string> binaries;
 };
 

@@ -129,7 +129,24 @@ TEST_F(KernelFileCli, LaunchesTheDeviceModelCannotRunExitTwoBeforeAnyGpuWork) {
   EXPECT_EQ(run({"list", "--plugin", (dir_ / "none.json").string()}), 2);
   EXPECT_NE(err_.find("none.json: cannot read the kernel file description"), std::string::npos) << err_;
   EXPECT_EQ(run({"list", "--plugin", ok}), 2);
-  EXPECT_NE(err_.find("/kernel_file_version: expected 1"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("this is a gpubench config, not a kernel file description"), std::string::npos) << err_;
+  // A step named like one the op has, and a workspace size that overflows: the description's file and pointer.
+  json dup = described();
+  for (auto& s : dup["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
+  dup["steps"][0]["name"] = "k_aligned";
+  std::ofstream(dir_ / "dup.json") << dup.dump();
+  EXPECT_EQ(run({"list", "--plugin", (dir_ / "dup.json").string()}), 2);
+  EXPECT_NE(err_.find("dup.json: /steps/0/name: op ikbo_lce already has a step named k_aligned"), std::string::npos)
+      << err_;
+  json ws = described();
+  for (auto& s : ws["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
+  ws["steps"][0]["workspace"][0]["bytes"] = "B * B * B * B * B";
+  std::ofstream(dir_ / "ws.json") << ws.dump();
+  const std::string wcfg = config("ws_cfg.json", json::array({(dir_ / "ws.json").string()}),
+                                  json::array({"k_aligned", "kf_cubin"}), 70000, small);
+  EXPECT_EQ(run({"validate", wcfg}), 2);
+  EXPECT_NE(err_.find("ws.json: /steps/0/workspace/0/bytes: 'B * B * B * B * B': int64 overflow"), std::string::npos)
+      << err_;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -123,6 +124,42 @@ TEST(KernelBinaryInspect, RefusesFilesThatAreNotKernels) {
       EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
     }
   }
+  // Hostile files end, without a crash or a hang: a fatbin entry whose size wraps 64 bits, a PTX entry with a
+  // million parameters.
+  std::string fat(16 + 64, '\0');
+  const uint32_t magic = 0xBA55ED50u;
+  const uint16_t version = 1, header = 16;
+  const uint64_t payload = 64, huge = ~uint64_t{0} - 63;
+  const uint16_t kind = 2;
+  const uint32_t entry_header = 64, arch = 90;
+  std::memcpy(fat.data(), &magic, 4);
+  std::memcpy(fat.data() + 4, &version, 2);
+  std::memcpy(fat.data() + 6, &header, 2);
+  std::memcpy(fat.data() + 8, &payload, 8);
+  std::memcpy(fat.data() + 16, &kind, 2);
+  std::memcpy(fat.data() + 20, &entry_header, 4);
+  std::memcpy(fat.data() + 24, &huge, 8);
+  std::memcpy(fat.data() + 44, &arch, 4);
+  std::ofstream(dir / "wrap.fatbin", std::ios::binary) << fat;
+  EXPECT_EQ(inspect_kernel_binary((dir / "wrap.fatbin").string()).sass_archs, std::vector<int>{90});
+  std::string ptx = ".version 8.0\n.target sm_90\n.visible .entry big(";
+  for (int i = 0; i < 1000000; ++i) ptx += ".param .u32 p" + std::to_string(i) + ",";
+  ptx += ".param .u64 last)\n{\n}\n";
+  std::ofstream(dir / "big.ptx") << ptx;
+  // Comments hide nothing and invent nothing; a cut-off module is refused.
+  std::ofstream(dir / "comments.ptx") << ".version 8.0\n.target sm_90 // .target sm_100\n"
+                                         "// .visible .entry fake(\n/* .visible .entry fake2( */\n"
+                                         ".visible .entry real(.param .u32 n)\n{\n ret;\n}\n";
+  const KernelBinary c = inspect_kernel_binary((dir / "comments.ptx").string());
+  EXPECT_EQ(c.entries, std::vector<std::string>{"real"});
+  EXPECT_EQ(c.param_bytes.at("real"), std::vector<int64_t>{4});
+  std::string full;
+  ASSERT_EQ(read_text_file((kDir / "lce_naive.ptx").string(), size_t{64} << 20, full), ReadStatus::kOk);
+  std::ofstream(dir / "cut.ptx") << full.substr(0, full.size() / 2);
+  EXPECT_THROW((void)inspect_kernel_binary((dir / "cut.ptx").string()), InputError);
+  const KernelBinary big = inspect_kernel_binary((dir / "big.ptx").string());
+  ASSERT_EQ(big.param_bytes.at("big").size(), 1000001u);
+  EXPECT_EQ(big.param_bytes.at("big").back(), 8);
   fs::remove_all(dir);
 }
 
@@ -164,6 +201,9 @@ TEST(KernelFileParse, EachProblemNamesItsPointerAndTheFix) {
       {"/steps/0/launches/0/grid", "ceil_div(N, ", "/steps/0/launches/0/grid: 'ceil_div(N, ': expected"},
       {"/steps/0/launches/0/block", json::array({1, 2, 3, 4}), "expected 1 to 3 dimensions"},
       {"/steps/0/launches/0/args/3", "W", "'W' is a tensor (a pointer), but the signature has i32 here"},
+      {"/steps/0/launches/1/setup", true, "/steps/0/launches/1/setup: setup launches come first"},
+      {"/steps/0/divisibility", {{"E_cand", 3}}, "/steps/0/divisibility/E_cand: gpubench's buffers start on 256-byte "
+                                                 "boundaries, so it cannot promise 3 bytes"},
       {"/steps/0/launches/0/args/1", "M", "the signature has *fp16 here, so the argument must name a tensor"},
       {"/steps/0/launches/0/args/3", 1.5, "1.5 is not an integer"},
       {"/steps/0/launches/0/signature", "*fp32, *bf16, *fp16, i32, i32, i32, i32, i32",
@@ -196,6 +236,14 @@ TEST(KernelFileParse, EachProblemNamesItsPointerAndTheFix) {
     }
   }
   json j = description();
+  j["steps"][0]["launches"][0]["args"][3] = "W";  // a tensor in a scalar slot: one message, not a second on its type
+  EXPECT_EQ(problems(j).find("points to"), std::string::npos) << problems(j);
+  j = description();
+  for (auto& l : j["steps"][0]["launches"]) l["setup"] = true;
+  EXPECT_NE(problems(j).find("/steps/0/launches: every launch is a setup launch"), std::string::npos) << problems(j);
+  j = {{"schema_version", 1}, {"workload", {{"op", "ikbo_lce"}}}, {"variants", {"k_aligned"}}};
+  EXPECT_NE(problems(j).find("k.json: this is a gpubench config, not a kernel file description"), std::string::npos);
+  j = description();
   j["steps"][0]["launches"].push_back(j["steps"][0]["launches"][0]);  // user_gemm again after cand_gemm
   EXPECT_NE(problems(j).find("/steps/0/launches/2/group: group 'user_gemm' appears again"), std::string::npos);
   j = description();

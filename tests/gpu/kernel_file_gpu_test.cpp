@@ -89,10 +89,10 @@ TEST_F(KernelFileGpu, CubinPtxAndClusteredLaunchesMatchTheReferenceOnEdgeShapes)
   }
   // The report records the description and the binaries it loaded.
   const json& p = report_.at("plugins").at(0);
-  EXPECT_EQ(p.at("name"), "kernel_file");
+  EXPECT_EQ(p.at("name"), "kernel_file ikbo_lce/kf_cubin,ikbo_lce/kf_ptx,ikbo_lce/kf_fatbin_bf16,ikbo_lce/kf_cluster");
   EXPECT_EQ(p.at("abi_version"), 0);
   EXPECT_EQ(p.at("binaries").size(), 3u) << p.dump();  // cubin, PTX, fatbin
-  EXPECT_EQ(p.at("sha256").get<std::string>().size(), 64u);
+  EXPECT_EQ(p.at("sha256").get<std::string>().size(), 64u);  // of the description and every binary
 }
 
 TEST_F(KernelFileGpu, AFatbinBf16StepMatchesTheReference) {
