@@ -42,22 +42,38 @@ std::optional<std::pair<nlohmann::json, std::string>> config_json(const std::str
 
 }  // namespace
 
-std::vector<std::string> config_plugin_paths(const std::string& config_path) {
-  std::vector<std::string> out;
-  const auto config = config_json(config_path);
-  if (!config) return out;
+namespace {
+
+/// The `plugins` list of a config read by config_json (empty when it has none).
+nlohmann::json plugins_list(const std::optional<std::pair<nlohmann::json, std::string>>& config) {
+  if (!config) return nlohmann::json::array();
   const auto it = config->first.find("plugins");
-  if (it == config->first.end() || !it->is_array()) return out;
-  for (const auto& p : *it)
-    if (p.is_string() && !p.get<std::string>().empty()) out.push_back(resolve_path(config->second, p.get<std::string>()));
+  return it != config->first.end() && it->is_array() ? *it : nlohmann::json::array();
+}
+
+/// The file entries of a plugins list, resolved against the config's folder `base`.
+std::vector<std::string> file_entries(const nlohmann::json& list, const std::string& base) {
+  std::vector<std::string> out;
+  for (const auto& p : list)
+    if (p.is_string() && !p.get<std::string>().empty()) out.push_back(resolve_path(base, p.get<std::string>()));
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> config_plugin_paths(const std::string& config_path) {
+  const auto config = config_json(config_path);
+  return config ? file_entries(plugins_list(config), config->second) : std::vector<std::string>{};
 }
 
 void load_plugins(const std::vector<std::string>& cli_paths, const std::string& config_path) {
   std::vector<op::PluginFile> files;  // precedence order: a plugin of the same name loads from the first
   for (const std::string& p : cli_paths) files.push_back({p, false, false});
   for (op::PluginFile& f : op::plugin_paths_from_env()) files.push_back(std::move(f));
-  for (const std::string& p : config_plugin_paths(config_path)) files.push_back({p, false, true});
+  const auto config = config_json(config_path);  // read once: its files, then its inline descriptions
+  const nlohmann::json list = plugins_list(config);
+  if (config)
+    for (const std::string& p : file_entries(list, config->second)) files.push_back({p, false, true});
   // A `run --isolate` child loads the same files: its parent printed the notes already.
   const char* child = std::getenv(kIsolatedChildEnv);
   const bool quiet = child != nullptr && std::string(child) == "1";
@@ -65,11 +81,9 @@ void load_plugins(const std::vector<std::string>& cli_paths, const std::string& 
     if (!quiet) fmt::print(stderr, "gpubench: note: {}\n", note);
   });
   // Kernel-file descriptions written in the config's plugins list (objects), after every file it names.
-  if (const auto config = config_json(config_path))
-    if (const auto it = config->first.find("plugins"); it != config->first.end() && it->is_array())
-      for (size_t i = 0; i < it->size(); ++i)
-        if ((*it)[i].is_object())
-          op::load_kernel_description((*it)[i], config_path, config->second, fmt::format("/plugins/{}", i));
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i].is_object())
+      op::load_kernel_description(list[i], config_path, config->second, fmt::format("/plugins/{}", i));
 }
 
 std::vector<PluginUse> plugin_uses() {
