@@ -1,5 +1,7 @@
 #include "measure/calibrate.hpp"
 
+#include "core/timestamp.hpp"
+
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -69,13 +71,6 @@ double gemm_tflops(cudaStream_t stream, cublasHandle_t h, cudaDataType_t type) {
   return 2.0 * kGemmDim * double(kGemmDim) * kGemmDim / (ms * 1e-3) / 1e12;
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 }  // namespace
 
 CalibrationCache calibrate(const DeviceInfo& device) {
@@ -86,7 +81,7 @@ CalibrationCache calibrate(const DeviceInfo& device) {
   c.gpu = device.name;
   c.uuid = device.uuid;
   c.driver = environment_json(device)["gpu"]["driver"].get<std::string>();
-  c.measured_at = utc_now();
+  c.measured_at = utc_timestamp();
   {
     DeviceBuffer src(kCopyBytes), dst(kCopyBytes);
     fill_uniform<<<1024, 256, 0, stream>>>(src.as<float>(), kCopyBytes / 4, 3u);
