@@ -25,6 +25,7 @@
 #include "analysis/work.hpp"
 #include "cli/common.hpp"
 #include "core/errors.hpp"
+#include "core/timestamp.hpp"
 #include "gpubench/build_info.hpp"
 #include "measure/interrupt.hpp"
 #include "measure/session.hpp"
@@ -46,52 +47,6 @@ constexpr int kPollMs = 50;
 /// After forwarding SIGINT/SIGTERM, how long the child may take to write its partial report [s].
 constexpr double kInterruptGraceS = 60;
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-/// A child's stderr file, read as it grows; complete lines go to the log.
-class StderrFollower {
- public:
-  StderrFollower(std::string path, const std::function<void(const std::string&)>& log)
-      : path_(std::move(path)), log_(log) {}
-  /// Logs the complete lines written since the last call (all of them when `final`).
-  void poll(bool final) {
-    std::ifstream in(path_, std::ios::binary);
-    if (!in) return;
-    in.seekg(static_cast<std::streamoff>(read_));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string chunk = ss.str();
-    read_ += chunk.size();
-    all_ += chunk;
-    pending_ += chunk;
-    size_t nl;
-    while ((nl = pending_.find('\n')) != std::string::npos) {
-      emit(pending_.substr(0, nl));
-      pending_.erase(0, nl + 1);
-    }
-    if (final && !pending_.empty()) {
-      emit(pending_);
-      pending_.clear();
-    }
-  }
-  /// Everything the child wrote to stderr.
-  const std::string& text() const { return all_; }
-
- private:
-  void emit(const std::string& line) {
-    if (!line.empty() && log_) log_("  | " + line);
-  }
-  std::string path_;
-  const std::function<void(const std::string&)>& log_;
-  size_t read_ = 0;
-  std::string all_, pending_;
-};
-
 /// How one child ended.
 struct ChildEnd {
   int status = 0;          ///< waitpid status
@@ -100,8 +55,8 @@ struct ChildEnd {
   std::string stderr_text;
 };
 
-/// Starts `argv` in its own process group with stdout/stderr to files; throws DeviceError when it
-/// cannot be started.
+}  // namespace
+
 pid_t spawn_child(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -133,9 +88,36 @@ pid_t spawn_child(const std::vector<std::string>& argv, const std::string& out, 
   const int rc = posix_spawn(&pid, argv[0].c_str(), &fa, &attr, args.data(), env.data());
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) throw DeviceError(fmt::format("--isolate: cannot start '{}': {}", argv[0], std::strerror(rc)));
+  if (rc != 0) throw DeviceError(fmt::format("cannot start '{}': {}", argv[0], std::strerror(rc)));
   return pid;
 }
+
+void StderrFollower::poll(bool final) {
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return;
+  in.seekg(static_cast<std::streamoff>(read_));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string chunk = ss.str();
+  read_ += chunk.size();
+  all_ += chunk;
+  pending_ += chunk;
+  size_t nl;
+  while ((nl = pending_.find('\n')) != std::string::npos) {
+    emit(pending_.substr(0, nl));
+    pending_.erase(0, nl + 1);
+  }
+  if (final && !pending_.empty()) {
+    emit(pending_);
+    pending_.clear();
+  }
+}
+
+void StderrFollower::emit(const std::string& line) {
+  if (!line.empty() && log_) log_(prefix_ + line);
+}
+
+namespace {
 
 /// Waits for `pid`, following its stderr, forwarding one interrupt, killing it at `timeout_s`.
 ChildEnd wait_child(pid_t pid, double timeout_s, StderrFollower& follower) {
@@ -184,7 +166,7 @@ Report skeleton_report(const Config& config, const std::vector<std::string>& run
   Report report;
   report.tool_version = build_info::kVersion;
   report.git_sha = build_info::kGitSha;
-  report.created_at = utc_now();
+  report.created_at = utc_timestamp();
   report.config = config.resolved;
   report.config_hash = config.hash;
   report.plugins = plugin_uses();  // the children load the same files (flags, config, environment)
@@ -271,6 +253,16 @@ std::string tail_lines(const std::string& text, size_t max_lines, size_t max_cha
 Report run_isolated(const Config& config, const IsolateOptions& opts,
                     const std::function<void(const std::string&)>& log) {
   Report report = skeleton_report(config, opts.variants);
+  if (opts.shard) {
+    for (size_t ci = 0; ci < report.cases.size(); ++ci)
+      for (VariantResult& v : report.cases[ci].variants)
+        if (v.selected) {
+          if (std::string where = opts.shard->elsewhere(ci, v.name); !where.empty()) {
+            v.selected = false;
+            v.error = std::move(where);
+          }
+        }
+  }
   const double timeout_s = opts.variant_timeout_s > 0 ? opts.variant_timeout_s : auto_variant_timeout(config);
   std::string tmpl = (fs::temp_directory_path() / "gpubench_isolate_XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr)
@@ -298,6 +290,16 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
     if (!opts.config_path.empty()) argv.push_back(opts.config_path);
     for (const char* a : {"--variant", name.c_str(), "-o", prefix.c_str(), "-f", "json", "--no-isolate"})
       argv.emplace_back(a);
+    if (opts.shard) {  // only this shard's cases of the step; none: no child
+      const std::vector<size_t> cases = opts.shard->cases_here(name);
+      if (cases.empty()) {
+        log(fmt::format("isolate {}/{}: {} has no case in this shard", i + 1, n, name));
+        continue;
+      }
+      std::string list;
+      for (size_t c : cases) list += (list.empty() ? "" : ",") + std::to_string(c);
+      argv.push_back("--cases=" + list);
+    }
     argv.insert(argv.end(), opts.child_flags.begin(), opts.child_flags.end());
     log(fmt::format("isolate {}/{}: {} in a child process (timeout {:.0f} s)", i + 1, n, name, timeout_s));
 
@@ -334,6 +336,7 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
     log(fmt::format("isolate {}/{}: {} FAILED: {}", i + 1, n, name, why));
   }
   report.notes.push_back("each ladder step ran in its own process (--isolate)");
+  if (opts.shard) report.shard = opts.shard->record();
   report.interrupted = measure::interrupt_requested();  // the writers say INTERRUPTED from the flag
   return report;
 }

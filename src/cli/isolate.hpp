@@ -10,10 +10,14 @@
 // i.e. exec at once: no CUDA state is ever shared). Children run in their own process group; a
 // SIGINT/SIGTERM to the parent is forwarded once to the running child, which writes its partial
 // report, and the remaining steps are reported as not run (the run is marked interrupted).
+#include <sys/types.h>
+
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/shard.hpp"
 #include "config/config.hpp"
 #include "result/report.hpp"
 
@@ -26,6 +30,33 @@ struct IsolateOptions {
   std::vector<std::string> variants;     ///< steps to run, in ladder order (the --variant filter applied)
   std::vector<std::string> child_flags;  ///< passed through to each child (--mode X, --no-cupti, -q, -v)
   double variant_timeout_s = 0;          ///< per child [s]; ≤ 0: auto_variant_timeout(config)
+  /// A split run (`--shard`): each child runs only this shard's cases of its step (`--cases`), a step with none is
+  /// not started, and the report's other units say which shard runs them.
+  std::optional<ShardPlan> shard;
+};
+
+/// Starts `argv` (argv[0]: the program's path) in its own process group, stdin from /dev/null, stdout and stderr to
+/// the files `out` and `err`, with the parent's environment plus kIsolatedChildEnv=1 (cli/plugins.hpp). Throws
+/// DeviceError when it cannot be started.
+pid_t spawn_child(const std::vector<std::string>& argv, const std::string& out, const std::string& err);
+
+/// A child's stderr file, read as it grows: complete lines go to `log`, each after `prefix`.
+class StderrFollower {
+ public:
+  StderrFollower(std::string path, const std::function<void(const std::string&)>& log, std::string prefix = "  | ")
+      : path_(std::move(path)), log_(log), prefix_(std::move(prefix)) {}
+  /// Logs the complete lines written since the last call (all of them when `final`).
+  void poll(bool final);
+  /// Everything the child wrote to stderr.
+  const std::string& text() const { return all_; }
+
+ private:
+  void emit(const std::string& line);
+  std::string path_;
+  const std::function<void(const std::string&)>& log_;
+  std::string prefix_;
+  size_t read_ = 0;
+  std::string all_, pending_;
 };
 
 /// Default per-child timeout [s]: 120 s of start-up and checks plus, per case, twice the stopping

@@ -12,6 +12,7 @@
 #include "cli/common.hpp"
 #include "cli/plan_output.hpp"
 #include "cli/plugins.hpp"
+#include "cli/shard.hpp"
 #include "cli/verb.hpp"
 #include "op/operation.hpp"
 #include "measure/calibrate.hpp"
@@ -24,12 +25,6 @@ namespace {
 
 /// Op speedups shown in the given-mode what-if table.
 constexpr double kWhatIfSpeedups[] = {1.25, 1.5, 2.0, 4.0, 10.0};
-
-/// The work model of a config step: the step's own, else the op's minimum (its first).
-std::string model_of(const op::Operation& operation, const VariantSpec& v) {
-  const op::StepInfo* info = operation.find_step(v.name);
-  return info && info->work_model_for ? info->work_model_for(v.options) : operation.work_models().front();
-}
 
 /// Computes everything `plan` shows for config `c` (no GPU needed; this GPU's ceilings and memory when present).
 /// Each case's device memory is measure::case_memory_need with one timing input set: check sets, inputs,
@@ -57,7 +52,7 @@ Plan make_plan(const Config& c) {
       const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
       pc.lengths = summarize(layout);
       const op::Operation& operation = op::operation_of(c);
-      const auto model = [&](const VariantSpec& v) { return model_of(operation, v); };
+      const auto model = [&](const VariantSpec& v) { return step_work_model(operation, v); };
       pc.rows = plan_rows(c, wc.batch, layout.requests(), p.ceilings, model);
       pc.memory_need_bytes = measure::case_memory_need(c, wc.batch, layout.requests(), 1);
     }

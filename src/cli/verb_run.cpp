@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -13,6 +14,8 @@
 #include "analysis/work.hpp"
 #include "core/report_stream.hpp"
 #include "cli/common.hpp"
+#include "cli/devices.hpp"
+#include "cli/shard.hpp"
 #include "cli/plugins.hpp"
 #include "cli/isolate.hpp"
 #include "cli/progress.hpp"
@@ -48,6 +51,11 @@ struct RunArgs {
   std::string metrics;         // --metrics[=SETS,NAMES]; "" = the config's /measure/metrics
   std::vector<std::string> sets;  // --set KEY=VALUE, applied to the config's JSON before validation
   std::vector<std::string> plugins;  // --plugin PATH
+  std::string shard;           // --shard I/N
+  int64_t shards = 0;          // --shards N (the count for an engine that gives only the index)
+  std::string devices;         // --devices all|0,1,…
+  int64_t device = -1;         // --device N: GPU index (not hashed); -1: /device/index or LOCAL_RANK
+  std::string cases;           // --cases 0,2 (internal: an isolated child of a split run)
 };
 
 /// --metrics overrides /measure/metrics ("none" turns counters off). Not hashed: the counters pass runs
@@ -87,15 +95,27 @@ void check_flag_combinations(const RunArgs& a) {
   if (!a.trace.empty() && a.profile)
     throw InputError("--trace: --profile runs each step once without timing, so there is nothing to trace; drop one "
                      "of them");
+  if (!a.devices.empty() && (!a.shard.empty() || a.shards > 0 || a.device >= 0))
+    throw InputError("--devices: runs one shard per GPU of this host and merges them; not with --shard, --shards or "
+                     "--device (for several hosts give each one task per GPU: Slurm --gres=gpu:1, torchrun)");
+  if (!a.devices.empty() && (a.profile || !a.trace.empty()))
+    throw InputError("--devices: not with --profile or --trace (they want one process); drop --devices");
+}
+
+/// The steps the run selected (--variant), in ladder order; every step when there is no filter.
+std::vector<std::string> selected_steps(const RunArgs& a, const Config& config) {
+  std::vector<std::string> out;
+  for (const auto& s : config.variants)
+    if (a.variants.empty() || std::find(a.variants.begin(), a.variants.end(), s.name) != a.variants.end())
+      out.push_back(s.name);
+  return out;
 }
 
 /// --isolate (cli/isolate.hpp): on by default when more than one step runs; off with --no-isolate,
 /// and by default with --profile or --trace (both want one process). nullopt: run in-process.
 std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) {
   IsolateOptions o;
-  for (const auto& s : config.variants)
-    if (a.variants.empty() || std::find(a.variants.begin(), a.variants.end(), s.name) != a.variants.end())
-      o.variants.push_back(s.name);
+  o.variants = selected_steps(a, config);
   if (a.no_isolate || (!a.isolate && (o.variants.size() < 2 || a.profile || !a.trace.empty()))) return std::nullopt;
   std::error_code ec;
   o.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
@@ -105,10 +125,35 @@ std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) 
   if (!a.mode.empty()) o.child_flags = {"--mode", a.mode};
   for (const auto& s : a.sets) o.child_flags.push_back("--set=" + s);  // each child loads the same config
   for (const auto& p : a.plugins) o.child_flags.push_back("--plugin=" + p);  // and the same plugins
+  if (a.device >= 0) o.child_flags.push_back("--device=" + std::to_string(a.device));
   if (a.no_cupti) o.child_flags.emplace_back("--no-cupti");
   if (!a.metrics.empty()) o.child_flags.push_back("--metrics=" + a.metrics);
   if (a.quiet) o.child_flags.emplace_back("-q");
   if (a.verbose) o.child_flags.emplace_back("-v");
+  return o;
+}
+
+/// The workers of --devices: the GPUs, and the flags each passes on (those of isolation(), --variant, --isolate).
+DevicesOptions devices_options(const RunArgs& a, const Config& config, const std::vector<std::string>& steps) {
+  DevicesOptions o;
+  o.devices = parse_device_list(a.devices, measure::device_count());
+  std::error_code ec;
+  o.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw DeviceError("--devices: cannot find this program's path (/proc/self/exe)");
+  o.config_path = a.config;
+  if (!a.variants.empty())
+    for (const auto& v : steps) o.child_flags.push_back("--variant=" + v);
+  if (!a.mode.empty()) o.child_flags.push_back("--mode=" + a.mode);
+  for (const auto& s : a.sets) o.child_flags.push_back("--set=" + s);
+  for (const auto& p : a.plugins) o.child_flags.push_back("--plugin=" + p);
+  if (a.isolate) o.child_flags.emplace_back("--isolate");
+  if (a.no_isolate) o.child_flags.emplace_back("--no-isolate");
+  if (a.variant_timeout > 0) o.child_flags.push_back(fmt::format("--variant-timeout={}", a.variant_timeout));
+  if (a.no_cupti) o.child_flags.emplace_back("--no-cupti");
+  if (!a.metrics.empty()) o.child_flags.push_back("--metrics=" + a.metrics);
+  if (a.quiet) o.child_flags.emplace_back("-q");
+  if (a.verbose) o.child_flags.emplace_back("-v");
+  (void)config;
   return o;
 }
 
@@ -130,14 +175,14 @@ int run(const RunArgs& a) {
   apply_metrics(a, config);
   for (const auto& f : a.formats)
     if (!find_report_writer(f)) throw InputError("--format: unknown format '" + f + "' (see `gpubench list`)");
-  std::vector<std::string> steps;  // the config's ladder, for the message below
-  for (const auto& s : config.variants) steps.push_back(s.name);
+  std::vector<std::string> ladder;  // the config's steps, for the message below
+  for (const auto& s : config.variants) ladder.push_back(s.name);
   for (const auto& v : a.variants) {
-    if (std::find(steps.begin(), steps.end(), v) == steps.end()) {
-      const std::string guess = did_you_mean(v, steps);
+    if (std::find(ladder.begin(), ladder.end(), v) == ladder.end()) {
+      const std::string guess = did_you_mean(v, ladder);
       throw InputError(fmt::format("--variant: '{}' is not in this config's /variants{}; its steps: {} (one name "
                                    "per --variant; repeat the flag for more)",
-                                   v, guess.empty() ? "" : " (did you mean '" + guess + "'?)", fmt::join(steps, ", ")));
+                                   v, guess.empty() ? "" : " (did you mean '" + guess + "'?)", fmt::join(ladder, ", ")));
     }
   }
   // A case too big for the config's GPU model's datasheet memory is bad input on any machine (as validate says).
@@ -145,9 +190,42 @@ int run(const RunArgs& a) {
     throw ConfigError(a.config.empty() ? "<default>" : a.config, std::move(issues));
   if (auto issues = step_callback_issues(config); !issues.empty())
     throw ConfigError(a.config.empty() ? "<default>" : a.config, std::move(issues));
+  // A split run (docs/scale-out.md): --shard, else the engine's environment — but not in an isolated child, which
+  // gets its cases from its parent (--cases), nor in a worker of --devices (its parent passes --shard).
+  const std::vector<std::string> steps = selected_steps(a, config);
+  std::optional<ShardPlan> shard;
+  std::optional<std::vector<size_t>> child_cases;
+  if (!a.cases.empty()) {
+    child_cases = parse_case_list(a.cases);
+  } else if (!a.shard.empty() || (a.devices.empty() && std::getenv(kIsolatedChildEnv) == nullptr)) {
+    shard = plan_shard(a.shard, a.shards, config, steps);
+  }
+  if (a.device >= 0) {
+    config.device.index = static_cast<int>(a.device);  // where it runs, not what: the config hash stays
+  } else if (shard && shard->spec.source == "torchrun") {
+    if (const int64_t d = local_rank_device([](const char* n) { return std::getenv(n); }); d >= 0)
+      config.device.index = static_cast<int>(d);
+  }
+  const std::string prefix = !a.output.empty() ? a.output
+                             : shard           ? shard_prefix(config.name, shard->spec)
+                                               : "gpubench_" + config.name;
   // The output paths are written after the GPU work: a bad one must fail now, not lose the measurement.
-  check_report_paths(a.output.empty() ? "gpubench_" + config.name : a.output, a.formats);
+  check_report_paths(prefix, a.formats);
   if (!a.trace.empty()) check_writable(a.trace);
+  if (shard) {
+    if (!a.quiet)
+      fmt::print(stderr, "shard {}/{} ({}): {} of {} work units, estimated {:.0f} s\n", shard->spec.index,
+                 shard->spec.count, shard->spec.source, shard->units_here(), shard->units.size(), shard->estimate_s());
+    if (shard->units_here() == 0) {  // a valid report that says so; no GPU needed
+      Report report = empty_shard_report(config, *shard, steps);
+      report.plugins = plugin_uses();
+      write_reports_or_rescue(report, prefix, a.formats);
+      fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
+      for (const auto& f : a.formats)
+        fmt::print(report_stream(), "report: {}.{}\n", prefix, find_report_writer(f)->extension);
+      return 0;
+    }
+  }
   if (const std::string why = measure::device_unavailable_reason(config.device.index); !why.empty()) {
     // This program as started, the same plugins, config and overrides: the suggested line runs as printed.
     std::string plan = shell_quote(program_path()) + " plan";
@@ -161,9 +239,11 @@ int run(const RunArgs& a) {
     return static_cast<int>(ExitCode::kNoDevice);
   }
   measure::install_interrupt_handlers();
-  if (const auto iso = isolation(a, config))  // before any CUDA context: children do the GPU work
-    return run_isolated_verb(config, *iso, a.output.empty() ? "gpubench_" + config.name : a.output, a.formats,
-                             a.quiet);
+  if (!a.devices.empty()) return run_on_devices(config, devices_options(a, config, steps), prefix, a.formats, a.quiet);
+  if (auto iso = isolation(a, config)) {  // before any CUDA context: children do the GPU work
+    iso->shard = shard;
+    return run_isolated_verb(config, *iso, prefix, a.formats, a.quiet);
+  }
   const measure::DeviceInfo device = measure::query_device(config.device.index);
   ProgressPrinter printer(stderr, a.quiet, a.verbose, isatty(STDERR_FILENO) != 0, use_color(STDERR_FILENO));
   const auto log = [&](const std::string& line) { printer.log(line); };
@@ -178,14 +258,22 @@ int run(const RunArgs& a) {
   TraceRecorder trace;
   trace.set_device(fmt::format("GPU {}: {}", device.index, device.name));
   if (!a.trace.empty()) opts.trace = &trace;
+  if (child_cases) {
+    opts.unit_elsewhere = [cases = *child_cases](size_t ci, const std::string&) {
+      return std::find(cases.begin(), cases.end(), ci) != cases.end() ? std::string()
+                                                                      : std::string("not in this child's --cases");
+    };
+  } else if (shard) {
+    opts.unit_elsewhere = [&shard](size_t ci, const std::string& step) { return shard->elsewhere(ci, step); };
+  }
   Report report = measure::run_session(config, device, opts, log);
   report.plugins = plugin_uses();
+  if (shard) report.shard = shard->record();
   printer.finish();
 
   const Ceilings ceil = measure::ceilings_for(device, config.device.model, config.precision, config.allow_tf32);
   const int rc = finish_run(report, config, ceil);
 
-  const std::string prefix = a.output.empty() ? "gpubench_" + config.name : a.output;
   write_reports_or_rescue(report, prefix, a.formats);
   if (!a.profile) fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
   for (const auto& f : a.formats) fmt::print(report_stream(), "report: {}.{}\n", prefix, find_report_writer(f)->extension);
@@ -256,6 +344,29 @@ VerbAction setup_run(CLI::App& sub) {
                "--metrics (= all), --metrics=memory|compute|all, or --metrics=SET,dram__bytes_read.sum,... "
                "(Perfworks names); --metrics=none turns /measure/metrics off");
   sub.add_flag("-v,--verbose", a->verbose, "per-launch-group and per-kernel medians after each step");
+  sub.add_option("--shard", a->shard,
+                 "run shard I of N (0-based) of the config's work units (case × step), split by estimated time "
+                 "alike on every machine; `gpubench merge` joins the shards' reports. Default: from the engine's "
+                 "environment (Slurm array, Kubernetes Indexed Job, torchrun), else the whole run")
+      ->check(non_empty("give I/N, e.g. --shard 0/4"))
+      ->type_name("I/N");
+  sub.add_option("--shards", a->shards,
+                 "the shard count when the engine gives only the index (Kubernetes JOB_COMPLETION_INDEX; or set "
+                 "GPUBENCH_SHARDS)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->type_name("N");
+  sub.add_option("--devices", a->devices,
+                 "run on several GPUs of this host at once: one worker per GPU, each a shard, one merged report "
+                 "(all, or indices like 0,1)")
+      ->check(non_empty("give all, or GPU indices like 0,1"))
+      ->type_name("all|LIST");
+  sub.add_option("--device", a->device,
+                 "GPU index to run on (default: /device/index, or LOCAL_RANK under torchrun); not part of the "
+                 "config hash")
+      ->check(CLI::Range(0, 1023))
+      ->type_name("N");
+  sub.add_option("--cases", a->cases, "internal: the case indices an isolated child of a split run runs")
+      ->group("");
   sub.add_option("--trace", a->trace,
                  "write a Chrome trace / Perfetto timeline (JSON) of the CUPTI records of the first " +
                      std::to_string(TraceRecorder::kDefaultMaxSamples) + " samples of each step")

@@ -1,5 +1,7 @@
 #include "measure/session.hpp"
 
+#include "core/timestamp.hpp"
+
 #include <fmt/core.h>
 
 #include <cmath>
@@ -21,13 +23,6 @@
 
 namespace gpubench::measure {
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 /// Inputs, fp32 reference and baseline output of one check seed.
 struct CheckSet {
@@ -133,6 +128,7 @@ namespace {
 struct CaseState {
   CaseState(const WorkloadCase& c, RequestLayout l) : wc(c), layout(std::move(l)) {}
   const WorkloadCase& wc;
+  size_t index = 0;  ///< position in /workload's cases
   RequestLayout layout;
   op::CaseSize size;
   int64_t out_elements = 0;  ///< output elements of the case
@@ -148,7 +144,7 @@ Report new_report(const Config& config, const DeviceInfo& device) {
   Report report;
   report.tool_version = build_info::kVersion;
   report.git_sha = build_info::kGitSha;
-  report.created_at = utc_now();
+  report.created_at = utc_timestamp();
   report.environment = environment_json(device);
   report.config = config.resolved;
   report.config_hash = config.hash;
@@ -174,9 +170,9 @@ class SessionRun {
   Report run() {
     describe_measurement();
     start_counters();
-    for (const WorkloadCase& wc : config_.workload.cases) {
+    for (size_t ci = 0; ci < config_.workload.cases.size(); ++ci) {
       if (interrupt_requested()) break;
-      run_case(wc);
+      run_case(config_.workload.cases[ci], ci);
     }
     report_.interrupted = interrupt_requested();  // the writers say INTERRUPTED from the flag
     return std::move(report_);
@@ -234,12 +230,18 @@ class SessionRun {
   }
 
   /// One case: size and memory check, inputs and references, every step, then the measured pipeline.
-  void run_case(const WorkloadCase& wc) {
+  void run_case(const WorkloadCase& wc, size_t ci) {
     CaseResult cr;
     cr.label = wc.label;
     cr.batch = wc.batch;
     CaseState cs(wc, make_request_layout(wc.batch, wc.requests));
+    cs.index = ci;
     cr.lengths = to_json(summarize(cs.layout));
+    if (!any_unit_here(ci)) {  // a split run's case with no step here: no inputs, no device memory
+      for (size_t vi = 0; vi < config_.variants.size(); ++vi) cr.variants.push_back(run_step(cs, vi));
+      report_.cases.push_back(std::move(cr));
+      return;
+    }
     size_case(cs);
     if (!poisoned_) make_inputs(cs);
     for (size_t vi = 0; vi < config_.variants.size(); ++vi) cr.variants.push_back(run_step(cs, vi));
@@ -253,6 +255,14 @@ class SessionRun {
       }
     }
     report_.cases.push_back(std::move(cr));
+  }
+
+  /// Whether this process runs any step of case `ci` (RunOptions::unit_elsewhere).
+  bool any_unit_here(size_t ci) const {
+    if (!options_.unit_elsewhere) return true;
+    for (const VariantSpec& spec : config_.variants)
+      if (options_.unit_elsewhere(ci, spec.name).empty()) return true;
+    return false;
   }
 
   /// The case's size, output bytes and rotated sets; throws InputError when it cannot fit in device memory.
@@ -358,6 +368,14 @@ class SessionRun {
       vr.selected = false;
       vr.error = "not selected (--variant)";
       return vr;
+    }
+    if (options_.unit_elsewhere) {
+      if (std::string where = options_.unit_elsewhere(cs.index, spec.name); !where.empty()) {
+        vr.status = StepStatus::kSkipped;
+        vr.selected = false;
+        vr.error = std::move(where);
+        return vr;
+      }
     }
     if (poisoned_ || interrupt_requested() || cs.timing_inputs.empty() || !info) {
       vr.status = interrupt_requested() ? StepStatus::kSkipped : StepStatus::kFailed;

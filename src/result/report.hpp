@@ -241,7 +241,6 @@ struct CaseResult {
   std::vector<VariantResult> variants;
 };
 
-/// The whole report of one run.
 /// A plugin file the run loaded (docs/plugins.md): enough to tell two builds of it apart.
 struct PluginUse {
   std::string path;         ///< as given to --plugin, the config's plugins or GPUBENCH_PLUGIN_PATH
@@ -256,6 +255,28 @@ struct PluginUse {
   std::vector<std::string> binaries;
 };
 
+/// One shard of a split run (docs/scale-out.md): `run --shard I/N`, an engine's array index (Slurm, Kubernetes
+/// Indexed Job, torchrun/MPI rank) or one GPU of `run --devices`. The config's work units (case × ladder step) are
+/// split into N shards by their estimated time (analysis/shard.hpp); a shard's report holds its own units and marks
+/// the others skipped ("in shard J/N"); `gpubench merge` joins the N reports into one.
+struct ShardRun {
+  int64_t index = 0;         ///< I, 0-based (0 ≤ I < N)
+  int64_t count = 1;         ///< N: shards the work units were split into
+  std::string source;        ///< where I/N came from: --shard | slurm | kubernetes | torchrun | --devices
+  int64_t units = 0;         ///< work units (case × step) in this shard
+  int64_t total_units = 0;   ///< work units of the whole config (every shard)
+  double estimate_s = 0;     ///< the shard's estimated run time (analysis/shard.hpp) [s]
+  std::string created_at;    ///< when the shard's report was made (ISO 8601 UTC)
+  std::string host;          ///< host name of the machine it ran on
+  // A merged report's copy of each shard's own run-level facts (empty in the shard's own report, where they are the
+  // report's top-level fields):
+  nlohmann::json environment;  ///< its GPU, driver and host (Report::environment)
+  nlohmann::json ceilings;     ///< its calibrated ceilings (Report::ceilings)
+  int exit_code = 0;           ///< its own exit code
+  bool interrupted = false;    ///< a signal stopped it early
+};
+
+/// The whole report of one run (or of a merge of shards).
 struct Report {
   int schema_version = kReportSchemaVersion;
   std::string tool_version;
@@ -271,6 +292,8 @@ struct Report {
   std::vector<std::string> notes;   ///< run-level notes (CUPTI fallback, busy GPU, ...)
   bool interrupted = false;         ///< SIGINT/SIGTERM stopped the run early
   int exit_code = 0;                ///< the run's exit code
+  std::optional<ShardRun> shard;    ///< set when this report is one shard of a split run
+  std::vector<ShardRun> shards;     ///< a merged report (`gpubench merge`, `run --devices`): its shards, by index
 };
 
 void to_json(nlohmann::json& j, StepStatus v);
@@ -288,6 +311,8 @@ void to_json(nlohmann::json& j, TimingSource v);
 void from_json(const nlohmann::json& j, TimingSource& v);
 void to_json(nlohmann::json& j, const PluginUse& v);
 void from_json(const nlohmann::json& j, PluginUse& v);
+void to_json(nlohmann::json& j, const ShardRun& v);
+void from_json(const nlohmann::json& j, ShardRun& v);
 void to_json(nlohmann::json& j, const Stats& v);
 void from_json(const nlohmann::json& j, Stats& v);
 void to_json(nlohmann::json& j, const KernelTiming& v);

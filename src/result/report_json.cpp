@@ -344,6 +344,30 @@ void from_json(const json& j, PluginUse& v) {
   if (j.contains("binaries")) read(j, "binaries", v.binaries);  // kernel files only
 }
 
+void to_json(json& j, const ShardRun& v) {
+  j = json{{"index", v.index},     {"count", v.count},           {"source", v.source},
+           {"units", v.units},     {"total_units", v.total_units}, {"estimate_s", v.estimate_s},
+           {"created_at", v.created_at}, {"host", v.host},       {"exit_code", v.exit_code},
+           {"interrupted", v.interrupted}};
+  if (!v.environment.is_null()) j["environment"] = v.environment;
+  if (!v.ceilings.is_null()) j["ceilings"] = v.ceilings;
+}
+
+void from_json(const json& j, ShardRun& v) {
+  read(j, "index", v.index);
+  read(j, "count", v.count);
+  read(j, "source", v.source);
+  read(j, "units", v.units);
+  read(j, "total_units", v.total_units);
+  read(j, "estimate_s", v.estimate_s);
+  read(j, "created_at", v.created_at);
+  read(j, "host", v.host);
+  read(j, "exit_code", v.exit_code);
+  read(j, "interrupted", v.interrupted);
+  read_raw(j, "environment", v.environment);
+  read_raw(j, "ceilings", v.ceilings);
+}
+
 void to_json(json& j, const Report& v) {
   j = json{{"schema_version", v.schema_version},
            {"tool", {{"version", v.tool_version}, {"git_sha", v.git_sha}}},
@@ -358,6 +382,8 @@ void to_json(json& j, const Report& v) {
            {"notes", v.notes},
            {"interrupted", v.interrupted},
            {"exit_code", v.exit_code}};
+  write_opt(j, "shard", v.shard);  // split runs only
+  if (!v.shards.empty()) j["shards"] = v.shards;  // merged reports only
 }
 
 void from_json(const json& j, Report& v) {
@@ -377,6 +403,8 @@ void from_json(const json& j, Report& v) {
   read(j, "notes", v.notes);
   read(j, "interrupted", v.interrupted);
   read(j, "exit_code", v.exit_code);
+  read(j, "shard", v.shard);
+  read(j, "shards", v.shards);
 }
 
 }  // namespace gpubench

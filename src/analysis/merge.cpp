@@ -1,0 +1,179 @@
+// Joining shard reports (analysis/merge.hpp).
+#include "analysis/merge.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/errors.hpp"
+
+namespace gpubench {
+namespace {
+
+/// The GPU model a report ran on (environment /gpu/name), "" when not recorded (an empty shard needs no GPU).
+std::string gpu_name(const Report& r) {
+  const auto p = nlohmann::json::json_pointer("/gpu/name");
+  return r.environment.is_object() && r.environment.contains(p) && r.environment.at(p).is_string()
+             ? r.environment.at(p).get<std::string>()
+             : std::string();
+}
+
+std::string shard_name(const ShardRun& s) { return fmt::format("{}/{}", s.index, s.count); }
+
+/// Each difference of `r` from `first` that makes them shards of different runs.
+std::vector<std::string> mismatches(const ShardInput& first, const ShardInput& other) {
+  std::vector<std::string> out;
+  const Report& a = first.report;
+  const Report& b = other.report;
+  if (a.config_hash != b.config_hash)
+    out.push_back(fmt::format("config hash {} in {} but {} in {}", a.config_hash, first.path, b.config_hash, other.path));
+  if (a.tool_version != b.tool_version || a.git_sha != b.git_sha)
+    out.push_back(fmt::format("tool {} ({}) in {} but {} ({}) in {}", a.tool_version, a.git_sha, first.path,
+                              b.tool_version, b.git_sha, other.path));
+  const std::string ga = gpu_name(a), gb = gpu_name(b);
+  if (!ga.empty() && !gb.empty() && ga != gb)
+    out.push_back(fmt::format("GPU {} in {} but {} in {}", ga, first.path, gb, other.path));
+  return out;
+}
+
+const CaseResult* find_case(const Report& r, const std::string& label) {
+  for (const auto& c : r.cases)
+    if (c.label == label) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string shard_elsewhere(int64_t index, int64_t count) { return fmt::format("in shard {}/{}", index, count); }
+
+int64_t parse_elsewhere(const std::string& error) {
+  constexpr std::string_view kPrefix = "in shard ";
+  if (error.rfind(kPrefix, 0) != 0) return -1;
+  int64_t index = -1;
+  const char* begin = error.data() + kPrefix.size();
+  const auto [end, ec] = std::from_chars(begin, error.data() + error.size(), index);
+  return ec == std::errc() && end != begin && *end == '/' ? index : -1;
+}
+
+int64_t parse_missing(const std::string& error) {
+  constexpr std::string_view kPrefix = "not run: ";
+  return error.rfind(kPrefix, 0) == 0 && error.find(" missing") != std::string::npos
+             ? parse_elsewhere("in " + error.substr(kPrefix.size()))
+             : -1;
+}
+
+Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options) {
+  if (inputs.empty()) throw InputError("merge: no shard reports given; name the shard files or their folder");
+  for (const auto& in : inputs)
+    if (!in.report.shard)
+      throw InputError(fmt::format("{}: not a shard report (it has no \"shard\" field: a whole run, or a merged "
+                                   "one); merge joins the reports of `gpubench run --shard I/N`",
+                                   in.path));
+  std::stable_sort(inputs.begin(), inputs.end(), [](const ShardInput& a, const ShardInput& b) {
+    return a.report.shard->index != b.report.shard->index ? a.report.shard->index < b.report.shard->index
+                                                          : a.path < b.path;
+  });
+  const ShardInput& first = inputs.front();
+  const int64_t count = first.report.shard->count;
+  for (const auto& in : inputs)
+    if (in.report.shard->count != count)
+      throw InputError(fmt::format("merge: {} is shard {} but {} is shard {}: shards of one run share their count; "
+                                   "merge each run's shards separately",
+                                   first.path, shard_name(*first.report.shard), in.path, shard_name(*in.report.shard)));
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (inputs[i].report.shard->index == inputs[i - 1].report.shard->index)
+      throw InputError(fmt::format("merge: shard {} is given twice ({} and {}); keep one of them",
+                                   shard_name(*inputs[i].report.shard), inputs[i - 1].path, inputs[i].path));
+
+  std::vector<std::string> notes;
+  std::vector<std::string> problems;
+  for (size_t i = 1; i < inputs.size(); ++i)
+    for (auto& m : mismatches(first, inputs[i])) problems.push_back(std::move(m));
+  if (!problems.empty()) {
+    if (!options.allow_mismatch)
+      throw InputError(fmt::format("merge: these are not shards of one run: {}; run every shard with the same config "
+                                   "and build on one GPU model, or merge anyway with --allow-mismatch",
+                                   fmt::join(problems, "; ")));
+    for (auto& p : problems) notes.push_back("merged despite a mismatch (--allow-mismatch): " + p);
+  }
+  std::set<int64_t> present;
+  for (const auto& in : inputs) present.insert(in.report.shard->index);
+  std::vector<std::string> missing;
+  for (int64_t i = 0; i < count; ++i)
+    if (!present.count(i)) missing.push_back(fmt::format("{}/{}", i, count));
+  if (!missing.empty()) {
+    if (!options.allow_missing)
+      throw InputError(fmt::format("merge: missing shard{} {} (of {}); run {}, or merge what is here with "
+                                   "--allow-missing",
+                                   missing.size() == 1 ? "" : "s", fmt::join(missing, ", "), count,
+                                   missing.size() == 1 ? "it" : "them"));
+    notes.push_back(fmt::format("shard{} {} missing (--allow-missing): {} units are not run",
+                                missing.size() == 1 ? "" : "s", fmt::join(missing, ", "),
+                                missing.size() == 1 ? "its" : "their"));
+  }
+
+  Report merged = first.report;
+  merged.shard.reset();
+  merged.shards.clear();
+  merged.notes.clear();
+  // Which shard ran each (case label, step) unit, to catch shards that were split differently.
+  std::map<std::pair<std::string, std::string>, int64_t> ran_in;
+  for (const auto& in : inputs) {
+    const Report& r = in.report;
+    const int64_t index = r.shard->index;
+    for (CaseResult& mc : merged.cases) {
+      const CaseResult* sc = find_case(r, mc.label);
+      if (sc == nullptr) continue;
+      for (const VariantResult& sv : sc->variants) {
+        if (!sv.selected) continue;
+        const auto [it, fresh] = ran_in.emplace(std::make_pair(mc.label, sv.name), index);
+        if (!fresh && it->second != index)
+          throw InputError(fmt::format("merge: case '{}' step {} ran in shard {}/{} and in shard {}/{}: the shards "
+                                       "were split differently (another --variant or build); run every shard alike",
+                                       mc.label, sv.name, it->second, count, index, count));
+        for (VariantResult& mv : mc.variants)
+          if (mv.name == sv.name) mv = sv;
+      }
+    }
+    ShardRun run = *r.shard;
+    run.environment = r.environment;
+    run.ceilings = r.ceilings;
+    run.exit_code = r.exit_code;
+    run.interrupted = r.interrupted;
+    merged.shards.push_back(std::move(run));
+    merged.created_at = std::max(merged.created_at, r.created_at);
+    merged.interrupted = merged.interrupted || r.interrupted;
+    for (const auto& n : r.notes)
+      if (std::find(merged.notes.begin(), merged.notes.end(), n) == merged.notes.end()) merged.notes.push_back(n);
+    if (merged.environment.is_null() || merged.environment.empty()) {  // an empty first shard ran on no GPU
+      merged.environment = r.environment;
+      merged.measurement = r.measurement;
+      merged.ceilings = r.ceilings;
+    }
+  }
+  for (CaseResult& mc : merged.cases) {
+    for (VariantResult& mv : mc.variants) {
+      if (mv.selected || ran_in.count({mc.label, mv.name})) continue;
+      const int64_t j = parse_elsewhere(mv.error);
+      if (j < 0) continue;  // not selected (--variant) in every shard
+      if (present.count(j))
+        throw InputError(fmt::format("merge: case '{}' step {} belongs to shard {}/{} by {}'s split, but that shard "
+                                     "did not run it: the shards were split differently (another --variant or "
+                                     "build); run every shard alike",
+                                     mc.label, mv.name, j, count, first.path));
+      mv.error = fmt::format("not run: shard {}/{} missing", j, count);
+    }
+  }
+  merged.notes.erase(std::remove_if(merged.notes.begin(), merged.notes.end(),
+                                    [](const std::string& n) { return n.rfind("shard ", 0) == 0 && n.find(" is empty") != std::string::npos; }),
+                     merged.notes.end());
+  merged.notes.push_back(fmt::format("merged from {} of {} shards", inputs.size(), count));
+  for (auto& n : notes) merged.notes.push_back(std::move(n));
+  return merged;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,162 @@
+// Work units, their estimates and the split into shards (analysis/shard.hpp).
+#include "analysis/shard.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "analysis/analyze.hpp"
+#include "core/errors.hpp"
+#include "measure/ceilings.hpp"
+#include "workload/workload.hpp"
+
+namespace gpubench {
+namespace {
+
+/// A whole decimal number ≥ 0 (no sign, no spaces); false for anything else or an overflow.
+bool parse_count(std::string_view text, int64_t& out) {
+  if (text.empty()) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && out >= 0;
+}
+
+/// The value of environment variable `name` as an integer ≥ 0; throws InputError naming it when malformed.
+int64_t env_count(const std::function<const char*(const char*)>& getenv, const char* name) {
+  const char* v = getenv(name);
+  int64_t out = 0;
+  if (v == nullptr || !parse_count(v, out))
+    throw InputError(fmt::format("{}='{}' is not a whole number ≥ 0; fix the job's environment, or give --shard I/N",
+                                 name, v ? v : ""));
+  return out;
+}
+
+bool has(const std::function<const char*(const char*)>& getenv, const char* name) {
+  const char* v = getenv(name);
+  return v != nullptr && *v != '\0';
+}
+
+/// Checks I < N and an agreeing --shards; returns the spec.
+ShardSpec checked(int64_t index, int64_t count, std::string source, int64_t shards, const std::string& from) {
+  if (count < 1 || index >= count)
+    throw InputError(fmt::format("{}: shard index {} is not below the shard count {}; fix the job's environment, or "
+                                 "give --shard I/N", from, index, count));
+  if (shards > 0 && shards != count)
+    throw InputError(fmt::format("--shards {} disagrees with {} (which gives {} shards); drop --shards", shards, from,
+                                 count));
+  return ShardSpec{index, count, std::move(source)};
+}
+
+}  // namespace
+
+int64_t estimate_unit_ms(const MeasureSpec& measure, bool pipeline, double floor_ms) {
+  const double sample_ms = std::max(0.0, floor_ms) * (1.0 + std::max(0.0, measure.cooldown));
+  const double by_samples = measure.min_samples * sample_ms;
+  const double by_time = measure.min_time_s * 1e3 * (1.0 + std::max(0.0, measure.cooldown));
+  const double sampling = std::min(std::max(by_samples, by_time), measure.timeout_s * 1e3);
+  return kUnitOverheadMs + std::llround(sampling * (pipeline ? 2 : 1));
+}
+
+std::vector<WorkUnit> work_units(const Config& config, const std::vector<std::string>& steps,
+                                 const std::function<std::string(const VariantSpec&)>& model_of) {
+  const Ceilings ceilings = datasheet_ceilings(config.device.model, config.precision, config.allow_tf32);
+  std::vector<WorkUnit> units;
+  for (size_t ci = 0; ci < config.workload.cases.size(); ++ci) {
+    const WorkloadCase& wc = config.workload.cases[ci];
+    const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
+    const std::vector<PlanRow> rows = plan_rows(config, wc.batch, layout.requests(), ceilings, model_of);
+    for (size_t si = 0; si < config.variants.size(); ++si) {
+      const std::string& name = config.variants[si].name;
+      if (!steps.empty() && std::find(steps.begin(), steps.end(), name) == steps.end()) continue;
+      units.push_back(WorkUnit{ci, si, wc.label, name,
+                               estimate_unit_ms(config.measure, config.end_to_end.pipeline.has_value(),
+                                                rows[si].floor.floor_ms)});
+    }
+  }
+  return units;
+}
+
+std::vector<std::vector<size_t>> split_units(const std::vector<WorkUnit>& units, int64_t count) {
+  if (count < 1) throw InputError(fmt::format("shard count {} is below 1; give N ≥ 1", count));
+  std::vector<size_t> order(units.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return units[a].estimate_ms > units[b].estimate_ms; });
+  std::vector<std::vector<size_t>> shards(static_cast<size_t>(count));
+  std::vector<int64_t> load(static_cast<size_t>(count), 0);
+  for (size_t u : order) {
+    const size_t s = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    shards[s].push_back(u);
+    load[s] += units[u].estimate_ms;
+  }
+  for (auto& s : shards) std::sort(s.begin(), s.end());
+  return shards;
+}
+
+ShardSpec parse_shard_spec(std::string_view text, const std::string& what) {
+  const size_t slash = text.find('/');
+  int64_t index = -1, count = -1;
+  if (slash == std::string_view::npos || !parse_count(text.substr(0, slash), index) ||
+      !parse_count(text.substr(slash + 1), count) || count < 1)
+    throw InputError(fmt::format("{}: '{}' is not I/N; write the 0-based shard index and the shard count, e.g. "
+                                 "{} 0/4 … {} 3/4",
+                                 what, text, what, what));
+  if (index >= count)
+    throw InputError(fmt::format("{}: index {} is not below the count {}; shards are numbered 0 … {}", what, index,
+                                 count, count - 1));
+  return ShardSpec{index, count, what};
+}
+
+ShardSpec shard_from_environment(const std::function<const char*(const char*)>& getenv, int64_t shards) {
+  if (has(getenv, "SLURM_ARRAY_TASK_ID")) {
+    const int64_t id = env_count(getenv, "SLURM_ARRAY_TASK_ID");
+    // A given count (--shards, GPUBENCH_SHARDS) makes the task id the shard index: `--array=1` re-runs shard 1 alone.
+    const int64_t given = shards > 0 ? shards : has(getenv, "GPUBENCH_SHARDS") ? env_count(getenv, "GPUBENCH_SHARDS") : 0;
+    if (given > 0) return checked(id, given, "slurm", 0, "SLURM_ARRAY_TASK_ID with the shard count given");
+    const int64_t min = has(getenv, "SLURM_ARRAY_TASK_MIN") ? env_count(getenv, "SLURM_ARRAY_TASK_MIN") : 0;
+    const int64_t step = has(getenv, "SLURM_ARRAY_TASK_STEP") ? env_count(getenv, "SLURM_ARRAY_TASK_STEP") : 1;
+    if (step < 1) throw InputError("SLURM_ARRAY_TASK_STEP='0' is not a step; fix the job's --array, or give --shard I/N");
+    if (id < min || (id - min) % step != 0)
+      throw InputError(fmt::format("SLURM_ARRAY_TASK_ID={} is not on the array MIN={} STEP={}; give --shard I/N", id,
+                                   min, step));
+    int64_t count = 0;
+    if (has(getenv, "SLURM_ARRAY_TASK_COUNT")) {
+      count = env_count(getenv, "SLURM_ARRAY_TASK_COUNT");
+    } else if (has(getenv, "SLURM_ARRAY_TASK_MAX")) {
+      const int64_t max = env_count(getenv, "SLURM_ARRAY_TASK_MAX");
+      if (max < min) throw InputError("SLURM_ARRAY_TASK_MAX is below SLURM_ARRAY_TASK_MIN; give --shard I/N");
+      count = (max - min) / step + 1;
+    } else {
+      throw InputError("SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_COUNT or SLURM_ARRAY_TASK_MAX; give "
+                       "--shards N (the array's task count), or --shard I/N");
+    }
+    return checked((id - min) / step, count, "slurm", 0, "SLURM_ARRAY_TASK_ID");
+  }
+  if (has(getenv, "JOB_COMPLETION_INDEX")) {
+    const int64_t index = env_count(getenv, "JOB_COMPLETION_INDEX");
+    int64_t count = shards;
+    if (count <= 0) {
+      if (!has(getenv, "GPUBENCH_SHARDS"))
+        throw InputError("JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but the shard count is not: set the "
+                         "environment variable GPUBENCH_SHARDS to the Job's completions, or give --shards N");
+      count = env_count(getenv, "GPUBENCH_SHARDS");
+      return checked(index, count, "kubernetes", 0, "JOB_COMPLETION_INDEX with GPUBENCH_SHARDS");
+    }
+    return checked(index, count, "kubernetes", 0, "JOB_COMPLETION_INDEX with --shards");
+  }
+  if (has(getenv, "RANK") && has(getenv, "WORLD_SIZE")) {
+    return checked(env_count(getenv, "RANK"), env_count(getenv, "WORLD_SIZE"), "torchrun", shards,
+                   "RANK and WORLD_SIZE");
+  }
+  return ShardSpec{0, 0, ""};
+}
+
+int64_t local_rank_device(const std::function<const char*(const char*)>& getenv) {
+  for (const char* name : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"})
+    if (has(getenv, name)) return env_count(getenv, name);
+  return -1;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,149 @@
+// `gpubench merge -o PREFIX SHARD…`: joins the reports of a split run (`run --shard I/N`, an engine's array job)
+// into the report of the whole run (analysis/merge.hpp; docs/scale-out.md). Exit 0, or 1 when a merged step FAILED
+// (as `run`), 2 on bad input: unreadable files, shards of different runs, missing or duplicated shards.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "analysis/merge.hpp"
+#include "cli/common.hpp"
+#include "cli/plugins.hpp"
+#include "cli/verb.hpp"
+#include "core/errors.hpp"
+#include "core/report_stream.hpp"
+#include "report/terminal.hpp"
+#include "report/writer.hpp"
+#include "result/report_io.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::vector<std::string> formats = {"json", "md"};
+  bool allow_mismatch = false;
+  bool allow_missing = false;
+  std::vector<std::string> plugins;
+};
+
+bool is_report_file(const fs::path& p) {
+  const std::string name = p.filename().string();
+  const auto ends = [&](const std::string& s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".json") || ends(".json.gz");
+}
+
+/// The shard reports named by `inputs`: files as given (each must be a shard report), folders' *.json and
+/// *.json.gz files (reports without a `shard` field, e.g. an earlier merge's output, are skipped with a note on
+/// stderr; other JSON is skipped too). Throws InputError for a path that does not exist, an unreadable report or
+/// an empty result.
+std::vector<ShardInput> load_inputs(const std::vector<std::string>& inputs) {
+  std::vector<ShardInput> out;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec)) {
+      std::vector<fs::path> files;
+      for (const auto& e : fs::directory_iterator(in, ec))
+        if (e.is_regular_file() && is_report_file(e.path())) files.push_back(e.path());
+      if (ec) throw InputError(fmt::format("merge: cannot list folder {}: {}", in, ec.message()));
+      std::sort(files.begin(), files.end());
+      size_t taken = 0;
+      for (const auto& f : files) {
+        const nlohmann::json j = load_report_json(f.string());
+        if (!j.is_object() || !j.contains("shard")) {
+          fmt::print(stderr, "merge: skipped {}: not a shard report\n", f.string());
+          continue;
+        }
+        out.push_back(ShardInput{f.string(), load_report(f.string())});
+        ++taken;
+      }
+      if (taken == 0)
+        throw InputError(fmt::format("merge: folder {} holds no shard report (*.json or *.json.gz written by `run "
+                                     "--shard`); name the folder the shards wrote to",
+                                     in));
+    } else if (fs::exists(in, ec)) {
+      out.push_back(ShardInput{in, load_report(in)});
+    } else {
+      throw InputError(fmt::format("merge: no file or folder '{}'; name the shard reports or their folder", in));
+    }
+  }
+  return out;
+}
+
+/// The config the shards ran, rebuilt from the first report's resolved config (the op's registry, plugins
+/// loaded). Throws InputError naming the file and the fix.
+Config shard_config(const ShardInput& first) {
+  try {
+    ConfigContext ctx = registry_context();
+    ctx.source = first.path;
+    return parse_config(first.report.config, ctx);
+  } catch (const ConfigError& e) {
+    std::string what;
+    for (const auto& i : e.issues) what += (what.empty() ? "" : "; ") + i.pointer + ": " + i.message;
+    throw InputError(fmt::format("merge: the config recorded in {} does not load here ({}); if it uses a plugin op "
+                                 "or step, give the plugin with --plugin",
+                                 first.path, what));
+  }
+}
+
+int merge(const MergeArgs& a) {
+  for (const auto& f : a.formats)
+    if (!find_report_writer(f)) throw InputError("--format: unknown format '" + f + "' (see `gpubench list`)");
+  check_report_paths(a.output, a.formats);
+  std::vector<std::string> plugins = a.plugins;  // the run's plugin files, where they still are
+  std::vector<ShardInput> inputs = load_inputs(a.inputs);
+  for (const PluginUse& p : inputs.front().report.plugins)
+    if (p.abi_version > 0 && fs::exists(p.path) &&
+        std::find(plugins.begin(), plugins.end(), p.path) == plugins.end())
+      plugins.push_back(p.path);
+  load_plugins(plugins, "");
+  MergeOptions options;
+  options.allow_mismatch = a.allow_mismatch;
+  options.allow_missing = a.allow_missing;
+  Report report = merge_shards(std::move(inputs), options);
+  const Config config = shard_config(ShardInput{a.inputs.front(), report});
+  Ceilings ceil;
+  if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
+  const int rc = finish_run(report, config, ceil);
+  write_reports_or_rescue(report, a.output, a.formats);
+  fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
+  for (const auto& f : a.formats)
+    fmt::print(report_stream(), "report: {}.{}\n", a.output, find_report_writer(f)->extension);
+  return rc;
+}
+
+VerbAction setup_merge(CLI::App& sub) {
+  auto a = std::make_shared<MergeArgs>();
+  sub.add_option("SHARD", a->inputs, "shard reports (.json, .json.gz) or folders of them")
+      ->required()
+      ->type_name("REPORT|FOLDER");
+  sub.add_option("-o,--output", a->output, "merged report path prefix; writes PREFIX.json, PREFIX.md, ...")
+      ->required()
+      ->type_name("PREFIX");
+  sub.add_option("-f,--format", a->formats, "report formats: json, md, csv (default: json md)")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("FORMAT");
+  sub.add_flag("--allow-mismatch", a->allow_mismatch,
+               "merge shards of different configs, tool builds or GPU models (each difference noted in the report)");
+  sub.add_flag("--allow-missing", a->allow_missing,
+               "merge without some shards (their units are reported as not run)");
+  add_plugin_option(sub, a->plugins);
+  return [a]() -> int { return merge(*a); };
+}
+
+}  // namespace
+
+GPUBENCH_REGISTER_VERB(merge, VerbInfo{"merge", "join the reports of a split run's shards (run --shard) into one", 15,
+                                       setup_merge});
+
+}  // namespace gpubench::cli

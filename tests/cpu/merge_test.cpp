@@ -1,0 +1,189 @@
+// Joining shard reports (analysis/merge.hpp): the merge of a split run's shards is the whole run's report, whatever
+// the order they come in; shards of different runs, missing, duplicated or split differently are refused with the
+// files and the fix (docs/scale-out.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "analysis/merge.hpp"
+#include "cli/common.hpp"
+#include "core/errors.hpp"
+#include "support/shard_reports.hpp"
+
+namespace gpubench {
+namespace {
+
+using testing::shard_config;
+using testing::shard_of;
+using testing::whole_report;
+
+std::vector<ShardInput> shards(const Report& whole, const Config& c, int64_t count) {
+  std::vector<ShardInput> out;
+  for (int64_t i = 0; i < count; ++i) out.push_back({"s" + std::to_string(i) + ".json", shard_of(whole, c, i, count)});
+  return out;
+}
+
+std::string merge_error(std::vector<ShardInput> in, MergeOptions o = {}) {
+  try {
+    merge_shards(std::move(in), o);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+class MergeShards : public ::testing::Test {
+ protected:
+  Config config_ = shard_config();
+  Report whole_ = whole_report(config_);
+};
+
+TEST_F(MergeShards, TheShardsSplitTheUnitsAndTheirMergeIsTheWholeRunInAnyOrder) {
+  const auto in = shards(whole_, config_, 3);
+  int64_t units = 0;
+  for (const auto& s : in) units += s.report.shard->units;
+  EXPECT_EQ(units, 9);
+  for (const auto& s : in) EXPECT_GT(s.report.shard->units, 0);  // 9 units over 3 shards: none empty
+
+  const nlohmann::json first = merge_shards(in, {});
+  auto reversed = in;
+  std::reverse(reversed.begin(), reversed.end());
+  EXPECT_EQ(nlohmann::json(merge_shards(reversed, {})), first);
+  auto shuffled = in;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937(3));
+  EXPECT_EQ(nlohmann::json(merge_shards(shuffled, {})), first);
+
+  const Report merged = merge_shards(in, {});
+  ASSERT_EQ(merged.cases.size(), whole_.cases.size());
+  for (size_t ci = 0; ci < merged.cases.size(); ++ci)
+    for (size_t vi = 0; vi < 3; ++vi) {
+      const VariantResult& m = merged.cases[ci].variants[vi];
+      EXPECT_TRUE(m.selected);
+      EXPECT_EQ(m.status, StepStatus::kOk);
+      EXPECT_EQ(m.region_samples_ms, whole_.cases[ci].variants[vi].region_samples_ms);
+    }
+  EXPECT_FALSE(merged.shard);
+  ASSERT_EQ(merged.shards.size(), 3u);
+  for (int64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(merged.shards[i].index, i);
+    EXPECT_EQ(merged.shards[i].environment["gpu"]["uuid"], "GPU-" + std::to_string(i));  // each GPU kept
+    EXPECT_EQ(merged.shards[i].ceilings["gemm_tflops"], 780.0);
+  }
+  EXPECT_EQ(merged.created_at, "2026-12-02T10:00:02Z");  // the latest shard's
+  EXPECT_EQ(merged.environment["gpu"]["uuid"], "GPU-0");  // the lowest index's run-level facts
+}
+
+TEST_F(MergeShards, TheMergedReportAnalyzesAsTheWholeRun) {
+  Report merged = merge_shards(shards(whole_, config_, 3), {});
+  Report whole = whole_;
+  const Ceilings ceil{780, 4300, "calibrated"};
+  EXPECT_EQ(cli::finish_run(merged, config_, ceil), 0);
+  EXPECT_EQ(cli::finish_run(whole, config_, ceil), 0);
+  for (size_t ci = 0; ci < whole.cases.size(); ++ci)
+    for (size_t vi = 0; vi < 3; ++vi) {
+      const VariantResult& m = merged.cases[ci].variants[vi];
+      const VariantResult& w = whole.cases[ci].variants[vi];
+      ASSERT_TRUE(m.speedup_vs_baseline && w.speedup_vs_baseline);
+      EXPECT_DOUBLE_EQ(*m.speedup_vs_baseline, *w.speedup_vs_baseline);
+      EXPECT_DOUBLE_EQ(m.pct_of_floor, w.pct_of_floor);
+    }
+  // decomposed halves baseline's time in every case (the samples are seeded, so about 2×).
+  EXPECT_NEAR(*merged.cases[0].variants[1].speedup_vs_prev, 2.0, 0.05);
+}
+
+TEST_F(MergeShards, MissingShardsAreRefusedByIndexUnlessAllowedThenTheirUnitsSayNotRun) {
+  auto in = shards(whole_, config_, 3);
+  in.erase(in.begin() + 1);
+  const std::string e = merge_error(in);
+  EXPECT_NE(e.find("missing shard 1/3"), std::string::npos) << e;
+  EXPECT_NE(e.find("--allow-missing"), std::string::npos) << e;
+  MergeOptions o;
+  o.allow_missing = true;
+  const Report m = merge_shards(in, o);
+  int not_run = 0;
+  for (const auto& c : m.cases)
+    for (const auto& v : c.variants)
+      if (!v.selected) {
+        EXPECT_EQ(v.error, "not run: shard 1/3 missing");
+        EXPECT_EQ(parse_missing(v.error), 1);
+        ++not_run;
+      }
+  EXPECT_EQ(not_run, shards(whole_, config_, 3)[1].report.shard->units);
+  EXPECT_NE(std::find_if(m.notes.begin(), m.notes.end(),
+                         [](const std::string& n) { return n.find("shard 1/3 missing") != std::string::npos; }),
+            m.notes.end());
+}
+
+TEST_F(MergeShards, DuplicatedShardsAndDifferentCountsAreRefused) {
+  auto in = shards(whole_, config_, 3);
+  in.push_back({"again.json", in[2].report});
+  std::string e = merge_error(in);
+  EXPECT_NE(e.find("shard 2/3 is given twice"), std::string::npos) << e;
+  EXPECT_NE(e.find("again.json"), std::string::npos) << e;
+  auto mixed = shards(whole_, config_, 3);
+  mixed.push_back({"other.json", shard_of(whole_, config_, 1, 2)});
+  e = merge_error(mixed);
+  EXPECT_NE(e.find("shard 1/2"), std::string::npos) << e;
+}
+
+TEST_F(MergeShards, ShardsOfDifferentRunsAreRefusedUnlessAllowedThenNoted) {
+  for (const char* what : {"config", "tool", "gpu"}) {
+    auto in = shards(whole_, config_, 3);
+    Report& r = in[2].report;
+    if (std::string(what) == "config") r.config_hash = "0123456789abcdef";
+    if (std::string(what) == "tool") r.git_sha = "deadbeef";
+    if (std::string(what) == "gpu") r.environment["gpu"]["name"] = "NVIDIA H100 80GB HBM3";
+    const std::string e = merge_error(in);
+    EXPECT_NE(e.find("not shards of one run"), std::string::npos) << what << ": " << e;
+    EXPECT_NE(e.find("s2.json"), std::string::npos) << what << ": " << e;
+    EXPECT_NE(e.find("--allow-mismatch"), std::string::npos) << what << ": " << e;
+    MergeOptions o;
+    o.allow_mismatch = true;
+    const Report m = merge_shards(in, o);
+    EXPECT_NE(std::find_if(m.notes.begin(), m.notes.end(),
+                           [](const std::string& n) { return n.find("--allow-mismatch") != std::string::npos; }),
+              m.notes.end())
+        << what;
+  }
+}
+
+TEST_F(MergeShards, ShardsSplitDifferentlyAreRefused) {
+  // Shard 1 of a 3-way split also claims a unit that shard 0 ran (e.g. a different --variant).
+  auto in = shards(whole_, config_, 3);
+  for (auto& c : in[1].report.cases)
+    for (auto& v : c.variants)
+      if (!v.selected && v.error == "in shard 0/3") {
+        v.selected = true;
+        v.status = StepStatus::kOk;
+      }
+  EXPECT_NE(merge_error(in).find("split differently"), std::string::npos);
+  // A unit the split gives to shard 2, which shard 2 did not run.
+  auto gap = shards(whole_, config_, 3);
+  for (auto& c : gap[2].report.cases)
+    for (auto& v : c.variants)
+      if (v.selected) {
+        v.selected = false;
+        v.error = "not selected (--variant)";
+        break;
+      }
+  EXPECT_NE(merge_error(gap).find("did not run it"), std::string::npos);
+}
+
+TEST_F(MergeShards, AWholeRunIsNotAShard) {
+  const std::string e = merge_error({{"whole.json", whole_}});
+  EXPECT_NE(e.find("whole.json: not a shard report"), std::string::npos) << e;
+  EXPECT_NE(merge_error({}).find("no shard reports"), std::string::npos);
+}
+
+TEST(MergeText, ElsewhereAndMissingRoundTrip) {
+  EXPECT_EQ(shard_elsewhere(4, 7), "in shard 4/7");
+  EXPECT_EQ(parse_elsewhere(shard_elsewhere(4, 7)), 4);
+  EXPECT_EQ(parse_elsewhere("not selected (--variant)"), -1);
+  EXPECT_EQ(parse_elsewhere("in shard x/7"), -1);
+  EXPECT_EQ(parse_missing("not run: shard 12/20 missing"), 12);
+  EXPECT_EQ(parse_missing("not run: interrupted"), -1);
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,181 @@
+// Scale-out through the real binary without a GPU (docs/scale-out.md): `run --shard` and every engine's variables
+// give an empty shard's report (the only shard a CPU machine can finish), bad shard input exits 2, and `gpubench merge`
+// joins shard files, folders and .json.gz in any order into a report that `compare` reads.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/atomic_file.hpp"
+#include "support/cli_binary.hpp"
+#include "support/shard_reports.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class ScaleCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin_ = testing::gpubench_binary();
+    if (bin_.empty()) GTEST_SKIP() << "no gpubench binary";
+    dir_ = fs::temp_directory_path() / ("gpubench_scale_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    for (const char* v : kEngineVariables) ::unsetenv(v);
+  }
+  void TearDown() override {
+    for (const char* v : kEngineVariables) ::unsetenv(v);
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  int run(const std::vector<std::string>& args) {
+    const fs::path io = dir_ / ("io" + std::to_string(runs_++));
+    fs::create_directories(io);
+    testing::Child child(bin_, args, io);
+    const int rc = child.wait(60);
+    out_ = child.out();
+    err_ = child.err();
+    return rc;
+  }
+  std::string config_file() {
+    const std::string p = (dir_ / "sweep.json").string();
+    std::ofstream(p) << testing::kShardConfigText;
+    return p;
+  }
+  std::string write(const std::string& name, const Report& r) {
+    const std::string p = (dir_ / name).string();
+    fs::create_directories(fs::path(p).parent_path());
+    write_file_atomic(p, json(r).dump());
+    return p;
+  }
+  json read(const std::string& path) { return json::parse(testing::slurp(path)); }
+
+  static constexpr const char* kEngineVariables[] = {
+      "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX",
+      "SLURM_ARRAY_TASK_STEP", "JOB_COMPLETION_INDEX", "GPUBENCH_SHARDS", "RANK", "WORLD_SIZE", "LOCAL_RANK"};
+  std::string bin_;
+  fs::path dir_;
+  int runs_ = 0;
+  std::string out_, err_;
+};
+
+TEST_F(ScaleCli, AnEmptyShardWritesAValidReportThatSaysSoWithoutAGpu) {
+  // 9 units over 10 shards: shard 9 has none.
+  const std::string prefix = (dir_ / "s9").string();
+  ASSERT_EQ(run({"run", config_file(), "--shard", "9/10", "-o", prefix, "-f", "json,md"}), 0) << err_;
+  const json r = read(prefix + ".json");
+  EXPECT_EQ(r["shard"]["index"], 9);
+  EXPECT_EQ(r["shard"]["count"], 10);
+  EXPECT_EQ(r["shard"]["units"], 0);
+  EXPECT_EQ(r["shard"]["total_units"], 9);
+  EXPECT_EQ(r["shard"]["source"], "--shard");
+  EXPECT_EQ(r["config_hash"], testing::shard_config().hash);
+  EXPECT_EQ(r["cases"][0]["variants"][0]["status"], "skipped");
+  EXPECT_EQ(r["cases"][0]["variants"][0]["error"].get<std::string>().rfind("in shard ", 0), 0u);
+  EXPECT_NE(testing::slurp(prefix + ".md").find("shard 9/10 is empty"), std::string::npos);
+  EXPECT_NE(err_.find("shard 9/10 (--shard): 0 of 9 work units"), std::string::npos) << err_;
+}
+
+TEST_F(ScaleCli, EveryEnginesVariablesChooseTheShard) {
+  struct Case {
+    std::vector<std::pair<const char*, const char*>> env;
+    const char* source;
+  };
+  const std::vector<Case> cases = {
+      {{{"SLURM_ARRAY_TASK_ID", "9"}, {"SLURM_ARRAY_TASK_COUNT", "10"}}, "slurm"},
+      {{{"SLURM_ARRAY_TASK_ID", "10"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "10"}}, "slurm"},
+      {{{"JOB_COMPLETION_INDEX", "9"}, {"GPUBENCH_SHARDS", "10"}}, "kubernetes"},
+      {{{"RANK", "9"}, {"WORLD_SIZE", "10"}, {"LOCAL_RANK", "1"}}, "torchrun"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    for (const char* v : kEngineVariables) ::unsetenv(v);
+    for (const auto& [k, v] : c.env) ::setenv(k, v, 1);
+    const std::string prefix = (dir_ / ("e" + std::to_string(n++))).string();
+    ASSERT_EQ(run({"run", config_file(), "-o", prefix, "-f", "json"}), 0) << c.source << ": " << err_;
+    const json r = read(prefix + ".json");
+    EXPECT_EQ(r["shard"]["source"], c.source);
+    EXPECT_EQ(r["shard"]["index"], 9) << c.source;
+    EXPECT_EQ(r["shard"]["count"], 10) << c.source;
+  }
+  // --shard wins over the environment; without either the run is whole (no GPU here: exit 3).
+  for (const char* v : kEngineVariables) ::unsetenv(v);
+  ::setenv("SLURM_ARRAY_TASK_ID", "0", 1);
+  ::setenv("SLURM_ARRAY_TASK_COUNT", "10", 1);
+  ASSERT_EQ(run({"run", config_file(), "--shard", "9/10", "-o", (dir_ / "w").string(), "-f", "json"}), 0) << err_;
+  EXPECT_EQ(read((dir_ / "w.json").string())["shard"]["source"], "--shard");
+}
+
+TEST_F(ScaleCli, BadShardInputExitsTwoNamingTheFlagOrVariable) {
+  const std::string cfg = config_file();
+  EXPECT_EQ(run({"run", cfg, "--shard", "10/10"}), 2);
+  EXPECT_NE(err_.find("--shard: index 10 is not below the count 10"), std::string::npos) << err_;
+  EXPECT_EQ(run({"run", cfg, "--shard", "two/3"}), 2);
+  EXPECT_NE(err_.find("is not I/N"), std::string::npos) << err_;
+  EXPECT_EQ(run({"run", cfg, "--shards", "3"}), 2);
+  EXPECT_NE(err_.find("give --shard I/N"), std::string::npos) << err_;
+  EXPECT_EQ(run({"run", cfg, "--shard", "0/2", "--devices", "all"}), 2);
+  EXPECT_NE(err_.find("--devices"), std::string::npos) << err_;
+  ::setenv("JOB_COMPLETION_INDEX", "1", 1);
+  EXPECT_EQ(run({"run", cfg}), 2);
+  EXPECT_NE(err_.find("GPUBENCH_SHARDS"), std::string::npos) << err_;
+}
+
+TEST_F(ScaleCli, MergeJoinsFilesFoldersAndGzipInAnyOrderAndCompareReadsTheResult) {
+  const Config c = testing::shard_config();
+  const Report whole = testing::whole_report(c);
+  std::vector<std::string> files;
+  for (int i = 0; i < 3; ++i) files.push_back(write("shards/s" + std::to_string(i) + ".json", testing::shard_of(whole, c, i, 3)));
+  ASSERT_EQ(std::system(("gzip -f " + files[1]).c_str()), 0);
+  files[1] += ".gz";
+  write("shards/notes.json", Report{});  // a folder's non-shard JSON is skipped
+  const std::string a = (dir_ / "a").string(), b = (dir_ / "b").string(), f = (dir_ / "f").string();
+  ASSERT_EQ(run({"merge", "-o", a, files[0], files[1], files[2]}), 0) << err_;
+  ASSERT_EQ(run({"merge", "-o", b, files[2], files[0], files[1]}), 0) << err_;
+  EXPECT_EQ(testing::slurp(a + ".json"), testing::slurp(b + ".json"));  // byte for byte
+  ASSERT_EQ(run({"merge", "-o", f, "-f", "json,md,csv", (dir_ / "shards").string()}), 0) << err_;
+  EXPECT_NE(err_.find("skipped"), std::string::npos) << err_;
+  const json m = read(f + ".json");
+  EXPECT_EQ(m["shards"].size(), 3u);
+  EXPECT_FALSE(m.contains("shard"));
+  EXPECT_EQ(m["exit_code"], 0);
+  EXPECT_TRUE(m["cases"][0]["variants"][1].contains("speedup_vs_prev"));  // analyzed
+  EXPECT_TRUE(fs::exists(f + ".md") && fs::exists(f + ".csv"));
+  // The whole run, analyzed by a merge of itself as one shard, compares SAME with the merge of three.
+  Report one = whole;
+  one.shard = ShardRun{};
+  one.shard->units = 9;
+  ASSERT_EQ(run({"merge", "-o", (dir_ / "one").string(), write("one.json", one)}), 0) << err_;
+  EXPECT_EQ(run({"compare", (dir_ / "one.json").string(), f + ".json"}), 0) << out_ << err_;
+  EXPECT_NE(out_.find("SAME"), std::string::npos) << out_;
+}
+
+TEST_F(ScaleCli, MergeRefusesMissingMismatchedAndDuplicatedShardsWithExitTwo) {
+  const Config c = testing::shard_config();
+  const Report whole = testing::whole_report(c);
+  const std::string s0 = write("s0.json", testing::shard_of(whole, c, 0, 3));
+  const std::string s2 = write("s2.json", testing::shard_of(whole, c, 2, 3));
+  EXPECT_EQ(run({"merge", "-o", (dir_ / "m").string(), s0, s2}), 2);
+  EXPECT_NE(err_.find("missing shard 1/3"), std::string::npos) << err_;
+  EXPECT_EQ(run({"merge", "--allow-missing", "-o", (dir_ / "m").string(), s0, s2}), 0) << err_;
+  EXPECT_NE(testing::slurp((dir_ / "m.md").string()).find("shard 1/3 missing"), std::string::npos);
+  EXPECT_EQ(run({"merge", "-o", (dir_ / "d").string(), s0, s0}), 2);
+  EXPECT_NE(err_.find("given twice"), std::string::npos) << err_;
+  Report other = testing::shard_of(whole, c, 1, 3);
+  other.environment["gpu"]["name"] = "NVIDIA H100 80GB HBM3";
+  const std::string s1 = write("s1.json", other);
+  EXPECT_EQ(run({"merge", "-o", (dir_ / "x").string(), s0, s1, s2}), 2);
+  EXPECT_NE(err_.find("GPU NVIDIA H200"), std::string::npos) << err_;
+  EXPECT_EQ(run({"merge", "--allow-mismatch", "-o", (dir_ / "x").string(), s0, s1, s2}), 0) << err_;
+  EXPECT_EQ(run({"merge", "-o", (dir_ / "n").string(), (dir_ / "nowhere").string()}), 2);
+  EXPECT_NE(err_.find("no file or folder"), std::string::npos) << err_;
+  EXPECT_EQ(run({"merge", s0}), 2);  // -o is required
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,247 @@
+// Splitting a run into shards (analysis/shard.hpp): the I/N syntax, every engine's environment variables, the unit
+// estimate, and the split's determinism and balance (docs/scale-out.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <string>
+
+#include "analysis/shard.hpp"
+#include "cli/common.hpp"
+#include "cli/shard.hpp"
+#include "config/parse.hpp"
+#include "core/errors.hpp"
+
+namespace gpubench {
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+ShardSpec from_env(const Env& env, int64_t shards = 0) {
+  return shard_from_environment(
+      [&](const char* name) {
+        const auto it = env.find(name);
+        return it == env.end() ? static_cast<const char*>(nullptr) : it->second.c_str();
+      },
+      shards);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(ShardSpec, ParsesZeroBasedIndexOverCount) {
+  const ShardSpec s = parse_shard_spec("2/5", "--shard");
+  EXPECT_EQ(s.index, 2);
+  EXPECT_EQ(s.count, 5);
+  EXPECT_EQ(s.source, "--shard");
+  EXPECT_EQ(parse_shard_spec("0/1", "--shard").count, 1);
+}
+
+TEST(ShardSpec, RefusesMalformedAndOutOfRangeText) {
+  for (const char* bad : {"", "3", "1/", "/3", "a/3", "1/b", "-1/3", "1/0", "1/3/4", " 1/3", "1/3 "})
+    EXPECT_NE(error_of([&] { parse_shard_spec(bad, "--shard"); }).find("--shard"), std::string::npos) << bad;
+  const std::string e = error_of([] { parse_shard_spec("3/3", "--shard"); });
+  EXPECT_NE(e.find("0 … 2"), std::string::npos) << e;
+}
+
+TEST(ShardEnvironment, SlurmArrayWithCount) {
+  const ShardSpec s = from_env({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_COUNT", "4"}});
+  EXPECT_EQ(s.index, 2);
+  EXPECT_EQ(s.count, 4);
+  EXPECT_EQ(s.source, "slurm");
+}
+
+TEST(ShardEnvironment, SlurmArrayWithMinMaxAndStep) {
+  // --array=10-18:4 → tasks 10, 14, 18: task 14 is shard 1 of 3.
+  const ShardSpec s = from_env({{"SLURM_ARRAY_TASK_ID", "14"},
+                                {"SLURM_ARRAY_TASK_MIN", "10"},
+                                {"SLURM_ARRAY_TASK_MAX", "18"},
+                                {"SLURM_ARRAY_TASK_STEP", "4"}});
+  EXPECT_EQ(s.index, 1);
+  EXPECT_EQ(s.count, 3);
+  // --array=1-3: the task ids start at 1, the shards at 0.
+  const ShardSpec t =
+      from_env({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "3"}});
+  EXPECT_EQ(t.index, 2);
+  EXPECT_EQ(t.count, 3);
+}
+
+TEST(ShardEnvironment, SlurmMistakesNameTheVariable) {
+  EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}); })
+                .find("SLURM_ARRAY_TASK_ID='x'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "1"}}); }).find("--shards N"), std::string::npos);
+  EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}); })
+                .find("not below the shard count 3"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              from_env({{"SLURM_ARRAY_TASK_ID", "11"}, {"SLURM_ARRAY_TASK_MIN", "10"},
+                        {"SLURM_ARRAY_TASK_MAX", "18"}, {"SLURM_ARRAY_TASK_STEP", "4"}});
+            }).find("not on the array"),
+            std::string::npos);
+}
+
+TEST(ShardEnvironment, SlurmWithTheCountGivenTakesTheTaskIdAsTheIndexToRerunOneShard) {
+  // `GPUBENCH_SHARDS=3 sbatch --array=1 …` re-runs shard 1 of 3 (Slurm says 1 task, MIN=MAX=1).
+  const Env rerun = {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "1"}, {"SLURM_ARRAY_TASK_MIN", "1"},
+                     {"SLURM_ARRAY_TASK_MAX", "1"}};
+  EXPECT_EQ(from_env(rerun).count, 1);  // without the count: a one-shard array
+  Env with_count = rerun;
+  with_count["GPUBENCH_SHARDS"] = "3";
+  ShardSpec s = from_env(with_count);
+  EXPECT_EQ(s.index, 1);
+  EXPECT_EQ(s.count, 3);
+  s = from_env(rerun, 3);  // --shards 3
+  EXPECT_EQ(s.index, 1);
+  EXPECT_EQ(s.count, 3);
+  EXPECT_NE(error_of([&] { from_env(rerun, 1); }).find("not below the shard count 1"), std::string::npos);
+}
+
+TEST(ShardEnvironment, ShardsMustAgreeWithTorchrunsWorldSize) {
+  EXPECT_NE(error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "3"}}, 4); }).find("disagrees"), std::string::npos);
+}
+
+TEST(ShardEnvironment, KubernetesIndexedJobTakesItsCountFromShardsOrTheJobsVariable) {
+  ShardSpec s = from_env({{"JOB_COMPLETION_INDEX", "1"}, {"GPUBENCH_SHARDS", "3"}});
+  EXPECT_EQ(s.index, 1);
+  EXPECT_EQ(s.count, 3);
+  EXPECT_EQ(s.source, "kubernetes");
+  s = from_env({{"JOB_COMPLETION_INDEX", "4"}}, 5);
+  EXPECT_EQ(s.index, 4);
+  EXPECT_EQ(s.count, 5);
+  EXPECT_NE(error_of([] { from_env({{"JOB_COMPLETION_INDEX", "1"}}); }).find("GPUBENCH_SHARDS"), std::string::npos);
+  EXPECT_NE(error_of([] { from_env({{"JOB_COMPLETION_INDEX", "3"}, {"GPUBENCH_SHARDS", "3"}}); })
+                .find("not below"),
+            std::string::npos);
+}
+
+TEST(ShardEnvironment, TorchrunRankAndWorldSizeAndLocalRankDevice) {
+  const Env env = {{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}};
+  const ShardSpec s = from_env(env);
+  EXPECT_EQ(s.index, 5);
+  EXPECT_EQ(s.count, 8);
+  EXPECT_EQ(s.source, "torchrun");
+  const auto get = [&](const char* n) {
+    const auto it = env.find(n);
+    return it == env.end() ? static_cast<const char*>(nullptr) : it->second.c_str();
+  };
+  EXPECT_EQ(local_rank_device(get), 1);
+  EXPECT_EQ(local_rank_device([](const char*) { return static_cast<const char*>(nullptr); }), -1);
+  EXPECT_EQ(local_rank_device([](const char* n) {
+              return std::string(n) == "OMPI_COMM_WORLD_LOCAL_RANK" ? "3" : static_cast<const char*>(nullptr);
+            }),
+            3);
+}
+
+TEST(ShardEnvironment, NoEngineMeansAWholeRunAndSlurmWinsOverRank) {
+  EXPECT_EQ(from_env({}).count, 0);
+  EXPECT_EQ(from_env({{"RANK", "1"}}).count, 0);  // RANK alone (no WORLD_SIZE) is no launcher
+  const ShardSpec s =
+      from_env({{"SLURM_ARRAY_TASK_ID", "0"}, {"SLURM_ARRAY_TASK_COUNT", "2"}, {"RANK", "3"}, {"WORLD_SIZE", "4"}});
+  EXPECT_EQ(s.source, "slurm");
+}
+
+TEST(ShardEstimate, IsTheOverheadPlusTheLongerOfSamplesAndMinTimeCappedAtTheTimeout) {
+  MeasureSpec m;
+  m.min_samples = 10;
+  m.min_time_s = 0.5;
+  m.cooldown = 1.0;
+  m.timeout_s = 15;
+  // 10 samples of 2 × 1 ms = 20 ms < 0.5 s × 2 = 1000 ms.
+  EXPECT_EQ(estimate_unit_ms(m, false, 1.0), kUnitOverheadMs + 1000);
+  // 10 samples of 2 × 100 ms = 2000 ms > 1000 ms; twice with a measured pipeline.
+  EXPECT_EQ(estimate_unit_ms(m, false, 100.0), kUnitOverheadMs + 2000);
+  EXPECT_EQ(estimate_unit_ms(m, true, 100.0), kUnitOverheadMs + 4000);
+  // 10 × 2 × 2000 ms = 40 s, capped at the 15 s timeout.
+  EXPECT_EQ(estimate_unit_ms(m, false, 2000.0), kUnitOverheadMs + 15000);
+}
+
+std::vector<WorkUnit> units_of(const std::vector<int64_t>& ms) {
+  std::vector<WorkUnit> u;
+  for (size_t i = 0; i < ms.size(); ++i) u.push_back(WorkUnit{i, 0, "c" + std::to_string(i), "s", ms[i]});
+  return u;
+}
+
+TEST(ShardSplit, EveryUnitOnceAndTheSameSplitEveryTime) {
+  const auto units = units_of({5, 9, 1, 9, 3, 7, 2, 8, 4, 6, 9});
+  for (int64_t n : {1, 2, 3, 4, 11, 15}) {
+    const auto a = split_units(units, n);
+    ASSERT_EQ(a.size(), static_cast<size_t>(n));
+    std::vector<size_t> all;
+    for (const auto& s : a) {
+      EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
+      all.insert(all.end(), s.begin(), s.end());
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<size_t> want(units.size());
+    std::iota(want.begin(), want.end(), size_t{0});
+    EXPECT_EQ(all, want) << n << " shards";
+    EXPECT_EQ(split_units(units, n), a) << n << " shards";
+  }
+}
+
+TEST(ShardSplit, BalancesByEstimateWithinGrahamsBound) {
+  // 63 ms over 3 shards, the best split 21 each. LPT deals 9 9 9 | 8 7 6 | 5 → 2, 4 → 1, 3 → 0 (20 20 20) | 2 → 0,
+  // 1 → 1: loads 22, 21, 20, within 4/3 of the best (Graham 1969).
+  const auto units = units_of({5, 9, 1, 9, 3, 7, 2, 8, 4, 6, 9});
+  const auto split = split_units(units, 3);
+  std::vector<int64_t> load;
+  for (const auto& s : split) {
+    int64_t t = 0;
+    for (size_t u : s) t += units[u].estimate_ms;
+    load.push_back(t);
+  }
+  EXPECT_EQ(load, (std::vector<int64_t>{22, 21, 20}));
+  EXPECT_LE(*std::max_element(load.begin(), load.end()) * 3, 21 * 4);
+  // Ties go in unit order: 4 equal units over 2 shards alternate 0, 1, 0, 1.
+  const auto ties = split_units(units_of({5, 5, 5, 5}), 2);
+  EXPECT_EQ(ties[0], (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(ties[1], (std::vector<size_t>{1, 3}));
+  // More shards than units: the extra shards are empty.
+  const auto sparse = split_units(units_of({1, 2}), 4);
+  EXPECT_TRUE(sparse[2].empty() && sparse[3].empty());
+  EXPECT_NE(error_of([] { split_units(units_of({1}), 0); }).find("below 1"), std::string::npos);
+}
+
+TEST(ShardPlan, SplitsTheConfigsCasesTimesStepsAndNamesWhereEachUnitRuns) {
+  const Config c = parse_config_text(R"({"schema_version": 1,
+      "workload": {"op": "ikbo_lce", "batch": [512, 4096, 16384],
+                   "requests": {"distribution": "fixed", "params": {"length": 64}}},
+      "variants": [{"name": "baseline"}, {"name": "decomposed"}, {"name": "k_aligned"}]})",
+                                     cli::registry_context());
+  const cli::ShardPlan p0 = cli::plan_device_shard(0, 2, c, {});
+  const cli::ShardPlan p1 = cli::plan_device_shard(1, 2, c, {});
+  ASSERT_EQ(p0.units.size(), 9u);
+  EXPECT_EQ(p0.units_here() + p1.units_here(), 9);
+  EXPECT_EQ(p0.shard_of, p1.shard_of);  // the same split seen from either shard
+  for (size_t ci = 0; ci < 3; ++ci)
+    for (const char* step : {"baseline", "decomposed", "k_aligned"}) {
+      const bool here0 = p0.elsewhere(ci, step).empty(), here1 = p1.elsewhere(ci, step).empty();
+      EXPECT_NE(here0, here1) << ci << " " << step;
+      if (!here0) {
+        EXPECT_EQ(p0.elsewhere(ci, step), "in shard 1/2");
+      }
+    }
+  // Only the selected steps are units; the others are "not selected".
+  const cli::ShardPlan sel = cli::plan_device_shard(0, 2, c, {"k_aligned"});
+  EXPECT_EQ(sel.units.size(), 3u);
+  EXPECT_EQ(sel.elsewhere(0, "baseline"), "not selected (--variant)");
+  // The record names the shard, its units and their estimate.
+  const ShardRun r = p1.record();
+  EXPECT_EQ(r.index, 1);
+  EXPECT_EQ(r.count, 2);
+  EXPECT_EQ(r.source, "--devices");
+  EXPECT_EQ(r.units, p1.units_here());
+  EXPECT_EQ(r.total_units, 9);
+  EXPECT_GE(r.estimate_s, r.units * kUnitOverheadMs / 1e3);
+}
+
+}  // namespace
+}  // namespace gpubench
