@@ -1,0 +1,91 @@
+"""Slurm checks of check_examples.py: examples/slurm (sweep.sbatch, merge.sbatch, submit.sh)."""
+
+import os
+import re
+
+from examples_common import read_text
+
+
+def code_lines(text):
+    """The lines of a shell script without comments (#SBATCH lines are comments too, so they go)."""
+    out = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            continue
+        out.append(re.sub(r"\s#.*$", "", line))
+    return "\n".join(out)
+
+
+def sbatch_options(text):
+    """The #SBATCH options before the first command (sbatch reads no further)."""
+    opts = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#SBATCH"):
+            opts.extend(stripped[len("#SBATCH"):].split())
+        elif stripped and not stripped.startswith("#"):
+            break
+    return opts
+
+
+def check_slurm(c):
+    d = os.path.join(c.root, "examples", "slurm")
+    tasks = None
+    sweep_path = os.path.join(d, "sweep.sbatch")
+    mark = c.mark()
+    text = read_text(c, sweep_path)
+    if text is not None:
+        opts = sbatch_options(text)
+        arrays = [o.split("=", 1)[1] for o in opts if o.startswith("--array=")]
+        if len(arrays) != 1:
+            c.fail(sweep_path, f"expected one `#SBATCH --array=0-K` before the first command, found {arrays}")
+        else:
+            m = re.fullmatch(r"(\d+)-(\d+)(%\d+)?", arrays[0])
+            if not m:
+                c.fail(sweep_path, f"--array={arrays[0]}: expected a range 0-K (optionally %MAX)")
+            elif int(m.group(1)) != 0:
+                c.fail(sweep_path, f"--array={arrays[0]}: the range must start at 0")
+            elif int(m.group(2)) < int(m.group(1)):
+                c.fail(sweep_path, f"--array={arrays[0]}: empty range")
+            else:
+                tasks = int(m.group(2)) + 1
+        if "--gres=gpu:1" not in opts:
+            c.fail(sweep_path, f"no `#SBATCH --gres=gpu:1` (one GPU per task); options: {opts}")
+        code = code_lines(text)
+        if re.search(r"--shard[\s=]", code):
+            c.fail(sweep_path, "passes --shard: gpubench must read the SLURM_ARRAY_* variables itself")
+        if not re.search(r"\brun\b", code) or "shard-$SLURM_ARRAY_TASK_ID" not in code:
+            c.fail(sweep_path, 'expected `gpubench run ... -o "$REPORTS/shard-$SLURM_ARRAY_TASK_ID"`')
+        if "set -euo pipefail" not in code:
+            c.fail(sweep_path, "no `set -euo pipefail`")
+        if tasks is not None:
+            c.ok(sweep_path, f"--array={arrays[0]}: {tasks} tasks, one GPU each", mark)
+
+    merge_path = os.path.join(d, "merge.sbatch")
+    mark = c.mark()
+    text = read_text(c, merge_path)
+    if text is not None:
+        opts = sbatch_options(text)
+        if any(re.match(r"--(gres=gpu|gpus|gpus-per)", o) for o in opts):
+            c.fail(merge_path, f"asks for a GPU ({opts}); merging needs none")
+        code = code_lines(text)
+        if not re.search(r"\bmerge\b", code):
+            c.fail(merge_path, "does not run `gpubench merge`")
+        if "GPUBENCH_MERGE_FLAGS" not in code:
+            c.fail(merge_path, "does not honour GPUBENCH_MERGE_FLAGS")
+        if "set -euo pipefail" not in code:
+            c.fail(merge_path, "no `set -euo pipefail`")
+        c.ok(merge_path, "merge, no GPU", mark)
+
+    submit_path = os.path.join(d, "submit.sh")
+    mark = c.mark()
+    text = read_text(c, submit_path)
+    if text is not None:
+        code = code_lines(text)
+        if "--parsable" not in code:
+            c.fail(submit_path, "does not submit with `sbatch --parsable` (it needs the job id)")
+        if "afterok:" not in code:
+            c.fail(submit_path, "does not chain the merge with --dependency=afterok:<jobid>")
+        c.ok(submit_path, "sweep, then merge afterok", mark)
+    return tasks
