@@ -26,8 +26,8 @@ done
 t "$gb" merge -o "$work/merged" -f json,md "$work/shard2.json" "$work/shard0.json" "$work/shard1.json" > /dev/null
 t "$gb" compare "$work/whole.json" "$work/merged.json" --format md -o "$work/compare_whole_vs_merged.md"
 t "$gb" compare "$work/whole.json" "$work/merged.json" --regions-only > "$work/compare_regions.txt"
-# The Slurm example as written: 3 array tasks by hand, then the merge script.
-t bash tests/examples/run_slurm_example.sh "$gb" "$cfg" 3 > "$work/slurm_example.log" 2>&1
+# The Slurm example as written (on the 9-unit test sweep): 3 array tasks by hand, then the merge script.
+t bash tests/examples/run_slurm_example.sh "$gb" tests/data/configs/scale_sweep.json 3 > "$work/slurm_example.log" 2>&1
 cp "$0" "$work/"
 tar czf "$out/scale.tar.gz" -C "$work" .
 cat "$work/times.tsv"
