@@ -2,11 +2,11 @@
 # Scale-out evidence on one H200 (docs/scale-out.md, issue 28): configs/ikbo_lce_bsweep.json (6 batches × 5 steps = 30
 # work units) run whole, then as 3 shards one after another and merged, compared at the default threshold; the Slurm
 # example scripts run as written with the array variables set by hand; wall times of each.
-#   results/h200/2026-12-02_scale/run.sh OUT_DIR      (after scripts/device-check built build-device/)
+#   results/h200/2026-12-02_scale/run.sh OUT_DIR      (after scripts/device-check built build/)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 out="${1:?OUT_DIR}"
-gb="${GPUBENCH_BUILD:-$root/build-device}/gpubench"
+gb="${GPUBENCH_BUILD:-$root/build}/gpubench"
 work="${TMPDIR:-/tmp}/gpubench-scale"
 rm -rf "$work" && mkdir -p "$work"
 cfg="$root/configs/ikbo_lce_bsweep.json"
