@@ -143,7 +143,7 @@ VerbAction setup_merge(CLI::App& sub) {
 
 }  // namespace
 
-GPUBENCH_REGISTER_VERB(merge, VerbInfo{"merge", "join the reports of a split run's shards (run --shard) into one", 15,
+GPUBENCH_REGISTER_VERB(merge, VerbInfo{"merge", "join the reports of a split run's shards (run --shard) into one", 45,
                                        setup_merge});
 
 }  // namespace gpubench::cli
