@@ -9,12 +9,23 @@ log() { printf 'gpubench: %s\n' "$*" >&2; }
 
 # Debian packages the build needs (cmake config files / headers), checked with dpkg before apt-get.
 # python3-matplotlib: scripts/plot and its test (counted present when any python3 imports matplotlib).
-GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev libdlpack-dev libssl-dev python3-matplotlib)
+# python3-yaml, yamllint, shellcheck: the scale-out examples' checks (tests/examples; python3-yaml counted present when
+# any python3 imports yaml).
+GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev libdlpack-dev
+                   libssl-dev python3-matplotlib python3-yaml yamllint shellcheck)
 
 have_matplotlib() {
   local py
   for py in python3 /usr/bin/python3; do
     "$py" -c 'import matplotlib' >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
+have_yaml() {
+  local py
+  for py in python3 /usr/bin/python3; do
+    "$py" -c 'import yaml' >/dev/null 2>&1 && return 0
   done
   return 1
 }
@@ -27,6 +38,8 @@ install_missing() {
     case "$p" in
       cmake|make|g++) command -v "$p" >/dev/null 2>&1 || missing+=("$p") ;;
       python3-matplotlib) have_matplotlib || missing+=("$p") ;;
+      python3-yaml) have_yaml || missing+=("$p") ;;
+      yamllint|shellcheck) command -v "$p" >/dev/null 2>&1 || missing+=("$p") ;;
       *) have_pkg "$p" || missing+=("$p") ;;
     esac
   done
