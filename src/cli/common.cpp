@@ -11,10 +11,13 @@
 #include "analysis/analyze.hpp"
 #include "analysis/counters.hpp"
 #include "core/errors.hpp"
+#include "core/report_stream.hpp"
 #include "measure/interrupt.hpp"
 #include "measure/metrics.hpp"
 #include "op/operation.hpp"
 #include "measure/session.hpp"
+#include "report/terminal.hpp"
+#include "report/writer.hpp"
 #include "workload/workload.hpp"
 
 namespace gpubench::cli {
@@ -42,6 +45,22 @@ int finish_run(Report& report, const Config& config, const Ceilings& ceilings) {
   analyze_counters(report, config, ceilings);
   report.exit_code = run_exit_code(report);
   return report.exit_code;
+}
+
+void write_and_print(const Report& report, const std::string& prefix, const std::vector<std::string>& formats,
+                     bool table) {
+  write_reports_or_rescue(report, prefix, formats);
+  if (table) fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
+  for (const auto& f : formats) fmt::print(report_stream(), "report: {}.{}\n", prefix, find_report_writer(f)->extension);
+}
+
+int finish_and_write(Report& report, const Config& config, const std::string& prefix,
+                     const std::vector<std::string>& formats) {
+  Ceilings ceil;
+  if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
+  const int rc = finish_run(report, config, ceil);
+  write_and_print(report, prefix, formats);
+  return rc;
 }
 
 int run_exit_code(const Report& report) {

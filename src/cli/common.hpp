@@ -32,6 +32,16 @@ void add_set_option(CLI::App& sub, std::vector<std::string>& sets);
 /// returns its exit code (run_exit_code). Throws InputError from the analysis on a malformed report.
 int finish_run(Report& report, const Config& config, const Ceilings& ceilings);
 
+/// Writes `report` at `prefix` in `formats` (report/writer.hpp write_reports_or_rescue: atomic, never losing the
+/// measurement), prints its terminal table (unless `table` is false) and a `report: PREFIX.EXT` line per format.
+void write_and_print(const Report& report, const std::string& prefix, const std::vector<std::string>& formats,
+                     bool table = true);
+
+/// The end of a run assembled from other processes' reports (`--isolate`, `--devices`, `merge`): finish_run on the
+/// ceilings the report carries (report.ceilings; none when it has none), then write_and_print. Returns the exit code.
+int finish_and_write(Report& report, const Config& config, const std::string& prefix,
+                     const std::vector<std::string>& formats);
+
 /// Exit code of a finished run: 128 + signal when interrupted, else 1 when any step FAILED, else 0.
 int run_exit_code(const Report& report);
 

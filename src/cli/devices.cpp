@@ -19,10 +19,7 @@
 #include "cli/common.hpp"
 #include "cli/isolate.hpp"
 #include "core/errors.hpp"
-#include "core/report_stream.hpp"
 #include "measure/interrupt.hpp"
-#include "report/terminal.hpp"
-#include "report/writer.hpp"
 #include "result/report_io.hpp"
 
 namespace gpubench::cli {
@@ -169,13 +166,7 @@ int run_on_devices(const Config& config, const DevicesOptions& options, const st
   std::erase_if(report.notes, [](const std::string& n) { return n.find("missing (--allow-missing)") != std::string::npos; });
   report.notes.push_back(fmt::format("ran on {} GPU{} at once (--devices), one shard each", count, count == 1 ? "" : "s"));
   report.interrupted = report.interrupted || measure::interrupt_requested();
-  Ceilings ceil;
-  if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
-  const int rc = finish_run(report, config, ceil);
-  write_reports_or_rescue(report, prefix, formats);
-  fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
-  for (const auto& f : formats) fmt::print(report_stream(), "report: {}.{}\n", prefix, find_report_writer(f)->extension);
-  return rc;
+  return finish_and_write(report, config, prefix, formats);
 }
 
 }  // namespace gpubench::cli

@@ -1,5 +1,4 @@
 // `gpubench run --isolate`: one child process per ladder step (cli/isolate.hpp).
-#include "core/report_stream.hpp"
 #include "cli/isolate.hpp"
 #include "cli/plugins.hpp"
 
@@ -30,8 +29,6 @@
 #include "measure/interrupt.hpp"
 #include "measure/session.hpp"
 #include "result/report_io.hpp"
-#include "report/terminal.hpp"
-#include "report/writer.hpp"
 #include "workload/workload.hpp"
 
 extern char** environ;
@@ -347,13 +344,7 @@ int run_isolated_verb(const Config& config, const IsolateOptions& opts, const st
     if (!quiet) fmt::print(stderr, "{}\n", line);
   };
   Report report = run_isolated(config, opts, log);
-  Ceilings ceil;
-  if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
-  const int rc = finish_run(report, config, ceil);
-  write_reports_or_rescue(report, prefix, formats);
-  fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
-  for (const auto& f : formats) fmt::print(report_stream(), "report: {}.{}\n", prefix, find_report_writer(f)->extension);
-  return rc;
+  return finish_and_write(report, config, prefix, formats);
 }
 
 }  // namespace gpubench::cli

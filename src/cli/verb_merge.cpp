@@ -1,7 +1,6 @@
 // `gpubench merge -o PREFIX SHARD…`: joins the reports of a split run (`run --shard I/N`, an engine's array job)
 // into the report of the whole run (analysis/merge.hpp; docs/scale-out.md). Exit 0, or 1 when a merged step FAILED
 // (as `run`), 2 on bad input: unreadable files, shards of different runs, missing or duplicated shards.
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -15,8 +14,6 @@
 #include "cli/plugins.hpp"
 #include "cli/verb.hpp"
 #include "core/errors.hpp"
-#include "core/report_stream.hpp"
-#include "report/terminal.hpp"
 #include "report/writer.hpp"
 #include "result/report_io.hpp"
 
@@ -111,14 +108,7 @@ int merge(const MergeArgs& a) {
   options.allow_missing = a.allow_missing;
   Report report = merge_shards(std::move(inputs), options);
   const Config config = shard_config(ShardInput{a.inputs.front(), report});
-  Ceilings ceil;
-  if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
-  const int rc = finish_run(report, config, ceil);
-  write_reports_or_rescue(report, a.output, a.formats);
-  fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
-  for (const auto& f : a.formats)
-    fmt::print(report_stream(), "report: {}.{}\n", a.output, find_report_writer(f)->extension);
-  return rc;
+  return finish_and_write(report, config, a.output, a.formats);
 }
 
 VerbAction setup_merge(CLI::App& sub) {

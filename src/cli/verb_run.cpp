@@ -219,10 +219,7 @@ int run(const RunArgs& a) {
     if (shard->units_here() == 0) {  // a valid report that says so; no GPU needed
       Report report = empty_shard_report(config, *shard, steps);
       report.plugins = plugin_uses();
-      write_reports_or_rescue(report, prefix, a.formats);
-      fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
-      for (const auto& f : a.formats)
-        fmt::print(report_stream(), "report: {}.{}\n", prefix, find_report_writer(f)->extension);
+      write_and_print(report, prefix, a.formats);
       return 0;
     }
   }
@@ -274,9 +271,7 @@ int run(const RunArgs& a) {
   const Ceilings ceil = measure::ceilings_for(device, config.device.model, config.precision, config.allow_tf32);
   const int rc = finish_run(report, config, ceil);
 
-  write_reports_or_rescue(report, prefix, a.formats);
-  if (!a.profile) fmt::print(report_stream(), "{}", render_terminal(report, use_color(STDOUT_FILENO)));
-  for (const auto& f : a.formats) fmt::print(report_stream(), "report: {}.{}\n", prefix, find_report_writer(f)->extension);
+  write_and_print(report, prefix, a.formats, !a.profile);
   if (!a.trace.empty()) {
     write_trace(trace, a.trace);
     fmt::print(report_stream(), "trace: {}{}\n", a.trace,

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "core/atomic_file.hpp"
-#include "support/cli_binary.hpp"
+#include "support/cli_fixture.hpp"
 #include "support/shard_reports.hpp"
 
 namespace gpubench {
@@ -18,29 +18,15 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class ScaleCli : public ::testing::Test {
+class ScaleCli : public testing::CliTest {
  protected:
   void SetUp() override {
-    bin_ = testing::gpubench_binary();
-    if (bin_.empty()) GTEST_SKIP() << "no gpubench binary";
-    dir_ = fs::temp_directory_path() / ("gpubench_scale_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    testing::CliTest::SetUp();
     for (const char* v : kEngineVariables) ::unsetenv(v);
   }
   void TearDown() override {
     for (const char* v : kEngineVariables) ::unsetenv(v);
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  int run(const std::vector<std::string>& args) {
-    const fs::path io = dir_ / ("io" + std::to_string(runs_++));
-    fs::create_directories(io);
-    testing::Child child(bin_, args, io);
-    const int rc = child.wait(60);
-    out_ = child.out();
-    err_ = child.err();
-    return rc;
+    testing::CliTest::TearDown();
   }
   std::string config_file() {
     const std::string p = (dir_ / "sweep.json").string();
@@ -58,10 +44,6 @@ class ScaleCli : public ::testing::Test {
   static constexpr const char* kEngineVariables[] = {
       "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX",
       "SLURM_ARRAY_TASK_STEP", "JOB_COMPLETION_INDEX", "GPUBENCH_SHARDS", "RANK", "WORLD_SIZE", "LOCAL_RANK"};
-  std::string bin_;
-  fs::path dir_;
-  int runs_ = 0;
-  std::string out_, err_;
 };
 
 TEST_F(ScaleCli, AnEmptyShardWritesAValidReportThatSaysSoWithoutAGpu) {

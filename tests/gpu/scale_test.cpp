@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/cli_binary.hpp"
+#include "support/cli_fixture.hpp"
 #include "support/gpu.hpp"
 
 namespace gpubench {
@@ -17,30 +17,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class ScaleGpu : public ::testing::Test {
+class ScaleGpu : public testing::CliTest {
  protected:
   void SetUp() override {
     GPUBENCH_REQUIRE_GPU();
-    bin_ = testing::gpubench_binary();
-    if (bin_.empty()) GTEST_SKIP() << "no gpubench binary: set GPUBENCH_BINARY";
-    dir_ = fs::temp_directory_path() / ("gpubench_scale_gpu_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    testing::CliTest::SetUp();
     config_ = std::string(GPUBENCH_SOURCE_DIR) + "/tests/data/configs/scale_sweep.json";
   }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  int run(const std::vector<std::string>& args) {
-    const fs::path io = dir_ / ("io" + std::to_string(runs_++));
-    fs::create_directories(io);
-    testing::Child child(bin_, args, io);
-    const int rc = child.wait(600);
-    out_ = child.out();
-    err_ = child.err();
-    return rc;
-  }
+  int run(const std::vector<std::string>& args) { return testing::CliTest::run(args, 600); }
   /// `compare WHOLE OTHER` on the steps' region times at a 10% threshold: exit 0, and all 9 units SAME.
   void expect_same(const std::string& whole, const std::string& other) {
     ASSERT_EQ(run({"compare", whole, other, "--threshold", "10%", "--regions-only", "--format", "json"}), 0) << out_ << err_;
@@ -52,9 +36,7 @@ class ScaleGpu : public ::testing::Test {
     }
     EXPECT_EQ(entries, 9u);  // every case × step of the sweep was paired
   }
-  std::string bin_, config_, out_, err_;
-  fs::path dir_;
-  int runs_ = 0;
+  std::string config_;
 };
 
 TEST_F(ScaleGpu, ThreeShardsOneAfterAnotherMergeIntoTheWholeRun) {
