@@ -44,6 +44,10 @@ int finish_run(Report& report, const Config& config, const Ceilings& ceilings) {
   analyze(report, config, ceilings);
   analyze_counters(report, config, ceilings);
   report.exit_code = run_exit_code(report);
+  if (report.shard) {  // a shard's own record says how it ended, as a merged report's `shards` do
+    report.shard->exit_code = report.exit_code;
+    report.shard->interrupted = report.interrupted;
+  }
   return report.exit_code;
 }
 

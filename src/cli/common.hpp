@@ -29,7 +29,7 @@ void add_set_option(CLI::App& sub, std::vector<std::string>& sets);
 
 /// The end of every `gpubench run`, in-process or isolated: derives the report's fields (analyze(): work, floors,
 /// speedups, acceptance, end-to-end; analyze_counters(): the hardware-counter fields) on `ceilings`, then sets and
-/// returns its exit code (run_exit_code). Throws InputError from the analysis on a malformed report.
+/// returns its exit code (run_exit_code), also recorded in report.shard when set. Throws InputError from the analysis on a malformed report.
 int finish_run(Report& report, const Config& config, const Ceilings& ceilings);
 
 /// Writes `report` at `prefix` in `formats` (report/writer.hpp write_reports_or_rescue: atomic, never losing the

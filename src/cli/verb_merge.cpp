@@ -98,9 +98,8 @@ int merge(const MergeArgs& a) {
   check_report_paths(a.output, a.formats);
   std::vector<std::string> plugins = a.plugins;  // the run's plugin files, where they still are
   std::vector<ShardInput> inputs = load_inputs(a.inputs);
-  for (const PluginUse& p : inputs.front().report.plugins)
-    if (p.abi_version > 0 && fs::exists(p.path) &&
-        std::find(plugins.begin(), plugins.end(), p.path) == plugins.end())
+  for (const PluginUse& p : inputs.front().report.plugins)  // a library or a description file, not an inline one
+    if (fs::is_regular_file(p.path) && std::find(plugins.begin(), plugins.end(), p.path) == plugins.end())
       plugins.push_back(p.path);
   load_plugins(plugins, "");
   MergeOptions options;

@@ -111,6 +111,20 @@ std::vector<std::string> selected_steps(const RunArgs& a, const Config& config) 
   return out;
 }
 
+/// The flags every child process of this run passes on (isolated steps, --devices workers): the mode, the config
+/// overrides, the plugins, CUPTI and counters, verbosity.
+std::vector<std::string> child_flags(const RunArgs& a) {
+  std::vector<std::string> f;
+  if (!a.mode.empty()) f.push_back("--mode=" + a.mode);
+  for (const auto& s : a.sets) f.push_back("--set=" + s);  // each child loads the same config
+  for (const auto& p : a.plugins) f.push_back("--plugin=" + p);  // and the same plugins
+  if (a.no_cupti) f.emplace_back("--no-cupti");
+  if (!a.metrics.empty()) f.push_back("--metrics=" + a.metrics);
+  if (a.quiet) f.emplace_back("-q");
+  if (a.verbose) f.emplace_back("-v");
+  return f;
+}
+
 /// --isolate (cli/isolate.hpp): on by default when more than one step runs; off with --no-isolate,
 /// and by default with --profile or --trace (both want one process). nullopt: run in-process.
 std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) {
@@ -122,38 +136,26 @@ std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) 
   if (ec) throw DeviceError("--isolate: cannot find this program's path (/proc/self/exe); use --no-isolate");
   o.config_path = a.config;
   o.variant_timeout_s = a.variant_timeout;
-  if (!a.mode.empty()) o.child_flags = {"--mode", a.mode};
-  for (const auto& s : a.sets) o.child_flags.push_back("--set=" + s);  // each child loads the same config
-  for (const auto& p : a.plugins) o.child_flags.push_back("--plugin=" + p);  // and the same plugins
+  o.child_flags = child_flags(a);
   if (a.device >= 0) o.child_flags.push_back("--device=" + std::to_string(a.device));
-  if (a.no_cupti) o.child_flags.emplace_back("--no-cupti");
-  if (!a.metrics.empty()) o.child_flags.push_back("--metrics=" + a.metrics);
-  if (a.quiet) o.child_flags.emplace_back("-q");
-  if (a.verbose) o.child_flags.emplace_back("-v");
   return o;
 }
 
-/// The workers of --devices: the GPUs, and the flags each passes on (those of isolation(), --variant, --isolate).
-DevicesOptions devices_options(const RunArgs& a, const Config& config, const std::vector<std::string>& steps) {
+/// The workers of --devices: the GPUs, and the flags each passes on (child_flags, --variant, --isolate and its
+/// timeout).
+DevicesOptions devices_options(const RunArgs& a, const std::vector<std::string>& steps) {
   DevicesOptions o;
   o.devices = parse_device_list(a.devices, measure::device_count());
   std::error_code ec;
   o.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) throw DeviceError("--devices: cannot find this program's path (/proc/self/exe)");
   o.config_path = a.config;
+  o.child_flags = child_flags(a);
   if (!a.variants.empty())
     for (const auto& v : steps) o.child_flags.push_back("--variant=" + v);
-  if (!a.mode.empty()) o.child_flags.push_back("--mode=" + a.mode);
-  for (const auto& s : a.sets) o.child_flags.push_back("--set=" + s);
-  for (const auto& p : a.plugins) o.child_flags.push_back("--plugin=" + p);
   if (a.isolate) o.child_flags.emplace_back("--isolate");
   if (a.no_isolate) o.child_flags.emplace_back("--no-isolate");
   if (a.variant_timeout > 0) o.child_flags.push_back(fmt::format("--variant-timeout={}", a.variant_timeout));
-  if (a.no_cupti) o.child_flags.emplace_back("--no-cupti");
-  if (!a.metrics.empty()) o.child_flags.push_back("--metrics=" + a.metrics);
-  if (a.quiet) o.child_flags.emplace_back("-q");
-  if (a.verbose) o.child_flags.emplace_back("-v");
-  (void)config;
   return o;
 }
 
@@ -236,7 +238,7 @@ int run(const RunArgs& a) {
     return static_cast<int>(ExitCode::kNoDevice);
   }
   measure::install_interrupt_handlers();
-  if (!a.devices.empty()) return run_on_devices(config, devices_options(a, config, steps), prefix, a.formats, a.quiet);
+  if (!a.devices.empty()) return run_on_devices(config, devices_options(a, steps), prefix, a.formats, a.quiet);
   if (auto iso = isolation(a, config)) {  // before any CUDA context: children do the GPU work
     iso->shard = shard;
     return run_isolated_verb(config, *iso, prefix, a.formats, a.quiet);

@@ -9,6 +9,7 @@
 
 #include "analysis/shard.hpp"
 #include "cli/common.hpp"
+#include "cli/devices.hpp"
 #include "cli/shard.hpp"
 #include "config/parse.hpp"
 #include "core/errors.hpp"
@@ -241,6 +242,23 @@ TEST(ShardPlan, SplitsTheConfigsCasesTimesStepsAndNamesWhereEachUnitRuns) {
   EXPECT_EQ(r.units, p1.units_here());
   EXPECT_EQ(r.total_units, 9);
   EXPECT_GE(r.estimate_s, r.units * kUnitOverheadMs / 1e3);
+}
+
+}  // namespace
+}  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+TEST(DeviceList, AllOrDistinctIndicesBelowTheCount) {
+  EXPECT_EQ(cli::parse_device_list("all", 3), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(cli::parse_device_list("2,0", 3), (std::vector<int>{2, 0}));
+  EXPECT_NE(error_of([] { cli::parse_device_list("all", 0); }).find("no GPU"), std::string::npos);
+  EXPECT_NE(error_of([] { cli::parse_device_list("0,3", 2); }).find("GPU 3 does not exist; this machine has 2"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { cli::parse_device_list("1,1", 2); }).find("named twice"), std::string::npos);
+  for (const char* bad : {"", ",", "0,", "x", "-1", "0 1", "99999"})
+    EXPECT_NE(error_of([&] { cli::parse_device_list(bad, 8); }).find("--devices"), std::string::npos) << bad;
 }
 
 }  // namespace
