@@ -14,9 +14,10 @@
 namespace gpubench {
 namespace {
 
-/// The GPU model a report ran on (environment /gpu/name), "" when not recorded (an empty shard needs no GPU).
-std::string gpu_name(const Report& r) {
-  const auto p = nlohmann::json::json_pointer("/gpu/name");
+/// A string of a report's environment at `pointer` (e.g. /gpu/name), "" when not recorded (an empty shard needs no
+/// GPU).
+std::string environment_text(const Report& r, const char* pointer) {
+  const auto p = nlohmann::json::json_pointer(pointer);
   return r.environment.is_object() && r.environment.contains(p) && r.environment.at(p).is_string()
              ? r.environment.at(p).get<std::string>()
              : std::string();
@@ -34,9 +35,11 @@ std::vector<std::string> mismatches(const ShardInput& first, const ShardInput& o
   if (a.tool_version != b.tool_version || a.git_sha != b.git_sha)
     out.push_back(fmt::format("tool {} ({}) in {} but {} ({}) in {}", a.tool_version, a.git_sha, first.path,
                               b.tool_version, b.git_sha, other.path));
-  const std::string ga = gpu_name(a), gb = gpu_name(b);
-  if (!ga.empty() && !gb.empty() && ga != gb)
-    out.push_back(fmt::format("GPU {} in {} but {} in {}", ga, first.path, gb, other.path));
+  for (const auto& [pointer, what] : {std::pair{"/gpu/name", "GPU"}, std::pair{"/gpu/driver", "driver"}}) {
+    const std::string va = environment_text(a, pointer), vb = environment_text(b, pointer);
+    if (!va.empty() && !vb.empty() && va != vb)
+      out.push_back(fmt::format("{} {} in {} but {} in {}", what, va, first.path, vb, other.path));
+  }
   return out;
 }
 
@@ -68,11 +71,17 @@ int64_t parse_missing(const std::string& error) {
 
 Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options) {
   if (inputs.empty()) throw InputError("merge: no shard reports given; name the shard files or their folder");
-  for (const auto& in : inputs)
+  for (const auto& in : inputs) {
     if (!in.report.shard)
       throw InputError(fmt::format("{}: not a shard report (it has no \"shard\" field: a whole run, or a merged "
                                    "one); merge joins the reports of `gpubench run --shard I/N`",
                                    in.path));
+    const ShardRun& s = *in.report.shard;
+    if (s.count < 1 || s.index < 0 || s.index >= s.count)
+      throw InputError(fmt::format("{}: shard {} is not a shard index below its count (0 ≤ I < N); the file was "
+                                   "edited or damaged: run that shard again",
+                                   in.path, shard_name(s)));
+  }
   std::stable_sort(inputs.begin(), inputs.end(), [](const ShardInput& a, const ShardInput& b) {
     return a.report.shard->index != b.report.shard->index ? a.report.shard->index < b.report.shard->index
                                                           : a.path < b.path;
@@ -84,6 +93,12 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
       throw InputError(fmt::format("merge: {} is shard {} but {} is shard {}: shards of one run share their count; "
                                    "merge each run's shards separately",
                                    first.path, shard_name(*first.report.shard), in.path, shard_name(*in.report.shard)));
+  for (const auto& in : inputs)
+    if (in.report.shard->total_units != first.report.shard->total_units)
+      throw InputError(fmt::format("merge: {} splits {} work units but {} splits {}: the shards were split differently "
+                                   "(another --variant or config); run every shard alike",
+                                   first.path, first.report.shard->total_units, in.path,
+                                   in.report.shard->total_units));
   for (size_t i = 1; i < inputs.size(); ++i)
     if (inputs[i].report.shard->index == inputs[i - 1].report.shard->index)
       throw InputError(fmt::format("merge: shard {} is given twice ({} and {}); keep one of them",
@@ -147,6 +162,9 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
     merged.shards.push_back(std::move(run));
     merged.created_at = std::max(merged.created_at, r.created_at);
     merged.interrupted = merged.interrupted || r.interrupted;
+    if (r.interrupted)
+      notes.push_back(fmt::format("shard {} was interrupted (exit {}): its units after the signal are not run",
+                                  shard_name(*r.shard), r.exit_code));
     for (const auto& n : r.notes)
       if (std::find(merged.notes.begin(), merged.notes.end(), n) == merged.notes.end()) merged.notes.push_back(n);
     if (merged.environment.is_null() || merged.environment.empty()) {  // an empty first shard ran on no GPU

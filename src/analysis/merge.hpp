@@ -35,7 +35,8 @@ int64_t parse_missing(const std::string& error);
 /// plugins of the lowest-index shard; created_at the latest shard's; notes of every shard once each, in index order;
 /// `shards` with each shard's ShardRun, environment, ceilings and exit code; `shard` unset.
 /// Throws InputError (exit 2) naming the files and the fix when: a report is not a shard (no `shard`); shard counts
-/// differ; an index is given twice; config hash, tool version / git SHA or GPU model differ (unless allow_mismatch:
+/// differ or an index is outside 0 … N−1; an index is given twice; the shards split different numbers of units;
+/// config hash, tool version / git SHA, GPU model or driver differ (unless allow_mismatch:
 /// then each difference is a note); indices are missing (unless allow_missing: their units say "not run: shard J/N
 /// missing"); or one unit ran in two shards, or in none while its shard is present (shards split differently: a
 /// different --variant or build).

@@ -40,9 +40,10 @@ bool has(const std::function<const char*(const char*)>& getenv, const char* name
 
 /// Checks I < N and an agreeing --shards; returns the spec.
 ShardSpec checked(int64_t index, int64_t count, std::string source, int64_t shards, const std::string& from) {
-  if (count < 1 || index >= count)
-    throw InputError(fmt::format("{}: shard index {} is not below the shard count {}; fix the job's environment, or "
-                                 "give --shard I/N", from, index, count));
+  if (count < 1 || count > kMaxShards || index >= count)
+    throw InputError(fmt::format("{}: shard index {} is not below the shard count {} (1 … {} shards); fix the job's "
+                                 "environment, or give --shard I/N",
+                                 from, index, count, kMaxShards));
   if (shards > 0 && shards != count)
     throw InputError(fmt::format("--shards {} disagrees with {} (which gives {} shards); drop --shards", shards, from,
                                  count));
@@ -99,10 +100,10 @@ ShardSpec parse_shard_spec(std::string_view text, const std::string& what) {
   const size_t slash = text.find('/');
   int64_t index = -1, count = -1;
   if (slash == std::string_view::npos || !parse_count(text.substr(0, slash), index) ||
-      !parse_count(text.substr(slash + 1), count) || count < 1)
-    throw InputError(fmt::format("{}: '{}' is not I/N; write the 0-based shard index and the shard count, e.g. "
-                                 "{} 0/4 … {} 3/4",
-                                 what, text, what, what));
+      !parse_count(text.substr(slash + 1), count) || count < 1 || count > kMaxShards)
+    throw InputError(fmt::format("{}: '{}' is not I/N; write the 0-based shard index and the shard count (1 … {}), "
+                                 "e.g. {} 0/4 … {} 3/4",
+                                 what, text, kMaxShards, what, what));
   if (index >= count)
     throw InputError(fmt::format("{}: index {} is not below the count {}; shards are numbered 0 … {}", what, index,
                                  count, count - 1));
@@ -110,51 +111,77 @@ ShardSpec parse_shard_spec(std::string_view text, const std::string& what) {
 }
 
 ShardSpec shard_from_environment(const std::function<const char*(const char*)>& getenv, int64_t shards) {
+  // The count given by the job: --shards, else GPUBENCH_SHARDS.
+  int64_t given = shards;
+  std::string given_from = "--shards";
+  if (given <= 0 && has(getenv, "GPUBENCH_SHARDS")) {
+    given = env_count(getenv, "GPUBENCH_SHARDS");
+    given_from = "GPUBENCH_SHARDS";
+    if (given < 1 || given > kMaxShards)
+      throw InputError(fmt::format("GPUBENCH_SHARDS={} is not a shard count; set it to the number of shards (1 … {})",
+                                   given, kMaxShards));
+  }
   if (has(getenv, "SLURM_ARRAY_TASK_ID")) {
     const int64_t id = env_count(getenv, "SLURM_ARRAY_TASK_ID");
-    // A given count (--shards, GPUBENCH_SHARDS) makes the task id the shard index: `--array=1` re-runs shard 1 alone.
-    const int64_t given = shards > 0 ? shards : has(getenv, "GPUBENCH_SHARDS") ? env_count(getenv, "GPUBENCH_SHARDS") : 0;
-    if (given > 0) return checked(id, given, "slurm", 0, "SLURM_ARRAY_TASK_ID with the shard count given");
+    // A given count makes the task id the shard index: `--array=1` re-runs shard 1 alone.
+    if (given > 0) return checked(id, given, "slurm", 0, "SLURM_ARRAY_TASK_ID with " + given_from);
     const int64_t min = has(getenv, "SLURM_ARRAY_TASK_MIN") ? env_count(getenv, "SLURM_ARRAY_TASK_MIN") : 0;
     const int64_t step = has(getenv, "SLURM_ARRAY_TASK_STEP") ? env_count(getenv, "SLURM_ARRAY_TASK_STEP") : 1;
     if (step < 1) throw InputError("SLURM_ARRAY_TASK_STEP='0' is not a step; fix the job's --array, or give --shard I/N");
     if (id < min || (id - min) % step != 0)
       throw InputError(fmt::format("SLURM_ARRAY_TASK_ID={} is not on the array MIN={} STEP={}; give --shard I/N", id,
                                    min, step));
-    int64_t count = 0;
-    if (has(getenv, "SLURM_ARRAY_TASK_COUNT")) {
-      count = env_count(getenv, "SLURM_ARRAY_TASK_COUNT");
-    } else if (has(getenv, "SLURM_ARRAY_TASK_MAX")) {
+    int64_t range = 0;  // tasks of the range MIN..MAX:STEP
+    if (has(getenv, "SLURM_ARRAY_TASK_MAX")) {
       const int64_t max = env_count(getenv, "SLURM_ARRAY_TASK_MAX");
       if (max < min) throw InputError("SLURM_ARRAY_TASK_MAX is below SLURM_ARRAY_TASK_MIN; give --shard I/N");
-      count = (max - min) / step + 1;
-    } else {
-      throw InputError("SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_COUNT or SLURM_ARRAY_TASK_MAX; give "
-                       "--shards N (the array's task count), or --shard I/N");
+      range = (max - min) / step + 1;
     }
+    int64_t count = range;
+    if (has(getenv, "SLURM_ARRAY_TASK_COUNT")) {
+      count = env_count(getenv, "SLURM_ARRAY_TASK_COUNT");
+      if (range > 0 && range != count)
+        throw InputError(fmt::format("SLURM_ARRAY_TASK_COUNT={} but the array's range MIN={} … MAX:STEP={} holds {} "
+                                     "tasks: an array written as a list (--array=1,4,9) has no shard order; submit a "
+                                     "range (--array=0-{}), or set GPUBENCH_SHARDS and number the tasks 0 … N−1",
+                                     count, min, step, range, count - 1));
+    }
+    if (count == 0)
+      throw InputError("SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_COUNT or SLURM_ARRAY_TASK_MAX; set "
+                       "GPUBENCH_SHARDS (the array's task count), or give --shard I/N");
     return checked((id - min) / step, count, "slurm", 0, "SLURM_ARRAY_TASK_ID");
   }
   if (has(getenv, "JOB_COMPLETION_INDEX")) {
-    const int64_t index = env_count(getenv, "JOB_COMPLETION_INDEX");
-    int64_t count = shards;
-    if (count <= 0) {
-      if (!has(getenv, "GPUBENCH_SHARDS"))
-        throw InputError("JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but the shard count is not: set the "
-                         "environment variable GPUBENCH_SHARDS to the Job's completions, or give --shards N");
-      count = env_count(getenv, "GPUBENCH_SHARDS");
-      return checked(index, count, "kubernetes", 0, "JOB_COMPLETION_INDEX with GPUBENCH_SHARDS");
-    }
-    return checked(index, count, "kubernetes", 0, "JOB_COMPLETION_INDEX with --shards");
+    if (given <= 0)
+      throw InputError("JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but the shard count is not: set the "
+                       "environment variable GPUBENCH_SHARDS to the Job's completions, or give --shards N");
+    return checked(env_count(getenv, "JOB_COMPLETION_INDEX"), given, "kubernetes", 0,
+                   "JOB_COMPLETION_INDEX with " + given_from);
   }
-  if (has(getenv, "RANK") && has(getenv, "WORLD_SIZE")) {
-    return checked(env_count(getenv, "RANK"), env_count(getenv, "WORLD_SIZE"), "torchrun", shards,
-                   "RANK and WORLD_SIZE");
+  // Launchers that start one process per rank: torchrun (and most PyTorch launchers), Open MPI, MPICH / Intel MPI.
+  struct Launcher {
+    const char *rank, *size, *source;
+  };
+  for (const Launcher& l : {Launcher{"RANK", "WORLD_SIZE", "torchrun"},
+                            Launcher{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "mpi"},
+                            Launcher{"PMI_RANK", "PMI_SIZE", "mpi"}}) {
+    const bool rank = has(getenv, l.rank), size = has(getenv, l.size);
+    if (rank != size)
+      throw InputError(fmt::format("{} is set without {}: a launcher sets both; set the other, or give --shard I/N "
+                                   "(--shard 0/1 for a whole run)",
+                                   rank ? l.rank : l.size, rank ? l.size : l.rank));
+    if (rank)
+      return checked(env_count(getenv, l.rank), env_count(getenv, l.size), l.source, given,
+                     fmt::format("{} and {}", l.rank, l.size));
   }
+  if (given > 0 && given_from == "GPUBENCH_SHARDS")
+    throw InputError("GPUBENCH_SHARDS is set but no engine variable gives this process's index (SLURM_ARRAY_TASK_ID, "
+                     "JOB_COMPLETION_INDEX, RANK); unset it, or give --shard I/N");
   return ShardSpec{0, 0, ""};
 }
 
 int64_t local_rank_device(const std::function<const char*(const char*)>& getenv) {
-  for (const char* name : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"})
+  for (const char* name : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
     if (has(getenv, name)) return env_count(getenv, name);
   return -1;
 }

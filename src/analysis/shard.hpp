@@ -45,6 +45,9 @@ std::vector<WorkUnit> work_units(const Config& config, const std::vector<std::st
 /// machine. Throws InputError when count < 1.
 std::vector<std::vector<size_t>> split_units(const std::vector<WorkUnit>& units, int64_t count);
 
+/// The most shards a run may be split into (2^20): more than any engine starts, and a bound on the split's memory.
+inline constexpr int64_t kMaxShards = int64_t{1} << 20;
+
 /// A shard of a split run: index I of count N (0 ≤ I < N) and where it came from.
 struct ShardSpec {
   int64_t index = 0;
@@ -52,23 +55,26 @@ struct ShardSpec {
   std::string source;  ///< --shard | slurm | kubernetes | torchrun | --devices
 };
 
-/// Parses "I/N" (0-based I, 0 ≤ I < N, N ≥ 1; decimal digits only). Throws InputError naming `what` (e.g.
+/// Parses "I/N" (0-based I, 0 ≤ I < N, 1 ≤ N ≤ kMaxShards; decimal digits only). Throws InputError naming `what` (e.g.
 /// "--shard") with the fix.
 ShardSpec parse_shard_spec(std::string_view text, const std::string& what);
 
-/// Reads a shard from an engine's environment, `getenv` standing for ::getenv (tests pass a map). In order:
-///  - Slurm array jobs: SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT, or SLURM_ARRAY_TASK_MIN/MAX
-///    (and SLURM_ARRAY_TASK_STEP, default 1): I = (ID − MIN) / STEP, N = COUNT or (MAX − MIN) / STEP + 1; but with
-///    the count given (`shards`, or GPUBENCH_SHARDS) I = ID and N = that count, so `sbatch --array=1` re-runs
-///    shard 1 of N alone;
-///  - Kubernetes Indexed Jobs: JOB_COMPLETION_INDEX, N from `shards` (--shards) or GPUBENCH_SHARDS;
-///  - torchrun / MPI launchers: RANK and WORLD_SIZE.
-/// `shards` (> 0: --shards N) must agree with torchrun's WORLD_SIZE. Returns a spec with count 0 when no engine
-/// variable is set. Throws InputError naming the variable and the fix for a malformed or inconsistent value.
+/// Reads a shard from an engine's environment, `getenv` standing for ::getenv (tests pass a map). The count given by
+/// the job is `shards` (--shards N, > 0) or else GPUBENCH_SHARDS. In order:
+///  - Slurm array jobs: SLURM_ARRAY_TASK_ID. With a given count, I = ID and N = that count (so `sbatch --array=1`
+///    re-runs shard 1 of N alone); else I = (ID − MIN) / STEP and N = SLURM_ARRAY_TASK_COUNT or
+///    (MAX − MIN) / STEP + 1 (MIN default 0, STEP default 1), which must agree when both are set (a list array has no
+///    shard order);
+///  - Kubernetes Indexed Jobs: I = JOB_COMPLETION_INDEX, N = the given count (required);
+///  - launchers with one process per rank: RANK / WORLD_SIZE (source "torchrun"), OMPI_COMM_WORLD_RANK / _SIZE or
+///    PMI_RANK / PMI_SIZE (source "mpi"); a given count must agree with the size, and one variable of a pair without
+///    the other is an error.
+/// Returns a spec with count 0 when no engine variable is set. Throws InputError naming the variable and the fix for a
+/// malformed or inconsistent value, a count above kMaxShards, or GPUBENCH_SHARDS without any index.
 ShardSpec shard_from_environment(const std::function<const char*(const char*)>& getenv, int64_t shards);
 
-/// The GPU index a torchrun / MPI worker should use: LOCAL_RANK (or, absent, OMPI_COMM_WORLD_LOCAL_RANK), -1 when
-/// neither is set. Throws InputError for a value that is not a non-negative integer.
+/// The GPU index a torchrun / MPI worker should use: LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK, else
+/// MPI_LOCALRANKID (MPICH, Intel MPI); -1 when none is set. Throws InputError for a value that is not a non-negative integer.
 int64_t local_rank_device(const std::function<const char*(const char*)>& getenv);
 
 }  // namespace gpubench

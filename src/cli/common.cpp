@@ -44,7 +44,8 @@ int finish_run(Report& report, const Config& config, const Ceilings& ceilings) {
   analyze(report, config, ceilings);
   analyze_counters(report, config, ceilings);
   report.exit_code = run_exit_code(report);
-  if (report.shard) {  // a shard's own record says how it ended, as a merged report's `shards` do
+  if (report.shard) {  // a shard's own record says when it started and how it ended, as a merged report's `shards` do
+    report.shard->created_at = report.created_at;
     report.shard->exit_code = report.exit_code;
     report.shard->interrupted = report.interrupted;
   }
@@ -59,16 +60,21 @@ void write_and_print(const Report& report, const std::string& prefix, const std:
 }
 
 int finish_and_write(Report& report, const Config& config, const std::string& prefix,
-                     const std::vector<std::string>& formats) {
+                     const std::vector<std::string>& formats, bool table) {
   Ceilings ceil;
   if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
   const int rc = finish_run(report, config, ceil);
-  write_and_print(report, prefix, formats);
+  write_and_print(report, prefix, formats, table);
   return rc;
 }
 
 int run_exit_code(const Report& report) {
-  if (report.interrupted) return 128 + measure::interrupt_signal();
+  if (report.interrupted) {
+    if (const int sig = measure::interrupt_signal(); sig != 0) return 128 + sig;
+    for (const ShardRun& s : report.shards)  // a merge: the first interrupted shard's own exit code
+      if (s.interrupted && s.exit_code > 128) return s.exit_code;
+    return static_cast<int>(ExitCode::kInterrupted);
+  }
   for (const auto& c : report.cases)
     for (const auto& v : c.variants)
       if (v.status == StepStatus::kFailed) return static_cast<int>(ExitCode::kFailure);

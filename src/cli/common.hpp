@@ -38,11 +38,13 @@ void write_and_print(const Report& report, const std::string& prefix, const std:
                      bool table = true);
 
 /// The end of a run assembled from other processes' reports (`--isolate`, `--devices`, `merge`): finish_run on the
-/// ceilings the report carries (report.ceilings; none when it has none), then write_and_print. Returns the exit code.
+/// ceilings the report carries (report.ceilings; none when it has none), then write_and_print (the table unless
+/// `table` is false). Returns the exit code.
 int finish_and_write(Report& report, const Config& config, const std::string& prefix,
-                     const std::vector<std::string>& formats);
+                     const std::vector<std::string>& formats, bool table = true);
 
-/// Exit code of a finished run: 128 + signal when interrupted, else 1 when any step FAILED, else 0.
+/// Exit code of a finished run: 128 + signal when interrupted (a merge of an interrupted shard: that shard's own code,
+/// else 130), else 1 when any step FAILED, else 0.
 int run_exit_code(const Report& report);
 
 /// Prints a config's problems to stderr, one per line under "SOURCE: N problems:" (the file name, or

@@ -117,6 +117,7 @@ Report empty_shard_report(const Config& config, const ShardPlan& plan, const std
     }
   }
   report.shard = plan.record();
+  report.shard->created_at = report.created_at;
   report.notes.push_back(fmt::format("shard {}/{} is empty: {} work unit{} over {} shards, none here", plan.spec.index,
                                      plan.spec.count, plan.units.size(), plan.units.size() == 1 ? "" : "s",
                                      plan.spec.count));

@@ -28,6 +28,7 @@ struct MergeArgs {
   std::vector<std::string> formats = {"json", "md"};
   bool allow_mismatch = false;
   bool allow_missing = false;
+  bool quiet = false;
   std::vector<std::string> plugins;
 };
 
@@ -92,12 +93,26 @@ Config shard_config(const ShardInput& first) {
   }
 }
 
+/// Throws InputError when a report `merge` would write (PREFIX.EXT per format) is one of its inputs.
+void refuse_overwriting_inputs(const MergeArgs& a, const std::vector<ShardInput>& inputs) {
+  for (const auto& f : a.formats) {
+    const fs::path out = a.output + "." + find_report_writer(f)->extension;
+    std::error_code ec;
+    for (const auto& in : inputs)
+      if (fs::equivalent(out, in.path, ec))
+        throw InputError(fmt::format("merge: -o {} would overwrite the shard report {}; write the merged report "
+                                     "elsewhere (e.g. -o {}/merged)",
+                                     a.output, in.path, fs::path(in.path).parent_path().string()));
+  }
+}
+
 int merge(const MergeArgs& a) {
   for (const auto& f : a.formats)
     if (!find_report_writer(f)) throw InputError("--format: unknown format '" + f + "' (see `gpubench list`)");
   check_report_paths(a.output, a.formats);
   std::vector<std::string> plugins = a.plugins;  // the run's plugin files, where they still are
   std::vector<ShardInput> inputs = load_inputs(a.inputs);
+  refuse_overwriting_inputs(a, inputs);
   for (const PluginUse& p : inputs.front().report.plugins)  // a library or a description file, not an inline one
     if (fs::is_regular_file(p.path) && std::find(plugins.begin(), plugins.end(), p.path) == plugins.end())
       plugins.push_back(p.path);
@@ -107,7 +122,7 @@ int merge(const MergeArgs& a) {
   options.allow_missing = a.allow_missing;
   Report report = merge_shards(std::move(inputs), options);
   const Config config = shard_config(ShardInput{a.inputs.front(), report});
-  return finish_and_write(report, config, a.output, a.formats);
+  return finish_and_write(report, config, a.output, a.formats, !a.quiet);
 }
 
 VerbAction setup_merge(CLI::App& sub) {
@@ -126,6 +141,7 @@ VerbAction setup_merge(CLI::App& sub) {
                "merge shards of different configs, tool builds or GPU models (each difference noted in the report)");
   sub.add_flag("--allow-missing", a->allow_missing,
                "merge without some shards (their units are reported as not run)");
+  sub.add_flag("-q,--quiet", a->quiet, "no table on stdout (the report paths only)");
   add_plugin_option(sub, a->plugins);
   return [a]() -> int { return merge(*a); };
 }

@@ -100,6 +100,8 @@ void check_flag_combinations(const RunArgs& a) {
                      "--device (for several hosts give each one task per GPU: Slurm --gres=gpu:1, torchrun)");
   if (!a.devices.empty() && (a.profile || !a.trace.empty()))
     throw InputError("--devices: not with --profile or --trace (they want one process); drop --devices");
+  if (!a.devices.empty() && a.devices != "all") (void)parse_device_list(a.devices, 1 << 16);  // syntax, before the GPU
+
 }
 
 /// The steps the run selected (--variant), in ladder order; every step when there is no filter.
@@ -204,7 +206,7 @@ int run(const RunArgs& a) {
   }
   if (a.device >= 0) {
     config.device.index = static_cast<int>(a.device);  // where it runs, not what: the config hash stays
-  } else if (shard && shard->spec.source == "torchrun") {
+  } else if (shard && (shard->spec.source == "torchrun" || shard->spec.source == "mpi")) {
     if (const int64_t d = local_rank_device([](const char* n) { return std::getenv(n); }); d >= 0)
       config.device.index = static_cast<int>(d);
   }
@@ -350,7 +352,7 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_option("--shards", a->shards,
                  "the shard count when the engine gives only the index (Kubernetes JOB_COMPLETION_INDEX; or set "
                  "GPUBENCH_SHARDS)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+      ->check(CLI::Range(int64_t{1}, kMaxShards))
       ->type_name("N");
   sub.add_option("--devices", a->devices,
                  "run on several GPUs of this host at once: one worker per GPU, each a shard, one merged report "

@@ -170,6 +170,34 @@ TEST_F(MergeShards, ShardsSplitDifferentlyAreRefused) {
   EXPECT_NE(merge_error(gap).find("did not run it"), std::string::npos);
 }
 
+TEST_F(MergeShards, ImpossibleIndicesAndDifferentUnitCountsAreRefused) {
+  for (int64_t bad : {-1, 3, 5}) {
+    auto in = shards(whole_, config_, 3);
+    in[1].report.shard->index = bad;
+    const std::string e = merge_error(in, MergeOptions{false, true});
+    EXPECT_NE(e.find("s1.json: shard " + std::to_string(bad) + "/3 is not a shard index"), std::string::npos) << e;
+  }
+  auto in = shards(whole_, config_, 3);
+  in[2].report.shard->total_units = 6;  // e.g. run with --variant
+  EXPECT_NE(merge_error(in).find("splits 9 work units but s2.json splits 6"), std::string::npos);
+}
+
+TEST_F(MergeShards, ADifferentDriverIsAMismatchAndAnInterruptedShardIsNoted) {
+  auto in = shards(whole_, config_, 3);
+  in[1].report.environment["gpu"]["driver"] = "570.86.15";
+  EXPECT_NE(merge_error(in).find("driver 580.159.04 in s0.json but 570.86.15 in s1.json"), std::string::npos);
+  auto cut = shards(whole_, config_, 3);
+  cut[1].report.interrupted = true;
+  cut[1].report.exit_code = 143;
+  const Report m = merge_shards(cut, {});
+  EXPECT_TRUE(m.interrupted);
+  EXPECT_NE(std::find(m.notes.begin(), m.notes.end(),
+                      "shard 1/3 was interrupted (exit 143): its units after the signal are not run"),
+            m.notes.end());
+  Report r = m;
+  EXPECT_EQ(cli::finish_run(r, config_, Ceilings{780, 4300, "calibrated"}), 143);  // its own code, not 128
+}
+
 TEST_F(MergeShards, AWholeRunIsNotAShard) {
   const std::string e = merge_error({{"whole.json", whole_}});
   EXPECT_NE(e.find("whole.json: not a shard report"), std::string::npos) << e;

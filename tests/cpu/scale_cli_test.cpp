@@ -103,6 +103,10 @@ TEST_F(ScaleCli, BadShardInputExitsTwoNamingTheFlagOrVariable) {
   EXPECT_NE(err_.find("give --shard I/N"), std::string::npos) << err_;
   EXPECT_EQ(run({"run", cfg, "--shard", "0/2", "--devices", "all"}), 2);
   EXPECT_NE(err_.find("--devices"), std::string::npos) << err_;
+  for (const char* bad : {"ALL", ",", "0,0", "0, 1", "-1"}) {  // before the GPU check (exit 3 here)
+    EXPECT_EQ(run({"run", cfg, "--devices", bad}), 2) << bad;
+    EXPECT_NE(err_.find("--devices"), std::string::npos) << bad << ": " << err_;
+  }
   ::setenv("JOB_COMPLETION_INDEX", "1", 1);
   EXPECT_EQ(run({"run", cfg}), 2);
   EXPECT_NE(err_.find("GPUBENCH_SHARDS"), std::string::npos) << err_;
@@ -132,8 +136,8 @@ TEST_F(ScaleCli, MergeJoinsFilesFoldersAndGzipInAnyOrderAndCompareReadsTheResult
   Report one = whole;
   one.shard = ShardRun{};
   one.shard->units = 9;
-  ASSERT_EQ(run({"merge", "-o", (dir_ / "one").string(), write("one.json", one)}), 0) << err_;
-  EXPECT_EQ(run({"compare", (dir_ / "one.json").string(), f + ".json"}), 0) << out_ << err_;
+  ASSERT_EQ(run({"merge", "-o", (dir_ / "one_merged").string(), write("one.json", one)}), 0) << err_;
+  EXPECT_EQ(run({"compare", (dir_ / "one_merged.json").string(), f + ".json"}), 0) << out_ << err_;
   EXPECT_NE(out_.find("SAME"), std::string::npos) << out_;
 }
 
@@ -157,6 +161,10 @@ TEST_F(ScaleCli, MergeRefusesMissingMismatchedAndDuplicatedShardsWithExitTwo) {
   EXPECT_EQ(run({"merge", "-o", (dir_ / "n").string(), (dir_ / "nowhere").string()}), 2);
   EXPECT_NE(err_.find("no file or folder"), std::string::npos) << err_;
   EXPECT_EQ(run({"merge", s0}), 2);  // -o is required
+  // -o naming an input would overwrite a shard: refused, the shard kept.
+  EXPECT_EQ(run({"merge", "-o", (dir_ / "s0").string(), s0, s1, s2}), 2);
+  EXPECT_NE(err_.find("would overwrite the shard report"), std::string::npos) << err_;
+  EXPECT_TRUE(read(s0).contains("shard"));
 }
 
 }  // namespace

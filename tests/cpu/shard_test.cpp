@@ -78,7 +78,7 @@ TEST(ShardEnvironment, SlurmMistakesNameTheVariable) {
   EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}); })
                 .find("SLURM_ARRAY_TASK_ID='x'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "1"}}); }).find("--shards N"), std::string::npos);
+  EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "1"}}); }).find("set GPUBENCH_SHARDS"), std::string::npos);
   EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}); })
                 .find("not below the shard count 3"),
             std::string::npos);
@@ -105,8 +105,54 @@ TEST(ShardEnvironment, SlurmWithTheCountGivenTakesTheTaskIdAsTheIndexToRerunOneS
   EXPECT_NE(error_of([&] { from_env(rerun, 1); }).find("not below the shard count 1"), std::string::npos);
 }
 
-TEST(ShardEnvironment, ShardsMustAgreeWithTorchrunsWorldSize) {
+TEST(ShardEnvironment, AGivenCountMustAgreeWithTheLaunchersSizeAndNeedsAnIndex) {
   EXPECT_NE(error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "3"}}, 4); }).find("disagrees"), std::string::npos);
+  EXPECT_NE(error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"GPUBENCH_SHARDS", "3"}}); }).find("disagrees"),
+            std::string::npos);
+  EXPECT_EQ(from_env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"GPUBENCH_SHARDS", "4"}}).count, 4);
+  EXPECT_NE(error_of([] { from_env({{"GPUBENCH_SHARDS", "3"}}); }).find("no engine variable"), std::string::npos);
+  for (const char* bad : {"0", "x", "2000000"})
+    EXPECT_NE(error_of([&] { from_env({{"JOB_COMPLETION_INDEX", "0"}, {"GPUBENCH_SHARDS", bad}}); })
+                  .find("GPUBENCH_SHARDS"),
+              std::string::npos)
+        << bad;
+}
+
+TEST(ShardEnvironment, HalfALaunchersPairIsAnError) {
+  EXPECT_NE(error_of([] { from_env({{"RANK", "1"}}); }).find("RANK is set without WORLD_SIZE"), std::string::npos);
+  EXPECT_NE(error_of([] { from_env({{"WORLD_SIZE", "4"}}); }).find("WORLD_SIZE is set without RANK"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { from_env({{"PMI_SIZE", "4"}}); }).find("--shard 0/1 for a whole run"), std::string::npos);
+}
+
+TEST(ShardEnvironment, MpiLaunchersRanks) {
+  ShardSpec s = from_env({{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"}});
+  EXPECT_EQ(s.index, 2);
+  EXPECT_EQ(s.count, 4);
+  EXPECT_EQ(s.source, "mpi");
+  s = from_env({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}});
+  EXPECT_EQ(s.count, 2);
+  EXPECT_EQ(s.source, "mpi");
+  EXPECT_EQ(local_rank_device([](const char* n) {
+              return std::string(n) == "MPI_LOCALRANKID" ? "2" : static_cast<const char*>(nullptr);
+            }),
+            2);
+}
+
+TEST(ShardEnvironment, ASlurmListArrayHasNoShardOrder) {
+  // --array=1,4,9: COUNT 3, but MIN=1 MAX=9 is a range of 9.
+  const std::string e = error_of([] {
+    from_env({{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"},
+              {"SLURM_ARRAY_TASK_MAX", "9"}});
+  });
+  EXPECT_NE(e.find("holds 9 tasks"), std::string::npos) << e;
+  EXPECT_NE(e.find("GPUBENCH_SHARDS"), std::string::npos) << e;
+}
+
+TEST(ShardSpec, CountsAboveTheCapAreRefused) {
+  EXPECT_NE(error_of([] { parse_shard_spec("0/99999999999", "--shard"); }).find("is not I/N"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_shard_spec("0/1048577", "--shard"); }).find("1048576"), std::string::npos);
+  EXPECT_EQ(parse_shard_spec("0/1048576", "--shard").count, kMaxShards);
 }
 
 TEST(ShardEnvironment, KubernetesIndexedJobTakesItsCountFromShardsOrTheJobsVariable) {
@@ -143,7 +189,6 @@ TEST(ShardEnvironment, TorchrunRankAndWorldSizeAndLocalRankDevice) {
 
 TEST(ShardEnvironment, NoEngineMeansAWholeRunAndSlurmWinsOverRank) {
   EXPECT_EQ(from_env({}).count, 0);
-  EXPECT_EQ(from_env({{"RANK", "1"}}).count, 0);  // RANK alone (no WORLD_SIZE) is no launcher
   const ShardSpec s =
       from_env({{"SLURM_ARRAY_TASK_ID", "0"}, {"SLURM_ARRAY_TASK_COUNT", "2"}, {"RANK", "3"}, {"WORLD_SIZE", "4"}});
   EXPECT_EQ(s.source, "slurm");
