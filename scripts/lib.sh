@@ -14,18 +14,11 @@ log() { printf 'gpubench: %s\n' "$*" >&2; }
 GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev libdlpack-dev
                    libssl-dev python3-matplotlib python3-yaml yamllint shellcheck)
 
-have_matplotlib() {
+# True when python3 (or the system's /usr/bin/python3, where Debian's python3-* packages go) imports module $1.
+have_python_module() {
   local py
   for py in python3 /usr/bin/python3; do
-    "$py" -c 'import matplotlib' >/dev/null 2>&1 && return 0
-  done
-  return 1
-}
-
-have_yaml() {
-  local py
-  for py in python3 /usr/bin/python3; do
-    "$py" -c 'import yaml' >/dev/null 2>&1 && return 0
+    "$py" -c "import $1" >/dev/null 2>&1 && return 0
   done
   return 1
 }
@@ -37,8 +30,8 @@ install_missing() {
   for p in "${GPUBENCH_PACKAGES[@]}"; do
     case "$p" in
       cmake|make|g++) command -v "$p" >/dev/null 2>&1 || missing+=("$p") ;;
-      python3-matplotlib) have_matplotlib || missing+=("$p") ;;
-      python3-yaml) have_yaml || missing+=("$p") ;;
+      python3-matplotlib) have_python_module matplotlib || missing+=("$p") ;;
+      python3-yaml) have_python_module yaml || missing+=("$p") ;;
       yamllint|shellcheck) command -v "$p" >/dev/null 2>&1 || missing+=("$p") ;;
       *) have_pkg "$p" || missing+=("$p") ;;
     esac
