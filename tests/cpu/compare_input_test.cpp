@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "result/report_io.hpp"
 #include "support/cli_binary.hpp"
+#include "support/input_error.hpp"
 
 namespace gpubench {
 namespace {
@@ -44,15 +45,6 @@ Report tiny_report(const std::string& label = "B=1024 fixed(length=70)",
   }
   r.cases.push_back(c);
   return r;
-}
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
 }
 
 // Writes `from` gzip-compressed to `to` (zlib's gz* API, as `gzip` would).
@@ -99,7 +91,7 @@ TEST_F(CompareInput, NegativeSampleNamesFileEntryAndField) {
   bad["cases"][0]["variants"][2]["region_samples_ms"][5] = -0.4;
   const std::string old_p = write("old.json", tiny_report());
   const std::string new_p = write("new.json", bad);
-  const std::string msg = message_of([&] { compare_paths(old_p, new_p, {}); });
+  const std::string msg = testing::input_error_of([&] { compare_paths(old_p, new_p, {}); });
   EXPECT_NE(msg.find(new_p + ": /cases/0/variants/2/region_samples_ms/5"), std::string::npos) << msg;
   EXPECT_NE(msg.find("variant 'k_aligned'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("must be > 0 and < 1e+09 ms, got -0.4"), std::string::npos) << msg;
@@ -117,7 +109,7 @@ TEST_F(CompareInput, UnknownStatusIsACorruptReport) {
   bad["cases"][0]["variants"][1]["status"] = "bogus";
   const std::string old_p = write("old.json", tiny_report());
   const std::string new_p = write("new.json", bad);
-  std::string msg = message_of([&] { compare_paths(old_p, new_p, {}); });
+  std::string msg = testing::input_error_of([&] { compare_paths(old_p, new_p, {}); });
   EXPECT_NE(msg.find(new_p + ": malformed report: /cases/0/variants/1/status: 'bogus' is not ok, failed or skipped; "
                              "re-run the benchmark"),
             std::string::npos)
@@ -125,7 +117,7 @@ TEST_F(CompareInput, UnknownStatusIsACorruptReport) {
   bad = tiny_report();
   bad["cases"][0]["variants"][0]["correctness"]["status"] = "FAIL";
   const std::string new2 = write("new2.json", bad);
-  msg = message_of([&] { compare_paths(old_p, new2, {}); });
+  msg = testing::input_error_of([&] { compare_paths(old_p, new2, {}); });
   EXPECT_NE(msg.find("/cases/0/variants/0/correctness/status: 'FAIL' is not pass, fail or skipped"), std::string::npos)
       << msg;
   const int rc = compare({old_p, new_p});
@@ -137,19 +129,19 @@ TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   const std::string old_p = write("old.json", tiny_report());
   nlohmann::json nan_group = tiny_report();
   nan_group["cases"][0]["variants"][1]["launch_groups"][0]["samples_ms"][3] = std::nan("");  // written as null
-  const std::string msg = message_of([&] { compare_paths(old_p, write("nan.json", nan_group), {}); });
+  const std::string msg = testing::input_error_of([&] { compare_paths(old_p, write("nan.json", nan_group), {}); });
   EXPECT_NE(msg.find("/cases/0/variants/1/launch_groups/0/samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
                      "'decomposed', launch group 'gemm'): must be ≥ 0 and < 1e+09 ms, got null"),
             std::string::npos)
       << msg;
   nlohmann::json inf = tiny_report();
   inf["cases"][0]["variants"][0]["region_samples_ms"][0] = "inf";
-  EXPECT_NE(message_of([&] { compare_paths(old_p, write("inf.json", inf), {}); }).find("got string \"inf\""),
+  EXPECT_NE(testing::input_error_of([&] { compare_paths(old_p, write("inf.json", inf), {}); }).find("got string \"inf\""),
             std::string::npos);
   // Zero region samples are refused (at most 5 values listed, the rest counted) ...
   nlohmann::json zero = tiny_report();
   for (auto& x : zero["cases"][0]["variants"][0]["region_samples_ms"]) x = 0.0;
-  const std::string z = message_of([&] { compare_paths(write("zero.json", zero), old_p, {}); });
+  const std::string z = testing::input_error_of([&] { compare_paths(write("zero.json", zero), old_p, {}); });
   EXPECT_NE(z.find("zero.json: /cases/0/variants/0/region_samples_ms/0"), std::string::npos) << z;
   EXPECT_NE(z.find("must be > 0 and < 1e+09 ms, got 0"), std::string::npos) << z;
   EXPECT_NE(z.find("and 5 more bad sample values"), std::string::npos) << z;
@@ -169,7 +161,7 @@ TEST_F(CompareInput, NothingMatchedIsBadInputListingEachSide) {
   // Other case labels (e.g. a B sweep against the reference shape): 0 entries compared.
   const Report a = tiny_report("B=1024 fixed(length=70)", {"baseline", "decomposed"});
   const Report b = tiny_report("B=2048 fixed(length=70)", {"baseline", "fused"});
-  const std::string msg = message_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, {}); });
+  const std::string msg = testing::input_error_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, {}); });
   EXPECT_NE(msg.find("nothing matched: 0 entries compared"), std::string::npos) << msg;
   EXPECT_NE(msg.find("OLD old.json (config ikbo_test c0ffee01)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("case 'B=1024 fixed(length=70)': baseline, decomposed"), std::string::npos) << msg;
@@ -178,11 +170,11 @@ TEST_F(CompareInput, NothingMatchedIsBadInputListingEachSide) {
   // --allow-mismatch is about GPU / driver / config differences; it never makes an empty comparison pass.
   CompareOptions allow;
   allow.allow_mismatch = true;
-  EXPECT_NE(message_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, allow); }).find("nothing matched"),
+  EXPECT_NE(testing::input_error_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, allow); }).find("nothing matched"),
             std::string::npos);
   // Same case, disjoint ladders: nothing matched either. One shared variant is enough to compare.
   const Report c = tiny_report("B=1024 fixed(length=70)", {"fused", "pipelined"});
-  EXPECT_NE(message_of([&] { compare_reports({{"old.json", a}}, {{"new.json", c}}, {}); }).find("nothing matched"),
+  EXPECT_NE(testing::input_error_of([&] { compare_reports({{"old.json", a}}, {{"new.json", c}}, {}); }).find("nothing matched"),
             std::string::npos);
   const Report d = tiny_report("B=1024 fixed(length=70)", {"decomposed", "pipelined"});
   const CompareResult r = compare_reports({{"old.json", a}}, {{"new.json", d}}, {});
@@ -248,16 +240,16 @@ TEST_F(CompareInput, GzippedReportsAreReadAndCorruptOnesNamed) {
   // Corrupt data after the gzip magic, and a truncated member: bad input naming the file.
   const std::string bad = (dir_ / "bad.json.gz").string();
   write_file_atomic(bad, std::string("\x1f\x8b\x08\x00rest", 8));
-  std::string msg = message_of([&] { load_report(bad); });
+  std::string msg = testing::input_error_of([&] { load_report(bad); });
   EXPECT_NE(msg.find(bad + ": corrupt gzip data ("), std::string::npos) << msg;
   const std::string whole = read_file(gz);
   const std::string cut = (dir_ / "cut.json.gz").string();
   write_file_atomic(cut, whole.substr(0, whole.size() / 2));
-  msg = message_of([&] { load_report(cut); });
+  msg = testing::input_error_of([&] { load_report(cut); });
   EXPECT_NE(msg.find(cut + ": corrupt gzip data (unexpected end of data)"), std::string::npos) << msg;
   // An empty folder names both kinds it looks for.
   fs::create_directories(dir_ / "empty");
-  msg = message_of([&] { compare_paths((dir_ / "empty").string(), (dir_ / "empty").string(), {}); });
+  msg = testing::input_error_of([&] { compare_paths((dir_ / "empty").string(), (dir_ / "empty").string(), {}); });
   EXPECT_NE(msg.find("folder holds no *.json or *.json.gz reports"), std::string::npos) << msg;
 }
 
@@ -265,18 +257,18 @@ TEST_F(CompareInput, BadNumbersAndTypesAreBadInputWithoutLibraryTags) {
   // A number past double's range: nlohmann throws out_of_range (not parse_error) — still bad input.
   const std::string huge = (dir_ / "huge.json").string();
   write_file_atomic(huge, R"({"schema_version": 1, "cases": [], "x": 1e400})");
-  std::string msg = message_of([&] { load_report(huge); });
+  std::string msg = testing::input_error_of([&] { load_report(huge); });
   EXPECT_NE(msg.find(huge + ": invalid JSON: number overflow parsing '1e400'"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("[json.exception"), std::string::npos) << msg;
   // schema_version present but a string: say so, not "missing".
   const std::string str = write("str.json", {{"schema_version", "1"}, {"cases", nlohmann::json::array()}});
-  msg = message_of([&] { load_report(str); });
+  msg = testing::input_error_of([&] { load_report(str); });
   EXPECT_NE(msg.find("/schema_version is \"1\" (string); a gpubench report has an integer version (this gpubench reads 1 to 2)"), std::string::npos) << msg;
   // A field of the wrong type: the library's words, without its tag, and what to do.
   nlohmann::json bad = tiny_report();
   bad["cases"][0]["variants"][0]["launch_groups"] = "gemm";
   const std::string typed = write("typed.json", bad);
-  msg = message_of([&] { load_report(typed); });
+  msg = testing::input_error_of([&] { load_report(typed); });
   EXPECT_NE(msg.find(typed + ": malformed report: /cases/0/variants/0/launch_groups: type must be array, but is string; "
                             "re-run the benchmark"),
             std::string::npos)
@@ -285,7 +277,7 @@ TEST_F(CompareInput, BadNumbersAndTypesAreBadInputWithoutLibraryTags) {
   bad = tiny_report();
   bad["cases"][0]["variants"][0]["region"]["median"] = "fast";
   const std::string deep = write("deep.json", bad);
-  msg = message_of([&] { load_report(deep); });
+  msg = testing::input_error_of([&] { load_report(deep); });
   EXPECT_NE(msg.find(deep + ": malformed report: /cases/0/variants/0/region/median: type must be number, but is string"),
             std::string::npos)
       << msg;
@@ -297,28 +289,28 @@ TEST_F(CompareInput, AnOkStepWithoutSamplesOrANamelessStepIsCorrupt) {
   nlohmann::json bad = tiny_report();
   bad["cases"][0]["variants"][1]["region_samples_ms"] = nlohmann::json::array();
   const std::string empty = write("empty.json", bad);
-  std::string msg = message_of([&] { compare_paths(old_p, empty, {}); });
+  std::string msg = testing::input_error_of([&] { compare_paths(old_p, empty, {}); });
   EXPECT_NE(msg.find(empty + ": /cases/0/variants/1 ('decomposed'): status ok but no region_samples_ms"),
             std::string::npos)
       << msg;
   bad = tiny_report();
   bad["cases"][0]["variants"][1].erase("region_samples_ms");
   const std::string missing = write("missing.json", bad);
-  msg = message_of([&] { compare_paths(missing, old_p, {}); });
+  msg = testing::input_error_of([&] { compare_paths(missing, old_p, {}); });
   EXPECT_NE(msg.find(missing + ": /cases/0/variants/1 ('decomposed'): status ok but no region_samples_ms"),
             std::string::npos)
       << msg;
   bad = tiny_report();
   bad["cases"][0]["variants"][2].erase("name");
   const std::string nameless = write("nameless.json", bad);
-  msg = message_of([&] { compare_paths(old_p, nameless, {}); });
+  msg = testing::input_error_of([&] { compare_paths(old_p, nameless, {}); });
   EXPECT_NE(msg.find(nameless + ": /cases/0/variants/2 (''): the step has no name"), std::string::npos) << msg;
   // A failed step has no samples by design: compared (ok -> failed is a regression, not bad input).
   bad = tiny_report();
   bad["cases"][0]["variants"][1]["region_samples_ms"] = nlohmann::json::array();
   bad["cases"][0]["variants"][1]["status"] = "failed";
   const std::string failed = write("failed.json", bad);
-  EXPECT_EQ(message_of([&] { compare_paths(old_p, failed, {}); }), "(no InputError)") << "a failed step is not corrupt";
+  EXPECT_EQ(testing::input_error_of([&] { compare_paths(old_p, failed, {}); }), "(no InputError)") << "a failed step is not corrupt";
 }
 
 TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
@@ -330,14 +322,14 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
   for (auto& x : slow["region_samples_ms"]) x = x.get<double>() * 1.5;
   bad["cases"][0]["variants"].push_back(slow);
   const std::string dup_step = write("dup_step.json", bad);
-  std::string msg = message_of([&] { compare_paths(old_p, dup_step, {}); });
+  std::string msg = testing::input_error_of([&] { compare_paths(old_p, dup_step, {}); });
   EXPECT_NE(msg.find(dup_step + ": /cases/0/variants/3 ('k_aligned'): the step name is also /cases/0/variants/2's"),
             std::string::npos)
       << msg;
   bad = tiny_report();
   bad["cases"][0]["variants"][0]["launch_groups"].push_back(bad["cases"][0]["variants"][0]["launch_groups"][0]);
   const std::string dup_op = write("dup_op.json", bad);
-  msg = message_of([&] { compare_paths(dup_op, old_p, {}); });
+  msg = testing::input_error_of([&] { compare_paths(dup_op, old_p, {}); });
   EXPECT_NE(msg.find("/cases/0/variants/0 ('baseline'): /launch_groups/1 has the name 'gemm' of /launch_groups/0"), std::string::npos) << msg;
   // An empty -o is bad input, not a silent switch to stdout.
   if (compare({old_p, old_p, "-o", ""}) != -2) {
@@ -348,20 +340,20 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
   bad = tiny_report();
   bad["cases"][0]["variants"][2]["launch_groups"][0]["name"] = "";
   const std::string no_op_name = write("no_op_name.json", bad);
-  msg = message_of([&] { compare_paths(no_op_name, no_op_name, {}); });
+  msg = testing::input_error_of([&] { compare_paths(no_op_name, no_op_name, {}); });
   EXPECT_NE(msg.find(no_op_name + ": /cases/0/variants/2 ('k_aligned'): /launch_groups/0 has no name; the report is corrupt"),
             std::string::npos)
       << msg;
   bad = tiny_report();
   bad["cases"].push_back(bad["cases"][0]);
   const std::string dup_case = write("dup_case.json", bad);
-  msg = message_of([&] { compare_paths(old_p, dup_case, {}); });
+  msg = testing::input_error_of([&] { compare_paths(old_p, dup_case, {}); });
   EXPECT_NE(msg.find(dup_case + ": /cases/1 has the label 'B=1024 fixed(length=70)' of /cases/0"), std::string::npos)
       << msg;
   bad = tiny_report();
   bad["cases"][0]["variants"][2]["region_samples_ms"][3] = 1e308;
   const std::string huge = write("huge.json", bad);
-  msg = message_of([&] { compare_paths(old_p, huge, {}); });
+  msg = testing::input_error_of([&] { compare_paths(old_p, huge, {}); });
   EXPECT_NE(msg.find(huge + ": /cases/0/variants/2/region_samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
                             "'k_aligned'): must be > 0 and < 1e+09 ms"),
             std::string::npos)
@@ -369,7 +361,7 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
   bad = tiny_report();
   bad["cases"][0]["variants"][1]["launch_groups"][0]["kernels"] = {{{"name", "gemm_kernel"}, {"samples_ms", {0.5, -0.2}}}};
   const std::string kernel = write("kernel.json", bad);
-  msg = message_of([&] { compare_paths(old_p, kernel, {}); });
+  msg = testing::input_error_of([&] { compare_paths(old_p, kernel, {}); });
   EXPECT_NE(msg.find(kernel + ": /cases/0/variants/1/launch_groups/0/kernels/0/samples_ms/1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("kernel 'gemm_kernel'): must be ≥ 0 and < 1e+09 ms, got -0.2"), std::string::npos) << msg;
   // The binary: exit 2, not a verdict.
@@ -382,7 +374,7 @@ TEST(CompareStates, AnInterruptedRunIsAMismatchAndUncheckedResultsAreNoted) {
   // A run stopped by Ctrl-C holds only the steps it reached: not a gate's input unless allowed.
   Report a = tiny_report(), b = tiny_report();
   b.interrupted = true;
-  const std::string msg = message_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, {}); });
+  const std::string msg = testing::input_error_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, {}); });
   EXPECT_NE(msg.find("run: 'complete' (old.json) vs 'interrupted (partial)' (new.json)"), std::string::npos) << msg;
   CompareOptions o;
   o.allow_mismatch = true;
@@ -406,7 +398,7 @@ TEST(CompareStates, AnInterruptedRunIsAMismatchAndUncheckedResultsAreNoted) {
 
 TEST_F(CompareInput, AConfigIsNotAReport) {
   const std::string cfg = write("config.json", {{"schema_version", 1}, {"workload", {{"batch", 64}}}});
-  const std::string msg = message_of([&] { load_report(cfg); });
+  const std::string msg = testing::input_error_of([&] { load_report(cfg); });
   EXPECT_NE(msg.find("not a gpubench report (no /cases; it looks like a config: run it first"), std::string::npos) << msg;
 }
 

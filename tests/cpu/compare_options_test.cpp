@@ -14,20 +14,12 @@
 #include "report/compare_render.hpp"
 #include "support/cli_binary.hpp"
 #include "support/samples.hpp"
+#include "support/input_error.hpp"
 
 namespace gpubench {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
 
 // One case (label `label`) with steps baseline and fused, each with launch groups gemm and topk; `n` samples of
 // ~1 ms (relative noise `rel`, seeded) per row.
@@ -96,10 +88,10 @@ TEST(CompareUnsure, UndecidedEntriesAreSaidAndFailTheGateOnRequest) {
 TEST(CompareResamples, AboveTheBoundIsBadInput) {
   CompareOptions o;
   o.resamples = kMaxResamples + 1;
-  const std::string msg = message_of([&] { run(report(10), report(10), o); });
+  const std::string msg = testing::input_error_of([&] { run(report(10), report(10), o); });
   EXPECT_NE(msg.find("--resamples: 100001 is outside [100, 100000]"), std::string::npos) << msg;
   o.resamples = kMaxResamples;
-  EXPECT_EQ(message_of([&] { run(report(10), report(10), o); }), "(no InputError)");
+  EXPECT_EQ(testing::input_error_of([&] { run(report(10), report(10), o); }), "(no InputError)");
 }
 
 TEST(CompareFilters, StepCaseLaunchGroupAndRegionsOnlyKeepTheNamedRows) {
@@ -132,17 +124,17 @@ TEST(CompareFilters, StepCaseLaunchGroupAndRegionsOnlyKeepTheNamedRows) {
   // Unknown names: exit 2 listing the known ones; --launch-group with --regions-only is a contradiction.
   o = {};
   o.steps = {"fusd"};
-  std::string msg = message_of([&] { run(a, b, o); });
+  std::string msg = testing::input_error_of([&] { run(a, b, o); });
   EXPECT_EQ(msg, "--step: unknown step 'fusd' (did you mean 'fused'?); known: baseline, fused") << msg;
   o = {};
   o.cases = {"B=2048 fixed(length=70)"};
-  msg = message_of([&] { run(a, b, o); });
+  msg = testing::input_error_of([&] { run(a, b, o); });
   EXPECT_NE(msg.find("--case: unknown case 'B=2048 fixed(length=70)'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("known: B=1024 fixed(length=70)"), std::string::npos) << msg;
   o = {};
   o.launch_groups = {"gemm"};
   o.regions_only = true;
-  EXPECT_NE(message_of([&] { run(a, b, o); }).find("--launch-group and --regions-only exclude each other"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([&] { run(a, b, o); }).find("--launch-group and --regions-only exclude each other"), std::string::npos);
 }
 
 TEST(CompareWording, ConfidenceThresholdZeroAndNonFiniteThreshold) {

@@ -18,6 +18,7 @@
 #include "result/report_io.hpp"
 #include "support/cli_binary.hpp"
 #include "support/config_fixtures.hpp"
+#include "support/input_error.hpp"
 
 namespace gpubench {
 namespace {
@@ -27,15 +28,6 @@ namespace fs = std::filesystem;
 /// A committed report of schema_version 1 from the H200: the ladder of five steps with hardware counters
 /// (`run --metrics`), 211 to 1490 samples per step.
 const std::string kV1Report = testing::kSource + "/results/h200/2026-12-01_d21feab/metrics_fp16.json.gz";
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
 
 TEST(ReportSchemaV1, ACommittedReportReadsIntoTheLaunchGroupModel) {
   const nlohmann::json raw = load_report_json(kV1Report);
@@ -85,14 +77,14 @@ TEST(ReportSchemaV1, ACommittedReportReadsIntoTheLaunchGroupModel) {
 TEST(ReportSchemaV1, ErrorsNameTheFilesOwnKeys) {
   nlohmann::json v1 = load_report_json(kV1Report);
   v1["cases"][0]["variants"][1]["ops"][0]["samples_ms"][2] = -1.0;
-  std::string msg = message_of([&] { (void)parse_report(v1, "v1.json"); });
+  std::string msg = testing::input_error_of([&] { (void)parse_report(v1, "v1.json"); });
   EXPECT_NE(msg.find("v1.json: /cases/0/variants/1/ops/0/samples_ms/2 (case 'B=1024 fixed(length=70)', variant "
                      "'decomposed', launch group 'gemm_user'): must be ≥ 0"),
             std::string::npos)
       << msg;
   v1 = load_report_json(kV1Report);
   v1["cases"][0]["variants"][0]["ops"] = "gemm";
-  msg = message_of([&] { (void)parse_report(v1, "v1.json"); });
+  msg = testing::input_error_of([&] { (void)parse_report(v1, "v1.json"); });
   EXPECT_NE(msg.find("v1.json: malformed report: /cases/0/variants/0/ops: type must be array, but is string"),
             std::string::npos)
       << msg;

@@ -13,6 +13,7 @@
 #include "cli/shard.hpp"
 #include "config/parse.hpp"
 #include "core/errors.hpp"
+#include "support/input_error.hpp"
 
 namespace gpubench {
 namespace {
@@ -28,15 +29,6 @@ ShardSpec from_env(const Env& env, int64_t shards = 0) {
       shards);
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(ShardSpec, ParsesZeroBasedIndexOverCount) {
   const ShardSpec s = parse_shard_spec("2/5", "--shard");
   EXPECT_EQ(s.index, 2);
@@ -47,8 +39,8 @@ TEST(ShardSpec, ParsesZeroBasedIndexOverCount) {
 
 TEST(ShardSpec, RefusesMalformedAndOutOfRangeText) {
   for (const char* bad : {"", "3", "1/", "/3", "a/3", "1/b", "-1/3", "1/0", "1/3/4", " 1/3", "1/3 "})
-    EXPECT_NE(error_of([&] { parse_shard_spec(bad, "--shard"); }).find("--shard"), std::string::npos) << bad;
-  const std::string e = error_of([] { parse_shard_spec("3/3", "--shard"); });
+    EXPECT_NE(testing::input_error_of([&] { parse_shard_spec(bad, "--shard"); }).find("--shard"), std::string::npos) << bad;
+  const std::string e = testing::input_error_of([] { parse_shard_spec("3/3", "--shard"); });
   EXPECT_NE(e.find("0 … 2"), std::string::npos) << e;
 }
 
@@ -75,14 +67,14 @@ TEST(ShardEnvironment, SlurmArrayWithMinMaxAndStep) {
 }
 
 TEST(ShardEnvironment, SlurmMistakesNameTheVariable) {
-  EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}); })
+  EXPECT_NE(testing::input_error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}); })
                 .find("SLURM_ARRAY_TASK_ID='x'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "1"}}); }).find("set GPUBENCH_SHARDS"), std::string::npos);
-  EXPECT_NE(error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}); })
+  EXPECT_NE(testing::input_error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "1"}}); }).find("set GPUBENCH_SHARDS"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { from_env({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "3"}}); })
                 .find("not below the shard count 3"),
             std::string::npos);
-  EXPECT_NE(error_of([] {
+  EXPECT_NE(testing::input_error_of([] {
               from_env({{"SLURM_ARRAY_TASK_ID", "11"}, {"SLURM_ARRAY_TASK_MIN", "10"},
                         {"SLURM_ARRAY_TASK_MAX", "18"}, {"SLURM_ARRAY_TASK_STEP", "4"}});
             }).find("not on the array"),
@@ -102,27 +94,27 @@ TEST(ShardEnvironment, SlurmWithTheCountGivenTakesTheTaskIdAsTheIndexToRerunOneS
   s = from_env(rerun, 3);  // --shards 3
   EXPECT_EQ(s.index, 1);
   EXPECT_EQ(s.count, 3);
-  EXPECT_NE(error_of([&] { from_env(rerun, 1); }).find("not below the shard count 1"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([&] { from_env(rerun, 1); }).find("not below the shard count 1"), std::string::npos);
 }
 
 TEST(ShardEnvironment, AGivenCountMustAgreeWithTheLaunchersSizeAndNeedsAnIndex) {
-  EXPECT_NE(error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "3"}}, 4); }).find("disagrees"), std::string::npos);
-  EXPECT_NE(error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"GPUBENCH_SHARDS", "3"}}); }).find("disagrees"),
+  EXPECT_NE(testing::input_error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "3"}}, 4); }).find("disagrees"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"GPUBENCH_SHARDS", "3"}}); }).find("disagrees"),
             std::string::npos);
   EXPECT_EQ(from_env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"GPUBENCH_SHARDS", "4"}}).count, 4);
-  EXPECT_NE(error_of([] { from_env({{"GPUBENCH_SHARDS", "3"}}); }).find("no engine variable"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { from_env({{"GPUBENCH_SHARDS", "3"}}); }).find("no engine variable"), std::string::npos);
   for (const char* bad : {"0", "x", "2000000"})
-    EXPECT_NE(error_of([&] { from_env({{"JOB_COMPLETION_INDEX", "0"}, {"GPUBENCH_SHARDS", bad}}); })
+    EXPECT_NE(testing::input_error_of([&] { from_env({{"JOB_COMPLETION_INDEX", "0"}, {"GPUBENCH_SHARDS", bad}}); })
                   .find("GPUBENCH_SHARDS"),
               std::string::npos)
         << bad;
 }
 
 TEST(ShardEnvironment, HalfALaunchersPairIsAnError) {
-  EXPECT_NE(error_of([] { from_env({{"RANK", "1"}}); }).find("RANK is set without WORLD_SIZE"), std::string::npos);
-  EXPECT_NE(error_of([] { from_env({{"WORLD_SIZE", "4"}}); }).find("WORLD_SIZE is set without RANK"),
+  EXPECT_NE(testing::input_error_of([] { from_env({{"RANK", "1"}}); }).find("RANK is set without WORLD_SIZE"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { from_env({{"WORLD_SIZE", "4"}}); }).find("WORLD_SIZE is set without RANK"),
             std::string::npos);
-  EXPECT_NE(error_of([] { from_env({{"PMI_SIZE", "4"}}); }).find("--shard 0/1 for a whole run"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { from_env({{"PMI_SIZE", "4"}}); }).find("--shard 0/1 for a whole run"), std::string::npos);
 }
 
 TEST(ShardEnvironment, MpiLaunchersRanks) {
@@ -141,7 +133,7 @@ TEST(ShardEnvironment, MpiLaunchersRanks) {
 
 TEST(ShardEnvironment, ASlurmListArrayHasNoShardOrder) {
   // --array=1,4,9: COUNT 3, but MIN=1 MAX=9 is a range of 9.
-  const std::string e = error_of([] {
+  const std::string e = testing::input_error_of([] {
     from_env({{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"},
               {"SLURM_ARRAY_TASK_MAX", "9"}});
   });
@@ -150,8 +142,8 @@ TEST(ShardEnvironment, ASlurmListArrayHasNoShardOrder) {
 }
 
 TEST(ShardSpec, CountsAboveTheCapAreRefused) {
-  EXPECT_NE(error_of([] { parse_shard_spec("0/99999999999", "--shard"); }).find("is not I/N"), std::string::npos);
-  EXPECT_NE(error_of([] { parse_shard_spec("0/1048577", "--shard"); }).find("1048576"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { parse_shard_spec("0/99999999999", "--shard"); }).find("is not I/N"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { parse_shard_spec("0/1048577", "--shard"); }).find("1048576"), std::string::npos);
   EXPECT_EQ(parse_shard_spec("0/1048576", "--shard").count, kMaxShards);
 }
 
@@ -163,8 +155,8 @@ TEST(ShardEnvironment, KubernetesIndexedJobTakesItsCountFromShardsOrTheJobsVaria
   s = from_env({{"JOB_COMPLETION_INDEX", "4"}}, 5);
   EXPECT_EQ(s.index, 4);
   EXPECT_EQ(s.count, 5);
-  EXPECT_NE(error_of([] { from_env({{"JOB_COMPLETION_INDEX", "1"}}); }).find("GPUBENCH_SHARDS"), std::string::npos);
-  EXPECT_NE(error_of([] { from_env({{"JOB_COMPLETION_INDEX", "3"}, {"GPUBENCH_SHARDS", "3"}}); })
+  EXPECT_NE(testing::input_error_of([] { from_env({{"JOB_COMPLETION_INDEX", "1"}}); }).find("GPUBENCH_SHARDS"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { from_env({{"JOB_COMPLETION_INDEX", "3"}, {"GPUBENCH_SHARDS", "3"}}); })
                 .find("not below"),
             std::string::npos);
 }
@@ -253,7 +245,7 @@ TEST(ShardSplit, BalancesByEstimateWithinGrahamsBound) {
   // More shards than units: the extra shards are empty.
   const auto sparse = split_units(units_of({1, 2}), 4);
   EXPECT_TRUE(sparse[2].empty() && sparse[3].empty());
-  EXPECT_NE(error_of([] { split_units(units_of({1}), 0); }).find("below 1"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { split_units(units_of({1}), 0); }).find("below 1"), std::string::npos);
 }
 
 TEST(ShardPlan, SplitsTheConfigsCasesTimesStepsAndNamesWhereEachUnitRuns) {
@@ -298,12 +290,12 @@ namespace {
 TEST(DeviceList, AllOrDistinctIndicesBelowTheCount) {
   EXPECT_EQ(cli::parse_device_list("all", 3), (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(cli::parse_device_list("2,0", 3), (std::vector<int>{2, 0}));
-  EXPECT_NE(error_of([] { cli::parse_device_list("all", 0); }).find("no GPU"), std::string::npos);
-  EXPECT_NE(error_of([] { cli::parse_device_list("0,3", 2); }).find("GPU 3 does not exist; this machine has 2"),
+  EXPECT_NE(testing::input_error_of([] { cli::parse_device_list("all", 0); }).find("no GPU"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { cli::parse_device_list("0,3", 2); }).find("GPU 3 does not exist; this machine has 2"),
             std::string::npos);
-  EXPECT_NE(error_of([] { cli::parse_device_list("1,1", 2); }).find("named twice"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { cli::parse_device_list("1,1", 2); }).find("named twice"), std::string::npos);
   for (const char* bad : {"", ",", "0,", "x", "-1", "0 1", "99999"})
-    EXPECT_NE(error_of([&] { cli::parse_device_list(bad, 8); }).find("--devices"), std::string::npos) << bad;
+    EXPECT_NE(testing::input_error_of([&] { cli::parse_device_list(bad, 8); }).find("--devices"), std::string::npos) << bad;
 }
 
 }  // namespace
