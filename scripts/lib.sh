@@ -8,11 +8,12 @@ GPUBENCH_BUILD="${GPUBENCH_BUILD:-$GPUBENCH_ROOT/build}"
 log() { printf 'gpubench: %s\n' "$*" >&2; }
 
 # Debian packages the build needs (cmake config files / headers), checked with dpkg before apt-get.
+# libsqlite3-dev: `gpubench profile` reading Nsight Systems SQLite exports (optional to CMake, installed here).
 # python3-matplotlib: scripts/plot and its test (counted present when any python3 imports matplotlib).
 # python3-yaml, yamllint, shellcheck: the scale-out examples' checks (tests/examples; python3-yaml counted present when
 # any python3 imports yaml).
 GPUBENCH_PACKAGES=(cmake make g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev libdlpack-dev
-                   libssl-dev python3-matplotlib python3-yaml yamllint shellcheck)
+                   libssl-dev libsqlite3-dev python3-matplotlib python3-yaml yamllint shellcheck)
 
 # True when python3 (or the system's /usr/bin/python3, where Debian's python3-* packages go) imports module $1.
 have_python_module() {

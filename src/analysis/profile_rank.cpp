@@ -1,0 +1,297 @@
+#include "analysis/profile_rank.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+
+namespace gpubench {
+namespace {
+
+using Interval = std::pair<int64_t, int64_t>;
+
+/// e − s [ns] for s ≤ e, 0 otherwise, without overflow: importers may hand over any int64 times (an Nsight Systems
+/// export's start/end are unchecked), and e − s can exceed INT64_MAX (it always fits uint64).
+uint64_t span_ns(int64_t s, int64_t e) { return e > s ? static_cast<uint64_t>(e) - static_cast<uint64_t>(s) : 0; }
+
+/// Length of the union of `v` [ns] (sorts v). Disjoint pieces of [INT64_MIN, INT64_MAX] sum to at most 2^64 − 1.
+uint64_t union_ns(std::vector<Interval>& v) {
+  std::sort(v.begin(), v.end());
+  uint64_t total = 0;
+  int64_t start = 0, end = 0;
+  bool open = false;  // a piece [start, end) is being built (no sentinel: a piece may start at INT64_MIN)
+  for (const auto& [s, e] : v) {
+    if (!open || s > end) {
+      if (open) total += span_ns(start, end);
+      start = s;
+      end = e;
+      open = true;
+    } else {
+      end = std::max(end, e);
+    }
+  }
+  if (open) total += span_ns(start, end);
+  return total;
+}
+
+double ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+/// The op of each activity of `t`, as an index into `ops` (names shared across files).
+std::vector<uint32_t> attribute(const ProfileTrace& t, const AttributionOptions& a, std::vector<std::string>& ops,
+                                std::unordered_map<std::string, uint32_t>& op_ids) {
+  auto op_id = [&](const std::string& name) {
+    const auto [it, added] = op_ids.emplace(name, static_cast<uint32_t>(ops.size()));
+    if (added) ops.push_back(name);
+    return it->second;
+  };
+  std::vector<uint32_t> out(t.activities.size());
+  std::vector<std::vector<uint32_t>> stacks(t.activities.size());
+  if (a.by == "annotation") {
+    // Sweep each track in time: the ranges open at an activity's anchor are its enclosing annotations.
+    std::vector<size_t> order(t.activities.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      const auto& p = t.activities[x];
+      const auto& q = t.activities[y];
+      return std::tie(p.anchor_track, p.anchor_ns) < std::tie(q.anchor_track, q.anchor_ns);
+    });
+    std::vector<const AnnotationRange*> ranges;
+    for (const auto& r : t.ranges)
+      if (!r.iteration) ranges.push_back(&r);
+    std::sort(ranges.begin(), ranges.end(), [](const AnnotationRange* x, const AnnotationRange* y) {
+      return std::make_tuple(x->track, x->start_ns, -x->end_ns) < std::make_tuple(y->track, y->start_ns, -y->end_ns);
+    });
+    size_t next = 0;
+    std::vector<const AnnotationRange*> open;
+    uint32_t track = std::numeric_limits<uint32_t>::max();
+    for (const size_t i : order) {
+      const auto& act = t.activities[i];
+      if (!act.stack.empty()) continue;
+      if (act.anchor_track != track) {
+        track = act.anchor_track;
+        open.clear();
+        while (next < ranges.size() && ranges[next]->track < track) ++next;
+      }
+      while (next < ranges.size() && ranges[next]->track == track && ranges[next]->start_ns <= act.anchor_ns) {
+        while (!open.empty() && open.back()->end_ns < ranges[next]->start_ns) open.pop_back();
+        open.push_back(ranges[next++]);
+      }
+      // Ranges ended before the anchor leave; a range that is not properly nested is skipped, not trusted.
+      for (const auto* r : open)
+        if (r->end_ns >= act.anchor_ns) stacks[i].push_back(r->name);
+    }
+  }
+  for (size_t i = 0; i < t.activities.size(); ++i) {
+    const auto& act = t.activities[i];
+    const std::string& kernel = t.names.name(act.name);
+    const auto rule = std::find_if(a.rules.begin(), a.rules.end(),
+                                   [&](const KernelRule& r) { return std::regex_search(kernel, r.regex); });
+    if (rule != a.rules.end()) {
+      out[i] = op_id(rule->op);
+    } else if (a.by == "kernel") {
+      out[i] = op_id(kernel);
+    } else {
+      const auto& stack = act.stack.empty() ? stacks[i] : act.stack;
+      std::string path;
+      for (size_t d = 0; d < stack.size() && d < static_cast<size_t>(a.depth); ++d)
+        path += (d ? " / " : "") + t.names.name(stack[d]);
+      out[i] = op_id(path.empty() ? "(unannotated)" : path);
+    }
+  }
+  return out;
+}
+
+/// Per-op accumulation across files and iterations.
+struct OpAccum {
+  std::vector<double> per_iteration;                 // [ms], one per iteration (zeros where absent)
+  int64_t activities = 0;
+  std::map<std::string, double> kernel_ns;           // name → summed duration [ns] (double: sums past INT64_MAX)
+};
+
+}  // namespace
+
+Spread spread_of(std::vector<double> v) {
+  Spread s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  const size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  for (const double x : v) s.total += x;
+  s.mean = s.total / static_cast<double>(n);
+  return s;
+}
+
+std::vector<KernelRule> load_kernel_rules(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("--rules {}: cannot open the file; check the path", path));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(fmt::format("--rules {}: not valid JSON (byte {}); expected {{\"rules\": [{{\"op\": \"lce\", "
+                                 "\"kernel\": \"REGEX\"}}, …]}}",
+                                 path, e.byte));
+  }
+  const auto it = j.is_object() ? j.find("rules") : j.end();
+  if (it == j.end() || !it->is_array() || it->empty())
+    throw InputError(fmt::format("--rules {}: /rules must be a non-empty list of {{\"op\": NAME, \"kernel\": REGEX}}",
+                                 path));
+  std::vector<KernelRule> rules;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const auto& r = (*it)[i];
+    const std::string at = fmt::format("--rules {}: /rules/{}", path, i);
+    if (!r.is_object() || !r.contains("op") || !r.contains("kernel") || !r["op"].is_string() ||
+        !r["kernel"].is_string())
+      throw InputError(at + ": expected {\"op\": NAME, \"kernel\": REGEX} (both strings)");
+    for (const auto& [key, unused] : r.items()) {
+      (void)unused;
+      if (key != "op" && key != "kernel") throw InputError(fmt::format("{}/{}: unknown key; keys are op, kernel", at, key));
+    }
+    KernelRule k{r["op"].get<std::string>(), r["kernel"].get<std::string>(), {}};
+    if (k.op.empty()) throw InputError(at + "/op: empty op name; name the op the kernels belong to");
+    try {
+      k.regex = std::regex(k.pattern, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      throw InputError(fmt::format("{}/kernel: '{}' is not a valid regular expression ({})", at, k.pattern, e.what()));
+    }
+    rules.push_back(std::move(k));
+  }
+  return rules;
+}
+
+ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const AttributionOptions& attribution,
+                                 const std::string& iteration_pattern, const BillOptions& bill,
+                                 const std::optional<std::string>& chosen_op) {
+  if (traces.empty()) throw InputError("profile: no trace file given; name one or more TRACE files");
+  ProfileSummary s;
+  s.attribution = attribution;
+  s.iteration_pattern = iteration_pattern;
+  s.bill = bill;
+  std::vector<std::string> ops;
+  std::unordered_map<std::string, uint32_t> op_ids;
+  std::vector<OpAccum> acc;
+  std::vector<double> wall, busy, idle;
+  int64_t iterations_before = 0;
+  for (const auto& t : traces) {
+    const auto op_of = attribute(t, attribution, ops, op_ids);
+    acc.resize(ops.size());
+    std::vector<const AnnotationRange*> its;
+    for (const auto& r : t.ranges)
+      if (r.iteration) its.push_back(&r);
+    std::sort(its.begin(), its.end(), [](const auto* x, const auto* y) { return x->start_ns < y->start_ns; });
+    const bool marked = !its.empty();
+    s.iterations_marked = s.iterations_marked || marked;
+    const size_t n_it = marked ? its.size() : 1;
+    // Activities of each iteration.
+    std::vector<std::vector<size_t>> members(n_it);
+    for (size_t i = 0; i < t.activities.size(); ++i) {
+      const auto& a = t.activities[i];
+      if (!marked) {
+        members[0].push_back(i);
+        continue;
+      }
+      const auto up = std::upper_bound(its.begin(), its.end(), a.anchor_ns,
+                                       [](int64_t x, const AnnotationRange* r) { return x < r->start_ns; });
+      if (up == its.begin() || (*(up - 1))->end_ns < a.anchor_ns) {
+        ++s.outside_activities;
+        s.outside_ms += ms(span_ns(a.start_ns, a.end_ns));
+        continue;
+      }
+      members[static_cast<size_t>(up - its.begin() - 1)].push_back(i);
+    }
+    ProfileInput in{t.path, t.format, static_cast<int64_t>(t.activities.size()),
+                    static_cast<int64_t>(t.ranges.size()), static_cast<int64_t>(n_it), t.linked, t.notes};
+    for (size_t k = 0; k < n_it; ++k) {
+      int64_t lo = marked ? its[k]->start_ns : std::numeric_limits<int64_t>::max();
+      int64_t hi = marked ? its[k]->end_ns : std::numeric_limits<int64_t>::min();
+      std::vector<Interval> all;
+      std::unordered_map<uint32_t, std::vector<Interval>> by_op;
+      for (const size_t i : members[k]) {
+        const auto& a = t.activities[i];
+        lo = std::min(lo, a.start_ns);
+        hi = std::max(hi, a.end_ns);
+        all.emplace_back(a.start_ns, a.end_ns);
+        by_op[op_of[i]].emplace_back(a.start_ns, a.end_ns);
+        auto& o = acc[op_of[i]];
+        ++o.activities;
+        o.kernel_ns[t.names.name(a.name)] += static_cast<double>(span_ns(a.start_ns, a.end_ns));
+      }
+      const double w = ms(span_ns(lo, hi));
+      const double b = ms(union_ns(all));
+      wall.push_back(w);
+      busy.push_back(b);
+      idle.push_back(std::max(0.0, w - b));
+      for (auto& o : acc) o.per_iteration.resize(static_cast<size_t>(iterations_before + static_cast<int64_t>(k)), 0.0);
+      for (auto& [op, v] : by_op) acc[op].per_iteration.push_back(ms(union_ns(v)));
+      for (auto& o : acc) o.per_iteration.resize(static_cast<size_t>(iterations_before + static_cast<int64_t>(k) + 1), 0.0);
+    }
+    iterations_before += static_cast<int64_t>(n_it);
+    s.inputs.push_back(std::move(in));
+  }
+  s.iterations = iterations_before;
+  s.wall_ms = spread_of(wall);
+  s.busy_ms = spread_of(busy);
+  s.idle_ms = spread_of(idle);
+  if (bill.gpu_hour_usd) s.usd_month = *bill.gpu_hour_usd * static_cast<double>(bill.gpus) * kHoursPerMonth;
+
+  const double T = s.wall_ms.mean;
+  double op_sum = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    auto& o = acc[i];
+    o.per_iteration.resize(static_cast<size_t>(s.iterations), 0.0);
+    ProfileOp p;
+    p.op = ops[i];
+    p.activities = o.activities;
+    p.kernels = static_cast<int64_t>(o.kernel_ns.size());
+    p.ms = spread_of(o.per_iteration);
+    if (p.activities == 0) continue;  // every activity of this op fell outside the iterations
+    op_sum += p.ms.total;
+    const auto top = std::max_element(o.kernel_ns.begin(), o.kernel_ns.end(),
+                                      [](const auto& x, const auto& y) { return x.second < y.second; });
+    if (top != o.kernel_ns.end()) p.top_kernel = top->first;
+    p.share_busy = s.busy_ms.total > 0 ? p.ms.total / s.busy_ms.total : 0;
+    p.share_wall = s.wall_ms.total > 0 ? p.ms.total / s.wall_ms.total : 0;
+    const double t = std::min(p.ms.mean, T);
+    if (T > 0) {
+      p.ceiling.request_ms_after = T - t;
+      p.ceiling.speedup = T - t > 0 ? T / (T - t) : std::numeric_limits<double>::infinity();
+      p.ceiling.gain = t / T;
+      for (const double x : profile_speedups()) p.at.emplace_back(x, amdahl(T, t, x));
+    } else {
+      for (const double x : profile_speedups()) p.at.emplace_back(x, AmdahlResult{});
+    }
+    if (s.usd_month) p.usd_month = *s.usd_month * p.share_wall;
+    s.ops.push_back(std::move(p));
+  }
+  std::stable_sort(s.ops.begin(), s.ops.end(),
+                   [](const ProfileOp& x, const ProfileOp& y) { return x.ms.total > y.ms.total; });
+  s.overlap_ms = std::max(0.0, op_sum - s.busy_ms.total);
+  if (s.ops.empty())
+    throw InputError("profile: every GPU activity was launched outside the iterations; check --iteration (it matched "
+                     "ranges that hold no launch) or drop it");
+  const ProfileOp* chosen = &s.ops.front();
+  if (chosen_op) {
+    const auto it = std::find_if(s.ops.begin(), s.ops.end(), [&](const ProfileOp& p) { return p.op == *chosen_op; });
+    if (it == s.ops.end()) {
+      std::string names;
+      for (const auto& p : s.ops) names += (names.empty() ? "" : ", ") + p.op;
+      throw InputError(fmt::format("--op '{}': no such op in this profile; the ops are: {}", *chosen_op, names));
+    }
+    chosen = &*it;
+  }
+  s.chosen_op = chosen->op;
+  s.given_request_ms = T;
+  s.given_op_ms = std::min(chosen->ms.mean, T);
+  if (s.usd_month && !s.ops.empty()) s.top_2x_saves_usd_month = *s.usd_month * s.ops.front().share_wall * 0.5;
+  return s;
+}
+
+}  // namespace gpubench

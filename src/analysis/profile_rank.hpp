@@ -1,0 +1,113 @@
+#pragma once
+// Where the GPU time of a production profile goes (`gpubench profile`, docs/profile.md): GPU activities attributed to
+// ops, per iteration, overlap counted once, idle time as its own row, ranked, with each op's Amdahl ceiling, the
+// gain at 1.5x / 2x / 4x, the accelerable share of the GPU bill and a ready `end_to_end.given` block.
+#include <cstdint>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "analysis/amdahl.hpp"
+#include "result/profile.hpp"
+
+namespace gpubench {
+
+/// A kernel-name rule: activities whose name matches `pattern` (ECMAScript, std::regex_search) belong to `op`.
+struct KernelRule {
+  std::string op;       ///< op name it assigns
+  std::string pattern;  ///< as written in the rules file
+  std::regex regex;     ///< compiled pattern
+};
+
+/// Reads kernel-name rules: {"rules": [{"op": "lce", "kernel": "gemm|cat"}, …]}, first match wins. Throws
+/// InputError naming the file and the field (/rules/2/kernel) for a missing file, bad JSON, a wrong type, an empty
+/// op name or a pattern std::regex refuses.
+std::vector<KernelRule> load_kernel_rules(const std::string& path);
+
+/// How activities become ops: a matching kernel rule first; then, `by` "annotation", the path of enclosing
+/// annotations (outermost first, iterations left out) down to `depth`, joined with " / " ("(unannotated)" when there
+/// is none); or, `by` "kernel", the activity's own name.
+struct AttributionOptions {
+  std::string by = "annotation";  ///< annotation | kernel
+  int depth = 1;                  ///< annotation levels kept (≥ 1)
+  std::vector<KernelRule> rules;  ///< applied first
+};
+
+/// What the GPU time costs: `gpus` GPUs billed at `gpu_hour_usd` for 730 hours a month (8760 h / 12).
+struct BillOptions {
+  std::optional<double> gpu_hour_usd;  ///< [USD per GPU hour]; none: no dollar figures
+  int64_t gpus = 1;                    ///< GPUs running this workload
+};
+
+/// Hours in a month for the bill: 8760 h a year / 12.
+constexpr double kHoursPerMonth = 730.0;
+
+/// Per-iteration times across iterations [ms]: smallest, median (mean of the middle two for an even count),
+/// largest, sum and mean.
+struct Spread {
+  double min = 0, median = 0, max = 0, total = 0, mean = 0;
+};
+
+/// Spread of `values` [ms] (all zero when empty).
+Spread spread_of(std::vector<double> values);
+
+/// One op of the ranking.
+struct ProfileOp {
+  std::string op;                 ///< op name (annotation path, rule op or kernel name)
+  int64_t activities = 0;         ///< GPU activities attributed to it
+  int64_t kernels = 0;            ///< distinct activity names among them
+  std::string top_kernel;         ///< the name holding most of its time
+  Spread ms;                      ///< its time per iteration: the union of its activities' intervals [ms]
+  double share_busy = 0;          ///< its total / GPU busy total
+  double share_wall = 0;          ///< its total / wall total
+  AmdahlResult ceiling;           ///< the request if the op took no time (speedup → ∞)
+  std::vector<std::pair<double, AmdahlResult>> at;  ///< (op speedup, request) at 1.5x, 2x, 4x
+  std::optional<double> usd_month;  ///< share_wall of the monthly bill [USD]
+};
+
+/// One input file, summarized.
+struct ProfileInput {
+  std::string path, format;
+  int64_t activities = 0, ranges = 0, iterations = 0, linked = 0;
+  std::vector<std::string> notes;
+};
+
+/// The whole profile, ranked.
+struct ProfileSummary {
+  std::vector<ProfileInput> inputs;
+  AttributionOptions attribution;     ///< rules kept by pattern only for the report
+  std::string iteration_pattern;      ///< as given
+  bool iterations_marked = false;     ///< false: each file counts as one iteration (no range matched)
+  int64_t iterations = 0;             ///< over all files
+  Spread wall_ms;                     ///< iteration wall time: its range (or first to last activity) ∪ its activities
+  Spread busy_ms;                     ///< union of all activity intervals of the iteration
+  Spread idle_ms;                     ///< wall − busy
+  int64_t outside_activities = 0;     ///< activities launched outside every iteration (left out)
+  double outside_ms = 0;              ///< their summed duration [ms]
+  std::vector<ProfileOp> ops;         ///< by total time, largest first
+  double overlap_ms = 0;              ///< Σ op totals − busy total: time two ops ran at once (counted in both)
+  BillOptions bill;
+  std::optional<double> usd_month;    ///< the whole bill [USD/month]
+  std::optional<double> top_2x_saves_usd_month;  ///< what a 2x on the top op saves [USD/month]
+  std::string chosen_op;              ///< the op of the given block (--op, else the top op)
+  double given_request_ms = 0;        ///< mean iteration wall time [ms]
+  double given_op_ms = 0;             ///< mean time of the chosen op per iteration [ms]
+};
+
+/// Speedups the ranking shows the gain at.
+inline const std::vector<double>& profile_speedups() {
+  static const std::vector<double> s = {1.5, 2.0, 4.0};
+  return s;
+}
+
+/// Attributes, splits into iterations and ranks. An iteration is an annotation marked `iteration`; an activity
+/// belongs to the iteration whose range holds its launch (anchor); activities outside every iteration are counted
+/// and left out. With no iteration range in a file, that file is one iteration. Amdahl uses the mean iteration wall
+/// time as the request time T and the op's mean per-iteration time as t. Throws InputError when `chosen_op` names
+/// no op of the ranking (listing the ops), or `traces` is empty.
+ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const AttributionOptions& attribution,
+                                 const std::string& iteration_pattern, const BillOptions& bill,
+                                 const std::optional<std::string>& chosen_op);
+
+}  // namespace gpubench

@@ -1,0 +1,150 @@
+// `gpubench profile TRACE…`: where a production profile's GPU time goes, per op, with Amdahl ceilings, the
+// accelerable share of the GPU bill and a ready end_to_end.given block (docs/profile.md).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "analysis/profile_rank.hpp"
+#include "cli/verb.hpp"
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "core/report_stream.hpp"
+#include "report/profile_render.hpp"
+#include "result/profile.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+struct ProfileArgs {
+  std::vector<std::string> traces;
+  std::string by = "annotation";
+  int depth = 1;
+  std::string rules;
+  std::string iteration = ImportOptions{}.iteration_pattern;
+  bool operators = false;
+  std::string op;
+  double gpu_hour_usd = 0;
+  int64_t gpus = 1;
+  std::string format = "text";
+  std::string output;
+  int top = 15;
+};
+
+/// A trace file's name as a folder listing takes it: .json, .json.gz, .sqlite.
+bool looks_like_trace(const std::filesystem::path& p) {
+  const std::string n = p.filename().string();
+  auto ends = [&](const char* s) {
+    const std::string x = s;
+    return n.size() >= x.size() && n.compare(n.size() - x.size(), x.size(), x) == 0;
+  };
+  return ends(".json") || ends(".json.gz") || ends(".sqlite");
+}
+
+/// The files named on the command line, folders expanded to their trace files (sorted).
+std::vector<std::string> expand(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(a, ec)) {
+      out.push_back(a);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& e : std::filesystem::directory_iterator(a, ec))
+      if (e.is_regular_file() && looks_like_trace(e.path())) found.push_back(e.path().string());
+    if (found.empty())
+      throw InputError(fmt::format("{}: a folder with no trace file (.json, .json.gz, .sqlite) in it", a));
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+VerbAction setup_profile(CLI::App& sub) {
+  auto a = std::make_shared<ProfileArgs>();
+  sub.add_option("TRACE", a->traces,
+                 "PyTorch profiler trace (.json / .json.gz), gpubench run --trace file, or Nsight Systems SQLite "
+                 "export (nsys export --type sqlite); several files or folders merge into one profile")
+      ->required()
+      ->type_name("TRACE");
+  sub.add_option("--by", a->by, "ops are: annotation (the enclosing record_function / NVTX range, default) | kernel "
+                                "(each kernel name)")
+      ->check(CLI::IsMember({"annotation", "kernel"}));
+  sub.add_option("--depth", a->depth, "annotation levels that name an op (1 = outermost under the iteration; default 1)")
+      ->check(CLI::Range(1, 64));
+  sub.add_option("--rules", a->rules,
+                 "kernel-name rules applied first: JSON {\"rules\": [{\"op\": NAME, \"kernel\": REGEX}, …]}")
+      ->type_name("FILE");
+  sub.add_option("--iteration", a->iteration,
+                 "regex (ECMAScript) of the annotation that marks one iteration or request (default "
+                 "'^ProfilerStep#[0-9]+$')")
+      ->type_name("REGEX");
+  sub.add_flag("--operators", a->operators, "also read PyTorch operator ranges (aten::…) as annotations");
+  sub.add_option("--op", a->op, "the op of the end_to_end.given block (default: the top op)")->type_name("NAME");
+  CLI::Option* price_opt =
+      sub.add_option("--gpu-hour-usd", a->gpu_hour_usd, "price of one GPU hour [USD]: monthly dollars per op")
+          ->type_name("USD");
+  sub.add_option("--gpus", a->gpus, "GPUs running this workload (default 1)")->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  sub.add_option("--format", a->format, "output format: text | md | json | csv (default text)")
+      ->check(CLI::IsMember({"text", "md", "json", "csv"}));
+  CLI::Option* output_opt =
+      sub.add_option("--output,-o", a->output, "write the output to FILE (atomically) instead of stdout")
+          ->type_name("FILE");
+  sub.add_option("--top", a->top, "text: ops listed before the rest fold into one line (0 = all; default 15)")
+      ->check(CLI::Range(0, 1 << 20));
+  sub.footer(
+      "Exit codes: 0 ok; 2 bad input (a file that is missing, truncated, corrupt or of no supported format, named "
+      "with what is wrong; a bad option).");
+  return [a, output_opt, price_opt]() -> int {
+    if (output_opt->count() > 0 && a->output.empty())
+      throw InputError("-o / --output: empty file path; give a file, or leave -o out for stdout");
+    BillOptions bill;
+    if (price_opt->count() > 0) {
+      if (!std::isfinite(a->gpu_hour_usd) || a->gpu_hour_usd < 0)
+        throw InputError(fmt::format("--gpu-hour-usd: {} is no price; give a finite number ≥ 0, e.g. 3.5",
+                                     a->gpu_hour_usd));
+      bill.gpu_hour_usd = a->gpu_hour_usd;
+    }
+    bill.gpus = a->gpus;
+    AttributionOptions attribution;
+    attribution.by = a->by;
+    attribution.depth = a->depth;
+    if (!a->rules.empty()) attribution.rules = load_kernel_rules(a->rules);
+    ImportOptions import;
+    import.iteration_pattern = a->iteration;
+    import.operator_ranges = a->operators;
+    std::vector<ProfileTrace> traces;
+    for (const auto& path : expand(a->traces)) traces.push_back(read_profile_file(path, import));
+    const auto summary = summarize_profile(traces, attribution, a->iteration, bill,
+                                           a->op.empty() ? std::nullopt : std::optional<std::string>(a->op));
+    std::string text;
+    if (a->format == "json") text = profile_json(summary).dump(2) + "\n";
+    else if (a->format == "md") text = profile_markdown(summary);
+    else if (a->format == "csv") text = profile_csv(summary);
+    else text = profile_text(summary, a->top);
+    if (a->output.empty()) {
+      std::fwrite(text.data(), 1, text.size(), report_stream());
+      std::fflush(report_stream());
+    } else {
+      write_file_atomic(a->output, text);
+      std::fprintf(stderr, "profile: %s (top op '%s', %.1f%% of wall time)\n", a->output.c_str(),
+                   summary.ops.front().op.c_str(), 100.0 * summary.ops.front().share_wall);
+    }
+    return 0;
+  };
+}
+
+}  // namespace
+
+GPUBENCH_REGISTER_VERB(profile, VerbInfo{"profile",
+                                         "rank the ops of a PyTorch / Nsight Systems / gpubench trace by GPU time, "
+                                         "with Amdahl ceilings and the accelerable share of the GPU bill",
+                                         15, setup_profile});
+
+}  // namespace gpubench::cli

@@ -1,0 +1,225 @@
+#include "report/profile_render.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpubench/build_info.hpp"
+#include "report/format.hpp"
+
+namespace gpubench {
+namespace {
+
+using nlohmann::json;
+
+json spread_json(const Spread& s) {
+  return {{"min", s.min}, {"median", s.median}, {"max", s.max}, {"mean", s.mean}, {"total", s.total}};
+}
+
+json amdahl_json(const AmdahlResult& r) {
+  return {{"request_ms", r.request_ms_after},
+          {"speedup", std::isfinite(r.speedup) ? json(r.speedup) : json(nullptr)},
+          {"gain", r.gain}};
+}
+
+std::string gain_cell(const AmdahlResult& r) { return fmtx::percent(r.gain, 1); }
+
+std::string ceiling_cell(const AmdahlResult& r) {
+  return fmt::format("{} ms ({})", fmtx::ms(r.request_ms_after),
+                     std::isfinite(r.speedup) ? fmt::format("{:.2f}x", r.speedup) : std::string("∞"));
+}
+
+/// How the ops were formed, in words.
+std::string attribution_line(const ProfileSummary& s) {
+  std::string by = s.attribution.by == "kernel" ? "kernel name"
+                                                : fmt::format("enclosing annotation, depth {}", s.attribution.depth);
+  if (!s.attribution.rules.empty()) by = fmt::format("{} kernel rules, then {}", s.attribution.rules.size(), by);
+  return by;
+}
+
+std::string iterations_line(const ProfileSummary& s) {
+  return s.iterations_marked ? fmt::format("{} iterations (annotations matching '{}')", s.iterations,
+                                           s.iteration_pattern)
+                             : fmt::format("{} iteration(s): no annotation matched '{}', so each file is one",
+                                           s.iterations, s.iteration_pattern);
+}
+
+/// Dollar lines, or "" without --gpu-hour-usd.
+std::string bill_lines(const ProfileSummary& s, const char* bullet) {
+  if (!s.usd_month) return {};
+  std::string out = fmt::format("{}GPU bill: {} GPU(s) × {}/h × {:.0f} h = {}/month\n", bullet, s.bill.gpus,
+                                fmtx::usd(s.bill.gpu_hour_usd), kHoursPerMonth, fmtx::usd(s.usd_month));
+  const auto& top = s.ops.front();
+  out += fmt::format("{}accelerable: '{}' holds {} of wall time = {}/month; a 2x on it saves {}/month\n", bullet,
+                     top.op, fmtx::percent(top.share_wall, 1), fmtx::usd(top.usd_month),
+                     fmtx::usd(s.top_2x_saves_usd_month));
+  return out;
+}
+
+}  // namespace
+
+json profile_given_block(const ProfileSummary& s) {
+  // 6 significant digits: readable when pasted, and rounding keeps op_ms ≤ request_ms (it is monotone).
+  auto round6 = [](double v) { return std::stod(fmt::format("{:.6g}", v)); };
+  json given = {{"request_ms", round6(s.given_request_ms)}, {"op_ms", round6(s.given_op_ms)}};
+  json e2e = {{"given", given}};
+  if (s.bill.gpu_hour_usd) e2e["gpu_hour_usd"] = *s.bill.gpu_hour_usd;
+  return {{"end_to_end", e2e}};
+}
+
+json profile_json(const ProfileSummary& s) {
+  json inputs = json::array();
+  for (const auto& i : s.inputs)
+    inputs.push_back({{"path", i.path}, {"format", i.format}, {"activities", i.activities}, {"ranges", i.ranges},
+                      {"iterations", i.iterations}, {"linked", i.linked}, {"notes", i.notes}});
+  json rules = json::array();
+  for (const auto& r : s.attribution.rules) rules.push_back({{"op", r.op}, {"kernel", r.pattern}});
+  json ops = json::array();
+  for (const auto& o : s.ops) {
+    json at = json::array();
+    for (const auto& [x, r] : o.at) {
+      json e = amdahl_json(r);
+      e["op_speedup"] = x;
+      at.push_back(e);
+    }
+    ops.push_back({{"op", o.op}, {"activities", o.activities}, {"kernels", o.kernels}, {"top_kernel", o.top_kernel},
+                   {"ms", spread_json(o.ms)}, {"share_busy", o.share_busy}, {"share_wall", o.share_wall},
+                   {"ceiling", amdahl_json(o.ceiling)}, {"at", at},
+                   {"usd_month", o.usd_month ? json(*o.usd_month) : json(nullptr)}});
+  }
+  json bill = {{"gpu_hour_usd", s.bill.gpu_hour_usd ? json(*s.bill.gpu_hour_usd) : json(nullptr)},
+               {"gpus", s.bill.gpus}, {"hours_per_month", kHoursPerMonth},
+               {"usd_month", s.usd_month ? json(*s.usd_month) : json(nullptr)},
+               {"top_op_2x_saves_usd_month", s.top_2x_saves_usd_month ? json(*s.top_2x_saves_usd_month) : json(nullptr)}};
+  return {{"kind", "gpubench_profile"},
+          {"schema_version", 1},
+          {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::kGitSha}}},
+          {"inputs", inputs},
+          {"attribution", {{"by", s.attribution.by}, {"depth", s.attribution.depth}, {"rules", rules},
+                           {"iteration_pattern", s.iteration_pattern}, {"iterations_marked", s.iterations_marked}}},
+          {"iterations", s.iterations},
+          {"wall_ms", spread_json(s.wall_ms)},
+          {"busy_ms", spread_json(s.busy_ms)},
+          {"idle_ms", spread_json(s.idle_ms)},
+          {"overlap_ms", s.overlap_ms},
+          {"outside", {{"activities", s.outside_activities}, {"ms", s.outside_ms}}},
+          {"ops", ops},
+          {"bill", bill},
+          {"chosen_op", s.chosen_op},
+          {"given", profile_given_block(s)}};
+}
+
+std::string profile_text(const ProfileSummary& s, int max_ops) {
+  std::string out = fmt::format("gpubench profile: {} file(s), {}; ops by {}\n", s.inputs.size(), iterations_line(s),
+                                attribution_line(s));
+  for (const auto& i : s.inputs) {
+    out += fmt::format("  {}  {} · {} GPU activities ({} linked to their launch) · {} ranges\n", i.path, i.format,
+                       i.activities, i.linked, i.ranges);
+    for (const auto& n : i.notes) out += "    note: " + n + "\n";
+  }
+  out += fmt::format("per iteration (min / median / max ms): wall {} / {} / {} · GPU busy {} / {} / {} · idle {} / {} / {}\n",
+                     fmtx::ms(s.wall_ms.min), fmtx::ms(s.wall_ms.median), fmtx::ms(s.wall_ms.max),
+                     fmtx::ms(s.busy_ms.min), fmtx::ms(s.busy_ms.median), fmtx::ms(s.busy_ms.max),
+                     fmtx::ms(s.idle_ms.min), fmtx::ms(s.idle_ms.median), fmtx::ms(s.idle_ms.max));
+  if (s.outside_activities > 0)
+    out += fmt::format("left out: {} activities ({} ms) launched outside every iteration\n", s.outside_activities,
+                       fmtx::ms(s.outside_ms));
+  size_t width = 10;
+  for (const auto& o : s.ops) width = std::max(width, std::min<size_t>(o.op.size(), 48));
+  out += fmt::format("\n{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}  {:>18}  {:>6} {:>6} {:>6}  {:>10}\n", "#", "op",
+                     width, "mean ms", "min / median / max", "busy", "wall", "op → 0: request", "1.5x", "2x", "4x",
+                     "$/month");
+  const size_t shown = max_ops > 0 ? std::min(s.ops.size(), static_cast<size_t>(max_ops)) : s.ops.size();
+  for (size_t k = 0; k < shown; ++k) {
+    const auto& o = s.ops[k];
+    const std::string name = o.op.size() > 48 ? o.op.substr(0, 45) + "..." : o.op;
+    out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}  {:>18}  {:>6} {:>6} {:>6}  {:>10}\n", k + 1, name,
+                       width, fmtx::ms(o.ms.mean),
+                       fmt::format("{} / {} / {}", fmtx::ms(o.ms.min), fmtx::ms(o.ms.median), fmtx::ms(o.ms.max)),
+                       fmtx::percent(o.share_busy, 1), fmtx::percent(o.share_wall, 1), ceiling_cell(o.ceiling),
+                       gain_cell(o.at[0].second), gain_cell(o.at[1].second), gain_cell(o.at[2].second),
+                       fmtx::usd(o.usd_month));
+  }
+  if (shown < s.ops.size()) {
+    double rest = 0, share = 0;
+    for (size_t k = shown; k < s.ops.size(); ++k) rest += s.ops[k].ms.mean, share += s.ops[k].share_busy;
+    out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}\n", "", fmt::format("({} other ops)", s.ops.size() - shown),
+                       width, fmtx::ms(rest), "", fmtx::percent(share, 1));
+  }
+  out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}\n", "", "(GPU idle)", width, fmtx::ms(s.idle_ms.mean),
+                     fmt::format("{} / {} / {}", fmtx::ms(s.idle_ms.min), fmtx::ms(s.idle_ms.median),
+                                 fmtx::ms(s.idle_ms.max)),
+                     "", fmtx::percent(s.wall_ms.total > 0 ? s.idle_ms.total / s.wall_ms.total : 0, 1));
+  out += fmt::format("request = mean iteration wall {} ms; gains are Amdahl's (1 − T'/T) if only that op gets faster\n",
+                     fmtx::ms(s.wall_ms.mean));
+  if (s.overlap_ms > 1e-9)
+    out += fmt::format("ops overlapped for {} ms in all (counted in each op; busy counts it once)\n",
+                       fmtx::ms(s.overlap_ms));
+  out += bill_lines(s, "");
+  out += fmt::format("\nend_to_end for '{}' (paste into a config):\n{}\n", s.chosen_op,
+                     profile_given_block(s).dump(2));
+  return out;
+}
+
+std::string profile_markdown(const ProfileSummary& s) {
+  std::string out = fmt::format("# gpubench profile\n\n{} file(s), {}; ops by {}.\n\n", s.inputs.size(),
+                                iterations_line(s), attribution_line(s));
+  out += "| file | format | GPU activities | linked to launch | ranges | iterations |\n|---|---|---:|---:|---:|---:|\n";
+  for (const auto& i : s.inputs)
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", i.path, i.format, i.activities, i.linked, i.ranges,
+                       i.iterations);
+  for (const auto& i : s.inputs)
+    for (const auto& n : i.notes) out += fmt::format("\n- `{}`: {}", i.path, n);
+  out += fmt::format("\n\nPer iteration (min / median / max ms): wall {} / {} / {}, GPU busy {} / {} / {}, idle {} / {} / {}.\n\n",
+                     fmtx::ms(s.wall_ms.min), fmtx::ms(s.wall_ms.median), fmtx::ms(s.wall_ms.max),
+                     fmtx::ms(s.busy_ms.min), fmtx::ms(s.busy_ms.median), fmtx::ms(s.busy_ms.max),
+                     fmtx::ms(s.idle_ms.min), fmtx::ms(s.idle_ms.median), fmtx::ms(s.idle_ms.max));
+  out += "| # | op | mean ms | min / median / max ms | share of busy | share of wall | request if op → 0 | gain at 1.5x "
+         "| 2x | 4x | $/month | top kernel |\n|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (size_t k = 0; k < s.ops.size(); ++k) {
+    const auto& o = s.ops[k];
+    std::string top = o.top_kernel.size() > 60 ? o.top_kernel.substr(0, 57) + "..." : o.top_kernel;
+    for (auto& c : top)
+      if (c == '|') c = '/';
+    out += fmt::format("| {} | {} | {} | {} / {} / {} | {} | {} | {} (gain {}) | {} | {} | {} | {} | `{}` |\n", k + 1,
+                       o.op, fmtx::ms(o.ms.mean), fmtx::ms(o.ms.min), fmtx::ms(o.ms.median), fmtx::ms(o.ms.max),
+                       fmtx::percent(o.share_busy, 1), fmtx::percent(o.share_wall, 1), ceiling_cell(o.ceiling),
+                       gain_cell(o.ceiling), gain_cell(o.at[0].second), gain_cell(o.at[1].second),
+                       gain_cell(o.at[2].second), fmtx::usd(o.usd_month), top);
+  }
+  out += fmt::format("| | (GPU idle) | {} | {} / {} / {} | | {} | | | | | | |\n\n", fmtx::ms(s.idle_ms.mean),
+                     fmtx::ms(s.idle_ms.min), fmtx::ms(s.idle_ms.median), fmtx::ms(s.idle_ms.max),
+                     fmtx::percent(s.wall_ms.total > 0 ? s.idle_ms.total / s.wall_ms.total : 0, 1));
+  out += fmt::format("Request time T = mean iteration wall time, {} ms. Gains are Amdahl's (1 − T'/T) when only that op "
+                     "gets faster.\n",
+                     fmtx::ms(s.wall_ms.mean));
+  const std::string bill = bill_lines(s, "- ");
+  if (!bill.empty()) out += "\n" + bill;
+  out += fmt::format("\n`end_to_end` block for `{}`:\n\n```json\n{}\n```\n", s.chosen_op, profile_given_block(s).dump(2));
+  return out;
+}
+
+std::string profile_csv(const ProfileSummary& s) {
+  auto quote = [](const std::string& v) {
+    if (v.find_first_of(",\"\n") == std::string::npos) return v;
+    std::string q = "\"";
+    for (const char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string out =
+      "rank,op,activities,kernels,mean_ms,min_ms,median_ms,max_ms,share_busy,share_wall,request_ms_if_zero,"
+      "gain_if_zero,gain_1.5x,gain_2x,gain_4x,usd_month,top_kernel\n";
+  for (size_t k = 0; k < s.ops.size(); ++k) {
+    const auto& o = s.ops[k];
+    out += fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{}\n",
+                       k + 1, quote(o.op), o.activities, o.kernels, o.ms.mean, o.ms.min, o.ms.median, o.ms.max,
+                       o.share_busy, o.share_wall, o.ceiling.request_ms_after, o.ceiling.gain, o.at[0].second.gain,
+                       o.at[1].second.gain, o.at[2].second.gain,
+                       o.usd_month ? fmt::format("{:.6g}", *o.usd_month) : std::string(), quote(o.top_kernel));
+  }
+  out += fmt::format(",(GPU idle),,,{:.6g},{:.6g},{:.6g},{:.6g},,{:.6g},,,,,,,\n", s.idle_ms.mean, s.idle_ms.min,
+                     s.idle_ms.median, s.idle_ms.max, s.wall_ms.total > 0 ? s.idle_ms.total / s.wall_ms.total : 0);
+  return out;
+}
+
+}  // namespace gpubench

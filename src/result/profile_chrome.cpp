@@ -1,0 +1,206 @@
+// Chrome trace-event JSON → ProfileTrace (result/profile.hpp), read as a stream: nlohmann's parser callback hands
+// over each element of traceEvents as it completes and the element is dropped after it is read, so memory holds
+// the activities and ranges kept, never the document. Event fields as PyTorch's profiler (Kineto) writes them
+// (ph "X" complete events; ts and dur in µs; cat kernel / gpu_memcpy / gpu_memset on pid = device, tid = stream;
+// cuda_runtime / cuda_driver launch calls and user_annotation ranges on pid = process, tid = thread; args.correlation
+// linking a launch to its GPU work) and as `gpubench run --trace` writes them (report/trace.hpp).
+#include <cmath>
+#include <regex>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/gzip_stream.hpp"
+#include "result/profile.hpp"
+
+namespace gpubench {
+namespace {
+
+using nlohmann::json;
+
+/// Deepest nesting accepted in a trace (Kineto events are 3 deep; args lists one more).
+constexpr int kMaxDepth = 64;
+/// Longest annotation name tested against the iteration pattern: libstdc++'s std::regex recurses per character,
+/// and an iteration marker ("ProfilerStep#12") is short.
+constexpr size_t kMaxIterationName = 256;
+/// Largest |ts| or dur accepted [µs]: 10^15 µs is 31 years, and keeps ts + dur in int64 ns.
+constexpr double kMaxMicroseconds = 1e15;
+
+/// The member `key` of object `o`, or nullptr.
+const json* member(const json& o, const char* key) {
+  const auto it = o.find(key);
+  return it == o.end() ? nullptr : &*it;
+}
+
+/// A JSON number as double, or nullopt for anything else.
+std::optional<double> number(const json* v) {
+  if (v == nullptr || !v->is_number()) return std::nullopt;
+  return v->get<double>();
+}
+
+/// An integral JSON number as int64 (a float is truncated), or nullopt.
+std::optional<int64_t> integer(const json* v) {
+  const auto d = number(v);
+  if (!d || !(std::fabs(*d) < 9e18)) return std::nullopt;
+  return static_cast<int64_t>(*d);
+}
+
+std::string text(const json* v) {
+  if (v == nullptr) return {};
+  return v->is_string() ? v->get<std::string>() : v->dump();
+}
+
+class ChromeReader {
+ public:
+  ChromeReader(const std::string& path, const ImportOptions& options) : options_(options) {
+    trace_.path = path;
+    trace_.format = "kineto";
+    try {
+      iteration_ = std::regex(options.iteration_pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw InputError(fmt::format("--iteration '{}': not a valid regular expression ({}); e.g. '^ProfilerStep#'",
+                                   options.iteration_pattern, e.what()));
+    }
+  }
+
+  /// One element of traceEvents.
+  void event(const json& e) {
+    ++events_;
+    if (!e.is_object()) return ++skipped_, void();
+    const std::string ph = text(member(e, "ph"));
+    if (ph == "B" || ph == "E") return ++begin_end_, void();
+    if (ph != "X") return;
+    const std::string cat = text(member(e, "cat"));
+    const json* args = member(e, "args");
+    if (args != nullptr && !args->is_object()) args = nullptr;
+    const bool gpu = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "memcpy" ||
+                     cat == "memset";
+    const bool launch = cat == "cuda_runtime" || cat == "cuda_driver";
+    const bool annotation = cat == "user_annotation" || cat == "sample" || cat == "cpu_op";
+    if (cat == "harness") return ++harness_, void();
+    if (!gpu && !launch && !annotation) return;
+    const auto ts = number(member(e, "ts"));
+    auto dur = number(member(e, "dur"));
+    if (args != nullptr && number(member(*args, "dur_ns"))) dur = *number(member(*args, "dur_ns")) / 1000.0;
+    if (!ts || !dur || *dur < 0 || !(std::fabs(*ts) <= kMaxMicroseconds) || !(*dur <= kMaxMicroseconds))
+      return ++no_time_, void();
+    const int64_t start = std::llround(*ts * 1000.0);
+    const int64_t end = start + std::llround(*dur * 1000.0);
+    const std::string track = fmt::format("pid {} tid {}", text(member(e, "pid")), text(member(e, "tid")));
+    const std::string name = text(member(e, "name"));
+
+    if (launch) {
+      const auto corr = args ? integer(member(*args, "correlation")) : std::nullopt;
+      if (corr) launches_[*corr] = {trace_.names.intern(track), start};
+      return;
+    }
+    if (annotation) {
+      const bool iteration =
+          cat == "sample" || (name.size() <= kMaxIterationName && std::regex_search(name, iteration_));
+      if (cat == "cpu_op" && !iteration && !options_.operator_ranges) return;
+      trace_.ranges.push_back({trace_.names.intern(name), trace_.names.intern(track), start, end, iteration});
+      return;
+    }
+    GpuActivity a;
+    a.name = trace_.names.intern(name);
+    a.start_ns = start;
+    a.end_ns = end;
+    const auto device = args ? integer(member(*args, "device")) : std::nullopt;
+    const auto stream = args ? integer(member(*args, "stream")) : std::nullopt;
+    a.device = device ? *device : integer(member(e, "pid")).value_or(0);
+    a.stream = stream ? *stream : integer(member(e, "tid")).value_or(0);
+    a.anchor_track = trace_.names.intern(fmt::format("GPU {} stream {}", a.device, a.stream));
+    a.anchor_ns = start;
+    if (args != nullptr) {
+      const json* variant = member(*args, "variant");
+      const json* group = member(*args, "launch_group");
+      if (variant != nullptr && variant->is_string() && group != nullptr && group->is_string()) {
+        a.stack = {trace_.names.intern(variant->get<std::string>()), trace_.names.intern(group->get<std::string>())};
+        trace_.format = "gpubench";
+      }
+    }
+    const auto corr = args ? integer(member(*args, "correlation")) : std::nullopt;
+    if (!corr) ++uncorrelated_;
+    correlation_.push_back(corr.value_or(-1));
+    trace_.activities.push_back(std::move(a));
+  }
+
+  /// After the last event: links activities to their launches and writes the notes.
+  ProfileTrace finish(const json& top) {
+    const json* other = top.is_object() ? member(top, "otherData") : nullptr;
+    if (other != nullptr && other->is_object() && text(member(*other, "tool")) == "gpubench") trace_.format = "gpubench";
+    if (trace_.activities.empty())
+      throw InputError(fmt::format("{}: no GPU activity (kernel, gpu_memcpy or gpu_memset events) in {} trace events; "
+                                   "profile with ProfilerActivity.CUDA (torch.profiler) or use `gpubench run --trace`",
+                                   trace_.path, events_));
+    for (size_t i = 0; i < trace_.activities.size(); ++i) {
+      const auto it = correlation_[i] < 0 ? launches_.end() : launches_.find(correlation_[i]);
+      if (it == launches_.end()) continue;
+      trace_.activities[i].anchor_track = it->second.first;
+      trace_.activities[i].anchor_ns = it->second.second;
+      ++trace_.linked;
+    }
+    auto note = [&](int64_t n, const std::string& what) {
+      if (n > 0) trace_.notes.push_back(fmt::format("{} {}", n, what));
+    };
+    note(skipped_, "trace events that are not objects were skipped");
+    note(no_time_, "events without a usable ts/dur were skipped");
+    note(begin_end_, "ph B/E events were skipped (only complete ph X events are read)");
+    note(harness_, "gpubench harness records (L2 flush, clock probe) were left out");
+    const auto unlinked = static_cast<int64_t>(trace_.activities.size()) - trace_.linked;
+    if (trace_.format == "kineto" && unlinked > 0)
+      note(unlinked, "GPU activities have no launch call in the trace (attributed by their own stream and time)");
+    return std::move(trace_);
+  }
+
+ private:
+  const ImportOptions& options_;
+  ProfileTrace trace_;
+  std::regex iteration_;
+  std::unordered_map<int64_t, std::pair<uint32_t, int64_t>> launches_;  // correlation → (track, start ns)
+  std::vector<int64_t> correlation_;                                    // per activity, -1 when none
+  int64_t events_ = 0, skipped_ = 0, no_time_ = 0, begin_end_ = 0, harness_ = 0, uncorrelated_ = 0;
+};
+
+}  // namespace
+
+ProfileTrace read_chrome_trace(const std::string& path, const ImportOptions& options) {
+  ChromeReader reader(path, options);
+  GzipInputStream in(path);
+  bool top_array = false, in_events = false, saw_events = false;
+  // The callback sees each value as it completes; returning false drops it from the document being built.
+  const json::parser_callback_t callback = [&](int depth, json::parse_event_t event, json& parsed) -> bool {
+    if (depth > kMaxDepth)
+      throw InputError(fmt::format("{}: JSON nested deeper than {} levels; not a trace", path, kMaxDepth));
+    using E = json::parse_event_t;
+    if (depth == 0 && event == E::array_start) top_array = saw_events = in_events = true;
+    if (depth == 1 && event == E::key && !top_array) {
+      const auto& key = parsed.get_ref<const std::string&>();
+      in_events = key == "traceEvents";
+      saw_events = saw_events || in_events;
+      return in_events || key == "otherData";  // other top-level members (deviceProperties, …) are not kept
+    }
+    const int event_depth = top_array ? 1 : 2;
+    if (in_events && depth == event_depth && (event == E::object_end || event == E::value || event == E::array_end)) {
+      reader.event(parsed);
+      return false;
+    }
+    return true;
+  };
+  json top;
+  try {
+    top = json::parse(in, callback, /*allow_exceptions=*/true);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: not valid JSON (byte {}: {}); a truncated or corrupt trace? re-export it",
+                                 path, e.byte, e.what()));
+  }
+  if (!saw_events || !(top.is_array() || (top.is_object() && top.contains("traceEvents"))))
+    throw InputError(fmt::format("{}: JSON without a traceEvents list: not a Chrome trace-event file (PyTorch "
+                                 "profiler's export_chrome_trace, gpubench run --trace)",
+                                 path));
+  return reader.finish(top);
+}
+
+}  // namespace gpubench

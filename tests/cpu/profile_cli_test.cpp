@@ -1,0 +1,111 @@
+// `gpubench profile` through the real binary (docs/profile.md): the shipped H200 trace in every output format, a
+// given block that `gpubench plan` accepts, folders of traces, and bad input → exit 2 naming the file or option.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_fixture.hpp"
+#include "support/profile_traces.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kTrace = std::string(GPUBENCH_SOURCE_DIR) + "/tests/data/profile/ranking_model_h200.json.gz";
+
+class ProfileCli : public testing::CliTest {};
+
+TEST_F(ProfileCli, TextRanksTheRealTrace) {
+  ASSERT_EQ(run({"profile", kTrace, "--gpu-hour-usd", "3.5", "--gpus", "100"}), 0) << err_;
+  EXPECT_NE(out_.find("5 iterations"), std::string::npos) << out_;
+  EXPECT_LT(out_.find("  1  lce"), out_.find("  2  embedding")) << out_;
+  EXPECT_NE(out_.find("(GPU idle)"), std::string::npos);
+  EXPECT_NE(out_.find("GPU bill: 100 GPU(s) × $3.50/h × 730 h = $255500/month"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("a 2x on it saves"), std::string::npos);
+  EXPECT_NE(out_.find("\"given\""), std::string::npos);
+}
+
+TEST_F(ProfileCli, JsonGivenBlockIsAcceptedByPlan) {
+  ASSERT_EQ(run({"profile", kTrace, "--format", "json", "--gpu-hour-usd", "3.5"}), 0) << err_;
+  const json p = json::parse(out_);
+  EXPECT_EQ(p["kind"], "gpubench_profile");
+  EXPECT_EQ(p["iterations"], 5);
+  EXPECT_EQ(p["ops"][0]["op"], "lce");
+  EXPECT_EQ(p["chosen_op"], "lce");
+  const json given = p["given"]["end_to_end"]["given"];
+  EXPECT_GT(given["request_ms"].get<double>(), given["op_ms"].get<double>());
+  EXPECT_DOUBLE_EQ(p["given"]["end_to_end"]["gpu_hour_usd"].get<double>(), 3.5);
+  std::ifstream in(std::string(GPUBENCH_SOURCE_DIR) + "/configs/amdahl_given.json");
+  json config = json::parse(in);
+  config["end_to_end"] = p["given"]["end_to_end"];
+  const auto path = (dir_ / "from_profile.json").string();
+  std::ofstream(path) << config.dump(2);
+  ASSERT_EQ(run({"plan", path}), 0) << err_ << out_;
+  const std::string request = fmt::format("{:.4g}", given["request_ms"].get<double>());
+  EXPECT_NE(out_.find(request.substr(0, 4)), std::string::npos) << "plan shows the request time " << request << "\n"
+                                                                 << out_;
+}
+
+TEST_F(ProfileCli, MarkdownCsvAndOutputFile) {
+  ASSERT_EQ(run({"profile", kTrace, "--format", "md"}), 0) << err_;
+  EXPECT_NE(out_.find("| 1 | lce |"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("```json"), std::string::npos);
+  const auto csv = (dir_ / "p.csv").string();
+  ASSERT_EQ(run({"profile", kTrace, "--format", "csv", "-o", csv}), 0) << err_;
+  EXPECT_TRUE(out_.empty()) << out_;
+  EXPECT_NE(err_.find("top op 'lce'"), std::string::npos) << err_;
+  std::ifstream in(csv);
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  EXPECT_EQ(header.rfind("rank,op,activities,", 0), 0u) << header;
+  EXPECT_EQ(first.rfind("1,lce,15,3,", 0), 0u) << first;
+  int rows = 2;
+  for (std::string line; std::getline(in, line);) ++rows;
+  EXPECT_EQ(rows, 1 + 4 + 1);  // header, 4 ops, GPU idle
+}
+
+TEST_F(ProfileCli, FoldersAndSeveralFilesMergeIntoOneProfile) {
+  const auto folder = dir_ / "ranks";
+  fs::create_directories(folder);
+  fs::copy_file(kTrace, folder / "rank0.json.gz");
+  fs::copy_file(kTrace, folder / "rank1.json.gz");
+  std::ofstream(folder / "README.txt") << "not a trace";
+  ASSERT_EQ(run({"profile", folder.string(), "--format", "json"}), 0) << err_;
+  const json p = json::parse(out_);
+  EXPECT_EQ(p["iterations"], 10);
+  EXPECT_EQ(p["inputs"].size(), 2u);
+  ASSERT_EQ(run({"profile", kTrace, kTrace, "--by", "kernel", "--format", "json"}), 0) << err_;
+  EXPECT_GT(json::parse(out_)["ops"].size(), 4u);
+}
+
+TEST_F(ProfileCli, BadInputExitsTwoNamingTheCause) {
+  EXPECT_EQ(run({"profile", (dir_ / "none.json").string()}), 2);
+  EXPECT_NE(err_.find("none.json: cannot open"), std::string::npos) << err_;
+  const auto trunc = (dir_ / "trunc.json").string();
+  testing::write_text(trunc, R"({"traceEvents": [{"ph": "X", "cat": "kernel")");
+  EXPECT_EQ(run({"profile", trunc}), 2);
+  EXPECT_NE(err_.find("trunc.json: not valid JSON"), std::string::npos) << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--gpu-hour-usd", "-1"}), 2);
+  EXPECT_NE(err_.find("--gpu-hour-usd"), std::string::npos) << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--op", "nope"}), 2);
+  EXPECT_NE(err_.find("lce, embedding, mlp, top_k"), std::string::npos) << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--rules", (dir_ / "none_rules.json").string()}), 2);
+  EXPECT_NE(err_.find("--rules"), std::string::npos) << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--iteration", "(("}), 2);
+  EXPECT_NE(err_.find("--iteration"), std::string::npos) << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--iteration", "^nothing$"}), 0) << err_;  // one iteration for the file
+  EXPECT_NE(out_.find("no annotation matched"), std::string::npos) << out_;
+  fs::create_directories(dir_ / "empty");
+  EXPECT_EQ(run({"profile", (dir_ / "empty").string()}), 2);
+  EXPECT_NE(err_.find("no trace file"), std::string::npos) << err_;
+}
+
+}  // namespace
+}  // namespace gpubench
