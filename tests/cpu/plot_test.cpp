@@ -74,6 +74,15 @@ class Plot : public ::testing::Test {
   fs::path dir_;
 };
 
+// `gpubench profile --format json` of the shipped H200 trace: one ranking chart, the ops and GPU idle as bars.
+TEST_F(Plot, ProfileRanking) {
+  ASSERT_EQ(plot("'" + kSource + "/tests/data/profile/ranking_model_h200_profile.json'"), 0) << output();
+  expect_png("ranking_model_h200_profile_profile.png");
+  expect_svg("ranking_model_h200_profile_profile.svg", "GPU idle");
+  EXPECT_NE(plot("'" + kSource + "/tests/data/profile/ranking_model_h200_profile.json' --sweep"), 0);
+  EXPECT_NE(output().find("a profile has one chart"), std::string::npos) << output();
+}
+
 TEST_F(Plot, LadderAndRooflineOfARealReport) {
   ASSERT_EQ(plot("'" + kSource + "/tests/data/reports/h200_default.json'"), 0) << output();
   for (const char* chart : {"ladder", "roofline"}) {
