@@ -139,6 +139,9 @@ std::vector<KernelRule> load_kernel_rules(const std::string& path) {
     throw InputError(fmt::format("--rules {}: not valid JSON (byte {}); expected {{\"rules\": [{{\"op\": \"lce\", "
                                  "\"kernel\": \"REGEX\"}}, …]}}",
                                  path, e.byte));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond double's range (1e400) parses as out_of_range 406, not parse_error.
+    throw InputError(fmt::format("--rules {}: not usable JSON ({})", path, e.what()));
   }
   const auto it = j.is_object() ? j.find("rules") : j.end();
   if (it == j.end() || !it->is_array() || it->empty())

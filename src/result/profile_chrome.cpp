@@ -195,6 +195,9 @@ ProfileTrace read_chrome_trace(const std::string& path, const ImportOptions& opt
   } catch (const json::parse_error& e) {
     throw InputError(fmt::format("{}: not valid JSON (byte {}: {}); a truncated or corrupt trace? re-export it",
                                  path, e.byte, e.what()));
+  } catch (const json::exception& e) {
+    // Valid syntax the parser still refuses: a number beyond double's range (1e400) is out_of_range 406.
+    throw InputError(fmt::format("{}: not a usable JSON trace ({}); a corrupt trace? re-export it", path, e.what()));
   }
   if (!saw_events || !(top.is_array() || (top.is_object() && top.contains("traceEvents"))))
     throw InputError(fmt::format("{}: JSON without a traceEvents list: not a Chrome trace-event file (PyTorch "
