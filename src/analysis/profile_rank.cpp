@@ -1,6 +1,7 @@
 #include "analysis/profile_rank.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -61,9 +62,19 @@ std::vector<uint32_t> attribute(const ProfileTrace& t, const AttributionOptions&
       const auto& q = t.activities[y];
       return std::tie(p.anchor_track, p.anchor_ns) < std::tie(q.anchor_track, q.anchor_ns);
     });
+    // Annotations that enclose a whole iteration (an outer NVTX range around many requests) name no op: depth 1 is
+    // the outermost annotation under the iteration.
+    std::vector<std::pair<int64_t, int64_t>> iterations;
+    for (const auto& r : t.ranges)
+      if (r.iteration) iterations.emplace_back(r.start_ns, r.end_ns);
+    std::sort(iterations.begin(), iterations.end());
+    auto encloses_iteration = [&](const AnnotationRange& r) {
+      const auto it = std::lower_bound(iterations.begin(), iterations.end(), std::make_pair(r.start_ns, r.start_ns));
+      return it != iterations.end() && it->second <= r.end_ns;
+    };
     std::vector<const AnnotationRange*> ranges;
     for (const auto& r : t.ranges)
-      if (!r.iteration) ranges.push_back(&r);
+      if (!r.iteration && !encloses_iteration(r)) ranges.push_back(&r);
     std::sort(ranges.begin(), ranges.end(), [](const AnnotationRange* x, const AnnotationRange* y) {
       return std::make_tuple(x->track, x->start_ns, -x->end_ns) < std::make_tuple(y->track, y->start_ns, -y->end_ns);
     });
@@ -130,6 +141,9 @@ Spread spread_of(std::vector<double> v) {
 }
 
 std::vector<KernelRule> load_kernel_rules(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("--rules {}: a folder; give the rules JSON file", path));
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("--rules {}: cannot open the file; check the path", path));
   nlohmann::json j;

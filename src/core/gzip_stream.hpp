@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <array>
+#include <cstdint>
 #include <istream>
 #include <streambuf>
 #include <string>

@@ -123,6 +123,15 @@ TEST_F(ProfileTest, RanksOpsPerIterationWithIdleAndSpread) {
   EXPECT_DOUBLE_EQ(s.given_op_ms, 0.05);
 }
 
+TEST_F(ProfileTest, AnAnnotationAroundTheIterationsNamesNoOp) {
+  auto t = two_iterations();
+  t.annotation("service", 500, 1000);  // an outer range around both ProfilerSteps
+  const auto s = summarize({read_chrome_trace(file("t.json", t.json().dump()), {})});
+  EXPECT_DOUBLE_EQ(op(s, "lce").ms.mean, 0.050);
+  EXPECT_THROW(op(s, "service"), std::runtime_error);
+  EXPECT_NE(testing::input_error_of([&] { load_kernel_rules(dir_.string()); }).find("a folder"), std::string::npos);
+}
+
 TEST_F(ProfileTest, DepthNamesTheAnnotationPath) {
   AttributionOptions a;
   a.depth = 2;
