@@ -10,6 +10,7 @@
 
 #include "analysis/compare_checks.hpp"
 #include "analysis/compare_filter.hpp"
+#include "analysis/compare_noise.hpp"
 #include "core/errors.hpp"
 #include "result/statistics.hpp"
 
@@ -32,32 +33,21 @@ std::vector<double> sorted_copy(std::vector<double> v) {
   return v;
 }
 
-// A standard normal value from two 53-bit uniforms of `rng` (Box–Muller): the same on every standard library.
-double standard_normal(std::mt19937_64& rng) {
-  constexpr double kTwo53 = 9007199254740992.0;
-  const double u1 = (static_cast<double>(rng() >> 11) + 1.0) / (kTwo53 + 1.0);  // (0, 1]
-  const double u2 = static_cast<double>(rng() >> 11) / kTwo53;                  // [0, 1)
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-}
+/// The samples of one side of an entry: all of them, and split by repetition (empty: judged as one run).
+struct SideSamples {
+  const std::vector<double>& all;
+  std::vector<std::vector<double>> reps;
+  SideSamples(const std::vector<double>& samples, const VariantResult& v)
+      : all(samples), reps(repetition_slices(samples, v)) {}
+};
 
-// The median of one bootstrap resample of `sorted` (ascending, n values) without drawing the n values: the
-// number of draws that fall at or below order statistic j is Binomial(n, j/n), so the resample median's rank
-// is, to O(1/√n), normal around the middle with standard deviation √n / 2 (the binomial's at p = 1/2). The
-// rank is drawn from that normal and read off `sorted` (the mean of the two middle neighbours for even n).
-double median_rank_draw(const std::vector<double>& sorted, std::mt19937_64& rng) {
-  const auto n = static_cast<double>(sorted.size());
-  const double rank = 0.5 * (n - 1) + 0.5 * std::sqrt(n) * standard_normal(rng);
-  const double clamped = std::clamp(rank, 0.0, n - 1);
-  if (sorted.size() % 2 == 1) return sorted[static_cast<size_t>(std::llround(clamped))];
-  const auto k = std::min(static_cast<size_t>(clamped), sorted.size() - 2);
-  return 0.5 * (sorted[k] + sorted[k + 1]);
-}
-
-EntrySide side_of(const std::vector<double>& samples, const VariantResult& v, bool region) {
+EntrySide side_of(const SideSamples& samples, const VariantResult& v, bool region) {
   EntrySide s;
-  s.n = static_cast<int64_t>(samples.size());
-  s.median_ms = samples.empty() ? 0 : median_of(samples);
-  s.rel_stdev = relative_stdev(samples);
+  s.n = static_cast<int64_t>(samples.all.size());
+  s.median_ms = samples.all.empty() ? 0 : median_of(samples.all);
+  s.rel_stdev = relative_stdev(samples.all);
+  s.repetitions = static_cast<int64_t>(v.repetitions.size());
+  s.repetition_rel_stdev = samples.reps.empty() ? 0 : repetition_rel_stdev(samples.reps);
   s.status = v.status;
   if (region) s.correctness = v.correctness.status;
   return s;
@@ -65,9 +55,11 @@ EntrySide side_of(const std::vector<double>& samples, const VariantResult& v, bo
 
 std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
 
-// Fills verdict, ci and note of an entry from its samples (no status / correctness rules here).
-void judge_timing(CompareEntry& e, const std::vector<double>& old_ms, const std::vector<double>& new_ms,
-                  const CompareOptions& o) {
+// Fills verdict, ci, noise and note of an entry from its samples (no status / correctness rules here): by the
+// repetitions' spread when both sides have kMinRepetitions or more, else by the samples of one run; divided by the
+// control factor when given (--normalize control).
+void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& new_s, const CompareOptions& o,
+                  const std::optional<ControlFactor>& control) {
   if (e.old_side.n < o.min_samples || e.new_side.n < o.min_samples) {
     e.verdict = Verdict::kUnsure;
     e.note = fmt::format("too few samples (old {}, new {}; need ≥ {}): raise measure.min_samples", e.old_side.n,
@@ -79,7 +71,23 @@ void judge_timing(CompareEntry& e, const std::vector<double>& old_ms, const std:
     e.note = "median time is 0 ms: nothing to compare";
     return;
   }
-  e.ci = bootstrap_median_ratio(old_ms, new_ms, o.confidence, o.resamples, o.seed);
+  const bool between = static_cast<int64_t>(old_s.reps.size()) >= kMinRepetitions &&
+                       static_cast<int64_t>(new_s.reps.size()) >= kMinRepetitions;
+  if (between) {
+    e.ci = hierarchical_bootstrap_ratio(old_s.reps, new_s.reps, o.confidence, o.resamples, o.seed);
+    e.noise = "between-run";
+    e.old_side.median_ms = mean_of_medians(old_s.reps);
+    e.new_side.median_ms = mean_of_medians(new_s.reps);
+  } else {
+    e.ci = bootstrap_median_ratio(old_s.all, new_s.all, o.confidence, o.resamples, o.seed);
+    e.noise = "within-run";
+  }
+  if (control) {
+    e.control = control;
+    e.ci->ratio /= control->factor;
+    e.ci->low /= control->factor;
+    e.ci->high /= control->factor;
+  }
   e.verdict = classify_interval(*e.ci, o.threshold);
   e.regression = e.verdict == Verdict::kSlower;
   if (e.verdict == Verdict::kUnsure && !(o.threshold > 0)) {  // more samples can never help a zero-width band
@@ -99,6 +107,15 @@ void judge_timing(CompareEntry& e, const std::vector<double>& old_ms, const std:
           e.ci->low, e.ci->high, pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev), pct(o.threshold));
       return;
     }
+    if (between) {
+      e.note = fmt::format(
+          "{}: interval [{:.3f}, {:.3f}] {} the ±{} band (run-to-run rel. stdev old {}, new {}, over {} and {} "
+          "repetitions); take more repetitions (run --repeat), or A/B both builds on one board (gpubench ab)",
+          wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
+          wide ? "is wider than" : "straddles an edge of", pct(o.threshold), pct(e.old_side.repetition_rel_stdev),
+          pct(e.new_side.repetition_rel_stdev), old_s.reps.size(), new_s.reps.size());
+      return;
+    }
     e.note = fmt::format(
         "{}: interval [{:.3f}, {:.3f}] {} the ±{} band (rel. stdev old {}, new {}); take more samples "
         "(measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
@@ -109,11 +126,13 @@ void judge_timing(CompareEntry& e, const std::vector<double>& old_ms, const std:
 }
 
 // Region entry of a matched variant: the status and correctness rules first, then timing.
-CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const VariantResult& nv, const CompareOptions& o) {
-  e.old_side = side_of(ov.region_samples_ms, ov, true);
-  e.new_side = side_of(nv.region_samples_ms, nv, true);
+CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const VariantResult& nv, const CompareOptions& o,
+                          const std::optional<ControlFactor>& control) {
+  const SideSamples old_s(ov.region_samples_ms, ov), new_s(nv.region_samples_ms, nv);
+  e.old_side = side_of(old_s, ov, true);
+  e.new_side = side_of(new_s, nv, true);
   const bool both_ok = ov.status == StepStatus::kOk && nv.status == StepStatus::kOk;
-  if (both_ok) judge_timing(e, ov.region_samples_ms, nv.region_samples_ms, o);
+  if (both_ok) judge_timing(e, old_s, new_s, o, control);
   if (ov.status == StepStatus::kOk && nv.status == StepStatus::kFailed) {
     e.verdict = Verdict::kFailed;
     e.regression = true;
@@ -146,6 +165,29 @@ std::string short_hash(const std::string& h) { return h.substr(0, 8); }
 
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
+/// environment.uuid of a report, "" when absent.
+std::string board_uuid(const Report& r) {
+  if (r.environment.is_object() && r.environment.contains("uuid") && r.environment["uuid"].is_string())
+    return r.environment["uuid"].get<std::string>();
+  return r.control ? r.control->uuid : "";
+}
+
+/// The boards and control medians of a report pair.
+BoardPair board_pair(const LoadedReport& a, const LoadedReport& b) {
+  BoardPair p;
+  p.old_file = a.path;
+  p.new_file = b.path;
+  p.old_uuid = board_uuid(a.report);
+  p.new_uuid = board_uuid(b.report);
+  if (a.report.control && b.report.control) {
+    for (const ControlKernel& k : a.report.control->kernels) {
+      const auto o = control_median(*a.report.control, k.name), n = control_median(*b.report.control, k.name);
+      if (o && n) p.controls.push_back({k.name, *o, *n});
+    }
+  }
+  return p;
+}
+
 // Matched entries and unmatched items of one report pair.
 void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOptions& o, const CompareFilter& f,
                   CompareResult& res) {
@@ -160,6 +202,14 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
     if (!group.empty()) k += " / " + group;
     return k;
   };
+  res.boards.push_back(board_pair(a, b));
+  if (o.normalize_control) {
+    for (const LoadedReport* r : {&a, &b})
+      if (!r->report.control)
+        throw InputError(fmt::format("--normalize control: {} has no control workload (it was written by an older "
+                                     "gpubench, or with run --no-control); re-run it, or drop --normalize",
+                                     r->path));
+  }
   auto find_by_name = [](const auto& items, const std::string& wanted, auto field) {
     return std::find_if(items.begin(), items.end(), [&](const auto& x) { return x.*field == wanted; });
   };
@@ -187,7 +237,15 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       base.config_name = name;
       base.case_label = oc.label;
       base.variant = ov.name;
-      if (f.keep_row("")) res.entries.push_back(judge_region(base, ov, *nv, o));
+      std::optional<ControlFactor> control;
+      if (o.normalize_control) {
+        control = control_factor(*a.report.control, *b.report.control, ov.floor.bound);
+        if (!control)
+          throw InputError(fmt::format("--normalize control: {} or {} lacks the control kernel for step {} (roofline "
+                                       "bound '{}'); re-run with a gpubench that measures the control workload, or "
+                                       "drop --normalize", a.path, b.path, ov.name, ov.floor.bound));
+      }
+      if (f.keep_row("")) res.entries.push_back(judge_region(base, ov, *nv, o, control));
       if (ov.status != StepStatus::kOk || nv->status != StepStatus::kOk) continue;  // the region entry says why
       for (const LaunchGroupTiming& og : ov.launch_groups) {
         if (!f.keep_row(og.name)) continue;
@@ -198,10 +256,11 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
         }
         CompareEntry e = base;
         e.launch_group = og.name;
-        e.old_side = side_of(og.samples_ms, ov, false);
-        e.new_side = side_of(ng->samples_ms, *nv, false);
+        const SideSamples old_s(og.samples_ms, ov), new_s(ng->samples_ms, *nv);
+        e.old_side = side_of(old_s, ov, false);
+        e.new_side = side_of(new_s, *nv, false);
         if (og.source == ng->source) {
-          judge_timing(e, og.samples_ms, ng->samples_ms, o);
+          judge_timing(e, old_s, new_s, o, control);
         } else {  // CUPTI kernel sums vs CUDA events (which include launch gaps): not the same quantity
           e.verdict = Verdict::kUnsure;
           e.note = fmt::format("launch group timed by {} in OLD but {} in NEW: not comparable; run both with the same "
@@ -438,6 +497,24 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
         filter.active() ? ", and filters (" + filter.describe() + ") that keep at least one row of both" : ""));
   }
 
+  const auto judged_by = [&](const char* noise) {
+    return std::count_if(res.entries.begin(), res.entries.end(), [&](const CompareEntry& e) { return e.noise == noise; });
+  };
+  const int64_t within = judged_by("within-run"), between = judged_by("between-run");
+  if (within > 0 && between == 0) {
+    res.notes.push_back("each side is one run: the intervals hold the noise within a run, not run-to-run or "
+                        "board-to-board noise (run --repeat 5 on both sides puts run-to-run noise in; docs/ci.md)");
+  } else if (within > 0) {
+    res.notes.push_back(fmt::format("{} entries judged by run-to-run spread (repetitions), {} by the samples of one "
+                                    "run (fewer than {} repetitions on a side)", between, within, kMinRepetitions));
+  }
+  for (const BoardPair& p : res.boards) {
+    if (p.different())
+      res.notes.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}){}", p.old_uuid, p.new_uuid,
+                                      options.normalize_control ? ": ratios normalized by the control workload"
+                                                                : ": two boards of one model differ by up to ~4%; "
+                                                                  "--normalize control or gpubench ab (docs/ci.md)"));
+  }
   double log_sum = 0;
   for (const CompareEntry& e : res.entries) {
     if (!e.launch_group.empty() || !e.ci) continue;

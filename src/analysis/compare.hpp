@@ -43,6 +43,9 @@ struct CompareOptions {
   std::vector<std::string> steps;  ///< step (variant) names to compare
   std::vector<std::string> launch_groups;  ///< launch group names to compare: only those rows, no region rows
   bool regions_only = false;       ///< only the steps' region rows, no per-launch-group rows
+  /// `--normalize control`: divide each entry's ratio (and interval) by the ratio of the two runs' control medians
+  /// (analysis/compare_noise.hpp control_factor); both reports of a pair must hold a control workload (InputError).
+  bool normalize_control = false;
 };
 
 /// Verdict of one entry. Only kSlower and kFailed are regressions.
@@ -77,11 +80,21 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& old_ms, const st
 /// Verdict of an interval against the band [1 − threshold, 1 + threshold] (see the file comment).
 Verdict classify_interval(const RatioInterval& ci, double threshold);
 
+/// The control kernel an entry is normalized by, and the ratio of the two runs' control medians (new / old).
+struct ControlFactor {
+  std::string kernel;  ///< "gemm" | "copy" | "gemm·copy" (geometric mean of both)
+  double factor = 1;   ///< control median NEW / control median OLD (> 1: NEW's board ran the control slower)
+};
+
 /// One side (old or new) of an entry.
 struct EntrySide {
   int64_t n = 0;           ///< samples
   double median_ms = 0;    ///< median of the samples [ms] (0 when none)
   double rel_stdev = 0;    ///< stdev / mean of the samples (0 when fewer than 2)
+  int64_t repetitions = 0; ///< repetitions of the step (`run --repeat`); 0: one run
+  /// Relative stdev of the repetitions' medians (run-to-run spread); 0 without repetitions. When the entry is
+  /// judged by repetitions, median_ms is the mean of the repetitions' medians.
+  double repetition_rel_stdev = 0;
   StepStatus status = StepStatus::kOk;    ///< variant status
   std::optional<CheckStatus> correctness;  ///< region entries only
 };
@@ -98,6 +111,25 @@ struct CompareEntry {
   std::optional<RatioInterval> ci;  ///< absent when undecidable from the data (too few samples...)
   bool regression = false;  ///< true for SLOWER and FAILED
   std::string note;         ///< why UNSURE / FAILED and what to do, or "" when clear
+  /// Which noise the interval holds: "within-run" (each side's samples of one run) | "between-run" (repetitions,
+  /// hierarchical bootstrap) | "paired" (`gpubench ab`: interleaved samples on one board); "" when no interval.
+  std::string noise;
+  /// `--normalize control`: the control kernel and factor the ratio was divided by (ci holds the normalized ratio).
+  std::optional<ControlFactor> control;
+};
+
+/// The boards of a report pair, from environment.uuid and each run's control workload.
+struct BoardPair {
+  std::string old_file, new_file;
+  std::string old_uuid, new_uuid;  ///< "" when the report does not record it
+  /// Control kernels both runs measured: name, OLD median, NEW median [ms].
+  struct ControlRatio {
+    std::string kernel;
+    double old_ms = 0, new_ms = 0;
+  };
+  std::vector<ControlRatio> controls;
+  /// True when both UUIDs are known and differ.
+  bool different() const { return !old_uuid.empty() && !new_uuid.empty() && old_uuid != new_uuid; }
 };
 
 /// An entry or report present on one side only (listed, never a regression).
@@ -131,6 +163,7 @@ struct CompareResult {
   std::vector<Mismatch> mismatches;        ///< non-empty only with allow_mismatch
   std::vector<std::string> notes;          ///< e.g. "GPU model not recorded in OLD: not checked"
   int64_t report_pairs = 0;                ///< report files paired
+  std::vector<BoardPair> boards;           ///< per report pair: its boards and control medians
   /// Geometric mean of region ratios (launch group ""), over entries with an interval; absent when none.
   std::optional<double> geomean_ratio;
   int64_t geomean_count = 0;               ///< entries in the geometric mean

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "analysis/analyze.hpp"
+#include "analysis/repetitions.hpp"
 #include "analysis/work.hpp"
 #include "cli/common.hpp"
 #include "core/errors.hpp"
@@ -215,7 +216,7 @@ bool merge_variant(Report& parent, const Report& child, const std::string& name)
 
 void fail_variant(Report& parent, const std::string& name, const std::string& why) {
   for (CaseResult& c : parent.cases) {
-    if (VariantResult* v = find_in_case(c, name)) {
+    if (VariantResult* v = find_in_case(c, name); v && v->status != StepStatus::kFailed) {  // the first failure stands
       v->status = StepStatus::kFailed;
       v->error = why;
     }
@@ -247,6 +248,42 @@ std::string tail_lines(const std::string& text, size_t max_lines, size_t max_cha
   return out;
 }
 
+bool merge_repetition(Report& parent, const Report& child, const std::string& name, int64_t rep) {
+  bool found = false;
+  for (CaseResult& pc : parent.cases) {
+    const auto cc = std::find_if(child.cases.begin(), child.cases.end(),
+                                 [&](const CaseResult& c) { return c.label == pc.label; });
+    if (cc == child.cases.end()) continue;
+    VariantResult* dst = find_in_case(pc, name);
+    const auto src = std::find_if(cc->variants.begin(), cc->variants.end(),
+                                  [&](const VariantResult& v) { return v.name == name; });
+    if (dst == nullptr || src == cc->variants.end() || !src->selected) continue;
+    found = true;
+    if (dst->status != StepStatus::kOk) continue;  // an earlier repetition failed: the step stays failed
+    const std::string why = add_repetition(*dst, *src, child.created_at);
+    if (why.empty()) continue;
+    dst->status = StepStatus::kFailed;  // the repetitions measured before stay in the report
+    dst->error = fmt::format("repetition {}: {}", rep + 1, why);
+    if (src->correctness.status == CheckStatus::kFail) dst->correctness = src->correctness;
+  }
+  for (const auto& n : child.notes)
+    if (std::find(parent.notes.begin(), parent.notes.end(), n) == parent.notes.end()) parent.notes.push_back(n);
+  return found;
+}
+
+void merge_control(Report& parent, const Report& child) {
+  if (!child.control) return;
+  if (!parent.control) {
+    parent.control = child.control;
+    return;
+  }
+  for (ControlKernel& k : parent.control->kernels) {
+    const auto it = std::find_if(child.control->kernels.begin(), child.control->kernels.end(),
+                                 [&](const ControlKernel& c) { return c.name == k.name; });
+    if (it != child.control->kernels.end() && !it->end_samples_ms.empty()) k.end_samples_ms = it->end_samples_ms;
+  }
+}
+
 Report run_isolated(const Config& config, const IsolateOptions& opts,
                     const std::function<void(const std::string&)>& log) {
   Report report = skeleton_report(config, opts.variants);
@@ -274,64 +311,84 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
   } cleanup{tmp};
 
   const size_t n = opts.variants.size();
-  for (size_t i = 0; i < n; ++i) {
-    const std::string& name = opts.variants[i];
-    if (measure::interrupt_requested()) {
-      for (size_t k = i; k < n; ++k)
-        for (CaseResult& c : report.cases)
-          if (VariantResult* v = find_in_case(c, opts.variants[k])) v->error = "not run: interrupted";
-      break;
-    }
-    const std::string prefix = (tmp / name).string();
-    std::vector<std::string> argv = {opts.self_exe, "run"};
-    if (!opts.config_path.empty()) argv.push_back(opts.config_path);
-    for (const char* a : {"--variant", name.c_str(), "-o", prefix.c_str(), "-f", "json", "--no-isolate"})
-      argv.emplace_back(a);
-    if (opts.shard) {  // only this shard's cases of the step; none: no child
-      const std::vector<size_t> cases = opts.shard->cases_here(name);
-      if (cases.empty()) {
-        log(fmt::format("isolate {}/{}: {} has no case in this shard", i + 1, n, name));
+  const int64_t reps = std::max<int64_t>(1, opts.repeat);
+  // With --repeat, repetition r of every step runs before repetition r + 1 of any: the repetitions of a step are
+  // spread over the run's time, so slow drift (temperature, other tenants) shows up as spread between them.
+  for (int64_t rep = 0; rep < reps; ++rep) {
+    for (size_t i = 0; i < n; ++i) {
+      const std::string& name = opts.variants[i];
+      if (measure::interrupt_requested()) {
+        for (size_t k = i; k < n; ++k)
+          for (CaseResult& c : report.cases)
+            if (VariantResult* v = find_in_case(c, opts.variants[k]); v && rep == 0) v->error = "not run: interrupted";
+        break;
+      }
+      const std::string tag = reps > 1 ? fmt::format("isolate {}/{} (repetition {}/{})", i + 1, n, rep + 1, reps)
+                                       : fmt::format("isolate {}/{}", i + 1, n);
+      const std::string prefix = (tmp / fmt::format("{}.{}", name, rep)).string();
+      std::vector<std::string> argv = {opts.self_exe, "run"};
+      if (!opts.config_path.empty()) argv.push_back(opts.config_path);
+      for (const char* a : {"--variant", name.c_str(), "-o", prefix.c_str(), "-f", "json", "--no-isolate"})
+        argv.emplace_back(a);
+      if (opts.shard) {  // only this shard's cases of the step; none: no child
+        const std::vector<size_t> cases = opts.shard->cases_here(name);
+        if (cases.empty()) {
+          if (rep == 0) log(fmt::format("{}: {} has no case in this shard", tag, name));
+          continue;
+        }
+        std::string list;
+        for (size_t c : cases) list += (list.empty() ? "" : ",") + std::to_string(c);
+        argv.push_back("--cases=" + list);
+      }
+      argv.insert(argv.end(), opts.child_flags.begin(), opts.child_flags.end());
+      log(fmt::format("{}: {} in a child process (timeout {:.0f} s)", tag, name, timeout_s));
+
+      StderrFollower follower(prefix + ".stderr", log);
+      const pid_t pid = spawn_child(argv, prefix + ".stdout", prefix + ".stderr");
+      const ChildEnd end = wait_child(pid, timeout_s, follower);
+      const std::string tail = tail_lines(end.stderr_text);
+      const std::string how = describe_wait_status(end.status);
+
+      bool merged = false;
+      std::string load_problem;
+      if (!end.timed_out && fs::exists(prefix + ".json")) {
+        try {
+          const Report child = load_report(prefix + ".json");
+          merged = rep == 0 ? merge_variant(report, child, name) : merge_repetition(report, child, name, rep);
+          if (merged && rep == 0 && reps > 1) {
+            for (CaseResult& c : report.cases)
+              if (VariantResult* v = find_in_case(c, name); v && v->status == StepStatus::kOk)
+                start_repetitions(*v, child.created_at);
+          }
+          if (merged) merge_control(report, child);
+          if (!merged) load_problem = "its report has no result for this step";
+        } catch (const InputError& e) {
+          load_problem = std::string("unreadable report: ") + e.what();
+        }
+      }
+      if (merged) {
+        log(fmt::format("{}: {} done in {:.1f} s ({})", tag, name, end.wall_s, how));
         continue;
       }
-      std::string list;
-      for (size_t c : cases) list += (list.empty() ? "" : ",") + std::to_string(c);
-      argv.push_back("--cases=" + list);
+      // Exit 2 before any report is bad input (config, --variant, device memory): every child
+      // would say the same, so the run stops with the child's message, as without --isolate.
+      if (rep == 0 && !end.timed_out && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 2 && load_problem.empty())
+        throw InputError(tail.empty() ? "bad input (the child gave no message)" : tail);
+      std::string why = end.timed_out
+                            ? fmt::format("isolated child timed out after {:.0f} s (--variant-timeout)", timeout_s)
+                            : "isolated child " + how;
+      if (!load_problem.empty()) why += "; " + load_problem;
+      else if (!end.timed_out) why += ", no report";
+      if (!tail.empty()) why += "; stderr: " + tail;
+      if (reps > 1) why = fmt::format("repetition {} of {}: {}", rep + 1, reps, why);
+      fail_variant(report, name, why);  // the repetitions measured before stay in the report
+      log(fmt::format("{}: {} FAILED: {}", tag, name, why));
     }
-    argv.insert(argv.end(), opts.child_flags.begin(), opts.child_flags.end());
-    log(fmt::format("isolate {}/{}: {} in a child process (timeout {:.0f} s)", i + 1, n, name, timeout_s));
-
-    StderrFollower follower(prefix + ".stderr", log);
-    const pid_t pid = spawn_child(argv, prefix + ".stdout", prefix + ".stderr");
-    const ChildEnd end = wait_child(pid, timeout_s, follower);
-    const std::string tail = tail_lines(end.stderr_text);
-    const std::string how = describe_wait_status(end.status);
-
-    bool merged = false;
-    std::string load_problem;
-    if (!end.timed_out && fs::exists(prefix + ".json")) {
-      try {
-        merged = merge_variant(report, load_report(prefix + ".json"), name);
-        if (!merged) load_problem = "its report has no result for this step";
-      } catch (const InputError& e) {
-        load_problem = std::string("unreadable report: ") + e.what();
-      }
-    }
-    if (merged) {
-      log(fmt::format("isolate {}/{}: {} done in {:.1f} s ({})", i + 1, n, name, end.wall_s, how));
-      continue;
-    }
-    // Exit 2 before any report is bad input (config, --variant, device memory): every child
-    // would say the same, so the run stops with the child's message, as without --isolate.
-    if (!end.timed_out && WIFEXITED(end.status) && WEXITSTATUS(end.status) == 2 && load_problem.empty())
-      throw InputError(tail.empty() ? "bad input (the child gave no message)" : tail);
-    std::string why = end.timed_out ? fmt::format("isolated child timed out after {:.0f} s (--variant-timeout)", timeout_s)
-                                    : "isolated child " + how;
-    if (!load_problem.empty()) why += "; " + load_problem;
-    else if (!end.timed_out) why += ", no report";
-    if (!tail.empty()) why += "; stderr: " + tail;
-    fail_variant(report, name, why);
-    log(fmt::format("isolate {}/{}: {} FAILED: {}", i + 1, n, name, why));
+    if (measure::interrupt_requested()) break;
   }
+  if (reps > 1)
+    report.notes.push_back(fmt::format("each ladder step ran {} times (--repeat), each repetition in its own process; "
+                                       "repetition r of every step before repetition r + 1 of any", reps));
   report.notes.push_back("each ladder step ran in its own process (--isolate)");
   if (opts.shard) report.shard = opts.shard->record();
   report.interrupted = measure::interrupt_requested();  // the writers say INTERRUPTED from the flag

@@ -30,6 +30,8 @@ struct IsolateOptions {
   std::vector<std::string> variants;     ///< steps to run, in ladder order (the --variant filter applied)
   std::vector<std::string> child_flags;  ///< passed through to each child (--mode X, --no-cupti, -q, -v)
   double variant_timeout_s = 0;          ///< per child [s]; ≤ 0: auto_variant_timeout(config)
+  /// `--repeat R`: each step runs R times, each in its own child; repetition r of every step before r + 1 of any.
+  int64_t repeat = 1;
   /// A split run (`--shard`): each child runs only this shard's cases of its step (`--cases`), a step with none is
   /// not started, and the report's other units say which shard runs them.
   std::optional<ShardPlan> shard;
@@ -74,7 +76,18 @@ Report skeleton_report(const Config& config, const std::vector<std::string>& run
 /// result for `name` (every case still "skipped").
 bool merge_variant(Report& parent, const Report& child, const std::string& name);
 
-/// Marks step `name` FAILED with `why` in every case of `parent`.
+/// Adds repetition `rep` (0-based, ≥ 1) of step `name` from `child` to every case of `parent` (analysis/repetitions.hpp
+/// add_repetition). A repetition that failed or does not fit fails the step in that case (error "repetition k: why"),
+/// keeping the samples of the repetitions before it; a step already failed stays so. Child notes are added once
+/// each. Returns false when `child` has no result for `name`.
+bool merge_repetition(Report& parent, const Report& child, const std::string& name, int64_t rep);
+
+/// The control workload of an isolated run: the first child's (its start samples) and, from each later child, the
+/// end samples (so the report's end phase is the last child's).
+void merge_control(Report& parent, const Report& child);
+
+/// Marks step `name` FAILED with `why` in every case of `parent` where it has not failed already (the first failure's
+/// error stands).
 void fail_variant(Report& parent, const std::string& name, const std::string& why);
 
 /// A waitpid status in words: "exit code 3", "killed by signal 11 (SIGSEGV)".

@@ -48,6 +48,7 @@ struct CompareArgs {
   std::vector<std::string> cases, steps, launch_groups;
   std::vector<std::string> old_op;  ///< --op: the deprecated old name of --launch-group (still accepted)
   bool regions_only = false;
+  std::string normalize = "none";  ///< --normalize none | control
 };
 
 VerbAction setup_compare(CLI::App& sub) {
@@ -90,6 +91,11 @@ VerbAction setup_compare(CLI::App& sub) {
       ->allow_extra_args(false)
       ->group("");  // hidden from --help; still accepted
   sub.add_flag("--regions-only", args->regions_only, "compare only the steps' region rows, no per-launch-group rows");
+  sub.add_option("--normalize", args->normalize,
+                 "control: divide each ratio by the ratio of the two runs' control workloads (GEMM for compute-bound "
+                 "steps, HBM copy for memory-bound ones), for runs on different boards; none (default)")
+      ->check(CLI::IsMember({"none", "control"}))
+      ->type_name("none|control");
   sub.footer(
       "Exit codes: 0 no regression (UNSURE entries are counted in the summary line); 1 a regression (SLOWER or "
       "FAILED); 2 bad input or a mismatch (GPU, driver, config, request layout; --allow-mismatch compares anyway); "
@@ -111,6 +117,7 @@ VerbAction setup_compare(CLI::App& sub) {
       o.launch_groups.insert(o.launch_groups.end(), args->old_op.begin(), args->old_op.end());
     }
     o.regions_only = args->regions_only;
+    o.normalize_control = args->normalize == "control";
     const CompareResult result = compare_paths(args->old_path, args->new_path, o);
     const std::string text = render_compare(result, args->format);
     if (args->output.empty()) {

@@ -56,6 +56,8 @@ struct RunArgs {
   std::string devices;         // --devices all|0,1,…
   int64_t device = -1;         // --device N: GPU index (not hashed); -1: /device/index or LOCAL_RANK
   std::string cases;           // --cases 0,2 (internal: an isolated child of a split run)
+  int64_t repeat = 1;          // --repeat R: each step R times, each in its own process
+  bool no_control = false;     // --no-control: no control workload at the start and end
 };
 
 /// --metrics overrides /measure/metrics ("none" turns counters off). Not hashed: the counters pass runs
@@ -101,6 +103,12 @@ void check_flag_combinations(const RunArgs& a) {
   if (!a.devices.empty() && (a.profile || !a.trace.empty()))
     throw InputError("--devices: not with --profile or --trace (they want one process); drop --devices");
   if (!a.devices.empty() && a.devices != "all") (void)parse_device_list(a.devices, 1 << 16);  // syntax, before the GPU
+  if (a.repeat < 1 || a.repeat > 1000)
+    throw InputError(fmt::format("--repeat: {} is outside [1, 1000]; give the number of times each step runs, e.g. "
+                                 "--repeat 5", a.repeat));
+  if (a.repeat > 1 && (a.no_isolate || a.profile || !a.trace.empty()))
+    throw InputError("--repeat: each repetition runs in its own process, which --no-isolate, --profile and --trace "
+                     "rule out; drop one of them");
 
 }
 
@@ -121,6 +129,7 @@ std::vector<std::string> child_flags(const RunArgs& a) {
   for (const auto& s : a.sets) f.push_back("--set=" + s);  // each child loads the same config
   for (const auto& p : a.plugins) f.push_back("--plugin=" + p);  // and the same plugins
   if (a.no_cupti) f.emplace_back("--no-cupti");
+  if (a.no_control) f.emplace_back("--no-control");
   if (!a.metrics.empty()) f.push_back("--metrics=" + a.metrics);
   if (a.quiet) f.emplace_back("-q");
   if (a.verbose) f.emplace_back("-v");
@@ -132,7 +141,9 @@ std::vector<std::string> child_flags(const RunArgs& a) {
 std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) {
   IsolateOptions o;
   o.variants = selected_steps(a, config);
-  if (a.no_isolate || (!a.isolate && (o.variants.size() < 2 || a.profile || !a.trace.empty()))) return std::nullopt;
+  const bool wanted = a.isolate || a.repeat > 1 || (o.variants.size() >= 2 && !a.profile && a.trace.empty());
+  if (a.no_isolate || !wanted) return std::nullopt;
+  o.repeat = a.repeat;
   std::error_code ec;
   o.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) throw DeviceError("--isolate: cannot find this program's path (/proc/self/exe); use --no-isolate");
@@ -158,6 +169,7 @@ DevicesOptions devices_options(const RunArgs& a, const std::vector<std::string>&
   if (a.isolate) o.child_flags.emplace_back("--isolate");
   if (a.no_isolate) o.child_flags.emplace_back("--no-isolate");
   if (a.variant_timeout > 0) o.child_flags.push_back(fmt::format("--variant-timeout={}", a.variant_timeout));
+  if (a.repeat > 1) o.child_flags.push_back(fmt::format("--repeat={}", a.repeat));
   return o;
 }
 
@@ -253,6 +265,7 @@ int run(const RunArgs& a) {
   measure::RunOptions opts;
   opts.use_cupti = !a.no_cupti;
   opts.profile = a.profile;
+  opts.control = !a.no_control;
   opts.only_variants = a.variants;
   opts.progress = [&](const measure::SampleProgress& p) { printer.progress(p); };
   opts.on_variant = [&](const VariantResult& v) { printer.variant_done(v); };
@@ -319,6 +332,13 @@ VerbAction setup_run(CLI::App& sub) {
   add_set_option(sub, a->sets);
   add_plugin_option(sub, a->plugins);
   sub.add_flag("--no-cupti", a->no_cupti, "per-launch-group times from CUDA events only (CUPTI off)");
+  sub.add_option("--repeat", a->repeat,
+                 "run each step R times, each in its own process (repetition r of every step before r + 1 of any), "
+                 "keeping every repetition's samples: `compare` then judges by the spread between runs (default 1)")
+      ->type_name("R");
+  sub.add_flag("--no-control", a->no_control,
+               "skip the control workload (a cuBLAS GEMM and an HBM copy at fixed sizes, timed at the start and end "
+               "of the run to tell boards apart; about 0.3 s)");
   sub.add_flag("--profile", a->profile,
                "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");
   sub.add_flag("-q,--quiet", a->quiet, "no progress lines");

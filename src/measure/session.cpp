@@ -13,6 +13,7 @@
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 #include "gpubench/build_info.hpp"
+#include "measure/control.hpp"
 #include "measure/interrupt.hpp"
 #include "measure/metrics.hpp"
 #include "measure/pipeline_session.hpp"
@@ -170,10 +171,12 @@ class SessionRun {
   Report run() {
     describe_measurement();
     start_counters();
+    measure_control_phase(ControlPhase::kStart);
     for (size_t ci = 0; ci < config_.workload.cases.size(); ++ci) {
       if (interrupt_requested()) break;
       run_case(config_.workload.cases[ci], ci);
     }
+    if (!poisoned_ && !interrupt_requested()) measure_control_phase(ControlPhase::kEnd);
     report_.interrupted = interrupt_requested();  // the writers say INTERRUPTED from the flag
     return std::move(report_);
   }
@@ -203,6 +206,27 @@ class SessionRun {
     if (!runner_.cupti()) {
       report_.notes.push_back(runner_.cupti_note());
       log_(runner_.cupti_note());
+    }
+  }
+
+  /// One phase of the control workload (docs/ci.md) into report_.control. A failure is a report note, never the
+  /// run's: a failed start phase leaves no control (and skips the end one); a failed end phase keeps the start's.
+  void measure_control_phase(ControlPhase phase) {
+    if (!options_.control || options_.profile) return;
+    if (phase == ControlPhase::kEnd && !report_.control) return;
+    try {
+      Control c = report_.control.value_or(Control{});
+      measure_control(device_, phase, c);
+      report_.control = std::move(c);
+    } catch (const std::exception& e) {
+      if (phase == ControlPhase::kStart) report_.control.reset();  // the end phase keeps the start's samples
+      report_.notes.push_back(fmt::format("control workload not measured at the {} of the run: {}",
+                                          phase == ControlPhase::kStart ? "start" : "end", e.what()));
+      log_(report_.notes.back());
+      if (context_poisoned()) {
+        poisoned_ = true;
+        poisoned_by_ = std::string("the control workload poisoned the CUDA context (") + e.what() + ")";
+      }
     }
   }
 

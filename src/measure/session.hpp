@@ -24,6 +24,8 @@ struct RunOptions {
   ProgressFn progress;                     ///< live sampling progress with the ladder position (empty: none)
   std::function<void(const VariantResult&)> on_variant;  ///< after each timed step (--verbose prints its ops)
   TraceRecorder* trace = nullptr;          ///< --trace: raw CUPTI records of the first samples (not owned)
+  /// The control workload (measure/control.hpp) at the start and end of the run; false: --no-control (and --profile).
+  bool control = true;
   /// A split run (`run --shard`, analysis/shard.hpp): for a work unit (case index in /workload's cases, step name),
   /// "" when this process runs it, else why not (e.g. "in shard 2/3"), which becomes the skipped step's error. A
   /// case with no unit here is not set up at all. Empty function: every unit runs here.

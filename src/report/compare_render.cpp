@@ -22,6 +22,38 @@ bool multi_config(const CompareResult& r) {
                      [&](const CompareEntry& e) { return e.config_hash != r.entries.front().config_hash; });
 }
 
+// Which noise the interval holds, and the control factor it was divided by: "within-run", "between-run 5/5",
+// "paired", "within-run ÷1.034 gemm"; "-" without an interval.
+std::string noise_cell(const CompareEntry& e) {
+  if (e.noise.empty()) return "-";
+  std::string s = e.noise;
+  if (e.noise == "between-run") s += fmt::format(" {}/{}", e.old_side.repetitions, e.new_side.repetitions);
+  if (e.control) s += fmt::format(" ÷{:.3f} {}", e.control->factor, e.control->kernel);
+  return s;
+}
+
+// The boards of each report pair, when they differ or a control was measured: "boards: GPU-… → GPU-… (different
+// boards); control gemm 1.412 → 1.468 ms (×1.040), copy …". Empty when neither.
+std::vector<std::string> board_lines(const CompareResult& r) {
+  std::vector<std::string> lines;
+  for (const BoardPair& p : r.boards) {
+    if (!p.different() && p.controls.empty()) continue;
+    std::string s = fmt::format("boards: {} → {} ({})", p.old_uuid.empty() ? "?" : p.old_uuid,
+                                p.new_uuid.empty() ? "?" : p.new_uuid,
+                                p.different()               ? "different boards"
+                                : p.old_uuid == p.new_uuid ? "the same board"
+                                                           : "not recorded");
+    for (size_t i = 0; i < p.controls.size(); ++i) {
+      const auto& c = p.controls[i];
+      s += fmt::format("{} {} {:.4f} → {:.4f} ms (×{:.3f})", i ? "," : "; control", c.kernel, c.old_ms, c.new_ms,
+                       c.old_ms > 0 ? c.new_ms / c.old_ms : 0.0);
+    }
+    if (r.boards.size() > 1) s += fmt::format(" [{} vs {}]", p.old_file, p.new_file);
+    lines.push_back(std::move(s));
+  }
+  return lines;
+}
+
 // The cells of one table row, shared by the text and Markdown tables.
 std::vector<std::string> row_cells(const CompareEntry& e, bool with_config) {
   std::vector<std::string> c;
@@ -35,6 +67,7 @@ std::vector<std::string> row_cells(const CompareEntry& e, bool with_config) {
   c.push_back(e.ci ? fmt::format("{:.3f}", e.ci->ratio) : "-");
   c.push_back(e.ci ? signed_pct(e.ci->ratio) : "-");
   c.push_back(e.ci ? fmt::format("[{:.3f}, {:.3f}]", e.ci->low, e.ci->high) : "-");
+  c.push_back(noise_cell(e));
   c.push_back(verdict_name(e.verdict));
   c.push_back(e.note);
   return c;
@@ -47,6 +80,7 @@ std::vector<std::string> header_cells(bool with_config, const std::string& conf_
                         "change"})
     h.push_back(s);
   h.push_back(fmt::format("{}% CI of ratio", conf_pct));
+  h.push_back("noise");
   h.push_back("verdict");
   h.push_back("note");
   return h;
@@ -77,8 +111,9 @@ std::string geomean_line(const CompareResult& r) {
 std::string method_line(const CompareResult& r) {
   return fmt::format(
       "Method: ratio of medians new/old with a {}% bootstrap percentile interval (Efron & Tibshirani 1993; "
-      "{} resamples, fixed seed); SLOWER/FASTER only when the whole interval lies beyond ±{}, SAME when it "
-      "lies inside; correctness pass → fail is FAILED whatever the timing.",
+      "{} resamples, fixed seed; noise within-run: the samples of one run per side; between-run: the mean of the "
+      "repetitions' medians, repetitions then samples resampled); SLOWER/FASTER only when the whole interval lies "
+      "beyond ±{}, SAME when it lies inside; correctness pass → fail is FAILED whatever the timing.",
       confidence_pct(r), r.options.resamples, pct(r.options.threshold));
 }
 
@@ -125,6 +160,7 @@ std::string render_compare_text(const CompareResult& r) {
   std::string out = compare_summary_line(r) + "\n";
   if (!r.old_path.empty()) out += fmt::format("old: {}\nnew: {}\n", r.old_path, r.new_path);
   if (!r.mismatches.empty()) out += mismatch_line(r) + "\n";
+  for (const std::string& b : board_lines(r)) out += b + "\n";
   out += "\n";
   const bool with_config = multi_config(r);
   std::vector<std::vector<std::string>> rows = {header_cells(with_config, confidence_pct(r))};
@@ -158,6 +194,7 @@ std::string render_compare_text(const CompareResult& r) {
 std::string render_compare_markdown(const CompareResult& r) {
   std::string out = fmt::format("**{}**\n\n", compare_summary_line(r));
   if (!r.mismatches.empty()) out += fmt::format("> **{}**\n\n", mismatch_line(r));
+  for (const std::string& b : board_lines(r)) out += fmt::format("> {}\n\n", md_escape(b));
   const bool with_config = multi_config(r);
   const auto header = header_cells(with_config, confidence_pct(r));
   out += "|";
@@ -166,7 +203,7 @@ std::string render_compare_markdown(const CompareResult& r) {
   for (size_t i = 0; i < header.size(); ++i) {
     // Numeric columns right-aligned: medians, n, ratio, change.
     const size_t first_num = with_config ? 4 : 3;
-    out += (i >= first_num && i < first_num + 5) ? "---:|" : "---|";
+    out += (i >= first_num && i < first_num + 5) ? "---:|" : "---|";  // the CI and noise columns: left
   }
   out += "\n";
   for (const CompareEntry& e : r.entries) {
@@ -197,14 +234,16 @@ nlohmann::json compare_to_json(const CompareResult& r) {
   json entries = json::array();
   for (const CompareEntry& e : r.entries) {
     auto side = [](const EntrySide& s) {
-      json j = {{"n", s.n}, {"median_ms", s.median_ms}, {"rel_stdev", s.rel_stdev}, {"status", s.status}};
+      json j = {{"n", s.n}, {"median_ms", s.median_ms}, {"rel_stdev", s.rel_stdev}, {"status", s.status},
+                {"repetitions", s.repetitions}, {"repetition_rel_stdev", s.repetition_rel_stdev}};
       if (s.correctness) j["correctness"] = *s.correctness;
       return j;
     };
     json j = {{"config_hash", e.config_hash}, {"config_name", e.config_name}, {"case", e.case_label},
               {"variant", e.variant}, {"launch_group", e.launch_group}, {"verdict", verdict_name(e.verdict)},
               {"regression", e.regression}, {"old", side(e.old_side)}, {"new", side(e.new_side)},
-              {"note", e.note}};
+              {"note", e.note}, {"noise", e.noise}};
+    if (e.control) j["control"] = {{"kernel", e.control->kernel}, {"factor", e.control->factor}};
     if (e.ci) {
       j["ratio"] = e.ci->ratio;
       j["ci_low"] = e.ci->low;
@@ -222,6 +261,13 @@ nlohmann::json compare_to_json(const CompareResult& r) {
   for (const Mismatch& m : r.mismatches)
     mismatches.push_back({{"what", m.what}, {"old", m.old_value}, {"new", m.new_value}, {"old_file", m.old_file},
                           {"new_file", m.new_file}, {"details", m.details}});
+  json boards = json::array();
+  for (const BoardPair& p : r.boards) {
+    json controls = json::array();
+    for (const auto& c : p.controls) controls.push_back({{"kernel", c.kernel}, {"old_ms", c.old_ms}, {"new_ms", c.new_ms}});
+    boards.push_back({{"old_file", p.old_file}, {"new_file", p.new_file}, {"old_uuid", p.old_uuid},
+                      {"new_uuid", p.new_uuid}, {"different", p.different()}, {"controls", controls}});
+  }
   const auto& o = r.options;
   return {
       {"kind", "gpubench.compare"},
@@ -231,7 +277,8 @@ nlohmann::json compare_to_json(const CompareResult& r) {
       {"options",
        {{"threshold", o.threshold}, {"confidence", o.confidence}, {"resamples", o.resamples}, {"seed", o.seed},
         {"min_samples", o.min_samples}, {"allow_mismatch", o.allow_mismatch}, {"fail_on_unsure", o.fail_on_unsure},
-        {"cases", o.cases}, {"steps", o.steps}, {"launch_groups", o.launch_groups}, {"regions_only", o.regions_only}}},
+        {"cases", o.cases}, {"steps", o.steps}, {"launch_groups", o.launch_groups}, {"regions_only", o.regions_only},
+        {"normalize", o.normalize_control ? "control" : "none"}}},
       {"method", "bootstrap percentile interval of median(new)/median(old) (Efron & Tibshirani 1993)"},
       {"summary",
        {{"entries", r.entries.size()}, {"regressions", r.regressions()}, {"faster", r.count(Verdict::kFaster)},
@@ -242,6 +289,7 @@ nlohmann::json compare_to_json(const CompareResult& r) {
         {"geomean_count", r.geomean_count}, {"exit_code", r.exit_code()}}},
       {"mismatch_allowed", !r.mismatches.empty()},
       {"mismatches", mismatches},
+      {"boards", boards},
       {"entries", entries},
       {"unmatched", unmatched},
       {"notes", r.notes},

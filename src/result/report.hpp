@@ -198,6 +198,16 @@ struct Counters {
   std::optional<double> pct_of_peak_at_clock; ///< achieved_tflops / the GPU's dense peak at sm_clock_mhz × 100 [%]
 };
 
+/// One repetition of a step (`run --repeat R`, docs/ci.md): the step run again in its own process, with its own
+/// warm-up, clocks and L2 state. A step with repetitions keeps every one's samples in one list, repetition r's slice
+/// right after r − 1's: region_samples_ms, sm_clock_mhz and each launch group's (and kernel's) samples_ms alike.
+struct Repetition {
+  int64_t samples = 0;            ///< kept samples of this repetition: the length of its slice
+  double median_ms = 0;           ///< median of its region samples [ms]
+  double mean_sm_clock_mhz = 0;   ///< mean SM clock of its kept samples [MHz]
+  std::string created_at;         ///< when its process started measuring (ISO 8601 UTC)
+};
+
 /// One ladder step on one case.
 struct VariantResult {
   std::string name;
@@ -214,6 +224,9 @@ struct VariantResult {
   Stats region;                     ///< CUDA-event time of the whole variant [ms]
   std::vector<double> region_samples_ms;
   std::vector<double> sm_clock_mhz; ///< per kept sample
+  /// `run --repeat R`: one entry per repetition, in the order they ran, their slices concatenated in the sample
+  /// lists above; empty for a single run. Statistics (region, launch groups) are over all of them pooled.
+  std::vector<Repetition> repetitions;
   SamplingInfo sampling;
   std::vector<LaunchGroupTiming> launch_groups;  ///< the step's launch groups, in launch order
   Correctness correctness;
@@ -276,6 +289,24 @@ struct ShardRun {
   bool interrupted = false;    ///< a signal stopped it early
 };
 
+/// One kernel of the control workload (measure/control.hpp, docs/ci.md): a fixed-size reference, the same in every
+/// run whatever the config, timed with CUDA events at the start and at the end of the run.
+struct ControlKernel {
+  std::string name;                      ///< "gemm" | "copy"
+  std::string description;               ///< e.g. "cuBLAS fp16 GEMM 8192×8192×8192, fp32 accumulate"
+  double flops = 0;                      ///< work of one launch [FLOP] (0 for the copy)
+  double bytes = 0;                      ///< DRAM bytes moved by one launch, read + written [B] (0 for the GEMM)
+  std::vector<double> start_samples_ms;  ///< timed launches before the ladder [ms]
+  std::vector<double> end_samples_ms;    ///< timed launches after the ladder [ms]
+};
+
+/// The control workload of a run: what the board did on a fixed reference, so that `compare` can tell a board
+/// change from a code change (`compare --normalize control`).
+struct Control {
+  std::string uuid;                      ///< the board it ran on ("GPU-…", as environment.uuid)
+  std::vector<ControlKernel> kernels;    ///< gemm, copy
+};
+
 /// The whole report of one run (or of a merge of shards).
 struct Report {
   int schema_version = kReportSchemaVersion;
@@ -294,6 +325,7 @@ struct Report {
   int exit_code = 0;                ///< the run's exit code
   std::optional<ShardRun> shard;    ///< set when this report is one shard of a split run
   std::vector<ShardRun> shards;     ///< a merged report (`gpubench merge`, `run --devices`): its shards, by index
+  std::optional<Control> control;   ///< the control workload (absent in reports written before it, and with --no-control)
 };
 
 void to_json(nlohmann::json& j, StepStatus v);
@@ -313,6 +345,12 @@ void to_json(nlohmann::json& j, const PluginUse& v);
 void from_json(const nlohmann::json& j, PluginUse& v);
 void to_json(nlohmann::json& j, const ShardRun& v);
 void from_json(const nlohmann::json& j, ShardRun& v);
+void to_json(nlohmann::json& j, const Repetition& v);
+void from_json(const nlohmann::json& j, Repetition& v);
+void to_json(nlohmann::json& j, const ControlKernel& v);
+void from_json(const nlohmann::json& j, ControlKernel& v);
+void to_json(nlohmann::json& j, const Control& v);
+void from_json(const nlohmann::json& j, Control& v);
 void to_json(nlohmann::json& j, const Stats& v);
 void from_json(const nlohmann::json& j, Stats& v);
 void to_json(nlohmann::json& j, const KernelTiming& v);

@@ -136,6 +136,16 @@ void check_timing_samples(const nlohmann::json& j, const std::string& source, co
       }
     }
   }
+  if (const auto control = j.find("control"); control != j.end() && control->is_object()) {
+    const auto kernels = control->find("kernels");
+    for (size_t k = 0; kernels != control->end() && kernels->is_array() && k < kernels->size(); ++k) {
+      const nlohmann::json& kj = (*kernels)[k];
+      if (!kj.is_object()) continue;
+      const std::string entry = fmt::format("control kernel '{}'", name_of(kj, "name"));
+      check_samples(kj, "start_samples_ms", fmt::format("/control/kernels/{}", k), entry, problems, bad);
+      check_samples(kj, "end_samples_ms", fmt::format("/control/kernels/{}", k), entry, problems, bad);
+    }
+  }
   if (problems.empty()) return;
   std::string msg = source + ": " + problems.front();
   for (size_t i = 1; i < problems.size(); ++i) msg += "\n  " + source + ": " + problems[i];
@@ -226,6 +236,34 @@ std::string locate_unreadable(nlohmann::json doc) {
   }
 }
 
+/// A step's repetitions (`run --repeat`) must slice its samples: each holds ≥ 1 sample and together they hold every
+/// region sample. Throws InputError naming the file, the JSON pointer and the entry.
+void check_repetitions(const Report& r, const std::string& source) {
+  for (size_t c = 0; c < r.cases.size(); ++c) {
+    for (size_t v = 0; v < r.cases[c].variants.size(); ++v) {
+      const VariantResult& vr = r.cases[c].variants[v];
+      if (vr.repetitions.empty()) continue;
+      int64_t sum = 0;
+      for (size_t k = 0; k < vr.repetitions.size(); ++k) {
+        const int64_t n = vr.repetitions[k].samples;
+        if (n < 1 || n > static_cast<int64_t>(vr.region_samples_ms.size())) {
+          throw InputError(fmt::format("{}: /cases/{}/variants/{}/repetitions/{}/samples (case '{}', variant '{}') is {}: "
+                                       "a repetition holds 1 to {} samples (the step's region samples); the report "
+                                       "is corrupt, re-run the benchmark to regenerate it",
+                                       source, c, v, k, r.cases[c].label, vr.name, n, vr.region_samples_ms.size()));
+        }
+        sum += n;
+      }
+      if (sum != static_cast<int64_t>(vr.region_samples_ms.size())) {
+        throw InputError(fmt::format("{}: /cases/{}/variants/{}/repetitions (case '{}', variant '{}'): the "
+                                     "repetitions hold {} samples, region_samples_ms {}; the report is corrupt, re-run "
+                                     "the benchmark to regenerate it",
+                                     source, c, v, r.cases[c].label, vr.name, sum, vr.region_samples_ms.size()));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Report parse_report(const nlohmann::json& j, const std::string& source) {
@@ -270,6 +308,7 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
     throw InputError(source + ": malformed report: " + (where.empty() ? "" : where + ": ") + json_error_text(e) +
                      "; re-run the benchmark to regenerate it");
   }
+  check_repetitions(r, source);
   return r;
 }
 

@@ -41,6 +41,39 @@ void write_opt(json& j, const char* key, const std::optional<T>& v) {
 
 }  // namespace
 
+void to_json(json& j, const Repetition& v) {
+  j = json{{"samples", v.samples}, {"median_ms", v.median_ms}, {"mean_sm_clock_mhz", v.mean_sm_clock_mhz},
+           {"created_at", v.created_at}};
+}
+
+void from_json(const json& j, Repetition& v) {
+  read(j, "samples", v.samples);
+  read(j, "median_ms", v.median_ms);
+  read(j, "mean_sm_clock_mhz", v.mean_sm_clock_mhz);
+  read(j, "created_at", v.created_at);
+}
+
+void to_json(json& j, const ControlKernel& v) {
+  j = json{{"name", v.name}, {"description", v.description}, {"flops", v.flops}, {"bytes", v.bytes},
+           {"start_samples_ms", v.start_samples_ms}, {"end_samples_ms", v.end_samples_ms}};
+}
+
+void from_json(const json& j, ControlKernel& v) {
+  read(j, "name", v.name);
+  read(j, "description", v.description);
+  read(j, "flops", v.flops);
+  read(j, "bytes", v.bytes);
+  read(j, "start_samples_ms", v.start_samples_ms);
+  read(j, "end_samples_ms", v.end_samples_ms);
+}
+
+void to_json(json& j, const Control& v) { j = json{{"uuid", v.uuid}, {"kernels", v.kernels}}; }
+
+void from_json(const json& j, Control& v) {
+  read(j, "uuid", v.uuid);
+  read(j, "kernels", v.kernels);
+}
+
 void to_json(json& j, const Stats& v) {
   j = json{{"count", v.count}, {"min", v.min},       {"q1", v.q1},       {"median", v.median},
            {"q3", v.q3},       {"max", v.max},       {"mean", v.mean},   {"stdev", v.stdev},
@@ -278,6 +311,7 @@ void to_json(json& j, const VariantResult& v) {
            {"gbps", v.gbps},
            {"pct_of_floor", v.pct_of_floor},
            {"acceptance", v.acceptance}};
+  if (!v.repetitions.empty()) j["repetitions"] = v.repetitions;  // run --repeat only
   write_opt(j, "speedup_vs_prev", v.speedup_vs_prev);
   write_opt(j, "speedup_vs_baseline", v.speedup_vs_baseline);
   write_opt(j, "min_speedup", v.min_speedup);
@@ -300,6 +334,7 @@ void from_json(const json& j, VariantResult& v) {
   read(j, "region", v.region);
   read(j, "region_samples_ms", v.region_samples_ms);
   read(j, "sm_clock_mhz", v.sm_clock_mhz);
+  read(j, "repetitions", v.repetitions);
   read(j, "sampling", v.sampling);
   read(j, "launch_groups", v.launch_groups);
   read(j, "correctness", v.correctness);
@@ -384,6 +419,7 @@ void to_json(json& j, const Report& v) {
            {"exit_code", v.exit_code}};
   write_opt(j, "shard", v.shard);  // split runs only
   if (!v.shards.empty()) j["shards"] = v.shards;  // merged reports only
+  write_opt(j, "control", v.control);
 }
 
 void from_json(const json& j, Report& v) {
@@ -405,6 +441,7 @@ void from_json(const json& j, Report& v) {
   read(j, "exit_code", v.exit_code);
   read(j, "shard", v.shard);
   read(j, "shards", v.shards);
+  read(j, "control", v.control);
 }
 
 }  // namespace gpubench

@@ -1,0 +1,152 @@
+#include "analysis/compare_noise.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "result/statistics.hpp"
+
+namespace gpubench {
+namespace {
+
+/// Below this many samples a repetition's resample median is drawn value by value; from it, by rank.
+constexpr size_t kDirectResampleBelow = 64;
+
+/// A standard normal value from two 53-bit uniforms of `rng` (Box–Muller): the same on every standard library.
+double standard_normal(std::mt19937_64& rng) {
+  constexpr double kTwo53 = 9007199254740992.0;
+  const double u1 = (static_cast<double>(rng() >> 11) + 1.0) / (kTwo53 + 1.0);  // (0, 1]
+  const double u2 = static_cast<double>(rng() >> 11) / kTwo53;                  // [0, 1)
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+std::vector<std::vector<double>> sorted_reps(const std::vector<std::vector<double>>& reps) {
+  if (reps.empty()) throw std::invalid_argument("hierarchical bootstrap: a side has no repetition");
+  std::vector<std::vector<double>> out = reps;
+  for (auto& r : out) {
+    if (r.empty()) throw std::invalid_argument("hierarchical bootstrap: an empty repetition");
+    std::sort(r.begin(), r.end());
+  }
+  return out;
+}
+
+/// Median of an ascending list (mean of the two middle values for even sizes).
+double sorted_median(const std::vector<double>& s) {
+  const size_t n = s.size();
+  return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+/// One resample of a side: its repetitions drawn with replacement, each one's resample median; their mean.
+double resample_side(const std::vector<std::vector<double>>& sorted, std::mt19937_64& rng, std::vector<double>& buf) {
+  double sum = 0;
+  for (size_t k = 0; k < sorted.size(); ++k) {
+    const std::vector<double>& rep = sorted[rng() % sorted.size()];
+    if (rep.size() >= kDirectResampleBelow) {
+      sum += median_rank_draw(rep, rng);
+      continue;
+    }
+    buf.resize(rep.size());
+    for (double& v : buf) v = rep[rng() % rep.size()];
+    std::sort(buf.begin(), buf.end());
+    sum += sorted_median(buf);
+  }
+  return sum / static_cast<double>(sorted.size());
+}
+
+}  // namespace
+
+double median_rank_draw(const std::vector<double>& sorted, std::mt19937_64& rng) {
+  const auto n = static_cast<double>(sorted.size());
+  const double rank = 0.5 * (n - 1) + 0.5 * std::sqrt(n) * standard_normal(rng);
+  const double clamped = std::clamp(rank, 0.0, n - 1);
+  if (sorted.size() % 2 == 1) return sorted[static_cast<size_t>(std::llround(clamped))];
+  const auto k = std::min(static_cast<size_t>(clamped), sorted.size() - 2);
+  return 0.5 * (sorted[k] + sorted[k + 1]);
+}
+
+std::vector<std::vector<double>> repetition_slices(const std::vector<double>& samples, const VariantResult& v) {
+  if (v.repetitions.size() < 2) return {};
+  int64_t total = 0;
+  for (const Repetition& r : v.repetitions) {
+    if (r.samples < 1) return {};
+    total += r.samples;
+  }
+  if (total != static_cast<int64_t>(samples.size())) return {};
+  std::vector<std::vector<double>> out;
+  auto at = samples.begin();
+  for (const Repetition& r : v.repetitions) {
+    out.emplace_back(at, at + r.samples);
+    at += r.samples;
+  }
+  return out;
+}
+
+double mean_of_medians(const std::vector<std::vector<double>>& reps) {
+  const auto sorted = sorted_reps(reps);
+  double sum = 0;
+  for (const auto& r : sorted) sum += sorted_median(r);
+  return sum / static_cast<double>(sorted.size());
+}
+
+double repetition_rel_stdev(const std::vector<std::vector<double>>& reps) {
+  if (reps.size() < 2) return 0;
+  std::vector<double> medians;
+  for (const auto& r : sorted_reps(reps)) medians.push_back(sorted_median(r));
+  return relative_stdev(medians);
+}
+
+RatioInterval hierarchical_bootstrap_ratio(const std::vector<std::vector<double>>& old_reps,
+                                           const std::vector<std::vector<double>>& new_reps, double confidence,
+                                           int resamples, uint64_t seed) {
+  if (!(confidence > 0 && confidence < 1)) throw std::invalid_argument("bootstrap: confidence must be in (0, 1)");
+  if (resamples < 1) throw std::invalid_argument("bootstrap: resamples must be ≥ 1");
+  const auto so = sorted_reps(old_reps);
+  const auto sn = sorted_reps(new_reps);
+  const double m_old = mean_of_medians(old_reps), m_new = mean_of_medians(new_reps);
+  if (!(m_old > 0) || !(m_new > 0)) throw std::invalid_argument("bootstrap: medians must be > 0");
+  RatioInterval out;
+  out.ratio = m_new / m_old;
+  std::mt19937_64 rng(seed);
+  std::vector<double> buf, ratios(static_cast<size_t>(resamples));
+  for (double& r : ratios) {
+    const double a = resample_side(so, rng, buf);
+    const double b = resample_side(sn, rng, buf);
+    r = a > 0 ? b / a : HUGE_VAL;
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double alpha = 1 - confidence;
+  out.low = quantile_sorted(ratios, alpha / 2);
+  out.high = quantile_sorted(ratios, 1 - alpha / 2);
+  return out;
+}
+
+std::optional<double> control_median(const Control& control, const std::string& name) {
+  for (const ControlKernel& k : control.kernels) {
+    if (k.name != name) continue;
+    std::vector<double> all = k.start_samples_ms;
+    all.insert(all.end(), k.end_samples_ms.begin(), k.end_samples_ms.end());
+    if (all.empty()) return std::nullopt;
+    std::sort(all.begin(), all.end());
+    return sorted_median(all);
+  }
+  return std::nullopt;
+}
+
+std::optional<ControlFactor> control_factor(const Control& old_control, const Control& new_control,
+                                            const std::string& bound) {
+  auto ratio = [&](const char* name) -> std::optional<double> {
+    const auto o = control_median(old_control, name), n = control_median(new_control, name);
+    if (!o || !n || !(*o > 0) || !(*n > 0)) return std::nullopt;
+    return *n / *o;
+  };
+  if (bound == "compute" || bound == "memory") {
+    const char* name = bound == "compute" ? "gemm" : "copy";
+    if (const auto r = ratio(name)) return ControlFactor{name, *r};
+    return std::nullopt;
+  }
+  const auto g = ratio("gemm"), c = ratio("copy");
+  if (!g || !c) return std::nullopt;
+  return ControlFactor{"gemm·copy", std::sqrt(*g * *c)};
+}
+
+}  // namespace gpubench

@@ -1,0 +1,308 @@
+// Issue 29: a gate that knows run-to-run and board-to-board noise. Synthetic reports with known spread: repetitions
+// (`run --repeat`) judged by the hierarchical bootstrap, the control workload's board notes and
+// `--normalize control`, and the report reader's checks of both.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analysis/compare.hpp"
+#include "analysis/compare_noise.hpp"
+#include "analysis/repetitions.hpp"
+#include "result/report_io.hpp"
+#include "core/atomic_file.hpp"
+#include "support/cli_fixture.hpp"
+#include "support/input_error.hpp"
+#include "support/samples.hpp"
+
+namespace gpubench {
+namespace {
+
+using testing::input_error_of;
+using testing::noisy;
+
+constexpr const char* kCase = "B=1024 fixed(length=70)";
+
+/// A step measured in repetitions: repetition k has `per_rep` samples around medians[k] with 0.3% noise within it.
+VariantResult repeated_step(const std::string& name, const std::vector<double>& medians, uint64_t seed,
+                            int per_rep = 300, const std::string& bound = "compute") {
+  VariantResult v;
+  v.name = name;
+  v.correctness.status = CheckStatus::kPass;
+  v.floor.bound = bound;
+  for (size_t k = 0; k < medians.size(); ++k) {
+    const auto s = noisy(medians[k], 0.003, per_rep, seed + k);
+    v.region_samples_ms.insert(v.region_samples_ms.end(), s.begin(), s.end());
+    if (medians.size() > 1) v.repetitions.push_back(Repetition{per_rep, medians[k], 1980, ""});
+  }
+  return v;
+}
+
+Report report_of(VariantResult v, const std::string& uuid = "GPU-aaaa") {
+  Report r;
+  r.config = {{"name", "noise"}};
+  r.config_hash = "0123456789abcdef";
+  r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"driver", "580.95.05"}}}, {"uuid", uuid}};
+  CaseResult c;
+  c.label = kCase;
+  c.batch = 1024;
+  c.variants.push_back(std::move(v));
+  r.cases.push_back(std::move(c));
+  return r;
+}
+
+/// The control workload of a board whose GEMM runs `gemm_ms` and copy `copy_ms` (20 samples each phase, 0.2% noise).
+Control control_of(const std::string& uuid, double gemm_ms, double copy_ms) {
+  Control c;
+  c.uuid = uuid;
+  c.kernels.push_back({"gemm", "cuBLAS fp16 GEMM", 1.1e12, 0, noisy(gemm_ms, 0.002, 20, 1), noisy(gemm_ms, 0.002, 20, 2)});
+  c.kernels.push_back({"copy", "copy 1 GiB", 0, 2.1e9, noisy(copy_ms, 0.002, 20, 3), noisy(copy_ms, 0.002, 20, 4)});
+  return c;
+}
+
+CompareEntry region_entry(const Report& old_r, const Report& new_r, CompareOptions o = {}) {
+  const CompareResult res = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o);
+  for (const CompareEntry& e : res.entries)
+    if (e.launch_group.empty()) return e;
+  ADD_FAILURE() << "no region entry";
+  return {};
+}
+
+// Run-to-run spread of 1% between repetitions (what one H200 gives hours apart), 0.3% within a run.
+const std::vector<double> kOldRuns = {0.990, 1.000, 1.010, 0.995, 1.005};
+const std::vector<double> kNewRuns = {1.010, 1.000, 0.990, 1.015, 0.985};  // the same spread, another order
+
+std::vector<double> scaled(const std::vector<double>& v, double f) {
+  std::vector<double> out;
+  for (double x : v) out.push_back(x * f);
+  return out;
+}
+
+TEST(CompareNoise, SingleRunsCallABoardShiftPlusDriftSlowerRepetitionsDoNot) {
+  // A 2% faster/slower board plus run-to-run drift: NEW's first run came out 1.02 × 1.010 / 0.990 ≈ +4.1% on OLD's.
+  const Report one_old = report_of(repeated_step("pipelined", {kOldRuns[0]}, 11));
+  const Report one_new = report_of(repeated_step("pipelined", {1.02 * kNewRuns[0]}, 21));
+  const CompareEntry single = region_entry(one_old, one_new);
+  EXPECT_EQ(single.noise, "within-run");
+  EXPECT_EQ(single.verdict, Verdict::kSlower) << "the within-run interval is tight: the single runs flag it";
+  EXPECT_LT(single.ci->high - single.ci->low, 0.005);
+
+  const Report old_r = report_of(repeated_step("pipelined", kOldRuns, 11));
+  const Report new_r = report_of(repeated_step("pipelined", scaled(kNewRuns, 1.02), 21));
+  const CompareEntry e = region_entry(old_r, new_r);
+  EXPECT_EQ(e.noise, "between-run");
+  EXPECT_NE(e.verdict, Verdict::kSlower) << e.note;
+  EXPECT_FALSE(e.regression);
+  EXPECT_NEAR(e.ci->ratio, 1.02, 0.003);  // mean of the repetitions' medians
+  EXPECT_GT(e.ci->high - e.ci->low, 0.01) << "the interval holds the run-to-run spread";
+  EXPECT_EQ(e.old_side.repetitions, 5);
+  EXPECT_NEAR(e.old_side.repetition_rel_stdev, 0.0079, 0.001);
+}
+
+TEST(CompareNoise, RepetitionsStillFlagAFivePercentRegression) {
+  const Report old_r = report_of(repeated_step("pipelined", kOldRuns, 11));
+  const Report new_r = report_of(repeated_step("pipelined", scaled(kNewRuns, 1.05), 21));
+  const CompareEntry e = region_entry(old_r, new_r);
+  EXPECT_EQ(e.noise, "between-run");
+  EXPECT_EQ(e.verdict, Verdict::kSlower) << "[" << e.ci->low << ", " << e.ci->high << "]";
+  EXPECT_TRUE(e.regression);
+  EXPECT_GT(e.ci->low, 1.03);
+}
+
+TEST(CompareNoise, SameCodeRepeatedIsSame) {
+  const Report old_r = report_of(repeated_step("pipelined", kOldRuns, 11));
+  const Report new_r = report_of(repeated_step("pipelined", kNewRuns, 21));
+  const CompareEntry e = region_entry(old_r, new_r);
+  EXPECT_EQ(e.verdict, Verdict::kSame) << "[" << e.ci->low << ", " << e.ci->high << "]";
+}
+
+TEST(CompareNoise, TooFewRepetitionsFallBackToWithinRunAndSaySo) {
+  const Report old_r = report_of(repeated_step("pipelined", {1.0, 1.01}, 11));  // 2 < kMinRepetitions
+  const Report new_r = report_of(repeated_step("pipelined", kNewRuns, 21));
+  const CompareResult res = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, CompareOptions{});
+  EXPECT_EQ(res.entries.front().noise, "within-run");
+  ASSERT_FALSE(res.notes.empty());
+  EXPECT_NE(res.notes.back().find("not run-to-run"), std::string::npos) << res.notes.back();
+}
+
+TEST(CompareNoise, HierarchicalIntervalWidensWithTheSpreadBetweenRuns) {
+  const auto tight = hierarchical_bootstrap_ratio({noisy(1, 0.003, 200, 1), noisy(1, 0.003, 200, 2), noisy(1, 0.003, 200, 3)},
+                                                  {noisy(1, 0.003, 200, 4), noisy(1, 0.003, 200, 5), noisy(1, 0.003, 200, 6)},
+                                                  0.95, 2000, 7);
+  const auto wide = hierarchical_bootstrap_ratio({noisy(0.97, 0.003, 200, 1), noisy(1, 0.003, 200, 2), noisy(1.03, 0.003, 200, 3)},
+                                                 {noisy(0.97, 0.003, 200, 4), noisy(1, 0.003, 200, 5), noisy(1.03, 0.003, 200, 6)},
+                                                 0.95, 2000, 7);
+  EXPECT_LT(tight.high - tight.low, 0.004);
+  EXPECT_GT(wide.high - wide.low, 0.03);
+  EXPECT_LE(wide.low, wide.ratio);
+  EXPECT_GE(wide.high, wide.ratio);
+  EXPECT_THROW(hierarchical_bootstrap_ratio({}, {{1.0}}, 0.95, 100, 1), std::invalid_argument);
+  EXPECT_THROW(hierarchical_bootstrap_ratio({{1.0}, {}}, {{1.0}}, 0.95, 100, 1), std::invalid_argument);
+}
+
+TEST(CompareNoise, RepetitionSlicesFollowTheCounts) {
+  VariantResult v = repeated_step("x", {1.0, 2.0, 3.0}, 1, 4);
+  const auto slices = repetition_slices(v.region_samples_ms, v);
+  ASSERT_EQ(slices.size(), 3u);
+  EXPECT_NEAR(slices[1].front(), 2.0, 0.05);
+  EXPECT_NEAR(mean_of_medians(slices), 2.0, 0.02);
+  EXPECT_TRUE(repetition_slices(std::vector<double>(5, 1.0), v).empty()) << "a list of another length is not sliced";
+}
+
+TEST(CompareNoise, ControlNormalizationTakesOutABoardThatIsFourPercentSlower) {
+  // NEW's board runs everything 4% slower: the GEMM control and the (compute-bound) step alike.
+  Report old_r = report_of(repeated_step("fused", {0.400}, 11), "GPU-aaaa");
+  Report new_r = report_of(repeated_step("fused", {0.416}, 21), "GPU-bbbb");
+  old_r.control = control_of("GPU-aaaa", 1.400, 0.520);
+  new_r.control = control_of("GPU-bbbb", 1.456, 0.520);
+  const CompareResult raw = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, CompareOptions{});
+  EXPECT_EQ(raw.entries.front().verdict, Verdict::kSlower);
+  ASSERT_EQ(raw.boards.size(), 1u);
+  EXPECT_TRUE(raw.boards.front().different());
+  ASSERT_EQ(raw.boards.front().controls.size(), 2u);
+  EXPECT_NEAR(raw.boards.front().controls[0].new_ms / raw.boards.front().controls[0].old_ms, 1.04, 0.002);
+  EXPECT_TRUE(std::any_of(raw.notes.begin(), raw.notes.end(),
+                          [](const std::string& n) { return n.find("different boards") != std::string::npos; }));
+
+  CompareOptions o;
+  o.normalize_control = true;
+  const CompareEntry e = region_entry(old_r, new_r, o);
+  ASSERT_TRUE(e.control);
+  EXPECT_EQ(e.control->kernel, "gemm");
+  EXPECT_NEAR(e.control->factor, 1.04, 0.002);
+  EXPECT_NEAR(e.ci->ratio, 1.0, 0.003);
+  EXPECT_EQ(e.verdict, Verdict::kSame);
+}
+
+TEST(CompareNoise, ControlKernelFollowsTheStepsBound) {
+  const Control a = control_of("A", 1.4, 0.50), b = control_of("B", 1.4 * 1.05, 0.50 * 0.98);
+  EXPECT_EQ(control_factor(a, b, "compute")->kernel, "gemm");
+  EXPECT_NEAR(control_factor(a, b, "compute")->factor, 1.05, 0.003);
+  EXPECT_EQ(control_factor(a, b, "memory")->kernel, "copy");
+  EXPECT_NEAR(control_factor(a, b, "memory")->factor, 0.98, 0.003);
+  EXPECT_NEAR(control_factor(a, b, "")->factor, std::sqrt(1.05 * 0.98), 0.003);
+  Control no_copy = b;
+  no_copy.kernels.pop_back();
+  EXPECT_FALSE(control_factor(a, no_copy, "memory"));
+}
+
+TEST(CompareNoise, NormalizeWithoutAControlIsBadInputNamingTheFile) {
+  Report old_r = report_of(repeated_step("fused", {0.4}, 11));
+  const Report new_r = report_of(repeated_step("fused", {0.4}, 21));
+  old_r.control = control_of("GPU-aaaa", 1.4, 0.52);
+  CompareOptions o;
+  o.normalize_control = true;
+  const std::string msg =
+      input_error_of([&] { compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o); });
+  EXPECT_NE(msg.find("new.json has no control workload"), std::string::npos) << msg;
+}
+
+TEST(CompareNoise, ReaderRefusesRepetitionsThatDoNotSliceTheSamples) {
+  Report r = report_of(repeated_step("fused", {1.0, 1.0, 1.0}, 1, 10));
+  nlohmann::json j = r;
+  EXPECT_EQ(parse_report(j, "ok.json").cases[0].variants[0].repetitions.size(), 3u);
+  j["cases"][0]["variants"][0]["repetitions"][1]["samples"] = 11;
+  const std::string msg = input_error_of([&] { parse_report(j, "bad.json"); });
+  EXPECT_NE(msg.find("bad.json: /cases/0/variants/0/repetitions"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("31"), std::string::npos) << msg;
+  j["cases"][0]["variants"][0]["repetitions"][1]["samples"] = -5;
+  EXPECT_NE(input_error_of([&] { parse_report(j, "neg.json"); }).find("repetitions/1/samples"), std::string::npos);
+}
+
+TEST(CompareNoise, ReaderRefusesControlSamplesThatAreNotDurations) {
+  Report r = report_of(repeated_step("fused", {1.0}, 1));
+  r.control = control_of("GPU-aaaa", 1.4, 0.52);
+  nlohmann::json j = r;
+  const Report back = parse_report(j, "ok.json");
+  ASSERT_TRUE(back.control);
+  EXPECT_EQ(back.control->kernels[1].end_samples_ms, r.control->kernels[1].end_samples_ms);
+  j["control"]["kernels"][1]["end_samples_ms"][3] = -1.0;
+  const std::string msg = input_error_of([&] { parse_report(j, "bad.json"); });
+  EXPECT_NE(msg.find("/control/kernels/1/end_samples_ms/3 (control kernel 'copy')"), std::string::npos) << msg;
+}
+
+TEST(Repetitions, AddRepetitionAppendsSlicesAndPadsMissingKernels) {
+  VariantResult a = repeated_step("fused", {1.0}, 1, 4);
+  a.launch_groups = {LaunchGroupTiming{"gemm", TimingSource::kCupti, {}, {0.5, 0.5, 0.5, 0.5}, {}}};
+  a.launch_groups[0].kernels = {KernelTiming{"k1", "kernel", 1, {}, {0.5, 0.5, 0.5, 0.5}}};
+  a.sampling.samples_taken = 4;
+  start_repetitions(a, "t0");
+  ASSERT_EQ(a.repetitions.size(), 1u);
+  VariantResult b = repeated_step("fused", {2.0}, 2, 3);
+  b.launch_groups = {LaunchGroupTiming{"gemm", TimingSource::kCupti, {}, {0.7, 0.7, 0.7}, {}}};
+  b.launch_groups[0].kernels = {KernelTiming{"k2", "kernel", 2, {}, {0.7, 0.7, 0.7}}};
+  b.sampling.samples_taken = 5;
+  EXPECT_EQ(add_repetition(a, b, "t1"), "");
+  ASSERT_EQ(a.repetitions.size(), 2u);
+  EXPECT_EQ(a.repetitions[1].samples, 3);
+  EXPECT_NEAR(a.repetitions[1].median_ms, 2.0, 0.02);
+  EXPECT_EQ(a.region_samples_ms.size(), 7u);
+  EXPECT_EQ(a.region.count, 7);
+  EXPECT_EQ(a.sampling.samples_taken, 9);
+  EXPECT_EQ(a.launch_groups[0].samples_ms.size(), 7u);
+  ASSERT_EQ(a.launch_groups[0].kernels.size(), 2u);
+  EXPECT_EQ(a.launch_groups[0].kernels[0].samples_ms, (std::vector<double>{0.5, 0.5, 0.5, 0.5, 0, 0, 0}));
+  EXPECT_EQ(a.launch_groups[0].kernels[1].samples_ms, (std::vector<double>{0, 0, 0, 0, 0.7, 0.7, 0.7}));
+  const nlohmann::json j = report_of(a);
+  EXPECT_NO_THROW(parse_report(j, "appended.json"));
+
+  VariantResult other = b;
+  other.launch_groups[0].name = "copy";
+  EXPECT_NE(add_repetition(a, other, "t2").find("launch group 0 is 'copy'"), std::string::npos);
+  VariantResult failed = b;
+  failed.status = StepStatus::kFailed;
+  failed.error = "boom";
+  EXPECT_EQ(add_repetition(a, failed, "t2"), "status failed: boom");
+  EXPECT_EQ(a.repetitions.size(), 2u) << "nothing changed";
+}
+
+class NoiseCli : public testing::CliTest {
+ protected:
+  std::string write(const std::string& name, const Report& r) {
+    const std::string p = (dir_ / name).string();
+    write_file_atomic(p, nlohmann::json(r).dump());
+    return p;
+  }
+};
+
+TEST_F(NoiseCli, CompareShowsTheBoardsAndNormalizesByTheControl) {
+  Report old_r = report_of(repeated_step("fused", kOldRuns, 11), "GPU-aaaa");
+  Report new_r = report_of(repeated_step("fused", scaled(kNewRuns, 1.05), 21), "GPU-bbbb");
+  old_r.control = control_of("GPU-aaaa", 1.400, 0.520);
+  new_r.control = control_of("GPU-bbbb", 1.470, 0.520);
+  const std::string a = write("old.json", old_r), b = write("new.json", new_r);
+  ASSERT_EQ(run({"compare", a, b}), 1) << out_ << err_;  // 5% slower board, judged by 5 repetitions a side: SLOWER
+  EXPECT_NE(out_.find("boards: GPU-aaaa → GPU-bbbb (different boards); control gemm"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("between-run 5/5"), std::string::npos) << out_;
+  ASSERT_EQ(run({"compare", a, b, "--normalize", "control", "--format", "json"}), 0) << out_ << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j["options"]["normalize"], "control");
+  EXPECT_EQ(j["boards"][0]["different"], true);
+  EXPECT_EQ(j["entries"][0]["noise"], "between-run");
+  EXPECT_EQ(j["entries"][0]["control"]["kernel"], "gemm");
+  EXPECT_NEAR(j["entries"][0]["ratio"].get<double>(), 1.0, 0.005);
+  EXPECT_EQ(j["entries"][0]["old"]["repetitions"], 5);
+  ASSERT_EQ(run({"compare", a, b, "--normalize", "board"}), 2);
+  EXPECT_NE(err_.find("--normalize"), std::string::npos) << err_;
+}
+
+TEST_F(NoiseCli, CompareWithoutAControlRefusesToNormalize) {
+  const std::string a = write("old.json", report_of(repeated_step("fused", {1.0}, 1)));
+  const std::string b = write("new.json", report_of(repeated_step("fused", {1.0}, 2)));
+  ASSERT_EQ(run({"compare", a, b, "--normalize", "control"}), 2);
+  EXPECT_NE(err_.find("old.json has no control workload"), std::string::npos) << err_;
+  ASSERT_EQ(run({"compare", a, b}), 0) << err_;
+  EXPECT_NE(out_.find("each side is one run"), std::string::npos) << out_;
+}
+
+TEST_F(NoiseCli, RunRefusesRepeatsThatCannotBeMadeBeforeTheGpu) {
+  ASSERT_EQ(run({"run", "--repeat", "0"}), 2);
+  EXPECT_NE(err_.find("--repeat: 0 is outside [1, 1000]"), std::string::npos) << err_;
+  ASSERT_EQ(run({"run", "--repeat", "3", "--no-isolate"}), 2);
+  EXPECT_NE(err_.find("--repeat: each repetition runs in its own process"), std::string::npos) << err_;
+  ASSERT_EQ(run({"run", "--repeat", "3", "--trace", (dir_ / "t.json").string()}), 2);
+}
+
+}  // namespace
+}  // namespace gpubench
