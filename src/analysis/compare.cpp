@@ -165,29 +165,6 @@ std::string short_hash(const std::string& h) { return h.substr(0, 8); }
 
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
-/// environment.uuid of a report, "" when absent.
-std::string board_uuid(const Report& r) {
-  if (r.environment.is_object() && r.environment.contains("uuid") && r.environment["uuid"].is_string())
-    return r.environment["uuid"].get<std::string>();
-  return r.control ? r.control->uuid : "";
-}
-
-/// The boards and control medians of a report pair.
-BoardPair board_pair(const LoadedReport& a, const LoadedReport& b) {
-  BoardPair p;
-  p.old_file = a.path;
-  p.new_file = b.path;
-  p.old_uuid = board_uuid(a.report);
-  p.new_uuid = board_uuid(b.report);
-  if (a.report.control && b.report.control) {
-    for (const ControlKernel& k : a.report.control->kernels) {
-      const auto o = control_median(*a.report.control, k.name), n = control_median(*b.report.control, k.name);
-      if (o && n) p.controls.push_back({k.name, *o, *n});
-    }
-  }
-  return p;
-}
-
 // Matched entries and unmatched items of one report pair.
 void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOptions& o, const CompareFilter& f,
                   CompareResult& res) {
@@ -497,24 +474,7 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
         filter.active() ? ", and filters (" + filter.describe() + ") that keep at least one row of both" : ""));
   }
 
-  const auto judged_by = [&](const char* noise) {
-    return std::count_if(res.entries.begin(), res.entries.end(), [&](const CompareEntry& e) { return e.noise == noise; });
-  };
-  const int64_t within = judged_by("within-run"), between = judged_by("between-run");
-  if (within > 0 && between == 0) {
-    res.notes.push_back("each side is one run: the intervals hold the noise within a run, not run-to-run or "
-                        "board-to-board noise (run --repeat 5 on both sides puts run-to-run noise in; docs/ci.md)");
-  } else if (within > 0) {
-    res.notes.push_back(fmt::format("{} entries judged by run-to-run spread (repetitions), {} by the samples of one "
-                                    "run (fewer than {} repetitions on a side)", between, within, kMinRepetitions));
-  }
-  for (const BoardPair& p : res.boards) {
-    if (p.different())
-      res.notes.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}){}", p.old_uuid, p.new_uuid,
-                                      options.normalize_control ? ": ratios normalized by the control workload"
-                                                                : ": two boards of one model differ by up to ~4%; "
-                                                                  "--normalize control or gpubench ab (docs/ci.md)"));
-  }
+  for (std::string& n : noise_notes(res)) res.notes.push_back(std::move(n));
   double log_sum = 0;
   for (const CompareEntry& e : res.entries) {
     if (!e.launch_group.empty() || !e.ci) continue;

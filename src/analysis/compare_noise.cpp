@@ -1,5 +1,7 @@
 #include "analysis/compare_noise.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -147,6 +149,55 @@ std::optional<ControlFactor> control_factor(const Control& old_control, const Co
   const auto g = ratio("gemm"), c = ratio("copy");
   if (!g || !c) return std::nullopt;
   return ControlFactor{"gemm·copy", std::sqrt(*g * *c)};
+}
+
+namespace {
+
+/// environment.uuid of a report (else its control's), "" when absent.
+std::string board_uuid(const Report& r) {
+  if (r.environment.is_object() && r.environment.contains("uuid") && r.environment["uuid"].is_string())
+    return r.environment["uuid"].get<std::string>();
+  return r.control ? r.control->uuid : "";
+}
+
+}  // namespace
+
+BoardPair board_pair(const LoadedReport& a, const LoadedReport& b) {
+  BoardPair p;
+  p.old_file = a.path;
+  p.new_file = b.path;
+  p.old_uuid = board_uuid(a.report);
+  p.new_uuid = board_uuid(b.report);
+  if (a.report.control && b.report.control) {
+    for (const ControlKernel& k : a.report.control->kernels) {
+      const auto o = control_median(*a.report.control, k.name), n = control_median(*b.report.control, k.name);
+      if (o && n) p.controls.push_back({k.name, *o, *n});
+    }
+  }
+  return p;
+}
+
+std::vector<std::string> noise_notes(const CompareResult& res) {
+  std::vector<std::string> out;
+  const auto judged_by = [&](const char* noise) {
+    return std::count_if(res.entries.begin(), res.entries.end(), [&](const CompareEntry& e) { return e.noise == noise; });
+  };
+  const int64_t within = judged_by("within-run"), between = judged_by("between-run");
+  if (within > 0 && between == 0) {
+    out.push_back("each side is one run: the intervals hold the noise within a run, not run-to-run or "
+                  "board-to-board noise (run --repeat 5 on both sides puts run-to-run noise in; docs/ci.md)");
+  } else if (within > 0) {
+    out.push_back(fmt::format("{} entries judged by run-to-run spread (repetitions), {} by the samples of one run "
+                              "(fewer than {} repetitions on a side)", between, within, kMinRepetitions));
+  }
+  for (const BoardPair& p : res.boards) {
+    if (p.different())
+      out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}){}", p.old_uuid, p.new_uuid,
+                                res.options.normalize_control ? ": ratios normalized by the control workload"
+                                                              : ": two boards of one model differ by up to ~4%; "
+                                                                "--normalize control or gpubench ab (docs/ci.md)"));
+  }
+  return out;
 }
 
 }  // namespace gpubench

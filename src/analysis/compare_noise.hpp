@@ -54,4 +54,12 @@ std::optional<double> control_median(const Control& control, const std::string& 
 std::optional<ControlFactor> control_factor(const Control& old_control, const Control& new_control,
                                             const std::string& bound);
 
+/// The boards and control medians of a report pair (environment.uuid, else the control's uuid; control kernels both
+/// reports hold).
+BoardPair board_pair(const LoadedReport& old_report, const LoadedReport& new_report);
+
+/// compare's notes on noise: that the intervals hold within-run noise only (no entry judged by repetitions), or how
+/// many entries were judged each way; and one per report pair that ran on different boards.
+std::vector<std::string> noise_notes(const CompareResult& res);
+
 }  // namespace gpubench
