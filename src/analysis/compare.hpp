@@ -167,6 +167,11 @@ struct CompareResult {
   /// Geometric mean of region ratios (launch group ""), over entries with an interval; absent when none.
   std::optional<double> geomean_ratio;
   int64_t geomean_count = 0;               ///< entries in the geometric mean
+  /// The verb the renderings name in the summary line ("gpubench compare: …"); `ab` sets "ab".
+  std::string verb = "compare";
+  /// How the intervals were made, for the renderings' method line and JSON "method"; "" = compare's unpaired
+  /// bootstrap of the ratio of medians. `ab` (analysis/ab.hpp) describes its paired ABBA interval here.
+  std::string method;
 
   /// Entries with a given verdict.
   int64_t count(Verdict v) const;

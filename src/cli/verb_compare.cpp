@@ -12,6 +12,7 @@
 
 #include "analysis/compare.hpp"
 #include "core/report_stream.hpp"
+#include "cli/fraction.hpp"
 #include "cli/verb.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
@@ -19,22 +20,6 @@
 
 namespace gpubench::cli {
 namespace {
-
-/// Parses a fraction written "3%" (percent) or "0.03" (fraction) into 0.03. A bare number ≥ 1
-/// ("3") is ambiguous and rejected. Throws InputError naming `option` on anything else.
-double parse_fraction(const std::string& option, const std::string& text) {
-  std::string s = text;
-  const bool percent = !s.empty() && s.back() == '%';
-  if (percent) s.pop_back();
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {  // "inf" / "nan" parse, but are no level
-    throw InputError(option + ": '" + text + "' is not a finite number (write e.g. 3% or 0.03)");
-  }
-  if (percent) return v / 100.0;
-  if (v >= 1) throw InputError(option + ": '" + text + "' is ambiguous (write " + text + "% or a fraction below 1)");
-  return v;
-}
 
 struct CompareArgs {
   std::string old_path, new_path;

@@ -125,7 +125,7 @@ void Runner::measure(const std::vector<std::vector<op::LaunchGroup>>& input_sets
   StoppingCriterion criterion(spec_);
   warm_up(pass, criterion);
   sample_until_stopped(pass, criterion, out.notes);
-  summarize(pass, criterion, out);
+  summarize(pass, criterion, take_records(), out);
 }
 
 void Runner::check(const std::vector<std::vector<op::LaunchGroup>>& input_sets, const std::string& label) {
@@ -174,10 +174,7 @@ void Runner::sample_until_stopped(MeasurePass& pass, StoppingCriterion& criterio
     const Sample smp = take_sample(pass, static_cast<int64_t>(pass.samples.size()), blocking, notes);
     pass.samples.push_back(smp);
     if (clock_ok(smp.clock_mhz)) criterion.add_sample(smp.region_ms);
-    if (spec_.cooldown > 0) {  // GPU idle between samples: keeps average power under the limit (MeasureSpec::cooldown)
-      std::this_thread::sleep_for(
-          std::chrono::duration<double, std::milli>(std::min(20.0, spec_.cooldown * smp.region_ms)));
-    }
+    cool_down(smp.region_ms);
     if (progress_) {
       if (const double now = wall_seconds(); now - last_progress >= kProgressInterval) {
         last_progress = now;
@@ -273,6 +270,12 @@ void Runner::report_progress(const MeasurePass& pass, const StoppingCriterion& c
   p.elapsed_s = taken > 0 ? criterion.elapsed_s() : 0.0;
   p.timeout_s = spec_.timeout_s;
   progress_(p);
+}
+
+void Runner::cool_down(double region_ms) const {
+  if (spec_.cooldown > 0) {  // GPU idle between samples: keeps average power under the limit (MeasureSpec::cooldown)
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(std::min(20.0, spec_.cooldown * region_ms)));
+  }
 }
 
 bool Runner::clock_ok(double clock_mhz) const {

@@ -21,6 +21,18 @@ namespace gpubench::measure {
 
 class StoppingCriterion;
 struct GroupRecords;
+struct ActivityRecord;
+
+/// The outcome of Runner::measure_interleaved: both sides summarized as Runner::measure does, and for each side the
+/// ABBA pair index of every sample the clock guard kept (a.region_samples_ms[k] and every a.launch_groups[g]
+/// .samples_ms[k] belong to pair a_pairs[k]; likewise for B). Pair p holds A's and B's sample p; both sides take
+/// the same number of samples, one per pair.
+struct InterleavedResult {
+  VariantResult a, b;              ///< filled like Runner::measure's `out` (region, launch groups, sampling)
+  std::vector<int64_t> a_pairs;    ///< pair index of each kept A sample, ascending
+  std::vector<int64_t> b_pairs;    ///< pair index of each kept B sample, ascending
+  int64_t pairs_taken = 0;         ///< ABBA pairs sampled (before the clock guard)
+};
 
 /// State shared by every variant of a run: the stream, the L2 flush buffer, the clock-probe slot,
 /// and whether CUPTI is usable (or why not).
@@ -55,6 +67,17 @@ class Runner {
   void measure(const std::vector<std::vector<op::LaunchGroup>>& input_sets, const std::string& label,
                VariantResult& out);
 
+  /// Measures two steps in one loop, interleaved (`gpubench ab`, runner_interleaved.cpp): one MeasurePass per side
+  /// (distinct serials), both captured (graph mode) and warmed up, then samples in ABBA order — pair p runs A then B
+  /// when p is even, B then A when odd, so a first-in-pair effect cancels — each under the cold protocol of
+  /// measure() (blocking kernel, L2 flush, clock probe, cooldown), until both sides' stopping rules hold (each with
+  /// twice /measure/timeout_s, since the two steps share the wall clock), a signal arrives or a side times out.
+  /// `out.a` / `out.b` must carry the steps' notes already (measure() appends to them); the name and status are
+  /// left as given. Throws DeviceError when a launch fails or no sample of a side survives the clock guard.
+  void measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>& a_sets, const std::string& a_label,
+                           const std::vector<std::vector<op::LaunchGroup>>& b_sets, const std::string& b_label,
+                           InterleavedResult& out);
+
   /// Runs every op of `ops` once between cudaProfilerStart/Stop under NVTX ranges (for
   /// `ncu --profile-from-start off` / `nsys --capture-range=cudaProfilerApi`).
   void profile_once(const std::vector<op::LaunchGroup>& ops, const std::string& label);
@@ -84,10 +107,19 @@ class Runner {
   /// then one stream sync. Clears `blocking` and notes why when the blocking kernel timed out.
   Sample take_sample(MeasurePass& pass, int64_t s, bool& blocking, std::vector<std::string>& notes);
   /// Summarize (runner_summary.cpp): clock guard, CUPTI records per sample and group, statistics into `out`.
-  /// Throws DeviceError when no sample survives.
-  void summarize(const MeasurePass& pass, const StoppingCriterion& criterion, VariantResult& out);
-  /// CUPTI records of this pass → per group: busy time and per-kernel sums per sample; feeds the trace.
-  GroupRecords attribute_records(const MeasurePass& pass, const std::vector<char>& kept);
+  /// `records`: the CUPTI records taken after sampling (take_records(); empty without CUPTI), of this pass and any
+  /// other (each pass picks its own by serial). Throws DeviceError when no sample survives.
+  void summarize(const MeasurePass& pass, const StoppingCriterion& criterion,
+                 const std::vector<ActivityRecord>& records, VariantResult& out);
+  /// This pass's records among `records` (sorted by start) → per group: busy time and per-kernel sums per sample;
+  /// feeds the trace.
+  GroupRecords attribute_records(const MeasurePass& pass, const std::vector<char>& kept,
+                                 const std::vector<ActivityRecord>& records);
+  /// Every CUPTI record completed since the last take (CuptiActivity::take), sorted by start time; empty without
+  /// CUPTI. One take feeds every pass of a measurement (two in measure_interleaved).
+  std::vector<ActivityRecord> take_records() const;
+  /// Idles the host after a sample of `region_ms` (MeasureSpec::cooldown; none when 0).
+  void cool_down(double region_ms) const;
 
   /// Enqueues the groups of one set between the per-group events; `tag`: CUPTI external ids for `sample`.
   void enqueue_groups(MeasurePass& pass, const std::vector<op::LaunchGroup>& groups, int64_t sample, bool tag);

@@ -131,7 +131,15 @@ void flag_other_streams(const MeasurePass& pass, const GroupRecords& records, Va
 
 }  // namespace
 
-GroupRecords Runner::attribute_records(const MeasurePass& pass, const std::vector<char>& kept) {
+std::vector<ActivityRecord> Runner::take_records() const {
+  if (!cupti_) return {};
+  auto records = CuptiActivity::take();
+  std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
+  return records;
+}
+
+GroupRecords Runner::attribute_records(const MeasurePass& pass, const std::vector<char>& kept,
+                                       const std::vector<ActivityRecord>& records) {
   const size_t n_ops = pass.n_ops;
   GroupRecords out{std::vector<std::map<std::string, KernelAcc>>(n_ops), std::vector<std::map<int64_t, double>>(n_ops),
                    std::nullopt, std::vector<std::map<uint32_t, int64_t>>(n_ops)};
@@ -144,8 +152,6 @@ GroupRecords Runner::attribute_records(const MeasurePass& pass, const std::vecto
     for (const auto& group : pass.input_sets.front()) names.push_back(group.name);
     trace = &trace_->begin_variant(pass.label, std::move(names));
   }
-  auto records = CuptiActivity::take();
-  std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
   std::map<int64_t, size_t> graph_pos;  // sample → records seen (graph mode attribution by order)
   for (const auto& r : records) {
     uint64_t sr; int64_t sm; int op;
@@ -184,12 +190,13 @@ GroupRecords Runner::attribute_records(const MeasurePass& pass, const std::vecto
   return out;
 }
 
-void Runner::summarize(const MeasurePass& pass, const StoppingCriterion& criterion, VariantResult& out) {
+void Runner::summarize(const MeasurePass& pass, const StoppingCriterion& criterion,
+                       const std::vector<ActivityRecord>& all_records, VariantResult& out) {
   // Clock guard: keep samples whose SM clock is ≥ threshold × the device's maximum SM clock.
   std::vector<char> kept(pass.samples.size(), 0);
   for (size_t s = 0; s < pass.samples.size(); ++s) kept[s] = clock_ok(pass.samples[s].clock_mhz);
   GroupRecords records;
-  if (cupti_) records = attribute_records(pass, kept);
+  if (cupti_) records = attribute_records(pass, kept, all_records);
   fill_region(pass, criterion, kept, device_, cupti_, out);
   fill_groups(pass, records, kept, cupti_, out);
   flag_other_streams(pass, records, out);

@@ -18,94 +18,12 @@
 #include "measure/metrics.hpp"
 #include "measure/pipeline_session.hpp"
 #include "measure/runner.hpp"
+#include "measure/session_check.hpp"
 #include "op/check.hpp"
 #include "op/operation.hpp"
 #include "workload/workload.hpp"
 
 namespace gpubench::measure {
-namespace {
-
-/// Inputs, fp32 reference and baseline output of one check seed.
-struct CheckSet {
-  uint64_t seed = 0;
-  std::unique_ptr<op::Inputs> inputs;
-  DeviceBuffer y_ref;   // [output elements] fp32
-  DeviceBuffer y_base;  // [output elements] precision; valid once the first ladder step passed
-  bool have_base = false;
-  /// False when y_ref is unset: an op without a reference (Operation::has_reference) takes the output of the
-  /// ladder's first step (SessionRun::reference_from_first_step), and that step failed; `no_ref_why` says how.
-  bool have_ref = true;
-  std::string no_ref_why;
-};
-
-/// True when the CUDA context is unusable after an error (illegal address, launch failure, ...).
-bool context_poisoned() {
-  const cudaError_t e = cudaDeviceSynchronize();
-  if (e == cudaSuccess) return false;
-  (void)cudaGetLastError();
-  return cudaDeviceSynchronize() != cudaSuccess;  // sticky errors persist
-}
-
-/// The step's work model with these options; the op's minimum work model when the step declares none.
-std::string work_model_of(const op::Operation& operation, const op::StepInfo& info, const nlohmann::json& options) {
-  return info.work_model_for ? info.work_model_for(options) : operation.work_models().front();
-}
-
-/// One untimed run of a step for the check: create it with `options`, set it up on `inputs`, poison the output
-/// `y` (`count` elements in `precision`), launch every launch group on `stream`. Returns the step, which the caller
-/// keeps until it has synchronized the stream. Throws what the step throws.
-std::unique_ptr<op::Step> run_poisoned(const op::StepInfo& info, const nlohmann::json& options,
-                                       const op::Inputs& inputs, void* y, int64_t count, Precision precision,
-                                       cudaStream_t stream) {
-  auto step = info.create(options);
-  step->setup(inputs, y, stream);
-  op::poison_output(y, count, precision, stream);
-  for (const auto& group : step->groups()) group.launch(stream);
-  return step;
-}
-
-/// Correctness gate of one step: every seed, poisoned output, vs the fp32 reference and the baseline.
-/// `count`: output elements of the case.
-void check_variant(const op::Operation& operation, const op::StepInfo& info, const VariantSpec& spec,
-                   const Config& config, std::vector<CheckSet>& sets, int64_t count, bool is_first, cudaStream_t stream,
-                   VariantResult& vr) {
-  Correctness& c = vr.correctness;
-  c.reference = operation.has_reference() ? "fp32-gpu" : "first-step";
-  c.tolerance = config.check.tolerance.value_or(operation.tolerance(config.precision));
-  c.status = CheckStatus::kPass;
-  for (CheckSet& set : sets) {
-    c.seeds.push_back(set.seed);
-    DeviceBuffer y(static_cast<size_t>(count * element_bytes(config.precision)));
-    const auto step = run_poisoned(info, spec.options, *set.inputs, y.get(), count, config.precision, stream);
-    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-    if (!set.have_ref) {
-      c.status = CheckStatus::kFail;
-      c.message = "no reference: " + set.no_ref_why;
-      return;
-    }
-    const op::ErrorStats e = op::compare_to_reference(y.get(), config.precision, set.y_ref.as<float>(), count, stream);
-    c.rel_error = std::max(c.rel_error, std::isfinite(e.rel_error) ? e.rel_error : INFINITY);
-    c.max_abs_error = std::max(c.max_abs_error, e.max_abs_error);
-    c.nonfinite += e.nonfinite;
-    if (set.have_base) {
-      const op::ErrorStats b = op::compare_outputs(y.get(), set.y_base.get(), config.precision, count, stream);
-      c.rel_error_vs_baseline = std::max(c.rel_error_vs_baseline.value_or(0.0), b.rel_error);
-    }
-    const bool ok = e.nonfinite == 0 && e.rel_error <= c.tolerance;
-    if (!ok) c.status = CheckStatus::kFail;
-    if (ok && is_first && !set.have_base) {
-      set.y_base = std::move(y);
-      set.have_base = true;
-    }
-  }
-  if (c.status == CheckStatus::kFail) {
-    c.message = c.nonfinite > 0
-                    ? fmt::format("{} non-finite output elements (unwritten or NaN)", c.nonfinite)
-                    : fmt::format("rel. error {:.3g} > tolerance {:.3g}", c.rel_error, c.tolerance);
-  }
-}
-
-}  // namespace
 
 int64_t case_memory_need(const Config& config, int64_t B, int64_t U, int64_t input_sets) {
   const op::Operation& operation = op::operation_of(config);
@@ -139,18 +57,6 @@ struct CaseState {
   std::vector<std::unique_ptr<op::Inputs>> timing_inputs;
   std::vector<DeviceBuffer> timing_y;
 };
-
-/// The report's header fields that need no GPU work (tool, git, time, environment, config).
-Report new_report(const Config& config, const DeviceInfo& device) {
-  Report report;
-  report.tool_version = build_info::kVersion;
-  report.git_sha = build_info::kGitSha;
-  report.created_at = utc_timestamp();
-  report.environment = environment_json(device);
-  report.config = config.resolved;
-  report.config_hash = config.hash;
-  return report;
-}
 
 /// One `gpubench run` in progress. The recipe: measurement block and counters, then per case: inputs and
 /// references, then per step: check, set up, measure, record; then the measured pipeline of the case.
@@ -342,36 +248,14 @@ class SessionRun {
     }
   }
 
-  /// The reference of an op without one: the ladder's first step's output on each check seed, in fp32, whichever
-  /// steps this process runs (`--variant`, `--isolate` children). A failure leaves the sets without a reference
-  /// and says why; every step's check then fails with that.
+  /// The reference of an op without one (session_check.hpp reference_from_first_step); a run that poisons the CUDA
+  /// context marks the later steps "not run".
   void reference_from_first_step(CaseState& cs) {
-    const VariantSpec& first = config_.variants.front();
-    const op::StepInfo* info = operation_.find_step(first.name);
-    const cudaStream_t stream = runner_.stream();
-    for (CheckSet& set : cs.checks) {
-      try {
-        if (info == nullptr) throw InputError("unknown step");
-        DeviceBuffer y(cs.out_bytes);
-        const auto step =
-            run_poisoned(*info, first.options, *set.inputs, y.get(), cs.out_elements, config_.precision, stream);
-        op::to_fp32(y.get(), config_.precision, set.y_ref.as<float>(), cs.out_elements, stream);
-        const op::ErrorStats e =
-            op::compare_to_reference(y.get(), config_.precision, set.y_ref.as<float>(), cs.out_elements, stream);
-        set.have_ref = e.nonfinite == 0;
-        if (!set.have_ref)
-          set.no_ref_why = fmt::format("the ladder's first step, {}, is the op's reference and left {} output "
-                                       "elements unwritten or non-finite (seed {})", first.name, e.nonfinite, set.seed);
-      } catch (const std::exception& e) {
-        set.have_ref = false;
-        set.no_ref_why = fmt::format("the ladder's first step, {}, is the op's reference and failed: {}", first.name,
-                                     e.what());
-        if (context_poisoned()) {
-          poisoned_ = true;
-          poisoned_by_ = "the reference run of " + first.name + " poisoned the CUDA context (" + e.what() + ")";
-          return;
-        }
-      }
+    if (std::string why = measure::reference_from_first_step(operation_, config_, cs.checks, cs.out_bytes,
+                                                             cs.out_elements, runner_.stream());
+        !why.empty()) {
+      poisoned_ = true;
+      poisoned_by_ = std::move(why);
     }
   }
 

@@ -109,6 +109,7 @@ std::string geomean_line(const CompareResult& r) {
 }
 
 std::string method_line(const CompareResult& r) {
+  if (!r.method.empty()) return "Method: " + r.method;
   return fmt::format(
       "Method: ratio of medians new/old with a {}% bootstrap percentile interval (Efron & Tibshirani 1993; "
       "{} resamples, fixed seed; noise within-run: the samples of one run per side; between-run: the mean of the "
@@ -151,8 +152,8 @@ std::string compare_summary_line(const CompareResult& r) {
   if (unsure > 0 && !(reg == 0 && r.options.fail_on_unsure))
     head += fmt::format(", but could not decide {} entr{} (UNSURE; --fail-on-unsure fails on these)", unsure,
                         unsure == 1 ? "y" : "ies");
-  return fmt::format("gpubench compare: {}; {} faster, {} same, {} unsure; {} unmatched (threshold ±{}, {}% CI)",
-                     head, r.count(Verdict::kFaster), r.count(Verdict::kSame), unsure, r.unmatched.size(),
+  return fmt::format("gpubench {}: {}; {} faster, {} same, {} unsure; {} unmatched (threshold ±{}, {}% CI)",
+                     r.verb, head, r.count(Verdict::kFaster), r.count(Verdict::kSame), unsure, r.unmatched.size(),
                      pct(r.options.threshold), confidence_pct(r));
 }
 
@@ -272,6 +273,7 @@ nlohmann::json compare_to_json(const CompareResult& r) {
   return {
       {"kind", "gpubench.compare"},
       {"version", 2},  // 2: entries[].launch_group and options.launch_groups (1: op, ops)
+      {"verb", r.verb},  // "compare", or "ab" (paired interleaved samples of one process: see "method")
       {"old", r.old_path},
       {"new", r.new_path},
       {"options",
@@ -279,7 +281,8 @@ nlohmann::json compare_to_json(const CompareResult& r) {
         {"min_samples", o.min_samples}, {"allow_mismatch", o.allow_mismatch}, {"fail_on_unsure", o.fail_on_unsure},
         {"cases", o.cases}, {"steps", o.steps}, {"launch_groups", o.launch_groups}, {"regions_only", o.regions_only},
         {"normalize", o.normalize_control ? "control" : "none"}}},
-      {"method", "bootstrap percentile interval of median(new)/median(old) (Efron & Tibshirani 1993)"},
+      {"method", r.method.empty() ? "bootstrap percentile interval of median(new)/median(old) (Efron & Tibshirani 1993)"
+                                  : r.method},
       {"summary",
        {{"entries", r.entries.size()}, {"regressions", r.regressions()}, {"faster", r.count(Verdict::kFaster)},
         {"slower", r.count(Verdict::kSlower)}, {"same", r.count(Verdict::kSame)},

@@ -1,0 +1,265 @@
+#include "analysis/ab.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "core/errors.hpp"
+#include "result/statistics.hpp"
+
+namespace gpubench {
+namespace {
+
+/// Median of a scratch buffer, reordering it (nth_element: O(n)).
+double median_inplace(std::vector<double>& v) {
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  const double upper = *mid;
+  if (v.size() % 2 == 1) return upper;
+  return 0.5 * (*std::max_element(v.begin(), mid) + upper);
+}
+
+/// A standard normal value from two 53-bit uniforms of `rng` (Box–Muller), the same on every standard library.
+double standard_normal(std::mt19937_64& rng) {
+  constexpr double kTwo53 = 9007199254740992.0;
+  const double u1 = (static_cast<double>(rng() >> 11) + 1.0) / (kTwo53 + 1.0);  // (0, 1]
+  const double u2 = static_cast<double>(rng() >> 11) / kTwo53;                  // [0, 1)
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+/// The median of one bootstrap resample of `sorted` (n values) read at a rank drawn from its normal limit: the count
+/// of draws at or below order statistic j is Binomial(n, j/n), so the resample median's rank is normal around
+/// (n − 1)/2 with standard deviation √n / 2 (compare.cpp's large-side draw).
+double median_rank_draw(const std::vector<double>& sorted, std::mt19937_64& rng) {
+  const auto n = static_cast<double>(sorted.size());
+  const double rank = std::clamp(0.5 * (n - 1) + 0.5 * std::sqrt(n) * standard_normal(rng), 0.0, n - 1);
+  if (sorted.size() % 2 == 1) return sorted[static_cast<size_t>(std::llround(rank))];
+  const auto k = std::min(static_cast<size_t>(rank), sorted.size() - 2);
+  return 0.5 * (sorted[k] + sorted[k + 1]);
+}
+
+std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
+
+/// One side of a paired entry: n pairs, the median and rel. stdev of that side's paired samples.
+EntrySide side_of(const std::vector<double>& ms, const VariantResult& v, bool region) {
+  EntrySide s;
+  s.n = static_cast<int64_t>(ms.size());
+  s.median_ms = ms.empty() ? 0 : median_of(ms);
+  s.rel_stdev = relative_stdev(ms);
+  s.status = v.status;
+  if (region) s.correctness = v.correctness.status;
+  return s;
+}
+
+/// The region entry's status rules: a failed side is FAILED (a regression: `ab` exits 1), naming the side and why.
+/// Returns true when the entry is decided by them.
+bool judge_status(CompareEntry& e, const VariantResult& a, const VariantResult& b) {
+  std::string why;
+  for (const VariantResult* v : {&a, &b})
+    if (v->status == StepStatus::kFailed) why += (why.empty() ? "" : "; ") + v->name + " failed: " + v->error;
+  if (!why.empty()) {
+    e.verdict = Verdict::kFailed;
+    e.regression = true;
+    e.note = why;
+    return true;
+  }
+  if (a.status != StepStatus::kOk || b.status != StepStatus::kOk) {
+    e.verdict = Verdict::kUnsure;
+    e.note = fmt::format("{} {}, {} {}: no pairs to compare{}", a.name, to_string(a.status), b.name,
+                         to_string(b.status),
+                         a.error.empty() && b.error.empty() ? "" : " (" + (a.error.empty() ? b.error : a.error) + ")");
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+PairedSamples pair_samples(const std::vector<double>& a_ms, const std::vector<int64_t>& a_pairs,
+                           const std::vector<double>& b_ms, const std::vector<int64_t>& b_pairs) {
+  if (a_ms.size() != a_pairs.size() || b_ms.size() != b_pairs.size())
+    throw std::invalid_argument(fmt::format("pair_samples: {} A samples for {} pair indices, {} B samples for {}",
+                                            a_ms.size(), a_pairs.size(), b_ms.size(), b_pairs.size()));
+  if (!std::is_sorted(a_pairs.begin(), a_pairs.end()) || !std::is_sorted(b_pairs.begin(), b_pairs.end()))
+    throw std::invalid_argument("pair_samples: pair indices must ascend");
+  PairedSamples p;
+  size_t i = 0, k = 0;
+  while (i < a_pairs.size() && k < b_pairs.size()) {  // a merge of the two ascending index lists
+    if (a_pairs[i] < b_pairs[k]) {
+      ++i;
+    } else if (b_pairs[k] < a_pairs[i]) {
+      ++k;
+    } else {
+      p.a_ms.push_back(a_ms[i]);
+      p.b_ms.push_back(b_ms[k]);
+      p.pair.push_back(a_pairs[i]);
+      ++i;
+      ++k;
+    }
+  }
+  return p;
+}
+
+RatioInterval bootstrap_paired_median_ratio(const std::vector<double>& a_ms, const std::vector<double>& b_ms,
+                                            double confidence, int resamples, uint64_t seed) {
+  if (a_ms.empty() || a_ms.size() != b_ms.size())
+    throw std::invalid_argument(fmt::format("paired bootstrap: {} A and {} B samples (need as many, > 0)", a_ms.size(),
+                                            b_ms.size()));
+  if (!(confidence > 0 && confidence < 1)) throw std::invalid_argument("paired bootstrap: confidence must be in (0, 1)");
+  if (resamples < 1) throw std::invalid_argument("paired bootstrap: resamples must be ≥ 1");
+  std::vector<double> q(a_ms.size());  // [pairs] b_i / a_i
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (!(a_ms[i] > 0) || !(b_ms[i] > 0)) throw std::invalid_argument("paired bootstrap: samples must be > 0");
+    q[i] = b_ms[i] / a_ms[i];
+  }
+  RatioInterval out;
+  out.ratio = median_of(q);
+  // Resampling pairs and taking the median of their ratios is resampling the ratios themselves: each pair's q_i
+  // travels whole, so the drift common to its two samples never enters the interval.
+  std::mt19937_64 rng(seed);
+  const bool by_rank = q.size() >= kBootstrapRankSamples;
+  std::vector<double> sorted;
+  if (by_rank) {
+    sorted = q;
+    std::sort(sorted.begin(), sorted.end());
+  }
+  std::vector<double> buf(by_rank ? 0 : q.size());
+  std::vector<double> medians(static_cast<size_t>(resamples));
+  for (double& m : medians) {
+    if (by_rank) {
+      m = median_rank_draw(sorted, rng);
+      continue;
+    }
+    for (double& v : buf) v = q[rng() % q.size()];
+    m = median_inplace(buf);
+  }
+  std::sort(medians.begin(), medians.end());
+  const double alpha = 1 - confidence;
+  out.low = quantile_sorted(medians, alpha / 2);
+  out.high = quantile_sorted(medians, 1 - alpha / 2);
+  return out;
+}
+
+void judge_paired(CompareEntry& e, const PairedSamples& p, const CompareOptions& o) {
+  PairedSamples usable;  // pairs with a ratio: A's sample > 0 (a launch group that launched nothing measures 0)
+  for (size_t i = 0; i < p.a_ms.size(); ++i) {
+    if (!(p.a_ms[i] > 0) || !(p.b_ms[i] > 0)) continue;
+    usable.a_ms.push_back(p.a_ms[i]);
+    usable.b_ms.push_back(p.b_ms[i]);
+    usable.pair.push_back(p.pair[i]);
+  }
+  const auto n = static_cast<int64_t>(usable.a_ms.size());
+  const std::string head = fmt::format("paired: {} ABBA pair{}", n, n == 1 ? "" : "s");
+  const auto skipped = static_cast<int64_t>(p.a_ms.size()) - n;
+  const std::string zeros = skipped > 0 ? fmt::format(" ({} with a 0 ms sample left out)", skipped) : "";
+  e.old_side.n = e.new_side.n = n;
+  e.old_side.median_ms = n > 0 ? median_of(usable.a_ms) : 0;
+  e.new_side.median_ms = n > 0 ? median_of(usable.b_ms) : 0;
+  e.old_side.rel_stdev = relative_stdev(usable.a_ms);
+  e.new_side.rel_stdev = relative_stdev(usable.b_ms);
+  if (n < o.min_samples) {
+    e.verdict = Verdict::kUnsure;
+    e.note = fmt::format("{}{}: too few pairs (need ≥ {}): raise measure.min_samples", head, zeros, o.min_samples);
+    return;
+  }
+  e.noise = "paired";
+  e.ci = bootstrap_paired_median_ratio(usable.a_ms, usable.b_ms, o.confidence, o.resamples, o.seed);
+  e.verdict = classify_interval(*e.ci, o.threshold);
+  e.regression = e.verdict == Verdict::kSlower;
+  e.note = head + zeros;
+  if (e.verdict != Verdict::kUnsure) return;
+  const double width = e.ci->high - e.ci->low;
+  if (!(o.threshold > 0)) {
+    e.note += fmt::format("; interval [{:.3f}, {:.3f}] holds 1 and the band is ±0%: never SAME; give the change you "
+                          "accept as no change, e.g. --threshold 1%", e.ci->low, e.ci->high);
+  } else if (width < 0.25 * o.threshold) {
+    e.note += fmt::format("; change sits on the threshold: interval [{:.3f}, {:.3f}] is tight but touches an edge of "
+                          "the ±{} band; the data is clear, the threshold decides: choose it with --threshold",
+                          e.ci->low, e.ci->high, pct(o.threshold));
+  } else {
+    e.note += fmt::format("; {}: interval [{:.3f}, {:.3f}] {} the ±{} band (rel. stdev A {}, B {}); take more pairs "
+                          "(measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
+                          width > 2 * o.threshold ? "too noisy to decide" : "change near the threshold", e.ci->low,
+                          e.ci->high, width > 2 * o.threshold ? "is wider than" : "straddles an edge of",
+                          pct(o.threshold), pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev));
+  }
+}
+
+CompareResult compare_ab(const std::vector<measure::AbCase>& cases, const AbDescription& d, const CompareOptions& o) {
+  if (!(o.threshold >= 0 && o.threshold < 1))
+    throw InputError(fmt::format("--threshold: {} is outside [0, 1)", o.threshold));
+  if (!(o.confidence > 0 && o.confidence < 1))
+    throw InputError(fmt::format("--confidence: {} is outside (0, 1)", o.confidence));
+  if (o.resamples < 100 || o.resamples > kMaxResamples)
+    throw InputError(fmt::format("--resamples: {} is outside [100, {}]", o.resamples, kMaxResamples));
+  CompareResult res;
+  res.options = o;
+  res.verb = "ab";
+  res.old_path = "A = " + d.a_source;
+  res.new_path = "B = " + d.b_source;
+  res.report_pairs = 1;
+  const std::string board =
+      d.gpu_name.empty() ? "one GPU" : d.gpu_name + (d.gpu_uuid.empty() ? "" : " " + d.gpu_uuid);
+  res.method = fmt::format(
+      "median of the per-pair ratios B/A over ABBA pairs sampled interleaved in one process on one board ({}), with "
+      "a {:.6g}% bootstrap percentile interval resampling pairs (Efron & Tibshirani 1993; {} resamples, fixed seed); "
+      "SLOWER/FASTER only when the whole interval lies beyond ±{}, SAME when it lies inside; a failed step (check, "
+      "setup) is FAILED. The interval covers this process on this board, not another run or board.",
+      board, o.confidence * 100, o.resamples, pct(o.threshold));
+  res.notes.push_back(fmt::format("interval from interleaved ABBA pairs of one process on {}: old = A, new = B",
+                                  board));
+  double log_sum = 0;
+  for (const measure::AbCase& c : cases) {
+    CompareEntry base;
+    base.config_hash = d.config_hash;
+    base.config_name = d.config_name;
+    base.case_label = c.label;
+    base.variant = c.a.name + " vs " + c.b.name;
+    CompareEntry region = base;
+    region.old_side = side_of({}, c.a, true);
+    region.new_side = side_of({}, c.b, true);
+    const bool decided = judge_status(region, c.a, c.b);
+    if (!decided)
+      judge_paired(region, pair_samples(c.a.region_samples_ms, c.a_pairs, c.b.region_samples_ms, c.b_pairs), o);
+    if (region.ci && region.verdict != Verdict::kFailed) {
+      log_sum += std::log(region.ci->ratio);
+      ++res.geomean_count;
+    }
+    res.entries.push_back(std::move(region));
+    if (decided) continue;  // the region entry says why
+    for (const LaunchGroupTiming& ga : c.a.launch_groups) {
+      const auto gb = std::find_if(c.b.launch_groups.begin(), c.b.launch_groups.end(),
+                                   [&](const LaunchGroupTiming& g) { return g.name == ga.name; });
+      if (gb == c.b.launch_groups.end()) {
+        res.unmatched.push_back({"old", fmt::format("{} / {} / {}", c.label, c.a.name, ga.name), ""});
+        continue;
+      }
+      CompareEntry e = base;
+      e.launch_group = ga.name;
+      e.old_side = side_of({}, c.a, false);
+      e.new_side = side_of({}, c.b, false);
+      if (ga.source != gb->source) {
+        e.verdict = Verdict::kUnsure;
+        e.note = fmt::format("launch group timed by {} in A but {} in B: not comparable", to_string(ga.source),
+                             to_string(gb->source));
+      } else if (ga.samples_ms.size() != c.a_pairs.size() || gb->samples_ms.size() != c.b_pairs.size()) {
+        e.verdict = Verdict::kUnsure;  // graph mode without CUPTI: only the region is timed
+        e.note = fmt::format("launch group not timed per sample (source {}): no pairs", to_string(ga.source));
+      } else {
+        judge_paired(e, pair_samples(ga.samples_ms, c.a_pairs, gb->samples_ms, c.b_pairs), o);
+      }
+      res.entries.push_back(std::move(e));
+    }
+    for (const LaunchGroupTiming& gb : c.b.launch_groups)
+      if (std::none_of(c.a.launch_groups.begin(), c.a.launch_groups.end(),
+                       [&](const LaunchGroupTiming& g) { return g.name == gb.name; }))
+        res.unmatched.push_back({"new", fmt::format("{} / {} / {}", c.label, c.b.name, gb.name), ""});
+  }
+  if (res.geomean_count > 0) res.geomean_ratio = std::exp(log_sum / static_cast<double>(res.geomean_count));
+  return res;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,261 @@
+// `gpubench ab`: two steps measured interleaved (ABBA) in one process on one GPU, judged from the paired samples
+// (docs/ci.md, "Interleaved A/B on one board"). Forms:
+//   gpubench ab CONFIG --a STEP --b STEP          two steps of one config's ladder, each with its options there
+//   gpubench ab CONFIG_A CONFIG_B [--step NAME]   step NAME (default: A's last) of two configs of the same workload
+// Exit codes as compare: 0 no regression, 1 B SLOWER than A or a step FAILED (check, setup), 2 bad input (unknown
+// step, configs of different workloads: the differing JSON pointers named), 3 no usable GPU, 4 with
+// --fail-on-unsure when an entry could not be decided; 130/143 interrupted (what was measured is still printed).
+// Measurement: measure/ab_session.hpp; statistics: analysis/ab.hpp; formats: report/compare_render.hpp.
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/ab.hpp"
+#include "analysis/compare_checks.hpp"
+#include "cli/common.hpp"
+#include "cli/fraction.hpp"
+#include "cli/plugins.hpp"
+#include "cli/progress.hpp"
+#include "cli/verb.hpp"
+#include "core/atomic_file.hpp"
+#include "core/errors.hpp"
+#include "core/report_stream.hpp"
+#include "measure/ab_session.hpp"
+#include "measure/device_info.hpp"
+#include "measure/interrupt.hpp"
+#include "report/compare_render.hpp"
+#include "report/writer.hpp"
+
+namespace gpubench::cli {
+namespace {
+
+struct AbArgs {
+  std::string config_a, config_b;
+  std::string step_a, step_b;  // --a, --b (one config)
+  std::string step;            // --step (two configs)
+  std::string threshold = "3%";
+  std::string confidence = "95%";
+  int resamples = 2000;
+  bool fail_on_unsure = false;
+  std::string format = "text";
+  std::string output;
+  std::string report;          // --report PREFIX
+  std::string mode;
+  bool no_cupti = false;
+  std::vector<std::string> sets;
+  std::vector<std::string> plugins;
+  int64_t device = -1;
+  bool quiet = false;
+};
+
+/// The keys two configs must share for their steps to be compared on one workload (`ab CONFIG_A CONFIG_B`): op,
+/// shape, cases, input seed (all under /workload), precision, TF32, and the measure block.
+nlohmann::json workload_of(const Config& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const char* key : {"precision", "allow_tf32", "workload", "measure"})
+    if (c.resolved.contains(key)) j[key] = c.resolved[key];
+  return j;
+}
+
+/// The step `name` of `config`'s ladder, with its options. Throws InputError listing the ladder (and a close name).
+VariantSpec find_step(const Config& config, const std::string& name, const std::string& option,
+                      const std::string& path) {
+  std::vector<std::string> ladder;
+  for (const VariantSpec& v : config.variants) {
+    if (v.name == name) return v;
+    ladder.push_back(v.name);
+  }
+  const std::string guess = did_you_mean(name, ladder);
+  throw InputError(fmt::format("{}: '{}' is not a step of {}'s /variants{}; its steps: {}", option, name, path,
+                               guess.empty() ? "" : " (did you mean '" + guess + "'?)", fmt::join(ladder, ", ")));
+}
+
+/// Problems a `run` of the config would refuse without a GPU (datasheet memory, step callbacks): ConfigError.
+void refuse_like_run(const Config& config, const std::string& path) {
+  if (auto issues = datasheet_memory_issues(config); !issues.empty()) throw ConfigError(path, std::move(issues));
+  if (auto issues = step_callback_issues(config); !issues.empty()) throw ConfigError(path, std::move(issues));
+}
+
+/// The config at `path` with --set and --mode applied (as `run` applies them: the mode is hashed).
+Config load(const AbArgs& a, const std::string& path) {
+  Config config = load_config_or_default(path, a.sets);
+  if (!a.mode.empty()) {
+    config.measure.mode = *parse_timing_mode(a.mode);  // CLI11 checked the word
+    config.resolved["measure"]["mode"] = a.mode;
+    config.hash = config_hash(config.resolved);
+  }
+  if (a.device >= 0) config.device.index = static_cast<int>(a.device);
+  return config;
+}
+
+/// The verdict options, checked before any GPU work (compare_ab on no case refuses what it would refuse later).
+CompareOptions verdict_options(const AbArgs& a) {
+  CompareOptions o;
+  o.threshold = parse_fraction("--threshold", a.threshold);
+  o.confidence = parse_fraction("--confidence", a.confidence);
+  o.resamples = a.resamples;
+  o.fail_on_unsure = a.fail_on_unsure;
+  (void)compare_ab({}, {}, o);
+  return o;
+}
+
+int run_ab(const AbArgs& a, bool output_given, bool report_given) {
+  const bool two = !a.config_b.empty();
+  if (output_given && a.output.empty())
+    throw InputError("-o / --output: empty file path; give a file (e.g. ab.md), or leave -o out for stdout");
+  if (report_given && a.report.empty())
+    throw InputError("--report: empty prefix; give a path prefix (e.g. out/ab), or leave --report out");
+  if (two && (!a.step_a.empty() || !a.step_b.empty()))
+    throw InputError("--a / --b: with two configs the step is --step NAME (default: the last step of CONFIG_A's "
+                     "ladder), measured with each config's options; for two steps of one config give one config");
+  if (!two && (a.step_a.empty() || a.step_b.empty()))
+    throw InputError("give the two steps to compare: gpubench ab CONFIG --a STEP --b STEP, or two configs of the "
+                     "same workload: gpubench ab CONFIG_A CONFIG_B [--step NAME]");
+  if (!two && !a.step.empty())
+    throw InputError("--step: only with two configs (gpubench ab CONFIG_A CONFIG_B --step NAME); with one config "
+                     "give --a STEP --b STEP");
+  const CompareOptions options = verdict_options(a);
+  if (!a.output.empty()) check_writable(a.output);
+  if (!a.report.empty()) check_report_paths(a.report, {"json"});
+
+  load_plugins(a.plugins, a.config_a);
+  if (two) load_plugins(a.plugins, a.config_b);
+  const Config config_a = load(a, a.config_a);
+  const Config config_b = two ? load(a, a.config_b) : config_a;
+  if (two) {
+    const std::vector<KeyDiff> diffs = json_key_diff(workload_of(config_a), workload_of(config_b));
+    if (!diffs.empty()) {
+      std::string msg = fmt::format("{} and {} are not the same workload (op, precision, shape, cases, input seed and "
+                                    "measure block must match; A → B):",
+                                    a.config_a, a.config_b);
+      for (const std::string& d : describe_diffs(diffs, 10)) msg += "\n  " + d;
+      throw InputError(msg + "\nto compare different workloads run each and use gpubench compare");
+    }
+  }
+  measure::AbStep side_a, side_b;
+  side_a.config = &config_a;
+  side_b.config = &config_b;
+  if (two) {
+    const std::string name = a.step.empty() ? config_a.variants.back().name : a.step;
+    side_a.spec = find_step(config_a, name, "--step", a.config_a);
+    side_b.spec = find_step(config_b, name, "--step", a.config_b);
+  } else {
+    side_a.spec = find_step(config_a, a.step_a, "--a", a.config_a);
+    side_b.spec = find_step(config_a, a.step_b, "--b", a.config_a);
+  }
+  side_a.label = "A:" + side_a.spec.name;
+  side_b.label = "B:" + side_b.spec.name;
+  refuse_like_run(config_a, a.config_a);
+  if (two) refuse_like_run(config_b, a.config_b);
+
+  if (const std::string why = measure::device_unavailable_reason(config_a.device.index); !why.empty()) {
+    fmt::print(stderr, "gpubench ab needs an NVIDIA Hopper GPU (sm_90a: H100/H200) and its driver: {}\n", why);
+    return static_cast<int>(ExitCode::kNoDevice);
+  }
+  measure::install_interrupt_handlers();
+  const measure::DeviceInfo device = measure::query_device(config_a.device.index);
+  ProgressPrinter printer(stderr, a.quiet, false, isatty(STDERR_FILENO) != 0, use_color(STDERR_FILENO));
+  const auto log = [&](const std::string& line) { printer.log(line); };
+  log(fmt::format("{} vs {} on {} ({}), {} mode, interleaved ABBA", side_a.label, side_b.label, device.name,
+                  device.uuid, to_string(config_a.measure.mode)));
+  measure::AbRunOptions run_options;
+  run_options.use_cupti = !a.no_cupti;
+  run_options.progress = [&](const measure::SampleProgress& p) { printer.progress(p); };
+  measure::AbSession session = measure::run_ab_session(side_a, side_b, device, run_options, log);
+  printer.finish();
+
+  AbDescription d;
+  const auto source = [](const std::string& path, const measure::AbStep& s) {
+    return fmt::format("{} step {} {}", path, s.spec.name, s.spec.options.dump());
+  };
+  d.a_source = source(a.config_a, side_a);
+  d.b_source = source(two ? a.config_b : a.config_a, side_b);
+  d.config_hash = config_a.hash;
+  d.config_name = config_a.name;
+  d.gpu_name = device.name;
+  d.gpu_uuid = device.uuid;
+  const CompareResult result = compare_ab(session.cases, d, options);
+  const std::string text = render_compare(result, a.format);
+  if (a.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), report_stream());
+    std::fflush(report_stream());
+  } else {
+    write_file_atomic(a.output, text);
+    std::fprintf(stderr, "%s\n", compare_summary_line(result).c_str());  // for the CI log
+  }
+  if (!a.report.empty()) {
+    session.report.plugins = plugin_uses();
+    write_reports_or_rescue(session.report, a.report, {"json"});
+    std::fprintf(stderr, "report: %s.json\n", a.report.c_str());
+  }
+  if (session.report.interrupted) {
+    const int sig = measure::interrupt_signal();
+    return sig != 0 ? 128 + sig : static_cast<int>(ExitCode::kInterrupted);
+  }
+  return result.exit_code();
+}
+
+VerbAction setup_ab(CLI::App& sub) {
+  auto a = std::make_shared<AbArgs>();
+  sub.add_option("CONFIG_A", a->config_a, "config file (one config: --a and --b name two of its steps)")
+      ->required()
+      ->type_name("CONFIG");
+  sub.add_option("CONFIG_B", a->config_b,
+                 "a second config of the same workload (op, precision, shape, cases, measure): B is its step --step")
+      ->type_name("CONFIG");
+  sub.add_option("--a", a->step_a, "one config: the A step (its options from the config)")->type_name("STEP");
+  sub.add_option("--b", a->step_b, "one config: the B step (its options from the config)")->type_name("STEP");
+  sub.add_option("--step", a->step, "two configs: the step of both (default: the last step of CONFIG_A's ladder)")
+      ->type_name("NAME");
+  sub.add_option("--threshold", a->threshold,
+                 "equivalence band on the median pair ratio B/A, e.g. 3% or 0.03; SLOWER only when the whole "
+                 "confidence interval lies beyond it (default 3%)")
+      ->type_name("BAND");
+  sub.add_option("--confidence", a->confidence, "confidence level of the bootstrap interval (default 95%)")
+      ->type_name("LEVEL");
+  sub.add_option("--resamples", a->resamples,
+                 fmt::format("bootstrap resamples per entry, 100 to {} (default 2000)", kMaxResamples))
+      ->type_name("N");
+  sub.add_flag("--fail-on-unsure", a->fail_on_unsure,
+               "exit 4 when there is no regression but an entry could not be decided (UNSURE)");
+  sub.add_option("--format", a->format, "output format: text | md | json (default text)")
+      ->check(CLI::IsMember(compare_formats()))
+      ->type_name("FORMAT");
+  CLI::Option* output = sub.add_option("--output,-o", a->output,
+                                       "write the verdicts to FILE (atomically) instead of stdout")
+                            ->type_name("FILE");
+  CLI::Option* report = sub.add_option("--report", a->report,
+                                       "also write the raw measurements as a gpubench report PREFIX.json (variants "
+                                       "A:<step> and B:<step>, every kept sample in pair order)")
+                            ->type_name("PREFIX");
+  sub.add_option("--mode", a->mode, "override /measure/mode of both configs: cold | hot | graph")
+      ->check(CLI::IsMember(timing_mode_words()))
+      ->type_name("MODE");
+  sub.add_flag("--no-cupti", a->no_cupti, "per-launch-group times from CUDA events only (CUPTI off)");
+  add_set_option(sub, a->sets);
+  add_plugin_option(sub, a->plugins);
+  sub.add_option("--device", a->device, "GPU index to run on (default: /device/index of CONFIG_A)")
+      ->check(CLI::Range(0, 1023))
+      ->type_name("N");
+  sub.add_flag("-q,--quiet", a->quiet, "no progress lines");
+  sub.footer(
+      "Exit codes: 0 no regression; 1 B SLOWER than A, or a step FAILED (correctness check or setup); 2 bad input "
+      "(unknown step, configs of different workloads); 3 no usable GPU; 4 with --fail-on-unsure: an entry could not "
+      "be decided. The interval is from ABBA pairs measured interleaved in this process on this GPU (docs/ci.md).");
+  return [a, output, report]() -> int { return run_ab(*a, output->count() > 0, report->count() > 0); };
+}
+
+}  // namespace
+
+GPUBENCH_REGISTER_VERB(ab, VerbInfo{"ab",
+                                    "two steps interleaved (ABBA) on one GPU in one process, judged from the paired "
+                                    "samples: FASTER / SLOWER / SAME / UNSURE; exit 1 when B is slower",
+                                    45, setup_ab});
+
+}  // namespace gpubench::cli

@@ -1,0 +1,132 @@
+// `gpubench ab`'s bad input, refused before any GPU work (exit 2, on any machine): missing --a / --b, an unknown
+// step, two configs of different workloads (the differing JSON pointers named), --a with two configs, --step with
+// one, a bad threshold. Two configs of one workload (the same file twice) pass every check: without a GPU that is
+// exit 3 with the GPU message, not 2.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "measure/device_info.hpp"
+#include "support/cli_binary.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A small ikbo_lce config; `batch` and the last step's options vary per test.
+std::string tiny_config(int batch, const std::string& fused_options = "{}") {
+  return R"({
+  "schema_version": 1,
+  "name": "ab_tiny",
+  "precision": "fp16",
+  "workload": {
+    "op": "ikbo_lce",
+    "batch": )" + std::to_string(batch) + R"(,
+    "requests": {"distribution": "fixed", "params": {"length": 8}, "seed": 1},
+    "shape": {"M": 72, "N": 64, "K_user": 40, "K_cand": 24},
+    "input_seed": 3
+  },
+  "variants": [{"name": "baseline", "options": {"time_broadcast": true}}, {"name": "decomposed"},
+               {"name": "k_aligned", "options": )" + fused_options + R"(}],
+  "measure": {"mode": "cold", "min_samples": 20, "min_time_s": 0.0, "max_rel_stdev": 0.5, "timeout_s": 5},
+  "check": {"enabled": true, "seeds": [1]}
+})";
+}
+
+class AbCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    bin_ = testing::gpubench_binary();
+    if (bin_.empty()) GTEST_SKIP() << "SKIPPED: no gpubench binary";
+    dir_ = fs::temp_directory_path() / ("gpubench_ab_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  /// Writes `text` to dir/name; returns its path.
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  /// Runs gpubench with `args`; exit code, stdout in out_, stderr in err_.
+  int run(const std::vector<std::string>& args) {
+    const fs::path io = dir_ / ("io" + std::to_string(runs_++));
+    fs::create_directories(io);
+    testing::Child child(bin_, args, io);
+    const int rc = child.wait(60);
+    out_ = child.out();
+    err_ = child.err();
+    return rc;
+  }
+  std::string bin_, out_, err_;
+  fs::path dir_;
+  int runs_ = 0;
+};
+
+TEST_F(AbCli, OneConfigNeedsBothSteps) {
+  const std::string cfg = write("a.json", tiny_config(96));
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline"}), 2);
+  EXPECT_NE(err_.find("gpubench ab CONFIG --a STEP --b STEP"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg}), 2);
+  EXPECT_NE(err_.find("give the two steps to compare"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--step", "decomposed"}), 2);
+  EXPECT_NE(err_.find("--step: only with two configs"), std::string::npos) << err_;
+}
+
+TEST_F(AbCli, AnUnknownStepIsNamedWithTheLadder) {
+  const std::string cfg = write("a.json", tiny_config(96));
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposd"}), 2);
+  EXPECT_NE(err_.find("--b: 'decomposd' is not a step of " + cfg + "'s /variants (did you mean 'decomposed'?); its "
+                      "steps: baseline, decomposed, k_aligned"),
+            std::string::npos)
+      << err_;
+  const std::string other = write("b.json", tiny_config(96));
+  EXPECT_EQ(run({"ab", cfg, other, "--step", "pipelined"}), 2);
+  EXPECT_NE(err_.find("--step: 'pipelined' is not a step of " + cfg), std::string::npos) << err_;
+}
+
+TEST_F(AbCli, TwoConfigsOfDifferentWorkloadsNameTheDifferingPointers) {
+  const std::string a = write("a.json", tiny_config(96));
+  const std::string b = write("b.json", tiny_config(128));
+  EXPECT_EQ(run({"ab", a, b}), 2);
+  EXPECT_NE(err_.find("are not the same workload"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("/workload/batch: 96 → 128"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("/variants"), std::string::npos) << err_;  // step options may differ: that is the A/B
+  // Two steps given with two configs: the step is --step.
+  EXPECT_EQ(run({"ab", a, a, "--a", "baseline", "--b", "decomposed"}), 2);
+  EXPECT_NE(err_.find("with two configs the step is --step NAME"), std::string::npos) << err_;
+}
+
+TEST_F(AbCli, TwoConfigsOfOneWorkloadPassTheChecks) {
+  if (measure::device_count() > 0) GTEST_SKIP() << "SKIPPED: a GPU is here; tests/gpu/ab_test.cpp runs the A/B";
+  const std::string a = write("a.json", tiny_config(96));
+  // The same step with other options in B: a difference of the ladder, not of the workload.
+  const std::string b = write("b.json", tiny_config(96, R"({"library": "cublas"})"));
+  for (const auto& args : std::vector<std::vector<std::string>>{{"ab", a, a}, {"ab", a, b, "--step", "k_aligned"},
+                                                                 {"ab", a, "--a", "decomposed", "--b", "decomposed"}}) {
+    EXPECT_EQ(run(args), 3) << err_;
+    EXPECT_NE(err_.find("gpubench ab needs an NVIDIA Hopper GPU"), std::string::npos) << err_;
+  }
+}
+
+TEST_F(AbCli, VerdictOptionsAreCheckedBeforeTheGpu) {
+  const std::string cfg = write("a.json", tiny_config(96));
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--threshold", "3"}), 2);
+  EXPECT_NE(err_.find("--threshold: '3' is ambiguous"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--resamples", "10"}), 2);
+  EXPECT_NE(err_.find("--resamples: 10 is outside [100, 100000]"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--format", "html"}), 2);
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--report", ""}), 2);
+  EXPECT_NE(err_.find("--report: empty prefix"), std::string::npos) << err_;
+}
+
+}  // namespace
+}  // namespace gpubench

@@ -1,0 +1,93 @@
+// `gpubench ab` end to end (label `gpu`): a tiny config of the default op, one step against itself, interleaved on the
+// GPU. Exit 0 and SAME for the region (the same kernels in ABBA pairs: a ratio near 1 with a tight interval), every
+// pair counted on both sides, and the --report holds both sides' kept samples, as many as the pairs say.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/gpu.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kTinyConfig = R"({
+  "schema_version": 1,
+  "name": "ab_tiny",
+  "precision": "fp16",
+  "workload": {
+    "op": "ikbo_lce",
+    "batch": 96,
+    "requests": {"distribution": "fixed", "params": {"length": 8}, "seed": 1},
+    "shape": {"M": 72, "N": 64, "K_user": 40, "K_cand": 24},
+    "input_seed": 3
+  },
+  "variants": [{"name": "baseline", "options": {"time_broadcast": true}}, {"name": "decomposed"}],
+  "measure": {"mode": "cold", "min_samples": 200, "min_time_s": 0.0, "max_rel_stdev": 0.5, "timeout_s": 10},
+  "check": {"enabled": true, "seeds": [1]}
+})";
+
+std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
+
+json read_json(const fs::path& p) {
+  std::ifstream f(p);
+  return json::parse(std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()));
+}
+
+TEST(AbGpu, AStepAgainstItselfIsSame) {
+  GPUBENCH_REQUIRE_GPU();
+  std::error_code ec;
+  const fs::path bin = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "gpubench";
+  if (ec || !fs::exists(bin)) GTEST_SKIP() << "SKIPPED: no gpubench binary beside the test tree";
+  const fs::path dir = fs::temp_directory_path() / ("gpubench_ab_gpu_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "tiny.json") << kTinyConfig;
+  std::string cmd;
+  for (const std::string& piece :
+       {quote(bin), std::string(" ab "), quote(dir / "tiny.json"), std::string(" --a decomposed --b decomposed"),
+        std::string(" --format json -q -o "), quote(dir / "ab.json"), std::string(" --report "), quote(dir / "r"),
+        std::string(" >"), quote(dir / "out.txt"), std::string(" 2>&1")})
+    cmd.append(piece);
+  const int st = std::system(cmd.c_str());
+  std::ifstream log(dir / "out.txt");
+  const std::string out((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(WIFEXITED(st)) << cmd;
+  ASSERT_EQ(WEXITSTATUS(st), 0) << cmd << "\n" << out;
+
+  const json result = read_json(dir / "ab.json");
+  EXPECT_EQ(result.at("verb"), "ab");
+  EXPECT_EQ(result.at("summary").at("exit_code"), 0);
+  const json& region = result.at("entries").at(0);
+  EXPECT_EQ(region.at("launch_group"), "");
+  EXPECT_EQ(region.at("variant"), "A:decomposed vs B:decomposed");
+  EXPECT_EQ(region.at("verdict"), "SAME") << region.dump(2);
+  EXPECT_NEAR(region.at("ratio").get<double>(), 1.0, 0.03);
+  EXPECT_GE(region.at("old").at("n").get<int>(), 5);
+  EXPECT_EQ(region.at("old").at("n"), region.at("new").at("n"));  // n = pairs kept on both sides
+  EXPECT_NE(region.at("note").get<std::string>().find("ABBA pairs"), std::string::npos);
+
+  // The raw report: one case, the two sides, each with at least as many kept samples as the paired entry used.
+  const json report = read_json(dir / "r.json");
+  ASSERT_EQ(report.at("cases").size(), 1u);
+  const json& variants = report.at("cases").at(0).at("variants");
+  ASSERT_EQ(variants.size(), 2u);
+  EXPECT_EQ(variants.at(0).at("name"), "A:decomposed");
+  EXPECT_EQ(variants.at(1).at("name"), "B:decomposed");
+  for (const json& v : variants) {
+    EXPECT_EQ(v.at("status"), "ok");
+    EXPECT_EQ(v.at("correctness").at("status"), "pass");
+    EXPECT_GE(v.at("region_samples_ms").size(), region.at("old").at("n").get<size_t>());
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
