@@ -118,7 +118,7 @@ struct CompareEntry {
   std::optional<ControlFactor> control;
 };
 
-/// The boards of a report pair, from environment.uuid and each run's control workload.
+/// The boards of a report pair, from environment.gpu.uuid and each run's control workload.
 struct BoardPair {
   std::string old_file, new_file;
   std::string old_uuid, new_uuid;  ///< "" when the report does not record it

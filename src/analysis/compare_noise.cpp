@@ -153,10 +153,12 @@ std::optional<ControlFactor> control_factor(const Control& old_control, const Co
 
 namespace {
 
-/// environment.uuid of a report (else its control's), "" when absent.
+/// environment.gpu.uuid of a report (else its control's), "" when absent.
 std::string board_uuid(const Report& r) {
-  if (r.environment.is_object() && r.environment.contains("uuid") && r.environment["uuid"].is_string())
-    return r.environment["uuid"].get<std::string>();
+  const nlohmann::json& env = r.environment;
+  if (env.is_object() && env.contains("gpu") && env["gpu"].is_object() && env["gpu"].contains("uuid") &&
+      env["gpu"]["uuid"].is_string())
+    return env["gpu"]["uuid"].get<std::string>();
   return r.control ? r.control->uuid : "";
 }
 

@@ -54,7 +54,7 @@ std::optional<double> control_median(const Control& control, const std::string& 
 std::optional<ControlFactor> control_factor(const Control& old_control, const Control& new_control,
                                             const std::string& bound);
 
-/// The boards and control medians of a report pair (environment.uuid, else the control's uuid; control kernels both
+/// The boards and control medians of a report pair (environment.gpu.uuid, else the control's uuid; control kernels both
 /// reports hold).
 BoardPair board_pair(const LoadedReport& old_report, const LoadedReport& new_report);
 

@@ -303,7 +303,7 @@ struct ControlKernel {
 /// The control workload of a run: what the board did on a fixed reference, so that `compare` can tell a board
 /// change from a code change (`compare --normalize control`).
 struct Control {
-  std::string uuid;                      ///< the board it ran on ("GPU-…", as environment.uuid)
+  std::string uuid;                      ///< the board it ran on ("GPU-…", as environment.gpu.uuid)
   std::vector<ControlKernel> kernels;    ///< gemm, copy
 };
 

@@ -43,7 +43,7 @@ Report report_of(VariantResult v, const std::string& uuid = "GPU-aaaa") {
   Report r;
   r.config = {{"name", "noise"}};
   r.config_hash = "0123456789abcdef";
-  r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"driver", "580.95.05"}}}, {"uuid", uuid}};
+  r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"driver", "580.95.05"}, {"uuid", uuid}}}};
   CaseResult c;
   c.label = kCase;
   c.batch = 1024;

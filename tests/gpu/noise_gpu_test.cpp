@@ -83,7 +83,7 @@ TEST_F(Noise, RepeatKeepsEveryRepetitionAndTheControlNamesTheBoard) {
     for (const auto& g : v.at("launch_groups")) EXPECT_EQ(g.at("samples_ms").size(), v.at("region_samples_ms").size());
   }
   const auto& control = r.at("control");
-  EXPECT_EQ(control.at("uuid"), r.at("environment").at("uuid"));
+  EXPECT_EQ(control.at("uuid"), r.at("environment").at("gpu").at("uuid"));
   ASSERT_EQ(control.at("kernels").size(), 2u);
   for (const auto& k : control.at("kernels")) {
     EXPECT_EQ(k.at("start_samples_ms").size(), 20u) << k.at("name");
