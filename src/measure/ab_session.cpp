@@ -79,23 +79,8 @@ class AbSessionRun {
   /// The report's measurement block (as `run` writes it, with the interleaving) and the notes naming both sides.
   void describe_measurement(Report& report) const {
     const auto& m = config_.measure;
-    const bool flush = m.mode == TimingMode::kCold && m.l2_flush;
-    report.measurement = {
-        {"mode", to_string(m.mode)},
-        {"l2_flush", flush},
-        {"l2_flush_bytes", flush ? 2 * device_.l2_bytes : 0},
-        {"l2_flush_method", flush ? runner_.flush_method() : std::string("none")},
-        {"launch", "each sample enqueued behind a blocking kernel, then released (no host launch gaps)"},
-        {"interleave", "ABBA: pair p samples A then B (p even) or B then A (p odd); one process, one GPU"},
-        {"cooldown", m.cooldown},
-        {"rotate_inputs", m.mode == TimingMode::kCold && m.rotate_inputs},
-        {"cupti", runner_.cupti()},
-        {"cupti_note", runner_.cupti_note()},
-        {"clock_guard",
-         fmt::format("samples under {:.0f}% of the device's max SM clock dropped", m.clock_threshold * 100)},
-        {"stopping_rule", {{"min_samples", m.min_samples}, {"min_time_s", m.min_time_s},
-                           {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", 2 * m.timeout_s}, {"warmup", m.warmup}}},
-    };
+    report.measurement = measurement_json(m, device_, runner_, 2 * m.timeout_s);  // the two sides share the clock
+    report.measurement["interleave"] = "ABBA: pair p samples A then B (p even) or B then A (p odd); one process, one GPU";
     for (const AbStep* s : {&a_, &b_})
       report.notes.push_back(fmt::format("gpubench ab: {} is step {} of config {} (hash {}) with options {}", s->label,
                                          s->spec.name, s->config->name, s->config->hash.substr(0, 8),

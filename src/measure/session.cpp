@@ -90,24 +90,8 @@ class SessionRun {
  private:
   /// The report's measurement block (mode, flush, launch, CUPTI, clock guard, stopping rule) and run notes.
   void describe_measurement() {
-    const auto& m = config_.measure;
-    const bool flush = m.mode == TimingMode::kCold && m.l2_flush;
-    report_.measurement = {
-        {"mode", to_string(m.mode)},
-        {"l2_flush", flush},
-        {"l2_flush_bytes", flush ? 2 * device_.l2_bytes : 0},
-        {"l2_flush_method", flush ? runner_.flush_method() : std::string("none")},
-        {"launch", "each sample enqueued behind a blocking kernel, then released (no host launch gaps)"},
-        {"cooldown", m.cooldown},
-        {"rotate_inputs", m.mode == TimingMode::kCold && m.rotate_inputs},
-        {"cupti", runner_.cupti()},
-        {"cupti_note", runner_.cupti_note()},
-        {"clock_guard",
-         fmt::format("samples under {:.0f}% of the device's max SM clock dropped", m.clock_threshold * 100)},
-        {"stopping_rule", {{"min_samples", m.min_samples}, {"min_time_s", m.min_time_s},
-                           {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", m.timeout_s}, {"warmup", m.warmup}}},
-        {"profile", options_.profile},
-    };
+    report_.measurement = measurement_json(config_.measure, device_, runner_, config_.measure.timeout_s);
+    report_.measurement["profile"] = options_.profile;
     for (const auto& n : config_.notes) report_.notes.push_back(n);
     if (!runner_.cupti()) {
       report_.notes.push_back(runner_.cupti_note());

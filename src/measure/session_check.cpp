@@ -121,4 +121,23 @@ Report new_report(const Config& config, const DeviceInfo& device) {
 }
 
 
+nlohmann::json measurement_json(const MeasureSpec& m, const DeviceInfo& device, const Runner& runner,
+                                double timeout_s) {
+  const bool flush = m.mode == TimingMode::kCold && m.l2_flush;
+  return {
+      {"mode", to_string(m.mode)},
+      {"l2_flush", flush},
+      {"l2_flush_bytes", flush ? 2 * device.l2_bytes : 0},
+      {"l2_flush_method", flush ? runner.flush_method() : std::string("none")},
+      {"launch", "each sample enqueued behind a blocking kernel, then released (no host launch gaps)"},
+      {"cooldown", m.cooldown},
+      {"rotate_inputs", m.mode == TimingMode::kCold && m.rotate_inputs},
+      {"cupti", runner.cupti()},
+      {"cupti_note", runner.cupti_note()},
+      {"clock_guard", fmt::format("samples under {:.0f}% of the device's max SM clock dropped", m.clock_threshold * 100)},
+      {"stopping_rule", {{"min_samples", m.min_samples}, {"min_time_s", m.min_time_s},
+                         {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", timeout_s}, {"warmup", m.warmup}}},
+  };
+}
+
 }  // namespace gpubench::measure

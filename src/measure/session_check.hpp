@@ -11,6 +11,7 @@
 #include "config/config.hpp"
 #include "core/device_buffer.hpp"
 #include "measure/device_info.hpp"
+#include "measure/runner.hpp"
 #include "op/operation.hpp"
 #include "result/report.hpp"
 
@@ -59,5 +60,10 @@ std::string reference_from_first_step(const op::Operation& operation, const Conf
 
 /// The report's header fields that need no GPU work (tool, git, time, environment, config).
 Report new_report(const Config& config, const DeviceInfo& device);
+
+/// The report's `measurement` block as `run` and `ab` write it: mode, L2 flush (2 × L2 bytes, the runner's method),
+/// launch, cooldown, rotation, CUPTI on/off and why, clock guard, and the stopping rule with `timeout_s` as given.
+nlohmann::json measurement_json(const MeasureSpec& m, const DeviceInfo& device, const Runner& runner,
+                                double timeout_s);
 
 }  // namespace gpubench::measure
