@@ -1,5 +1,5 @@
-// `gpubench devices [--calibrate]`: GPUs, clocks, versions and measured ceilings; without a GPU, the versions
-// gpubench was built with and those it can query here, then why there is no GPU (exit 3).
+// `gpubench devices [--calibrate] [--tensor-loop [--seconds S]]`: GPUs, clocks, versions and measured ceilings; without
+// a GPU, the versions gpubench was built with and those it can query here, then why there is no GPU (exit 3).
 #include <fmt/core.h>
 
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "measure/calibrate.hpp"
 #include "measure/device_info.hpp"
+#include "measure/tensor_loop.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -17,7 +18,14 @@ VerbAction setup_devices(CLI::App& sub) {
   auto calibrate = std::make_shared<bool>(false);
   sub.add_flag("--calibrate", *calibrate,
                "measure HBM copy bandwidth and the cuBLAS fp16/bf16 GEMM rate (8192^3) and cache them per GPU");
-  return [calibrate]() -> int {
+  auto tensor_loop = std::make_shared<bool>(false);
+  sub.add_flag("--tensor-loop", *tensor_loop,
+               "run wgmma on shared-memory operands on every SM (no memory traffic), random then zero operands: the "
+               "board's clock and tensor rate under a tensor-only load (sm_90)");
+  auto seconds = std::make_shared<double>(3.0);
+  sub.add_option("--seconds", *seconds, "seconds of each --tensor-loop run (default 3)")
+      ->check(CLI::Range(0.05, 600.0));
+  return [calibrate, tensor_loop, seconds]() -> int {
     const int n = measure::device_count();
     if (n == 0) {
       // What this build is and what it can see here, then the one-line reason (as before) and exit 3.
@@ -46,6 +54,17 @@ VerbAction setup_devices(CLI::App& sub) {
       } else {
         fmt::print(report_stream(), "    ceilings: not calibrated (run `gpubench devices --calibrate`; floors use datasheet values)\n");
       }
+      if (*tensor_loop) {
+        fmt::print(report_stream(), "    tensor-only loop (wgmma m64n256k16 fp16, operands in shared memory, {} SMs, {:.1f} s each):\n",
+                   d.sm_count, *seconds);
+        for (const char* operands : {"random", "zeros"}) {
+          const auto r = measure::tensor_loop(d, operands, *seconds);
+          fmt::print(report_stream(), "      {:<6} operands: {:.1f} TFLOP/s at {:.0f} MHz (median of the last {} of {} launches; "
+                     "the first {:.1f} at {:.0f} MHz), {:.0f} FLOP per SM per cycle\n",
+                     operands, r.steady_tflops, r.steady_mhz, r.launches - r.launches / 2, r.launches, r.first_tflops,
+                     r.first_mhz, r.flop_per_cycle_sm);
+        }
+      }
     }
     return 0;
   };
@@ -53,7 +72,7 @@ VerbAction setup_devices(CLI::App& sub) {
 
 }  // namespace
 
-GPUBENCH_REGISTER_VERB(devices, VerbInfo{"devices", "list GPUs, clocks, versions; --calibrate measures the ceilings", 60,
+GPUBENCH_REGISTER_VERB(devices, VerbInfo{"devices", "list GPUs, clocks, versions; --calibrate measures the ceilings, --tensor-loop the clock under tensor load", 60,
                                          setup_devices});
 
 }  // namespace gpubench::cli

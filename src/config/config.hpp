@@ -54,7 +54,17 @@ struct WorkloadSpec {
   Shape shape;                       ///< the op's shape parameters, every default filled in
   std::vector<WorkloadCase> cases;   ///< batch × requests, in config order
   uint64_t input_seed = 42;          ///< seed of the random operands (never zeros)
+  /// Values of the *timed* input sets' floating-point tensors: "random" (the generator's, the default), "zeros" or
+  /// "constant" (every element 2⁻⁴, exact in fp16, bf16 and fp32). A diagnostic of data-dependent power and clock
+  /// (does the op run faster when its operands do not toggle?); the correctness checks always use random inputs.
+  std::string input_values = "random";
 };
+
+/// The words of WorkloadSpec::input_values, the default first.
+inline const std::vector<std::string>& input_values_words() {
+  static const std::vector<std::string> words{"random", "zeros", "constant"};
+  return words;
+}
 
 /// One step of the ladder, in config order.
 struct VariantSpec {

@@ -1,4 +1,4 @@
-// /workload of a config: op, batch (int or list), requests (object or list), shape, input_seed.
+// /workload of a config: op, batch (int or list), requests (object or list), shape, input_seed, input_values.
 // Cases are the cartesian product batch × requests in config order (batch outer).
 #include <algorithm>
 #include <cmath>
@@ -106,7 +106,7 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
   auto it = j.find("workload");
   const nlohmann::json empty = nlohmann::json::object();
   const nlohmann::json& wj = it == j.end() ? empty : *it;
-  if (!v.object(wj, ptr, {"op", "batch", "requests", "shape", "input_seed"})) return form;
+  if (!v.object(wj, ptr, {"op", "batch", "requests", "shape", "input_seed", "input_values"})) return form;
 
   std::vector<std::string> op_names;
   for (const OpRules& r : ctx.ops) op_names.push_back(r.name);
@@ -118,6 +118,12 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
     v.add(child(ptr, "op"), op_names.empty() ? "required: no operations are registered to default to"
                                              : "required: name the operation, one of " + join(op_names));
   v.seed(wj, ptr, "input_seed", w.input_seed);
+  if (v.string(wj, ptr, "input_values", w.input_values, input_values_words()) && w.input_values != "random")
+    c.notes.push_back("/workload/input_values is \"" + w.input_values +
+                      "\": the timed inputs' floating-point tensors hold " +
+                      (w.input_values == "zeros" ? "zeros" : "the constant 2^-4") +
+                      ", a diagnostic of data-dependent power and clock; these times are not the op's speed on real "
+                      "data (the checks ran on random inputs)");
 
   // Shape: the op's parameters, each with its default and range, then the op's cross-parameter checks.
   const std::string sp = child(ptr, "shape");

@@ -60,6 +60,13 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   if (m.cooldown != MeasureSpec{}.cooldown) measure["cooldown"] = m.cooldown;  // likewise
   nlohmann::json shape = nlohmann::json::object();
   for (const auto& [name, value] : w.shape.params) shape[name] = value;
+  json workload = {{"op", w.op},
+                   {"batch", form.batch_is_array || batches.size() != 1 ? batches : batches[0]},
+                   {"requests", form.requests_is_array || requests.size() != 1 ? requests : requests[0]},
+                   {"shape", shape},
+                   {"input_seed", w.input_seed}};
+  // Only when not random: configs that leave it out keep the hash they had before it existed.
+  if (w.input_values != WorkloadSpec{}.input_values) workload["input_values"] = w.input_values;
   return {
       {"schema_version", c.schema_version},
       {"name", c.name},
@@ -67,12 +74,7 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
       {"device", {{"index", c.device.index}, {"model", c.device.model}}},
       {"precision", std::string(to_string(c.precision))},
       {"allow_tf32", c.allow_tf32},
-      {"workload",
-       {{"op", w.op},
-        {"batch", form.batch_is_array || batches.size() != 1 ? batches : batches[0]},
-        {"requests", form.requests_is_array || requests.size() != 1 ? requests : requests[0]},
-        {"shape", shape},
-        {"input_seed", w.input_seed}}},
+      {"workload", workload},
       {"variants", variants},
       {"measure", measure},
       // The effective tolerance: the override, else the op's default (docs/method.md).

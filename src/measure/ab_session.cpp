@@ -12,6 +12,7 @@
 #include "measure/interrupt.hpp"
 #include "measure/runner.hpp"
 #include "measure/session.hpp"
+#include "measure/input_values.hpp"
 #include "measure/session_check.hpp"
 #include "op/operation.hpp"
 #include "workload/workload.hpp"
@@ -176,9 +177,11 @@ class AbSessionRun {
       }
     }
     std::vector<std::unique_ptr<op::Inputs>> inputs;
-    for (int64_t r = 0; r < n_sets; ++r)
+    for (int64_t r = 0; r < n_sets; ++r) {
       inputs.push_back(
           operation_.make_inputs(size, layout, config_.workload.input_seed + static_cast<uint64_t>(r), stream));
+      overwrite_input_values(*inputs.back(), config_.workload.input_values, stream);
+    }
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
 
     // The checks (A first: its passing output is what B's rel_error_vs_baseline is measured against), then set-up.

@@ -33,6 +33,11 @@ void block_stream(const volatile int* release, int* timed_out, int64_t timeout_n
 /// error ≲ 2%. Throws DeviceError on launch failure.
 void probe_sm_clock(float* out_mhz, int64_t slot, int64_t spin_ns, cudaStream_t stream);
 
+/// Writes `value` into each of `count` words of `word_bytes` (2 or 4) bytes at `out` (device): the constant of
+/// /workload/input_values (measure/input_values.hpp). A 2-byte word takes the low 16 bits of `value`. Throws
+/// InputError for another word size, DeviceError on launch failure.
+void fill_words(void* out, int64_t count, int word_bytes, uint32_t value, cudaStream_t stream);
+
 /// Spins one thread for `ns` nanoseconds of %globaltimer (a kernel of known length, for tests).
 void spin_kernel(int64_t ns, cudaStream_t stream);
 

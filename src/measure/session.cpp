@@ -18,6 +18,7 @@
 #include "measure/metrics.hpp"
 #include "measure/pipeline_session.hpp"
 #include "measure/runner.hpp"
+#include "measure/input_values.hpp"
 #include "measure/session_check.hpp"
 #include "op/check.hpp"
 #include "op/operation.hpp"
@@ -222,6 +223,7 @@ class SessionRun {
         cs.timing_inputs.push_back(operation_.make_inputs(cs.size, cs.layout,
                                                           config_.workload.input_seed + static_cast<uint64_t>(r),
                                                           stream));
+        overwrite_input_values(*cs.timing_inputs.back(), config_.workload.input_values, stream);
         cs.timing_y.emplace_back(cs.out_bytes);
       }
       GPUBENCH_CUDA(cudaStreamSynchronize(stream));

@@ -89,5 +89,25 @@ TEST(ConfigDocs, MinSpeedupVsIsValidatedWithItsPointer) {
   EXPECT_TRUE(noted);
 }
 
+TEST(ConfigDocs, InputValuesIsADiagnosticNamedInTheResolvedConfigOnlyWhenNotRandom) {
+  auto j = good();
+  const Config plain = parse_config(j, context());
+  EXPECT_EQ(plain.workload.input_values, "random");
+  EXPECT_FALSE(plain.resolved.at("workload").contains("input_values"));  // the hash of older configs holds
+  j["workload"]["input_values"] = "zeros";
+  const Config zeros = parse_config(j, context());
+  EXPECT_EQ(zeros.workload.input_values, "zeros");
+  EXPECT_EQ(zeros.resolved.at("workload").at("input_values"), "zeros");
+  EXPECT_NE(zeros.hash, plain.hash);
+  EXPECT_EQ(parse_config(zeros.resolved, context()).hash, zeros.hash);
+  bool noted = false;
+  for (const std::string& n : zeros.notes) noted = noted || n.find("not the op's speed on real data") != std::string::npos;
+  EXPECT_TRUE(noted);
+  j["workload"]["input_values"] = "constant";
+  EXPECT_EQ(parse_config(j, context()).workload.input_values, "constant");
+  j["workload"]["input_values"] = "ones";
+  expect_one(j, "/workload/input_values", "must be one of random | zeros | constant, got 'ones'");
+}
+
 }  // namespace
 }  // namespace gpubench
