@@ -4,7 +4,9 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -36,18 +38,19 @@ struct ControlContext {
   ControlContext(const ControlContext&) = delete;
   ControlContext& operator=(const ControlContext&) = delete;
 
-  /// 3 untimed launches of `body`, then kControlSamples timed ones [ms].
+  /// 3 untimed launches of `body`, then kControlSamples timed ones [ms]; after each launch the host idles for the
+  /// launch's own time, at most 20 ms (control.hpp: the op's default cooldown).
   std::vector<double> time(const std::function<void()>& body) {
-    for (int i = 0; i < 3; ++i) body();
     std::vector<double> ms;
-    for (int i = 0; i < kControlSamples; ++i) {
+    for (int i = 0; i < 3 + kControlSamples; ++i) {
       GPUBENCH_CUDA(cudaEventRecord(start, stream));
       body();
       GPUBENCH_CUDA(cudaEventRecord(stop, stream));
       GPUBENCH_CUDA(cudaEventSynchronize(stop));
       float t = 0;
       GPUBENCH_CUDA(cudaEventElapsedTime(&t, start, stop));
-      ms.push_back(t);
+      if (i >= 3) ms.push_back(t);
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(std::min(20.0, static_cast<double>(t))));
     }
     return ms;
   }

@@ -7,8 +7,11 @@
 //         inputs uniform in [−1, 1] (op/fill.hpp) — a tensor-core load that runs at the power limit like the ladder's
 //         GEMM-bound steps;
 //   copy: cudaMemcpyAsync device to device, 1 GiB (2 GiB of DRAM traffic, read + write; ≈ 0.5 ms) — HBM bandwidth.
-// Each is warmed up (3 launches) and timed kControlSamples times back to back with CUDA events. Never changes
-// clocks.
+// Each is warmed up (3 launches) and timed kControlSamples times with CUDA events, the host idling after every launch
+// for as long as it took (at most 20 ms): the cooldown the op's own samples get by default (docs/method.md,
+// "Cooldown"), so the control runs in the power state the op's samples run in. Back to back, 23 GEMMs (34 ms at
+// ≈ 700 W) ran into the power limit's transient: their medians moved 3.7% between two runs on one board
+// (results/h200/2026-12-03_noise). Never changes clocks.
 #include <cstdint>
 #include <string>
 
