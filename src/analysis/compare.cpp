@@ -82,11 +82,11 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
     e.ci = bootstrap_median_ratio(old_s.all, new_s.all, o.confidence, o.resamples, o.seed);
     e.noise = "within-run";
   }
-  if (control) {
+  if (control) {  // the control's own noise widens the interval: low ÷ the factor's high end, high ÷ its low end
     e.control = control;
     e.ci->ratio /= control->factor;
-    e.ci->low /= control->factor;
-    e.ci->high /= control->factor;
+    e.ci->low /= control->high;
+    e.ci->high /= control->low;
   }
   e.verdict = classify_interval(*e.ci, o.threshold);
   e.regression = e.verdict == Verdict::kSlower;
@@ -183,8 +183,9 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
   if (o.normalize_control) {
     for (const LoadedReport* r : {&a, &b})
       if (!r->report.control)
-        throw InputError(fmt::format("--normalize control: {} has no control workload (it was written by an older "
-                                     "gpubench, or with run --no-control); re-run it, or drop --normalize",
+        throw InputError(fmt::format("--normalize control: {} has no control workload (a `gpubench ab` report, a "
+                                     "report of an older gpubench, or one written with run --no-control); compare "
+                                     "`run` reports that measured it, or drop --normalize",
                                      r->path));
   }
   auto find_by_name = [](const auto& items, const std::string& wanted, auto field) {
@@ -216,11 +217,17 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       base.variant = ov.name;
       std::optional<ControlFactor> control;
       if (o.normalize_control) {
-        control = control_factor(*a.report.control, *b.report.control, ov.floor.bound);
-        if (!control)
-          throw InputError(fmt::format("--normalize control: {} or {} lacks the control kernel for step {} (roofline "
-                                       "bound '{}'); re-run with a gpubench that measures the control workload, or "
-                                       "drop --normalize", a.path, b.path, ov.name, ov.floor.bound));
+        // Sides that disagree on the step's bound (each run's own ceilings) are normalized by both kernels.
+        const std::string bound = ov.floor.bound == nv->floor.bound ? ov.floor.bound : "";
+        control = control_factor(*a.report.control, *b.report.control, bound, o.confidence, o.resamples, o.seed);
+        if (!control) {
+          const bool old_lacks = !control_lacks(*a.report.control, bound).empty();
+          const LoadedReport& lacking = old_lacks ? a : b;
+          throw InputError(fmt::format("--normalize control: {} lacks the control kernel {} that step {} is normalized "
+                                       "by (roofline bound '{}'); re-run it with a gpubench that measures the control "
+                                       "workload, or drop --normalize",
+                                       lacking.path, control_lacks(*lacking.report.control, bound), ov.name, bound));
+        }
       }
       if (f.keep_row("")) res.entries.push_back(judge_region(base, ov, *nv, o, control));
       if (ov.status != StepStatus::kOk || nv->status != StepStatus::kOk) continue;  // the region entry says why

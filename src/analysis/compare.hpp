@@ -84,6 +84,9 @@ Verdict classify_interval(const RatioInterval& ci, double threshold);
 struct ControlFactor {
   std::string kernel;  ///< "gemm" | "copy" | "gemm·copy" (geometric mean of both)
   double factor = 1;   ///< control median NEW / control median OLD (> 1: NEW's board ran the control slower)
+  /// The factor's own bootstrap interval (each side's control samples resampled, at compare's confidence): the
+  /// control's noise, which a normalized entry's interval takes in (its low end ÷ high, its high end ÷ low).
+  double low = 1, high = 1;
 };
 
 /// One side (old or new) of an entry.
@@ -128,6 +131,7 @@ struct BoardPair {
     double old_ms = 0, new_ms = 0;
   };
   std::vector<ControlRatio> controls;
+  bool old_has_control = false, new_has_control = false;  ///< the report holds a control workload
   /// True when both UUIDs are known and differ.
   bool different() const { return !old_uuid.empty() && !new_uuid.empty() && old_uuid != new_uuid; }
 };

@@ -134,21 +134,53 @@ std::optional<double> control_median(const Control& control, const std::string& 
   return std::nullopt;
 }
 
-std::optional<ControlFactor> control_factor(const Control& old_control, const Control& new_control,
-                                            const std::string& bound) {
-  auto ratio = [&](const char* name) -> std::optional<double> {
-    const auto o = control_median(old_control, name), n = control_median(new_control, name);
-    if (!o || !n || !(*o > 0) || !(*n > 0)) return std::nullopt;
-    return *n / *o;
-  };
-  if (bound == "compute" || bound == "memory") {
-    const char* name = bound == "compute" ? "gemm" : "copy";
-    if (const auto r = ratio(name)) return ControlFactor{name, *r};
-    return std::nullopt;
+namespace {
+
+/// All samples (start and end) of control kernel `name`; empty when absent.
+std::vector<double> control_samples(const Control& control, const std::string& name) {
+  for (const ControlKernel& k : control.kernels) {
+    if (k.name != name) continue;
+    std::vector<double> all = k.start_samples_ms;
+    all.insert(all.end(), k.end_samples_ms.begin(), k.end_samples_ms.end());
+    return all;
   }
-  const auto g = ratio("gemm"), c = ratio("copy");
-  if (!g || !c) return std::nullopt;
-  return ControlFactor{"gemm·copy", std::sqrt(*g * *c)};
+  return {};
+}
+
+/// The kernels a step of roofline bound `bound` is normalized by.
+std::vector<std::string> control_kernels_for(const std::string& bound) {
+  if (bound == "compute") return {"gemm"};
+  if (bound == "memory") return {"copy"};
+  return {"gemm", "copy"};
+}
+
+}  // namespace
+
+std::string control_lacks(const Control& control, const std::string& bound) {
+  std::string out;
+  for (const std::string& name : control_kernels_for(bound)) {
+    const auto s = control_samples(control, name);
+    if (s.empty() || !control_median(control, name) || !(*control_median(control, name) > 0))
+      out += (out.empty() ? "" : " and ") + name;
+  }
+  return out;
+}
+
+std::optional<ControlFactor> control_factor(const Control& old_control, const Control& new_control,
+                                            const std::string& bound, double confidence, int resamples,
+                                            uint64_t seed) {
+  if (!control_lacks(old_control, bound).empty() || !control_lacks(new_control, bound).empty()) return std::nullopt;
+  auto ratio = [&](const std::string& name) {
+    return bootstrap_median_ratio(control_samples(old_control, name), control_samples(new_control, name), confidence,
+                                  resamples, seed);
+  };
+  const auto kernels = control_kernels_for(bound);
+  if (kernels.size() == 1) {
+    const RatioInterval r = ratio(kernels[0]);
+    return ControlFactor{kernels[0], r.ratio, r.low, r.high};
+  }
+  const RatioInterval g = ratio("gemm"), c = ratio("copy");
+  return ControlFactor{"gemm·copy", std::sqrt(g.ratio * c.ratio), std::sqrt(g.low * c.low), std::sqrt(g.high * c.high)};
 }
 
 namespace {
@@ -170,6 +202,8 @@ BoardPair board_pair(const LoadedReport& a, const LoadedReport& b) {
   p.new_file = b.path;
   p.old_uuid = board_uuid(a.report);
   p.new_uuid = board_uuid(b.report);
+  p.old_has_control = a.report.control.has_value();
+  p.new_has_control = b.report.control.has_value();
   if (a.report.control && b.report.control) {
     for (const ControlKernel& k : a.report.control->kernels) {
       const auto o = control_median(*a.report.control, k.name), n = control_median(*b.report.control, k.name);
@@ -186,19 +220,36 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
   };
   const int64_t within = judged_by("within-run"), between = judged_by("between-run");
   if (within > 0 && between == 0) {
-    out.push_back("each side is one run: the intervals hold the noise within a run, not run-to-run or "
-                  "board-to-board noise (run --repeat 5 on both sides puts run-to-run noise in; docs/ci.md)");
+    out.push_back(fmt::format("no entry has {} or more repetitions on both sides: the intervals hold the noise within "
+                              "a run, not run-to-run or board-to-board noise (run --repeat 5 on both sides puts "
+                              "run-to-run noise in; docs/ci.md)", kMinRepetitions));
   } else if (within > 0) {
-    out.push_back(fmt::format("{} entries judged by run-to-run spread (repetitions), {} by the samples of one run "
-                              "(fewer than {} repetitions on a side)", between, within, kMinRepetitions));
+    out.push_back(fmt::format("{} entr{} judged by run-to-run spread (repetitions), {} by the samples of one run "
+                              "(fewer than {} repetitions on a side, or a launch group whose samples do not split "
+                              "into the repetitions)", between, between == 1 ? "y" : "ies", within, kMinRepetitions));
   }
   for (const BoardPair& p : res.boards) {
-    if (p.different())
-      out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}){}", p.old_uuid, p.new_uuid,
-                                res.options.normalize_control ? ": ratios normalized by the control workload"
-                                                              : ": two boards of one model differ by up to ~4%; "
-                                                                "--normalize control or gpubench ab (docs/ci.md)"));
+    const bool both_controls = !p.controls.empty();
+    if (p.different() && res.options.normalize_control)
+      out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {})", p.old_uuid, p.new_uuid));
+    else if (p.different())
+      out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}): two boards of one model differ by up "
+                                "to ~4%; {} (docs/ci.md)", p.old_uuid, p.new_uuid,
+                                both_controls ? "--normalize control or gpubench ab"
+                                              : "gpubench ab, or re-run both with the control workload to normalize"));
+    if (!both_controls && (p.different() || p.old_has_control != p.new_has_control)) {
+      std::string lacking;
+      if (!p.old_has_control) lacking = p.old_file;
+      if (!p.new_has_control) lacking += (lacking.empty() ? "" : " and ") + p.new_file;
+      if (!lacking.empty())
+        out.push_back(lacking + " ha" + (p.old_has_control || p.new_has_control ? "s" : "ve") +
+                      " no control workload: the boards' speeds cannot be compared");
+    }
   }
+  if (res.options.normalize_control)
+    out.push_back("ratios divided by the control workload's ratio (new / old median of its GEMM for compute-bound "
+                  "steps, its copy for memory-bound ones, both otherwise); each interval takes in the control ratio's "
+                  "own interval, so the control's noise is in the verdict (docs/ci.md)");
   return out;
 }
 

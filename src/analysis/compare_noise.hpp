@@ -50,9 +50,16 @@ double median_rank_draw(const std::vector<double>& sorted, std::mt19937_64& rng)
 std::optional<double> control_median(const Control& control, const std::string& name);
 
 /// The control factor for a step whose roofline bound is `bound` ("compute" → the GEMM, "memory" → the copy,
-/// anything else → the geometric mean of both). Nullopt when a side lacks the kernel(s) it needs.
+/// anything else → the geometric mean of both), with its bootstrap interval (bootstrap_median_ratio over each side's
+/// start and end samples; for the geometric mean, the interval-arithmetic bounds √(g_low·c_low), √(g_high·c_high)).
+/// Nullopt when a side lacks the kernel(s) it needs (control_lacks says which).
 std::optional<ControlFactor> control_factor(const Control& old_control, const Control& new_control,
-                                            const std::string& bound);
+                                            const std::string& bound, double confidence = 0.95, int resamples = 2000,
+                                            uint64_t seed = 1);
+
+/// The control kernels ("gemm", "copy") a step of roofline bound `bound` is normalized by that `control` lacks
+/// (absent, or without samples), joined by " and "; "" when it has them.
+std::string control_lacks(const Control& control, const std::string& bound);
 
 /// The boards and control medians of a report pair (environment.gpu.uuid, else the control's uuid; control kernels both
 /// reports hold).

@@ -11,7 +11,8 @@
 namespace gpubench {
 namespace {
 
-std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
+/// A threshold as a percentage with the digits it was given (0.25 % stays 0.25 %, not 0.2 %).
+std::string pct(double x) { return fmt::format("{:.4g}%", 100.0 * x); }
 
 std::string signed_pct(double ratio) { return fmt::format("{:+.1f}%", 100.0 * (ratio - 1)); }
 
@@ -140,13 +141,13 @@ std::string compare_summary_line(const CompareResult& r) {
   const int64_t unsure = r.count(Verdict::kUnsure);
   std::string head;
   if (reg > 0) {
-    head = fmt::format("REGRESSION: {} of {} entries regressed ({} slower, {} failed)", reg, n,
+    head = fmt::format("REGRESSION: {} of {} entr{} regressed ({} slower, {} failed)", reg, n, n == 1 ? "y" : "ies",
                        r.count(Verdict::kSlower), r.count(Verdict::kFailed));
   } else if (unsure > 0 && r.options.fail_on_unsure) {
-    head = fmt::format("UNDECIDED: no regression found, but could not decide {} of {} entries (--fail-on-unsure)",
-                       unsure, n);
+    head = fmt::format("UNDECIDED: no regression found, but could not decide {} of {} entr{} (--fail-on-unsure)",
+                       unsure, n, n == 1 ? "y" : "ies");
   } else {
-    head = fmt::format("OK: no regression in {} entries", n);
+    head = fmt::format("OK: no regression in {} entr{}", n, n == 1 ? "y" : "ies");
   }
   // A gate must not read "OK" alone when it could not measure: the undecided count is said in words.
   if (unsure > 0 && !(reg == 0 && r.options.fail_on_unsure))
@@ -166,16 +167,20 @@ std::string render_compare_text(const CompareResult& r) {
   const bool with_config = multi_config(r);
   std::vector<std::vector<std::string>> rows = {header_cells(with_config, confidence_pct(r))};
   for (const CompareEntry& e : r.entries) rows.push_back(row_cells(e, with_config));
+  // Widths in code points, not bytes: "÷1.030 gemm·copy" holds two 2-byte characters.
+  const auto columns = [](const std::string& cell) {
+    return static_cast<size_t>(std::count_if(cell.begin(), cell.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+  };
   std::vector<size_t> width(rows.front().size(), 0);
   for (const auto& row : rows)
-    for (size_t i = 0; i + 1 < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (size_t i = 0; i + 1 < row.size(); ++i) width[i] = std::max(width[i], columns(row[i]));
   for (const auto& row : rows) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
       if (i + 1 == row.size()) {
         line += row[i];  // the note: last, unpadded
       } else {
-        line += fmt::format("{:<{}}  ", row[i], width[i]);
+        line += row[i] + std::string(width[i] - columns(row[i]) + 2, ' ');
       }
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();

@@ -1,5 +1,6 @@
 #include "result/report_io.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -264,6 +265,50 @@ void check_repetitions(const Report& r, const std::string& source) {
   }
 }
 
+/// Each repetitions[k].samples of the file must be a whole JSON integer (1458.5 or 1e20 would be truncated or overflow
+/// on reading). Throws InputError naming the file, the pointer and the fix.
+void check_repetition_counts(const nlohmann::json& j, const std::string& source) {
+  const auto cases = j.find("cases");
+  for (size_t c = 0; cases != j.end() && cases->is_array() && c < cases->size(); ++c) {
+    const auto& cj = (*cases)[c];
+    const auto variants = cj.is_object() ? cj.find("variants") : cj.end();
+    for (size_t v = 0; cj.is_object() && variants != cj.end() && variants->is_array() && v < variants->size(); ++v) {
+      const auto& vj = (*variants)[v];
+      const auto reps = vj.is_object() ? vj.find("repetitions") : vj.end();
+      for (size_t k = 0; vj.is_object() && reps != vj.end() && reps->is_array() && k < reps->size(); ++k) {
+        const auto& rj = (*reps)[k];
+        const auto n = rj.is_object() ? rj.find("samples") : rj.end();
+        if (rj.is_object() && n != rj.end() && !n->is_number_integer())
+          throw InputError(fmt::format("{}: /cases/{}/variants/{}/repetitions/{}/samples is {}: a count of samples is a "
+                                       "whole number; the report is corrupt, re-run the benchmark to regenerate it",
+                                       source, c, v, k, n->dump()));
+      }
+    }
+  }
+}
+
+/// The control workload, when present, holds the kernels "gemm" and "copy" at most once each, each with samples in
+/// at least one phase (a phase that failed is empty; the run's notes say why). Throws InputError naming the file, the
+/// pointer and the fix.
+void check_control(const Report& r, const std::string& source) {
+  if (!r.control) return;
+  std::vector<std::string> seen;
+  for (size_t k = 0; k < r.control->kernels.size(); ++k) {
+    const ControlKernel& ck = r.control->kernels[k];
+    const std::string where = fmt::format("{}: /control/kernels/{}", source, k);
+    if (ck.name != "gemm" && ck.name != "copy")
+      throw InputError(fmt::format("{}/name is '{}': a control kernel is 'gemm' or 'copy'; the report is corrupt, re-run "
+                                   "the benchmark to regenerate it", where, ck.name));
+    if (std::find(seen.begin(), seen.end(), ck.name) != seen.end())
+      throw InputError(fmt::format("{}: control kernel '{}' appears twice; the report is corrupt, re-run the benchmark "
+                                   "to regenerate it", where, ck.name));
+    seen.push_back(ck.name);
+    if (ck.start_samples_ms.empty() && ck.end_samples_ms.empty())
+      throw InputError(fmt::format("{}: control kernel '{}' has no samples in either phase; the report is corrupt, re-run "
+                                   "the benchmark to regenerate it (or drop /control)", where, ck.name));
+  }
+}
+
 }  // namespace
 
 Report parse_report(const nlohmann::json& j, const std::string& source) {
@@ -294,6 +339,7 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
   }
   const bool v1 = v == 1;
   check_timing_samples(j, source, v1 ? "ops" : "launch_groups");  // pointers in the file's own keys
+  check_repetition_counts(j, source);
   nlohmann::json upgraded;  // only for version 1: a version-2 report is read in place, not copied
   if (v1) upgraded = upgrade_v1(j);
   const nlohmann::json& current = v1 ? upgraded : j;
@@ -309,6 +355,7 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
                      "; re-run the benchmark to regenerate it");
   }
   check_repetitions(r, source);
+  check_control(r, source);
   return r;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -52,12 +53,15 @@ Report report_of(VariantResult v, const std::string& uuid = "GPU-aaaa") {
   return r;
 }
 
-/// The control workload of a board whose GEMM runs `gemm_ms` and copy `copy_ms` (20 samples each phase, 0.2% noise).
-Control control_of(const std::string& uuid, double gemm_ms, double copy_ms) {
+/// The control workload of a board whose GEMM runs `gemm_ms` and copy `copy_ms` (20 samples each phase, relative
+/// noise `noise`, samples drawn from `seed` on).
+Control control_of(const std::string& uuid, double gemm_ms, double copy_ms, double noise = 0.002, uint64_t seed = 1) {
   Control c;
   c.uuid = uuid;
-  c.kernels.push_back({"gemm", "cuBLAS fp16 GEMM", 1.1e12, 0, noisy(gemm_ms, 0.002, 20, 1), noisy(gemm_ms, 0.002, 20, 2)});
-  c.kernels.push_back({"copy", "copy 1 GiB", 0, 2.1e9, noisy(copy_ms, 0.002, 20, 3), noisy(copy_ms, 0.002, 20, 4)});
+  c.kernels.push_back({"gemm", "cuBLAS fp16 GEMM", 1.1e12, 0, noisy(gemm_ms, noise, 20, seed),
+                       noisy(gemm_ms, noise, 20, seed + 1)});
+  c.kernels.push_back({"copy", "copy 1 GiB", 0, 2.1e9, noisy(copy_ms, noise, 20, seed + 2),
+                       noisy(copy_ms, noise, 20, seed + 3)});
   return c;
 }
 
@@ -222,6 +226,96 @@ TEST(CompareNoise, ReaderRefusesControlSamplesThatAreNotDurations) {
   EXPECT_NE(msg.find("/control/kernels/1/end_samples_ms/3 (control kernel 'copy')"), std::string::npos) << msg;
 }
 
+TEST(CompareNoise, NormalizedIntervalTakesInTheControlsOwnNoise) {
+  // The same step on both sides; each run's control has 3% noise (what back-to-back GEMMs at the power limit gave on
+  // the H200, results/h200/2026-12-03_noise): the normalized interval must be wider by the control ratio's interval.
+  Report old_r = report_of(repeated_step("fused", {0.400}, 11), "GPU-aaaa");
+  Report new_r = report_of(repeated_step("fused", {0.400}, 21), "GPU-aaaa");
+  old_r.control = control_of("GPU-aaaa", 1.40, 0.52, 0.03, 100);
+  new_r.control = control_of("GPU-aaaa", 1.40, 0.52, 0.03, 200);
+  const CompareOptions defaults;  // compare draws the control's resamples with its own options
+  const auto factor =
+      control_factor(*old_r.control, *new_r.control, "compute", defaults.confidence, defaults.resamples, defaults.seed);
+  ASSERT_TRUE(factor);
+  EXPECT_LT(factor->low, factor->factor);
+  EXPECT_GT(factor->high, factor->factor);
+  EXPECT_GT(factor->high - factor->low, 0.01) << "40 samples a side at 3% noise: an interval over 1% wide";
+  const CompareEntry raw = region_entry(old_r, new_r);
+  CompareOptions o;
+  o.normalize_control = true;
+  const CompareEntry e = region_entry(old_r, new_r, o);
+  ASSERT_TRUE(raw.ci && e.ci && e.control);
+  EXPECT_NEAR(e.control->low, factor->low, 1e-12);
+  EXPECT_NEAR(e.ci->ratio, raw.ci->ratio / factor->factor, 1e-12);
+  EXPECT_NEAR(e.ci->low, raw.ci->low / factor->high, 1e-12);
+  EXPECT_NEAR(e.ci->high, raw.ci->high / factor->low, 1e-12);
+  EXPECT_GT(e.ci->high - e.ci->low, raw.ci->high - raw.ci->low + 0.9 * (factor->high - factor->low));
+  // Both kernels for a step of no single bound: the geometric mean and its interval-arithmetic bounds.
+  const auto g = control_factor(*old_r.control, *new_r.control, "compute");
+  const auto c = control_factor(*old_r.control, *new_r.control, "memory");
+  const auto both = control_factor(*old_r.control, *new_r.control, "latency");
+  ASSERT_TRUE(g && c && both);
+  EXPECT_EQ(both->kernel, "gemm·copy");
+  EXPECT_NEAR(both->low, std::sqrt(g->low * c->low), 1e-12);
+  EXPECT_NEAR(both->high, std::sqrt(g->high * c->high), 1e-12);
+}
+
+TEST(CompareNoise, NotesSayWhichReportLacksTheControlAndDoNotSuggestNormalizingWithoutOne) {
+  Report old_r = report_of(repeated_step("fused", {0.4}, 11), "GPU-aaaa");
+  const Report new_r = report_of(repeated_step("fused", {0.4}, 21), "GPU-bbbb");
+  old_r.control = control_of("GPU-aaaa", 1.4, 0.52);
+  const CompareResult res = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, CompareOptions{});
+  const auto has = [&](const std::string& text) {
+    return std::any_of(res.notes.begin(), res.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("new.json has no control workload: the boards' speeds cannot be compared"));
+  EXPECT_FALSE(has("old.json has no control")) << "old.json has one";
+  EXPECT_FALSE(has("--normalize control")) << "normalizing needs a control on both sides";
+  EXPECT_TRUE(has("gpubench ab, or re-run both with the control workload"));
+}
+
+TEST(CompareNoise, NormalizeNamesTheReportThatLacksTheKernel) {
+  Report old_r = report_of(repeated_step("fused", {0.4}, 11));
+  Report new_r = report_of(repeated_step("fused", {0.4}, 21));
+  old_r.control = control_of("GPU-aaaa", 1.4, 0.52);
+  new_r.control = control_of("GPU-aaaa", 1.4, 0.52);
+  new_r.control->kernels.erase(new_r.control->kernels.begin());  // no gemm: the compute-bound step needs it
+  CompareOptions o;
+  o.normalize_control = true;
+  const std::string msg = input_error_of([&] { compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o); });
+  EXPECT_NE(msg.find("new.json lacks the control kernel gemm that step fused is normalized by"), std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find("old.json"), std::string::npos) << msg;
+}
+
+TEST(CompareNoise, ReaderRefusesFractionalRepetitionCountsAndMalformedControls) {
+  Report r = report_of(repeated_step("fused", {1.0, 1.0, 1.0}, 1, 10));
+  r.control = control_of("GPU-aaaa", 1.4, 0.52);
+  const nlohmann::json good = r;
+  EXPECT_NO_THROW(parse_report(good, "ok.json"));
+  for (const nlohmann::json& count : {nlohmann::json(10.5), nlohmann::json(1e20)}) {
+    nlohmann::json j = good;
+    j["cases"][0]["variants"][0]["repetitions"][0]["samples"] = count;
+    const std::string msg = input_error_of([&] { parse_report(j, "frac.json"); });
+    EXPECT_NE(msg.find("frac.json: /cases/0/variants/0/repetitions/0/samples is"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("whole number"), std::string::npos) << msg;
+  }
+  nlohmann::json renamed = good;
+  renamed["control"]["kernels"][0]["name"] = "gemmx";
+  EXPECT_NE(input_error_of([&] { parse_report(renamed, "c.json"); }).find("/control/kernels/0/name is 'gemmx'"),
+            std::string::npos);
+  nlohmann::json twice = good;
+  twice["control"]["kernels"][1]["name"] = "gemm";
+  EXPECT_NE(input_error_of([&] { parse_report(twice, "c.json"); }).find("control kernel 'gemm' appears twice"),
+            std::string::npos);
+  nlohmann::json empty = good;
+  empty["control"]["kernels"][1]["start_samples_ms"] = nlohmann::json::array();
+  EXPECT_NO_THROW(parse_report(empty, "c.json")) << "one phase may have failed";
+  empty["control"]["kernels"][1]["end_samples_ms"] = nlohmann::json::array();
+  EXPECT_NE(input_error_of([&] { parse_report(empty, "c.json"); }).find("no samples in either phase"),
+            std::string::npos);
+}
+
 TEST(Repetitions, AddRepetitionAppendsSlicesAndPadsMissingKernels) {
   VariantResult a = repeated_step("fused", {1.0}, 1, 4);
   a.launch_groups = {LaunchGroupTiming{"gemm", TimingSource::kCupti, {}, {0.5, 0.5, 0.5, 0.5}, {}}};
@@ -293,7 +387,7 @@ TEST_F(NoiseCli, CompareWithoutAControlRefusesToNormalize) {
   ASSERT_EQ(run({"compare", a, b, "--normalize", "control"}), 2);
   EXPECT_NE(err_.find("old.json has no control workload"), std::string::npos) << err_;
   ASSERT_EQ(run({"compare", a, b}), 0) << err_;
-  EXPECT_NE(out_.find("each side is one run"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("no entry has 3 or more repetitions on both sides"), std::string::npos) << out_;
 }
 
 TEST_F(NoiseCli, RunRefusesRepeatsThatCannotBeMadeBeforeTheGpu) {

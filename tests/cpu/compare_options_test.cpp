@@ -199,11 +199,11 @@ TEST_F(CompareOptionsCli, ExitCodesOfUnsureResamplesFiltersAndThreshold) {
   EXPECT_NE(err_.find("known: baseline, fused"), std::string::npos) << err_;
   // Repeatable, one value each: OLD and NEW stay positional after them.
   EXPECT_EQ(compare({"--step", "fused", "--launch-group", "gemm"}), 0) << err_;
-  EXPECT_NE(out_.find("in 1 entries"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("in 1 entry,"), std::string::npos) << out_;
   EXPECT_EQ(err_.find("deprecated"), std::string::npos) << err_;
   // --op, the old name of --launch-group, still filters the same rows, with a note on stderr.
   EXPECT_EQ(compare({"--step", "fused", "--op", "gemm"}), 0) << err_;
-  EXPECT_NE(out_.find("in 1 entries"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("in 1 entry,"), std::string::npos) << out_;
   EXPECT_NE(err_.find("--op is deprecated, use --launch-group"), std::string::npos) << err_;
   EXPECT_EQ(compare({"--op", "gemmm"}), 2) << out_;
   EXPECT_NE(err_.find("--launch-group: unknown launch group 'gemmm' (did you mean 'gemm'?)"), std::string::npos) << err_;
