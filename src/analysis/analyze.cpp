@@ -154,7 +154,8 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
 }
 
 std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t B, int64_t U,
-                               const Ceilings& ceilings, const std::function<std::string(const VariantSpec&)>& model_of) {
+                               const Ceilings& ceilings,
+                               const std::function<std::string(const VariantSpec&)>& model_of) {
   const op::Operation& operation = op::operation_of(config);
   std::vector<PlanRow> rows;
   rows.reserve(config.variants.size());

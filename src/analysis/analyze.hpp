@@ -65,6 +65,7 @@ struct PlanRow {
 /// one row per config variant, in order, with `model_of` giving each step's work model (the caller asks the op's step
 /// registry). Throws InputError from Operation::work / compute_floor / amdahl on bad sizes or ceilings.
 std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t B, int64_t U,
-                               const Ceilings& ceilings, const std::function<std::string(const VariantSpec&)>& model_of);
+                               const Ceilings& ceilings,
+                               const std::function<std::string(const VariantSpec&)>& model_of);
 
 }  // namespace gpubench

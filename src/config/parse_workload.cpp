@@ -247,8 +247,8 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
     ++label_count[c.label];
     for (size_t j = 0; j < i; ++j) {
       const WorkloadCase& a = w.cases[j];
-      if (a.shape == c.shape && a.batch == c.batch && a.requests.seed == c.requests.seed && a.requests.params == c.requests.params &&
-          a.requests.distribution == c.requests.distribution) {
+      if (a.shape == c.shape && a.batch == c.batch && a.requests.seed == c.requests.seed &&
+          a.requests.params == c.requests.params && a.requests.distribution == c.requests.distribution) {
         v.add(ptr, fmt::format("cases {} and {} are the same ({}): list each batch and each request entry once", j,
                                i, c.label));
         break;

@@ -164,7 +164,8 @@ class SessionRun {
       cs.checks.clear();  // the ladder's operands are done: room for the pipeline's tables and weights
       cs.timing_inputs.clear();
       cs.timing_y.clear();
-      if (std::string why = measure_pipeline(config_, operation_, cs.wc.shape, cs.layout, runner_, cr, log_); !why.empty()) {
+      if (std::string why = measure_pipeline(config_, operation_, cs.wc.shape, cs.layout, runner_, cr, log_);
+          !why.empty()) {
         poisoned_ = true;
         poisoned_by_ = std::move(why);
       }

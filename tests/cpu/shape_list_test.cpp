@@ -67,8 +67,8 @@ TEST(ShapeList, CasesAreShapeMajorAndEachCarriesItsShapeInItsLabel) {
 TEST(ShapeList, ShapeComesBeforeBatchAndRequestsInTheOrder) {
   auto j = with_shapes({shape(8, 8, 8, 8), shape(16, 16, 16, 16)});
   j["workload"]["batch"] = {100, 200};
-  j["workload"]["requests"] = nlohmann::json::array(
-      {{{"distribution", "fixed"}, {"params", {{"length", 10}}}}, {{"distribution", "fixed"}, {"params", {{"length", 20}}}}});
+  j["workload"]["requests"] = nlohmann::json::array({{{"distribution", "fixed"}, {"params", {{"length", 10}}}},
+                                                    {{"distribution", "fixed"}, {"params", {{"length", 20}}}}});
   const Config c = parse_config(j, context());
   ASSERT_EQ(c.workload.cases.size(), 8u);
   for (size_t i = 0; i < 8; ++i) {
