@@ -1,6 +1,7 @@
 #pragma once
 // The IKBO LCE operand shape (docs/ikbo_lce.md): W[M, K_user + K_cand], E_user[U, K_user, N], E_cand[B, K_cand, N],
-// Y[B, M, N]. The config carries it as the generic named shape (/workload/shape); lce_shape() reads it.
+// Y[B, M, N]. The config carries it as the generic named shape of each case (/workload/shape, one object or a list);
+// lce_shape() reads a case's.
 #include <cstdint>
 
 #include "config/config.hpp"

@@ -28,7 +28,7 @@ WorkCounts work_of(const op::Operation& operation, const Config& config, const C
                    int64_t U) {
   const std::string model = v.work_model.empty() ? operation.work_models().front() : v.work_model;
   try {
-    return operation.work(op::case_size(config, c.batch, U), model);
+    return operation.work(op::case_size(config, case_shape(config, c), c.batch, U), model);
   } catch (const InputError& e) {
     throw InputError("case \"" + c.label + "\", variant " + v.name + ": " + e.what());
   }
@@ -105,6 +105,13 @@ EndToEnd measured_end_to_end(const VariantResult& v, const VariantResult& baseli
 
 }  // namespace
 
+Shape case_shape(const Config& config, const CaseResult& c) {
+  if (c.shape.is_object()) return Shape::overlay(config.workload.shape, c.shape);
+  for (const WorkloadCase& wc : config.workload.cases)
+    if (wc.label == c.label) return wc.shape;
+  return config.workload.shape;
+}
+
 void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
   report.ceilings = nlohmann::json{
       {"gemm_tflops", ceilings.gemm_tflops}, {"hbm_gbps", ceilings.hbm_gbps}, {"source", ceilings.source}};
@@ -146,7 +153,8 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
   }
 }
 
-std::vector<PlanRow> plan_rows(const Config& config, int64_t B, int64_t U, const Ceilings& ceilings,
+std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t B, int64_t U,
+                               const Ceilings& ceilings,
                                const std::function<std::string(const VariantSpec&)>& model_of) {
   const op::Operation& operation = op::operation_of(config);
   std::vector<PlanRow> rows;
@@ -155,7 +163,7 @@ std::vector<PlanRow> plan_rows(const Config& config, int64_t B, int64_t U, const
     PlanRow r;
     r.variant = spec.name;
     r.work_model = model_of(spec);
-    r.work = operation.work(op::case_size(config, B, U), r.work_model);
+    r.work = operation.work(op::case_size(config, shape, B, U), r.work_model);
     r.floor = compute_floor(r.work, ceilings);
     r.min_speedup = spec.min_speedup;
     r.min_speedup_vs = spec.min_speedup_vs;

@@ -14,10 +14,15 @@
 
 namespace gpubench {
 
+/// The op's shape of report case `c` run with `config`: the case's recorded `shape` over config.workload.shape
+/// (Shape::overlay: the op's order, a parameter it lacks is the config's); for a report written before cases recorded
+/// their shape, the shape of the config's case with c's label, else config.workload.shape (such reports had one).
+Shape case_shape(const Config& config, const CaseResult& c);
+
 /// Fills, for every case and every variant of `report`, the fields analysis/ owns:
-///  - work (the op's Operation::work with the variant's `work_model` string, the case's B, U =
-///    lengths["requests"], config.workload.shape and config.precision; an empty work_model counts as the op's
-///    minimum, its first work model), floor;
+///  - work (the op's Operation::work with the variant's `work_model` string, the case's shape (case_shape), B, U =
+///    lengths["requests"] and config.precision; an empty work_model counts as the op's minimum, its first work
+///    model), floor;
 ///  - tflops = flops / median / 1e9, gbps = bytes_min / median / 1e6, pct_of_floor = floor_ms / median·100
 ///    (median = region.median [ms]);
 ///  - speedup_vs_prev = median of the previous variant with status ok / this median;
@@ -56,10 +61,11 @@ struct PlanRow {
   std::optional<EndToEnd> projected;
 };
 
-/// The plan of `config`'s ladder at batch `B` with `U` requests: one row per config variant, in order,
-/// with `model_of` giving each step's work model (the caller asks the op's step registry).
-/// Throws InputError from Operation::work / compute_floor / amdahl on bad sizes or ceilings.
-std::vector<PlanRow> plan_rows(const Config& config, int64_t B, int64_t U, const Ceilings& ceilings,
+/// The plan of `config`'s ladder for the op's `shape` (a case's: WorkloadCase::shape) at batch `B` with `U` requests:
+/// one row per config variant, in order, with `model_of` giving each step's work model (the caller asks the op's step
+/// registry). Throws InputError from Operation::work / compute_floor / amdahl on bad sizes or ceilings.
+std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t B, int64_t U,
+                               const Ceilings& ceilings,
                                const std::function<std::string(const VariantSpec&)>& model_of);
 
 }  // namespace gpubench

@@ -105,8 +105,10 @@ void check_config(const LoadedReport& a, const LoadedReport& b, std::vector<Mism
   }
 }
 
-// Batch and request lengths of one case, as the report records them (workload/ LengthSummary).
-nlohmann::json layout_of(const CaseResult& c) { return {{"batch", c.batch}, {"lengths", c.lengths}}; }
+// Shape, batch and request lengths of one case, as the report records them (workload/ LengthSummary).
+nlohmann::json layout_of(const CaseResult& c) {
+  return {{"shape", c.shape}, {"batch", c.batch}, {"lengths", c.lengths}};
+}
 
 std::string layout_summary(const CaseResult& c) {
   std::string s = fmt::format("case '{}': B={}", c.label, c.batch);
@@ -117,7 +119,8 @@ std::string layout_summary(const CaseResult& c) {
   return s;
 }
 
-// Each case present on both sides must have run the same requests: batch, number of requests and lengths.
+// Each case present on both sides must have run the same requests: shape (when both record it: reports before cases
+// did have the config's, which the config hash covers), batch, number of requests and lengths.
 void check_layouts(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
                    std::vector<std::string>& notes) {
   for (size_t i = 0; i < a.report.cases.size(); ++i) {
@@ -135,12 +138,16 @@ void check_layouts(const LoadedReport& a, const LoadedReport& b, std::vector<Mis
       la.erase("lengths");
       lb.erase("lengths");
     }
+    if (!oc.shape.is_object() || !nc->shape.is_object()) {
+      la.erase("shape");
+      lb.erase("shape");
+    }
     if (la == lb) continue;
     Mismatch m{"request layout", layout_summary(oc), layout_summary(*nc), a.path, b.path, {}};
     std::vector<KeyDiff> diffs = json_key_diff(la, lb);
     // Batch and number of requests first, then the other summary values, the histogram's bins last.
     auto rank = [](const KeyDiff& d) {
-      if (d.pointer == "/batch" || d.pointer == "/lengths/requests") return 0;
+      if (d.pointer == "/batch" || d.pointer == "/lengths/requests" || d.pointer.rfind("/shape", 0) == 0) return 0;
       return d.pointer.find("/histogram") == std::string::npos ? 1 : 2;
     };
     std::stable_sort(diffs.begin(), diffs.end(), [&](const KeyDiff& x, const KeyDiff& y) { return rank(x) < rank(y); });

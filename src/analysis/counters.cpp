@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/analyze.hpp"
 #include "core/errors.hpp"
 #include "op/operation.hpp"
 
@@ -143,7 +144,8 @@ void analyze_counters(Report& report, const Config& config, const Ceilings& ceil
     for (const VariantResult& v : cr.variants) any = any || (v.counters && v.counters->status == CountersStatus::kOk);
     if (!any) continue;
     const op::Operation& operation = op::operation_of(config);
-    const WorkCounts minimum = operation.work(op::case_size(config, cr.batch, U), operation.work_models().front());
+    const WorkCounts minimum =
+        operation.work(op::case_size(config, case_shape(config, cr), cr.batch, U), operation.work_models().front());
     for (VariantResult& v : cr.variants) analyze_counters(v, minimum.bytes_min, ceilings, peak_flop_per_cycle);
   }
 }

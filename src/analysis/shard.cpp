@@ -67,7 +67,7 @@ std::vector<WorkUnit> work_units(const Config& config, const std::vector<std::st
   for (size_t ci = 0; ci < config.workload.cases.size(); ++ci) {
     const WorkloadCase& wc = config.workload.cases[ci];
     const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
-    const std::vector<PlanRow> rows = plan_rows(config, wc.batch, layout.requests(), ceilings, model_of);
+    const std::vector<PlanRow> rows = plan_rows(config, wc.shape, wc.batch, layout.requests(), ceilings, model_of);
     for (size_t si = 0; si < config.variants.size(); ++si) {
       const std::string& name = config.variants[si].name;
       if (!steps.empty() && std::find(steps.begin(), steps.end(), name) == steps.end()) continue;

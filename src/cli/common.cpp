@@ -104,9 +104,9 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
   for (const WorkloadCase& wc : c.workload.cases) {
     // One request is the least any layout has: a batch too large even then is refused without laying out its
     // B candidates (2^31 of them take 8 GB of host memory).
-    int64_t need = measure::case_memory_need(c, wc.batch, 1, 1);
+    int64_t need = measure::case_memory_need(c, wc.shape, wc.batch, 1, 1);
     if (need <= have || wc.batch <= kCheapLayoutBatch)
-      need = measure::case_memory_need(c, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1);
+      need = measure::case_memory_need(c, wc.shape, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1);
     if (need > have)
       out.push_back({"/workload", fmt::format("case {} needs at least {:.2f} GB of device memory, {} has {:.0f} "
                                                     "GB: run refuses it; shrink /workload/batch or /workload/shape, "
@@ -134,7 +134,7 @@ std::vector<ConfigIssue> step_callback_issues(const Config& c) {
       // The layout's request count (U) enters launch expressions; past kCheapLayoutBatch one request stands in.
       const int64_t U = wc.batch <= kCheapLayoutBatch ? make_request_layout(wc.batch, wc.requests).requests() : 1;
       try {
-        for (const std::string& p : info->case_problems(op::case_size(c, wc.batch, U), c.device.model))
+        for (const std::string& p : info->case_problems(op::case_size(c, wc.shape, wc.batch, U), c.device.model))
           if (std::find(said.begin(), said.end(), p) == said.end()) {  // e.g. the architecture: once, not per case
             said.push_back(p);
             out.push_back({ptr, p});  // a case's own problems name its B and U
@@ -203,7 +203,7 @@ std::vector<std::string> datasheet_pipeline_notes(const Config& c) {
   const int64_t have = datasheet_memory_bytes(c.device.model);
   for (const WorkloadCase& wc : c.workload.cases) {
     auto need_for = [&](int64_t U) {
-      return op::operation_of(c).pipeline_bytes(*c.end_to_end.pipeline, op::case_size(c, wc.batch, U));
+      return op::operation_of(c).pipeline_bytes(*c.end_to_end.pipeline, op::case_size(c, wc.shape, wc.batch, U));
     };
     int64_t need = need_for(1);  // as above: lay out the requests only when one request's need fits
     if (need <= have || wc.batch <= kCheapLayoutBatch) need = need_for(make_request_layout(wc.batch, wc.requests).requests());

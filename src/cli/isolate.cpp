@@ -172,6 +172,7 @@ Report skeleton_report(const Config& config, const std::vector<std::string>& run
     CaseResult cr;
     cr.label = wc.label;
     cr.batch = wc.batch;
+    cr.shape = wc.shape.as_json();
     cr.lengths = to_json(summarize(make_request_layout(wc.batch, wc.requests)));
     for (const VariantSpec& spec : config.variants) {
       VariantResult vr;

@@ -2,6 +2,8 @@
 // printed; json, csv and md carry the same figures for scripts and pull-request comments.
 #include "cli/plan_output.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -11,21 +13,29 @@
 
 namespace gpubench::cli {
 
-std::string shape_text(const Shape& s) {
-  std::string out;
-  for (const auto& [name, value] : s.params) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
-  return out;
+namespace {
+
+/// The cases' shapes in case order, each once.
+std::vector<Shape> case_shapes(const Plan& p) {
+  std::vector<Shape> seen;
+  for (const PlanCase& c : p.cases)
+    if (std::find(seen.begin(), seen.end(), c.shape) == seen.end()) seen.push_back(c.shape);
+  return seen;
 }
 
-namespace {
-/// {"M": 433, ...}: the shape's parameters as a JSON object.
-nlohmann::json shape_json(const Shape& s) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, value] : s.params) j[name] = value;
-  return j;
+/// The shape of the text and md header: the one shape, or "N shapes (each case's label names its own)".
+std::string header_shape(const Plan& p) {
+  if (!p.shape_sweep) return p.shape.text();
+  return fmt::format("{} shapes (each case's label names its own)", case_shapes(p).size());
 }
-}  // namespace
-namespace {
+
+/// The top-level "shape" of the json form: the one shape's object, or with several the list of case_shapes.
+nlohmann::json plan_shape_json(const Plan& p) {
+  if (!p.shape_sweep) return p.shape.as_json();
+  nlohmann::json list = nlohmann::json::array();
+  for (const Shape& s : case_shapes(p)) list.push_back(s.as_json());
+  return list;
+}
 
 bool fits(const Plan& p, const PlanCase& c) { return c.memory_need_bytes <= p.memory_have_bytes; }
 
@@ -60,7 +70,7 @@ std::string min_speedup_cell(const PlanRow& r) {
 
 std::string render_text(const Plan& p) {
   std::string out;
-  out += fmt::format("plan: {} — {} {}\n", p.name, p.precision, shape_text(p.shape));
+  out += fmt::format("plan: {} — {} {}\n", p.name, p.precision, header_shape(p));
   out += fmt::format("ceilings: {:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})\n", p.ceilings.gemm_tflops,
                      p.ceilings.hbm_gbps, p.ceilings.source);
   for (const auto& n : p.notes) out += fmt::format("note: {}\n", n);
@@ -125,6 +135,7 @@ std::string render_json(const Plan& p) {
       lengths = {{"requests", c.lengths->requests}, {"min", c.lengths->min}, {"mean", c.lengths->mean},
                  {"p50", c.lengths->p50},           {"p99", c.lengths->p99}, {"max", c.lengths->max}};
     cases.push_back({{"label", c.label},
+                     {"shape", c.shape.as_json()},
                      {"batch", c.batch},
                      {"lengths", lengths},
                      {"memory_need_bytes", c.memory_need_bytes},
@@ -145,7 +156,7 @@ std::string render_json(const Plan& p) {
   }
   const json j = {{"name", p.name},
                   {"precision", p.precision},
-                  {"shape", shape_json(p.shape)},
+                  {"shape", plan_shape_json(p)},
                   {"ceilings", {{"gemm_tflops", p.ceilings.gemm_tflops}, {"hbm_gbps", p.ceilings.hbm_gbps},
                                 {"source", p.ceilings.source}}},
                   {"notes", p.notes},
@@ -192,7 +203,7 @@ std::string md_cell(const std::string& s) {
 std::string render_md(const Plan& p) {
   std::string out;
   out += fmt::format("# plan: {}\n\n{} {} · ceilings {:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})\n",
-                     md_cell(p.name), p.precision, shape_text(p.shape), p.ceilings.gemm_tflops,
+                     md_cell(p.name), p.precision, header_shape(p), p.ceilings.gemm_tflops,
                      p.ceilings.hbm_gbps, md_cell(p.ceilings.source));
   if (!p.notes.empty()) {
     out += "\n";

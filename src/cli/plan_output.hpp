@@ -15,6 +15,7 @@ namespace gpubench::cli {
 /// One workload case of a plan.
 struct PlanCase {
   std::string label;                    ///< e.g. "B=1024 fixed(length=70)"
+  Shape shape;                          ///< the case's shape parameters (its work, floors and memory are this shape's)
   int64_t batch = 0;                    ///< B
   std::optional<LengthSummary> lengths; ///< absent when not laid out (even one request does not fit)
   std::vector<PlanRow> rows;            ///< one per ladder step (empty when not laid out)
@@ -33,7 +34,8 @@ struct PlanWhatIf {
 struct Plan {
   std::string name;                       ///< config name
   std::string precision;                  ///< fp16 | bf16 | fp32
-  Shape shape;                            ///< the op's shape parameters
+  Shape shape;                            ///< the op's shape parameters (the first case's)
+  bool shape_sweep = false;               ///< several shapes (WorkloadSpec::shape_sweep): each case has its own
   Ceilings ceilings;                      ///< GEMM and HBM ceilings used for the floors
   std::vector<std::string> notes;         ///< config and datasheet notes
   int64_t memory_have_bytes = 0;          ///< device memory of this GPU, else the model's datasheet [B]
@@ -47,11 +49,10 @@ struct Plan {
 const std::vector<std::string>& plan_formats();
 
 /// Renders `plan` as `format` (one of plan_formats(); anything else throws InputError).
-/// text: the terminal table; json: one object (sizes in FLOP, bytes and ms); csv: one row per case × step,
-/// header first (RFC 4180 quoting); md: a Markdown page with one table per case.
+/// text: the terminal table; json: one object (sizes in FLOP, bytes and ms; each case with its "shape", and the
+/// top-level "shape" the one shape, or with several the list of the cases' shapes in order); csv: one row per
+/// case × step, header first (RFC 4180 quoting); md: a Markdown page with one table per case. With several shapes the
+/// text and md headers say so and each case's label names its shape.
 std::string render_plan(const Plan& plan, const std::string& format);
-
-/// "M=433 N=256 K_user=1178 K_cand=866": the shape's parameters in the op's order.
-std::string shape_text(const Shape& s);
 
 }  // namespace gpubench::cli

@@ -27,8 +27,8 @@ namespace {
 constexpr double kWhatIfSpeedups[] = {1.25, 1.5, 2.0, 4.0, 10.0};
 
 /// Computes everything `plan` shows for config `c` (no GPU needed; this GPU's ceilings and memory when present).
-/// Each case's device memory is measure::case_memory_need with one timing input set: check sets, inputs,
-/// outputs, the largest step's workspace.
+/// Each case's work, floors and device memory are its own shape's (WorkloadCase::shape); the memory is
+/// measure::case_memory_need with one timing input set: check sets, inputs, outputs, the largest step's workspace.
 Plan make_plan(const Config& c) {
   std::optional<measure::DeviceInfo> device;
   if (measure::device_unavailable_reason(c.device.index).empty()) device = measure::query_device(c.device.index);
@@ -37,6 +37,7 @@ Plan make_plan(const Config& c) {
   p.name = c.name;
   p.precision = std::string(to_string(c.precision));
   p.shape = c.workload.shape;
+  p.shape_sweep = c.workload.shape_sweep;
   p.notes = c.notes;
   for (auto& n : datasheet_pipeline_notes(c)) p.notes.push_back(std::move(n));
   p.memory_have_bytes = device ? device->memory_bytes : datasheet_memory_bytes(c.device.model);
@@ -46,15 +47,16 @@ Plan make_plan(const Config& c) {
     pc.label = wc.label;
     pc.batch = wc.batch;
     // A batch that cannot fit even as one request is not laid out (2^31 candidates take 8 GB of host memory).
-    if (wc.batch > kCheapLayoutBatch && measure::case_memory_need(c, wc.batch, 1, 1) > p.memory_have_bytes) {
-      pc.memory_need_bytes = measure::case_memory_need(c, wc.batch, 1, 1);
+    pc.shape = wc.shape;
+    if (wc.batch > kCheapLayoutBatch && measure::case_memory_need(c, wc.shape, wc.batch, 1, 1) > p.memory_have_bytes) {
+      pc.memory_need_bytes = measure::case_memory_need(c, wc.shape, wc.batch, 1, 1);
     } else {
       const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
       pc.lengths = summarize(layout);
       const op::Operation& operation = op::operation_of(c);
       const auto model = [&](const VariantSpec& v) { return step_work_model(operation, v); };
-      pc.rows = plan_rows(c, wc.batch, layout.requests(), p.ceilings, model);
-      pc.memory_need_bytes = measure::case_memory_need(c, wc.batch, layout.requests(), 1);
+      pc.rows = plan_rows(c, wc.shape, wc.batch, layout.requests(), p.ceilings, model);
+      pc.memory_need_bytes = measure::case_memory_need(c, wc.shape, wc.batch, layout.requests(), 1);
     }
     p.cases.push_back(std::move(pc));
   }

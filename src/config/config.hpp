@@ -38,26 +38,41 @@ struct Shape {
   bool has(std::string_view name) const;
   /// Sets `name` to `value` (appended when absent).
   void set(const std::string& name, int64_t value);
+  /// "M=433 N=256 K_user=1178 K_cand=866": the parameters in the op's order, space-separated ("" when empty).
+  std::string text() const;
+  /// {"M": 433, ...}: the parameters as a JSON object (keys sorted by nlohmann; an empty shape gives {}).
+  nlohmann::json as_json() const;
+  /// `base` with each of its parameters that `j` (a JSON object of integers, e.g. a report case's "shape") holds
+  /// set to j's value: the op's order and any parameter `j` lacks are base's. Keys of `j` that base lacks and values
+  /// that are not integers are ignored; a `j` that is not an object gives `base`.
+  static Shape overlay(const Shape& base, const nlohmann::json& j);
   bool operator==(const Shape&) const = default;
 };
 
-/// One point of the workload sweep: a batch size and a request-length distribution.
+/// One point of the workload sweep: a shape, a batch size and a request-length distribution.
 struct WorkloadCase {
+  Shape shape;           ///< the op's shape parameters of this case (every default filled in)
   int64_t batch = 1024;  ///< B: candidates in the batch
   RequestSpec requests;  ///< candidates per request
-  std::string label;     ///< e.g. "B=1024 fixed(length=70)"
+  /// e.g. "B=1024 fixed(length=70)"; with several shapes the shape first: "M=64 N=200 K_user=128 K_cand=64 B=512
+  /// fixed(length=70)". Unique within a config (compare and merge pair cases by it).
+  std::string label;
 };
 
-/// The fixed-shape workload; `batch` and `requests` may be lists, giving their cartesian product.
+/// The workload. `shape`, `batch` and `requests` may each be lists, giving their cartesian product.
 struct WorkloadSpec {
   std::string op;                    ///< the operation (/workload/op; absent: ConfigContext::default_op)
-  Shape shape;                       ///< the op's shape parameters, every default filled in
-  std::vector<WorkloadCase> cases;   ///< batch × requests, in config order
+  /// The first case's shape (the only one unless /workload/shape is a list), every default filled in. Per-case
+  /// code (inputs, sizes, work, memory) must read WorkloadCase::shape instead.
+  Shape shape;
+  std::vector<WorkloadCase> cases;   ///< shape × batch × requests, in config order (shape outermost, then batch)
   uint64_t input_seed = 42;          ///< seed of the random operands (never zeros)
   /// Values of the *timed* input sets' floating-point tensors: "random" (the generator's, the default), "zeros" or
   /// "constant" (every element 2⁻⁴, exact in fp16, bf16 and fp32). A diagnostic of data-dependent power and clock
   /// (does the op run faster when its operands do not toggle?); the correctness checks always use random inputs.
   std::string input_values = "random";
+  /// True when the config has more than one shape (/workload/shape a list of ≥ 2): case labels then carry the shape.
+  bool shape_sweep = false;
 };
 
 /// The words of WorkloadSpec::input_values, the default first.

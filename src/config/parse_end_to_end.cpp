@@ -4,8 +4,11 @@
 //     "mlp": {"layers": [256, 64, 1], "activation": "relu"},
 //     "top_k": 10, "cuda_graph": false, "seed": 7
 //   }
-// Every key is optional. Feature counts and the row width come from /workload/shape (K_user, K_cand, N);
-// a `features` given here must equal them (it documents the table's role, it cannot change the shape).
+// Every key is optional. Feature counts and the row width come from each case's shape (/workload/shape: K_user,
+// K_cand, N); a `features` given here must equal them in every shape (it documents the table's role, it cannot
+// change the shape).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "config/validator.hpp"
@@ -16,19 +19,31 @@ namespace {
 /// Widest MLP layer accepted (keeps the weight matrices and the int32 cuBLAS dimensions sane).
 constexpr int64_t kMaxLayerWidth = int64_t{1} << 20;
 
-/// /end_to_end/pipeline/tables/<name> {rows, features}.
+/// /end_to_end/pipeline/tables/<name> {rows, features}: a `features` given must equal `shape_key` of every shape in
+/// `shapes` (the config's, in case order; a parameter a shape lacks counts as 0). `sweep`: /workload/shape is a list of
+/// several, and the message names the shape that differs.
 void parse_table(Validator& v, const nlohmann::json& tables, const std::string& ptr, const char* name,
-                 int64_t shape_k, const char* shape_key, PipelineTable& out) {
+                 const std::vector<Shape>& shapes, bool sweep, const char* shape_key, PipelineTable& out) {
   const auto it = tables.find(name);
   if (it == tables.end()) return;
   const std::string p = child(ptr, name);
   if (!v.object(*it, p, {"rows", "features"})) return;
   v.integer(*it, p, "rows", out.rows, Range::closed(1, static_cast<double>(kInt32Max)));
-  int64_t features = shape_k;
-  if (v.integer(*it, p, "features", features, Range::at_least(0)) && features != shape_k)
-    v.add(p + "/features", fmt::format("must equal /workload/shape/{} ({}), got {}; the gather reads {} rows "
-                                       "per {} (drop this key or change the shape)",
-                                       shape_key, shape_k, features, shape_key, name));
+  const auto k_of = [&](const Shape& s) { return s.has(shape_key) ? s.at(shape_key) : 0; };
+  int64_t features = 0;
+  if (!it->contains("features") || !v.integer(*it, p, "features", features, Range::at_least(0))) return;
+  for (const Shape& s : shapes) {
+    if (features == k_of(s)) continue;
+    if (sweep)
+      v.add(p + "/features", fmt::format("must equal {} of every shape of /workload/shape, got {} but shape {} has {}; "
+                                         "the gather reads {} rows per {} (drop this key: each case's shape sets it)",
+                                         shape_key, features, s.text(), k_of(s), shape_key, name));
+    else
+      v.add(p + "/features", fmt::format("must equal /workload/shape/{} ({}), got {}; the gather reads {} rows "
+                                         "per {} (drop this key or change the shape)",
+                                         shape_key, k_of(s), features, shape_key, name));
+    return;
+  }
 }
 
 /// /end_to_end/pipeline/mlp {layers, activation}.
@@ -84,9 +99,13 @@ void parse_pipeline(Validator& v, const nlohmann::json& end_to_end, const OpRule
   if (const auto t = it->find("tables"); t != it->end()) {
     const std::string tp = p + "/tables";
     if (v.object(*t, tp, {"user", "cand"})) {
-      const Shape& s = c.workload.shape;
-      parse_table(v, *t, tp, "user", s.has("K_user") ? s.at("K_user") : 0, "K_user", spec.user);
-      parse_table(v, *t, tp, "cand", s.has("K_cand") ? s.at("K_cand") : 0, "K_cand", spec.cand);
+      std::vector<Shape> shapes;  // each case's shape, once, in case order
+      for (const WorkloadCase& wc : c.workload.cases)
+        if (std::find(shapes.begin(), shapes.end(), wc.shape) == shapes.end()) shapes.push_back(wc.shape);
+      if (shapes.empty()) shapes.push_back(c.workload.shape);
+      const bool sweep = c.workload.shape_sweep;
+      parse_table(v, *t, tp, "user", shapes, sweep, "K_user", spec.user);
+      parse_table(v, *t, tp, "cand", shapes, sweep, "K_cand", spec.cand);
     }
   }
   if (const auto m = it->find("mlp"); m != it->end()) parse_mlp(v, *m, p + "/mlp", spec);

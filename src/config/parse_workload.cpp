@@ -1,5 +1,6 @@
-// /workload of a config: op, batch (int or list), requests (object or list), shape, input_seed, input_values.
-// Cases are the cartesian product batch × requests in config order (batch outer).
+// /workload of a config: op, batch (int or list), requests (object or list), shape (object or list), input_seed,
+// input_values.
+// Cases are the cartesian product shape × batch × requests in config order (shape outermost, then batch).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -96,6 +97,76 @@ bool parse_request(Validator& v, const nlohmann::json& r, const std::string& ptr
   return v.clean_since(mark);
 }
 
+/// Reads one shape object `s` at `sp` into `out` (the op's defaults filled in first): each parameter's type and range,
+/// then the op's cross-parameter checks (OpRules::shape_problems, only when every parameter is good). False when a
+/// parameter or a cross-parameter check has a problem (an unknown key is recorded but does not stop the checks).
+bool parse_shape(Validator& v, const nlohmann::json& s, const std::string& sp, const OpRules& rules, Shape& out) {
+  for (const ShapeParamRule& p : rules.shape) out.set(p.name, p.default_value);
+  std::vector<std::string> keys;
+  for (const ShapeParamRule& p : rules.shape) keys.push_back(p.name);
+  if (!v.object(s, sp, keys)) return false;
+  const size_t mark = v.issues().size();
+  for (const ShapeParamRule& p : rules.shape) {
+    int64_t value = p.default_value;
+    v.integer(s, sp, p.name.c_str(), value, Range::closed(static_cast<double>(p.min), static_cast<double>(p.max)));
+    out.set(p.name, value);
+  }
+  if (!v.clean_since(mark)) return false;
+  if (rules.shape_problems)
+    for (ConfigIssue& issue : rules.shape_problems(out, sp)) v.add(std::move(issue.pointer), std::move(issue.message));
+  return v.clean_since(mark);
+}
+
+/// "{M, N, K_user, K_cand}": the op's shape keys, for messages.
+std::string shape_keys(const OpRules& rules) {
+  std::vector<std::string> keys;
+  for (const ShapeParamRule& p : rules.shape) keys.push_back(p.name);
+  return "{" + join(keys) + "}";
+}
+
+/// Reads /workload/shape (pointer `sp`) of the workload object `w`: absent (the op's defaults), one object, or a
+/// non-empty list of objects. Returns (shape, pointer) of each good entry, in config order; an entry equal to an
+/// earlier one is an error at its pointer and left out. Sets form.shape_is_array and form.shape_count (entries
+/// written). Without `rules` (an unknown op, already reported) one empty shape stands in.
+std::vector<std::pair<Shape, std::string>> parse_shapes(Validator& v, const nlohmann::json& w, const std::string& sp,
+                                                        const OpRules* rules, WorkloadForm& form) {
+  if (!rules) return {{Shape{}, sp}};
+  std::vector<std::pair<Shape, std::string>> out;
+  const auto it = w.find("shape");
+  Shape shape;
+  if (it == w.end()) {  // the op's defaults, unchecked (as before lists existed)
+    for (const ShapeParamRule& p : rules->shape) shape.set(p.name, p.default_value);
+    out.emplace_back(shape, sp);
+    return out;
+  }
+  if (it->is_object()) {
+    if (parse_shape(v, *it, sp, *rules, shape)) out.emplace_back(shape, sp);
+    return out;
+  }
+  if (!it->is_array()) {
+    v.add(sp, fmt::format("expected an object {} or a list of them (one case each), got {}", shape_keys(*rules),
+                          type_name(*it)));
+    return out;
+  }
+  form.shape_is_array = true;
+  form.shape_count = it->size();
+  if (it->empty())
+    v.add(sp, fmt::format("expected a non-empty list of shape objects {}, got an empty list; give one shape object, "
+                          "or list each shape to sweep", shape_keys(*rules)));
+  for (size_t i = 0; i < it->size(); ++i) {
+    const std::string at = child(sp, i);
+    Shape s;
+    if (!parse_shape(v, (*it)[i], at, *rules, s)) continue;
+    const auto same = std::find_if(out.begin(), out.end(), [&](const auto& o) { return o.first == s; });
+    if (same != out.end()) {
+      v.add(at, fmt::format("the same shape as {} ({}): list each shape once", same->second, s.text()));
+      continue;
+    }
+    out.emplace_back(std::move(s), at);
+  }
+  return out;
+}
+
 }  // namespace
 
 WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigContext& ctx,
@@ -125,31 +196,17 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
                       ", a diagnostic of data-dependent power and clock; these times are not the op's speed on real "
                       "data (the checks ran on random inputs)");
 
-  // Shape: the op's parameters, each with its default and range, then the op's cross-parameter checks.
+  // Shape: one object or a non-empty list of them; each the op's parameters, with defaults and ranges, then the op's
+  // cross-parameter checks.
   const std::string sp = child(ptr, "shape");
-  bool shape_ok = rules != nullptr;
-  if (rules) {
+  const std::vector<std::pair<Shape, std::string>> shapes = parse_shapes(v, wj, sp, rules, form);
+  w.shape_sweep = form.shape_count > 1;
+  if (!shapes.empty()) {
+    w.shape = shapes.front().first;
+  } else if (rules) {  // no good shape (the config is refused): the op's defaults stand in
     for (const ShapeParamRule& p : rules->shape) w.shape.set(p.name, p.default_value);
   }
-  if (auto s = wj.find("shape"); s != wj.end() && rules) {
-    std::vector<std::string> keys;
-    for (const ShapeParamRule& p : rules->shape) keys.push_back(p.name);
-    if (v.object(*s, sp, keys)) {
-      const size_t mark = v.issues().size();
-      for (const ShapeParamRule& p : rules->shape) {
-        int64_t value = p.default_value;
-        v.integer(*s, sp, p.name.c_str(), value, Range::closed(static_cast<double>(p.min), static_cast<double>(p.max)));
-        w.shape.set(p.name, value);
-      }
-      shape_ok = v.clean_since(mark);
-      if (shape_ok && rules->shape_problems) {
-        for (ConfigIssue& issue : rules->shape_problems(w.shape, sp)) v.add(std::move(issue.pointer), std::move(issue.message));
-        shape_ok = v.clean_since(mark);
-      }
-    } else {
-      shape_ok = false;
-    }
-  }
+  for (const auto& s : shapes) form.shapes.push_back(s.first);  // a bad entry makes no cases
 
   // Requests: one object or a non-empty list of objects.
   std::vector<RequestSpec> requests;
@@ -176,13 +233,17 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
   const auto batches = parse_batches(v, wj, ptr, form);
   form.batch_count = batches.size();
   form.request_count = requests.size();
-  for (const auto& [b, bptr] : batches) {
-    for (const auto& spec : requests) {
-      WorkloadCase wc;
-      wc.batch = b;
-      wc.requests = spec;
-      wc.label = fmt::format("B={} {}", b, ctx.describe_requests ? ctx.describe_requests(spec) : spec.distribution);
-      w.cases.push_back(std::move(wc));
+  for (const auto& [shape, shape_ptr] : shapes) {
+    for (const auto& [b, bptr] : batches) {
+      for (const auto& spec : requests) {
+        WorkloadCase wc;
+        wc.shape = shape;
+        wc.batch = b;
+        wc.requests = spec;
+        wc.label = fmt::format("B={} {}", b, ctx.describe_requests ? ctx.describe_requests(spec) : spec.distribution);
+        if (w.shape_sweep) wc.label = shape.text() + " " + wc.label;  // one shape: the labels reports always had
+        w.cases.push_back(std::move(wc));
+      }
     }
   }
   // Case labels pair the cases of two reports in `compare`, so each must be unique: a repeated case is an
@@ -193,8 +254,8 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
     ++label_count[c.label];
     for (size_t j = 0; j < i; ++j) {
       const WorkloadCase& a = w.cases[j];
-      if (a.batch == c.batch && a.requests.seed == c.requests.seed && a.requests.params == c.requests.params &&
-          a.requests.distribution == c.requests.distribution) {
+      if (a.shape == c.shape && a.batch == c.batch && a.requests.seed == c.requests.seed &&
+          a.requests.params == c.requests.params && a.requests.distribution == c.requests.distribution) {
         v.add(ptr, fmt::format("cases {} and {} are the same ({}): list each batch and each request entry once", j,
                                i, c.label));
         break;
@@ -204,15 +265,18 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
   for (WorkloadCase& c : w.cases)
     if (label_count[c.label] > 1) c.label = fmt::format("{} seed={}", c.label, c.requests.seed);
 
-  // The op's tensor sizes for each batch, largest first (byte sizes that must fit int64; a plugin's shape expression
-  // may also fail at one size only, e.g. a divisor that is 0 at one B): the first batch with problems is reported.
-  if (shape_ok && !batches.empty() && rules->size_problems) {
+  // The op's tensor sizes of each shape for each batch, largest first (byte sizes that must fit int64; a plugin's shape
+  // expression may also fail at one size only, e.g. a divisor that is 0 at one B): per shape, the first batch with
+  // problems is reported.
+  if (rules && rules->size_problems && !batches.empty()) {
     auto order = batches;
     std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (const auto& b : order) {
-      std::vector<ConfigIssue> issues = rules->size_problems(w.shape, sp, b.first, b.second, c.precision);
-      for (ConfigIssue& issue : issues) v.add(std::move(issue.pointer), std::move(issue.message));
-      if (!issues.empty()) break;
+    for (const auto& [shape, shape_ptr] : shapes) {
+      for (const auto& b : order) {
+        std::vector<ConfigIssue> issues = rules->size_problems(shape, shape_ptr, b.first, b.second, c.precision);
+        for (ConfigIssue& issue : issues) v.add(std::move(issue.pointer), std::move(issue.message));
+        if (!issues.empty()) break;
+      }
     }
   }
   return form;
@@ -255,6 +319,26 @@ bool Shape::has(std::string_view name) const {
   for (const auto& p : params)
     if (p.first == name) return true;
   return false;
+}
+
+std::string Shape::text() const {
+  std::string out;
+  for (const auto& [name, value] : params) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
+  return out;
+}
+
+nlohmann::json Shape::as_json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : params) j[name] = value;
+  return j;
+}
+
+Shape Shape::overlay(const Shape& base, const nlohmann::json& j) {
+  Shape out = base;
+  if (!j.is_object()) return out;
+  for (auto& [name, value] : out.params)
+    if (const auto it = j.find(name); it != j.end() && it->is_number_integer()) value = it->get<int64_t>();
+  return out;
 }
 
 void Shape::set(const std::string& name, int64_t value) {

@@ -23,7 +23,8 @@ std::string empirical_file_hash(const RequestSpec& s) {
 nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   using nlohmann::json;
   const auto& w = c.workload;
-  // Cases are batch-major: case i·request_count + r holds batch i and request r.
+  // Cases are shape-major, then batch-major: case i·request_count + r (i < batch_count) holds the first shape,
+  // batch i and request r.
   json batches = json::array();
   for (size_t i = 0; i < form.batch_count && i * form.request_count < w.cases.size(); ++i)
     batches.push_back(w.cases[i * form.request_count].batch);
@@ -58,8 +59,12 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   // Only when set: configs without counters keep the hash they had before /measure/metrics existed.
   if (!m.metrics.empty()) measure["metrics"] = m.metrics;
   if (m.cooldown != MeasureSpec{}.cooldown) measure["cooldown"] = m.cooldown;  // likewise
-  nlohmann::json shape = nlohmann::json::object();
-  for (const auto& [name, value] : w.shape.params) shape[name] = value;
+  // A list when a list was written (even of one), else the object: single-shape configs keep their hash.
+  nlohmann::json shape = w.shape.as_json();
+  if (form.shape_is_array) {
+    shape = json::array();
+    for (const Shape& s : form.shapes) shape.push_back(s.as_json());
+  }
   json workload = {{"op", w.op},
                    {"batch", form.batch_is_array || batches.size() != 1 ? batches : batches[0]},
                    {"requests", form.requests_is_array || requests.size() != 1 ? requests : requests[0]},

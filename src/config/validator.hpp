@@ -108,6 +108,9 @@ struct WorkloadForm {
   bool requests_is_array = false;
   size_t batch_count = 1;     ///< distinct entries of /workload/batch
   size_t request_count = 1;   ///< entries of /workload/requests
+  bool shape_is_array = false;  ///< /workload/shape was written as a list (the resolved config keeps it one)
+  size_t shape_count = 1;       ///< entries of /workload/shape (1 for an object or when absent)
+  std::vector<Shape> shapes;    ///< the good shapes, in config order (the resolved config writes them)
 };
 
 /// Parses /workload into c.workload (needs c.precision for the overflow check).
@@ -120,7 +123,7 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
 void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c);
 
 /// Parses /end_to_end/pipeline (when present) of the /end_to_end object into c.end_to_end.pipeline
-/// (needs c.workload.shape for the feature-count check). Rejects it next to /end_to_end/given, and for an op
+/// (needs c.workload.cases' shapes for the feature-count check). Rejects it next to /end_to_end/given, and for an op
 /// without a request pipeline (`rules` null or rules->has_pipeline false).
 void parse_pipeline(Validator& v, const nlohmann::json& end_to_end, const OpRules* rules, Config& c);
 

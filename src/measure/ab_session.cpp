@@ -19,17 +19,18 @@
 
 namespace gpubench::measure {
 
-int64_t ab_case_memory_need(const AbStep& a, const AbStep& b, int64_t B, int64_t U, int64_t input_sets) {
+int64_t ab_case_memory_need(const AbStep& a, const AbStep& b, const Shape& shape, int64_t B, int64_t U,
+                            int64_t input_sets) {
   const Config& ca = *a.config;
   const op::Operation& operation = op::operation_of(ca);
-  const op::CaseSize size = op::case_size(ca, B, U);
+  const op::CaseSize size = op::case_size(ca, shape, B, U);
   const int64_t inputs = operation.input_bytes(size);
   const int64_t elements = operation.output_elements(size);
   const int64_t y = elements * element_bytes(ca.precision);
   const int64_t seeds = ca.check.enabled ? static_cast<int64_t>(ca.check.seeds.size()) : 0;
   // Made once for both sides (case_memory_need counts them per config): the check sets and the rotated inputs.
   const int64_t shared = seeds * (inputs + elements * 4 + 2 * y) + input_sets * inputs;
-  return case_memory_need(ca, B, U, input_sets) + case_memory_need(*b.config, B, U, input_sets) - shared;
+  return case_memory_need(ca, shape, B, U, input_sets) + case_memory_need(*b.config, shape, B, U, input_sets) - shared;
 }
 
 namespace {
@@ -68,6 +69,7 @@ class AbSessionRun {
       CaseResult cr;
       cr.label = out.cases.back().label;
       cr.batch = out.cases.back().batch;
+      cr.shape = wc.shape.as_json();
       cr.lengths = out.cases.back().lengths;
       cr.variants = {out.cases.back().a, out.cases.back().b};
       out.report.cases.push_back(std::move(cr));
@@ -143,14 +145,14 @@ class AbSessionRun {
   void measure_case(const WorkloadCase& wc, const RequestLayout& layout, Side& a, Side& b, AbCase& c) {
     const cudaStream_t stream = runner_.stream();
     const int64_t U = layout.requests();
-    const op::CaseSize size = op::case_size(config_, wc.batch, U);
+    const op::CaseSize size = op::case_size(config_, wc.shape, wc.batch, U);
     const int64_t out_elements = operation_.output_elements(size);
     const auto out_bytes = static_cast<size_t>(out_elements * element_bytes(config_.precision));
     const int64_t n_sets = rotation_sets(operation_.input_bytes(size) + static_cast<int64_t>(out_bytes),
                                          device_.l2_bytes, config_.measure);
     size_t free_b = 0, total_b = 0;
     GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    if (const int64_t need = ab_case_memory_need(a_, b_, wc.batch, U, n_sets);
+    if (const int64_t need = ab_case_memory_need(a_, b_, wc.shape, wc.batch, U, n_sets);
         need > static_cast<int64_t>(static_cast<double>(free_b) * 0.95)) {
       throw InputError(fmt::format("{}: A/B needs {:.2f} GiB of device memory, {:.2f} GiB free; shrink "
                                    "/workload/batch or /workload/shape, or use fewer /check/seeds",

@@ -84,8 +84,8 @@ std::vector<std::string> pipeline_setup_notes(const std::string& step_name, cons
   return notes;
 }
 
-std::string measure_pipeline(const Config& config, const op::Operation& operation, const RequestLayout& layout,
-                             Runner& runner, CaseResult& cr, const LogFn& log) {
+std::string measure_pipeline(const Config& config, const op::Operation& operation, const Shape& shape,
+                             const RequestLayout& layout, Runner& runner, CaseResult& cr, const LogFn& log) {
   const PipelineSpec& spec = *config.end_to_end.pipeline;
   const cudaStream_t stream = runner.stream();
   const auto fail_all = [&](const std::string& why) {
@@ -96,7 +96,7 @@ std::string measure_pipeline(const Config& config, const op::Operation& operatio
       v.pipeline->error = why;
     }
   };
-  const op::CaseSize size = op::case_size(config, layout.batch, layout.requests());
+  const op::CaseSize size = op::case_size(config, shape, layout.batch, layout.requests());
   const int64_t need = operation.pipeline_bytes(spec, size);
   size_t free_b = 0, total_b = 0;
   GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));

@@ -26,9 +26,9 @@
 
 namespace gpubench::measure {
 
-int64_t case_memory_need(const Config& config, int64_t B, int64_t U, int64_t input_sets) {
+int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets) {
   const op::Operation& operation = op::operation_of(config);
-  const op::CaseSize size = op::case_size(config, B, U);
+  const op::CaseSize size = op::case_size(config, shape, B, U);
   const int64_t inputs = operation.input_bytes(size);
   const int64_t elements = operation.output_elements(size);
   const int64_t y = elements * element_bytes(config.precision);
@@ -149,6 +149,7 @@ class SessionRun {
     CaseResult cr;
     cr.label = wc.label;
     cr.batch = wc.batch;
+    cr.shape = wc.shape.as_json();
     CaseState cs(wc, make_request_layout(wc.batch, wc.requests));
     cs.index = ci;
     cr.lengths = to_json(summarize(cs.layout));
@@ -164,7 +165,8 @@ class SessionRun {
       cs.checks.clear();  // the ladder's operands are done: room for the pipeline's tables and weights
       cs.timing_inputs.clear();
       cs.timing_y.clear();
-      if (std::string why = measure_pipeline(config_, operation_, cs.layout, runner_, cr, log_); !why.empty()) {
+      if (std::string why = measure_pipeline(config_, operation_, cs.wc.shape, cs.layout, runner_, cr, log_);
+          !why.empty()) {
         poisoned_ = true;
         poisoned_by_ = std::move(why);
       }
@@ -184,14 +186,14 @@ class SessionRun {
   void size_case(CaseState& cs) {
     const WorkloadCase& wc = cs.wc;
     const int64_t U = cs.layout.requests();
-    cs.size = op::case_size(config_, wc.batch, U);
+    cs.size = op::case_size(config_, wc.shape, wc.batch, U);
     cs.out_elements = operation_.output_elements(cs.size);
     cs.out_bytes = static_cast<size_t>(cs.out_elements * element_bytes(config_.precision));
     const int64_t footprint = operation_.input_bytes(cs.size) + static_cast<int64_t>(cs.out_bytes);
     cs.n_sets = rotation_sets(footprint, device_.l2_bytes, config_.measure);
     size_t free_b = 0, total_b = 0;
     GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    const int64_t need = case_memory_need(config_, wc.batch, U, cs.n_sets);
+    const int64_t need = case_memory_need(config_, wc.shape, wc.batch, U, cs.n_sets);
     if (need > static_cast<int64_t>(free_b * 0.95)) {
       throw InputError(fmt::format("{}: needs {:.2f} GiB of device memory, {:.2f} GiB free; shrink /workload/batch or "
                                    "/workload/shape, or use fewer /check/seeds", wc.label, need / 1073741824.0,

@@ -44,8 +44,9 @@ std::vector<std::string> step_report_notes(const op::Step& step);
 /// failures outside any variant (stream creation). Variant failures never throw.
 Report run_session(const Config& config, const DeviceInfo& device, const RunOptions& options, const LogFn& log);
 
-/// Device memory a case needs [bytes]: check operands and references per seed, timing input sets,
-/// outputs, and the largest variant workspace (the baseline's broadcast copy [B, K, N]).
-int64_t case_memory_need(const Config& config, int64_t B, int64_t U, int64_t input_sets);
+/// Device memory a case of the op's `shape` (the case's: WorkloadCase::shape) with B candidates in U requests needs
+/// [bytes]: check operands and references per seed, timing input sets, outputs, and the largest variant workspace
+/// (the baseline's broadcast copy [B, K, N]).
+int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets);
 
 }  // namespace gpubench::measure

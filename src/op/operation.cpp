@@ -146,9 +146,9 @@ const Operation& operation_of(const Config& config) {
                                names.empty() ? std::string("(none registered)") : fmt::format("{}", fmt::join(names, ", "))));
 }
 
-CaseSize case_size(const Config& config, int64_t B, int64_t U) {
+CaseSize case_size(const Config& config, const Shape& shape, int64_t B, int64_t U) {
   CaseSize c;
-  c.shape = config.workload.shape;
+  c.shape = shape;
   c.B = B;
   c.U = U;
   c.precision = config.precision;

@@ -214,8 +214,9 @@ const Operation* find_operation(const std::string& name);
 std::string default_operation();
 /// The op of a config (/workload/op). Throws InputError naming /workload/op and the known ops when absent.
 const Operation& operation_of(const Config& config);
-/// The case size of `config` for B candidates in U requests.
-CaseSize case_size(const Config& config, int64_t B, int64_t U);
+/// The case size of `config` (its precision and TF32 setting) for the op's `shape` (a case's: WorkloadCase::shape, or
+/// a report case's, analysis/case_shape.hpp) with B candidates in U requests.
+CaseSize case_size(const Config& config, const Shape& shape, int64_t B, int64_t U);
 
 /// True when the environment has GPUBENCH_ENABLE_TEST_VARIANTS=1 (the GPU tests set it for the gpubench
 /// processes they start): test-only steps such as `test_fault` become valid config names.

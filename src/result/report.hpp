@@ -246,10 +246,13 @@ struct VariantResult {
   std::optional<Counters> counters;        ///< hardware counters (run --metrics), by measure/ + analysis/
 };
 
-/// One workload point (batch × request distribution).
+/// One workload point (shape × batch × request distribution).
 struct CaseResult {
   std::string label;                ///< e.g. "B=1024 fixed(length=70)"
   int64_t batch = 0;
+  /// The op's shape parameters of the case, e.g. {"M": 433, "N": 256, "K_user": 1178, "K_cand": 866}; null in
+  /// reports written before cases recorded it (their shape is the config's /workload/shape, one object).
+  nlohmann::json shape;
   nlohmann::json lengths;           ///< workload/ LengthSummary as JSON
   std::vector<VariantResult> variants;
 };

@@ -353,11 +353,14 @@ void from_json(const json& j, VariantResult& v) {
 
 void to_json(json& j, const CaseResult& v) {
   j = json{{"label", v.label}, {"batch", v.batch}, {"lengths", v.lengths}, {"variants", v.variants}};
+  if (!v.shape.is_null()) j["shape"] = v.shape;
 }
 
 void from_json(const json& j, CaseResult& v) {
   read(j, "label", v.label);
   read(j, "batch", v.batch);
+  // Absent before cases recorded their shape: null. Else an object (anything else is a type_error naming it).
+  if (const auto it = j.find("shape"); it != j.end() && !it->is_null()) v.shape = json(it->get<json::object_t>());
   read_raw(j, "lengths", v.lengths);
   read(j, "variants", v.variants);
 }

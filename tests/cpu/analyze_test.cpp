@@ -139,7 +139,7 @@ TEST(Analyze, RejectsUnknownWorkModelAndMissingRequests) {
 TEST(Plan, RowsAndFloorProjection) {
   auto [r, cfg] = ladder();
   const auto ceil = datasheet_ceilings("h200", Precision::kFp16, false);
-  const auto rows = plan_rows(cfg, 1024, 15, ceil, [](const VariantSpec& s) {
+  const auto rows = plan_rows(cfg, cfg.workload.shape, 1024, 15, ceil, [](const VariantSpec& s) {
     return std::string(s.name == "baseline" ? "broadcast" : "decomposed");
   });
   ASSERT_EQ(rows.size(), 5u);
@@ -158,7 +158,8 @@ TEST(Plan, RowsAndFloorProjection) {
   EXPECT_EQ(rows[1].projected->source, EndToEndSource::kProjected);
 
   cfg.end_to_end.given.reset();
-  const auto bare = plan_rows(cfg, 1024, 15, ceil, [](const VariantSpec&) { return std::string("decomposed"); });
+  const auto bare =
+      plan_rows(cfg, cfg.workload.shape, 1024, 15, ceil, [](const VariantSpec&) { return std::string("decomposed"); });
   EXPECT_FALSE(bare[1].projected.has_value());
   EXPECT_DOUBLE_EQ(bare[1].floor_speedup_vs_baseline, 1.0);  // same model → same floor
 }

@@ -28,9 +28,10 @@ TEST(MemoryNeed, TinyShapeByHand) {
   //   broadcast = 2·B·(Ku+Kc)·N = 1280;  padded = 1012 + 2·(B+U)·8·N = 2548
   //   workspace = max(1280, 2548) + 640 = 3188
   //   need      = seeds·(1012+1280+2·640) + sets·(1012+640+3188) + 3188
-  EXPECT_EQ(measure::case_memory_need(tiny(true, 2), 10, 2, 3), 2 * 3572 + 3 * 4840 + 3188);  // 24852
-  EXPECT_EQ(measure::case_memory_need(tiny(false, 2), 10, 2, 3), 3 * 4840 + 3188);            // no check
-  EXPECT_EQ(measure::case_memory_need(tiny(true, 1), 10, 2, 1), 3572 + 4840 + 3188);
+  const Shape s = tiny(true, 1).workload.shape;
+  EXPECT_EQ(measure::case_memory_need(tiny(true, 2), s, 10, 2, 3), 2 * 3572 + 3 * 4840 + 3188);  // 24852
+  EXPECT_EQ(measure::case_memory_need(tiny(false, 2), s, 10, 2, 3), 3 * 4840 + 3188);            // no check
+  EXPECT_EQ(measure::case_memory_need(tiny(true, 1), s, 10, 2, 1), 3572 + 4840 + 3188);
 }
 
 TEST(MemoryNeed, ReferenceShapeIsBroadcastBound) {
@@ -41,9 +42,9 @@ TEST(MemoryNeed, ReferenceShapeIsBroadcastBound) {
   c.workload.shape.set("N", 256);
   c.workload.shape.set("K_user", 1178);
   c.workload.shape.set("K_cand", 866);
-  EXPECT_EQ(measure::case_memory_need(c, 1024, 15, 1), int64_t{4'662'115'696});
+  EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1), int64_t{4'662'115'696});
   // 2,000,000 candidates: ≈ 8473 GiB, what the GPU test's oversized config asks for.
-  EXPECT_GT(measure::case_memory_need(c, 2'000'000, 28'572, 1), int64_t{8000} << 30);
+  EXPECT_GT(measure::case_memory_need(c, c.workload.shape, 2'000'000, 28'572, 1), int64_t{8000} << 30);
 }
 
 }  // namespace

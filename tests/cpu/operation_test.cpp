@@ -43,7 +43,7 @@ TEST(Operation, RegistryFindsTheWorkedOpAndNothingElse) {
 TEST(Operation, SizesAndWorkThroughTheInterfaceMatchTheOpsOwnFormulas) {
   const op::Operation& o = lce_op();
   const Config c = testing::lce_config();  // reference shape, fp16
-  const op::CaseSize size = op::case_size(c, 1024, 15);
+  const op::CaseSize size = op::case_size(c, c.workload.shape, 1024, 15);
   const LceShape s = lce_shape(c.workload.shape);
   EXPECT_EQ(s.M, 433);
   EXPECT_EQ(s.K_cand, 866);
@@ -124,11 +124,11 @@ TEST(Operation, MemoryNeedCountsTheOpsTensors) {
   Config c = testing::lce_config();
   c.check.seeds = {1};
   const op::Operation& o = lce_op();
-  const op::CaseSize size = op::case_size(c, 64, 4);
+  const op::CaseSize size = op::case_size(c, c.workload.shape, 64, 4);
   const int64_t in = o.input_bytes(size), y = o.output_elements(size) * 2, y_ref = o.output_elements(size) * 4;
   const int64_t ws = o.workspace_bytes(size);
   // one check seed (inputs, fp32 reference, output and the baseline's output) + 3 timing sets + one workspace
-  EXPECT_EQ(measure::case_memory_need(c, 64, 4, 3), (in + y_ref + 2 * y) + 3 * (in + y + ws) + ws);
+  EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 64, 4, 3), (in + y_ref + 2 * y) + 3 * (in + y + ws) + ws);
 }
 
 }  // namespace

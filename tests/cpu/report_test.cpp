@@ -264,7 +264,7 @@ TEST(ReportTerminal, PlanTable) {
   cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}};
   cfg.end_to_end.given = GivenEndToEnd{100, 40};
   const auto ceil = datasheet_ceilings("h200", Precision::kFp16, false);
-  const auto rows = plan_rows(cfg, 1024, 15, ceil, [](const VariantSpec& s) {
+  const auto rows = plan_rows(cfg, cfg.workload.shape, 1024, 15, ceil, [](const VariantSpec& s) {
     return std::string(s.name == "baseline" ? "broadcast" : "decomposed");
   });
   const std::string text = render_plan_terminal(rows, ceil, 1024, 15);
