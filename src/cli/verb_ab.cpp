@@ -2,6 +2,8 @@
 // (docs/ci.md, "Interleaved A/B on one board"). Forms:
 //   gpubench ab CONFIG --a STEP --b STEP          two steps of one config's ladder, each with its options there
 //   gpubench ab CONFIG_A CONFIG_B [--step NAME]   step NAME (default: A's last) of two configs of the same workload
+//   gpubench ab CONFIG --plugin-b FILE [--step NAME]  step NAME of the config's plugin build (A) against the same
+//                                                 step of another build of that plugin (B: FILE), on A's op
 // Exit codes as compare: 0 no regression, 1 B SLOWER than A or a step FAILED (check, setup), 2 bad input (unknown
 // step, configs of different workloads: the differing JSON pointers named), 3 no usable GPU, 4 with
 // --fail-on-unsure when an entry could not be decided; 130/143 interrupted (what was measured is still printed).
@@ -29,6 +31,8 @@
 #include "measure/ab_session.hpp"
 #include "measure/device_info.hpp"
 #include "measure/interrupt.hpp"
+#include "op/operation.hpp"
+#include "op/plugin_loader.hpp"
 #include "report/compare_render.hpp"
 #include "report/writer.hpp"
 
@@ -38,7 +42,8 @@ namespace {
 struct AbArgs {
   std::string config_a, config_b;
   std::string step_a, step_b;  // --a, --b (one config)
-  std::string step;            // --step (two configs)
+  std::string step;            // --step (two configs, or --plugin-b)
+  std::string plugin_b;        // --plugin-b FILE: build B of the config's plugin
   std::string threshold = "3%";
   std::string confidence = "95%";
   int resamples = 2000;
@@ -76,6 +81,23 @@ VariantSpec find_step(const Config& config, const std::string& name, const std::
                                guess.empty() ? "" : " (did you mean '" + guess + "'?)", fmt::join(ladder, ", ")));
 }
 
+/// Suffix of build B's step names (`--plugin-b`): "gather_reduce" of build B registers as "gather_reduce@b".
+constexpr const char* kBuildBSuffix = "@b";
+
+/// Loads `path` as build B (op/plugin_loader.hpp load_plugin_variant) and returns `a_spec` (the config's step, with
+/// its options) renamed to build B's copy of the step. Throws InputError when build B has no such step for the op.
+VariantSpec plugin_b_step(const std::string& path, const Config& config, const VariantSpec& a_spec) {
+  const op::PluginRecord& record = op::load_plugin_variant(path, kBuildBSuffix);
+  const op::Operation* operation = op::find_operation(config.workload.op);
+  VariantSpec b = a_spec;
+  b.name += kBuildBSuffix;
+  if (operation == nullptr || operation->find_step(b.name) == nullptr)
+    throw InputError(fmt::format("--plugin-b {}: plugin '{}' has no step {} for op {} (its steps: {}); build B must "
+                                 "implement the step it is compared on",
+                                 path, record.name, a_spec.name, config.workload.op, fmt::join(record.steps, ", ")));
+  return b;
+}
+
 /// Problems a `run` of the config would refuse without a GPU (datasheet memory, step callbacks): ConfigError.
 void refuse_like_run(const Config& config, const std::string& path) {
   if (auto issues = datasheet_memory_issues(config); !issues.empty()) throw ConfigError(path, std::move(issues));
@@ -111,13 +133,25 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
     throw InputError("-o / --output: empty file path; give a file (e.g. ab.md), or leave -o out for stdout");
   if (report_given && a.report.empty())
     throw InputError("--report: empty prefix; give a path prefix (e.g. out/ab), or leave --report out");
+  const bool builds = !a.plugin_b.empty();
+  if (builds && two)
+    throw InputError("--plugin-b: compares two builds of one plugin on one config; give one config (its plugins "
+                     "list or --plugin is build A)");
+  if (builds && (!a.step_a.empty() || !a.step_b.empty()))
+    throw InputError("--plugin-b: measures one step in both builds; name it with --step NAME (default: the last step "
+                     "of the config's ladder), not --a / --b");
   if (two && (!a.step_a.empty() || !a.step_b.empty()))
     throw InputError("--a / --b: with two configs the step is --step NAME (default: the last step of CONFIG_A's "
                      "ladder), measured with each config's options; for two steps of one config give one config");
-  if (!two && (a.step_a.empty() || a.step_b.empty()))
-    throw InputError("give the two steps to compare: gpubench ab CONFIG --a STEP --b STEP, or two configs of the "
-                     "same workload: gpubench ab CONFIG_A CONFIG_B [--step NAME]");
-  if (!two && !a.step.empty())
+  if (!two && !builds && a.step_a.empty() != a.step_b.empty())
+    throw InputError(fmt::format("{} missing: with one config give both steps, gpubench ab CONFIG --a STEP --b STEP "
+                                 "(the same step twice measures it against itself)",
+                                 a.step_a.empty() ? "--a" : "--b"));
+  if (!two && !builds && (a.step_a.empty() || a.step_b.empty()))
+    throw InputError("give the two steps to compare: gpubench ab CONFIG --a STEP --b STEP, two configs of the "
+                     "same workload: gpubench ab CONFIG_A CONFIG_B [--step NAME], or two builds of a plugin: "
+                     "gpubench ab CONFIG --plugin-b FILE [--step NAME]");
+  if (!two && !builds && !a.step.empty())
     throw InputError("--step: only with two configs (gpubench ab CONFIG_A CONFIG_B --step NAME); with one config "
                      "give --a STEP --b STEP");
   const CompareOptions options = verdict_options(a);
@@ -145,12 +179,15 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
     const std::string name = a.step.empty() ? config_a.variants.back().name : a.step;
     side_a.spec = find_step(config_a, name, "--step", a.config_a);
     side_b.spec = find_step(config_b, name, "--step", a.config_b);
+  } else if (builds) {
+    side_a.spec = find_step(config_a, a.step.empty() ? config_a.variants.back().name : a.step, "--step", a.config_a);
+    side_b.spec = plugin_b_step(a.plugin_b, config_a, side_a.spec);
   } else {
     side_a.spec = find_step(config_a, a.step_a, "--a", a.config_a);
     side_b.spec = find_step(config_a, a.step_b, "--b", a.config_a);
   }
   side_a.label = "A:" + side_a.spec.name;
-  side_b.label = "B:" + side_b.spec.name;
+  side_b.label = "B:" + (builds ? side_a.spec.name : side_b.spec.name);
   refuse_like_run(config_a, a.config_a);
   if (two) refuse_like_run(config_b, a.config_b);
 
@@ -175,7 +212,9 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
     return fmt::format("{} step {} {}", path, s.spec.name, s.spec.options.dump());
   };
   d.a_source = source(a.config_a, side_a);
-  d.b_source = source(two ? a.config_b : a.config_a, side_b);
+  d.b_source = builds ? fmt::format("{} (build B of the plugin) step {} {}", a.plugin_b, side_a.spec.name,
+                                    side_b.spec.options.dump())
+                     : source(two ? a.config_b : a.config_a, side_b);
   d.config_hash = config_a.hash;
   d.config_name = config_a.name;
   d.gpu_name = device.name;
@@ -211,7 +250,8 @@ VerbAction setup_ab(CLI::App& sub) {
       ->type_name("CONFIG");
   sub.add_option("--a", a->step_a, "one config: the A step (its options from the config)")->type_name("STEP");
   sub.add_option("--b", a->step_b, "one config: the B step (its options from the config)")->type_name("STEP");
-  sub.add_option("--step", a->step, "two configs: the step of both (default: the last step of CONFIG_A's ladder)")
+  sub.add_option("--step", a->step,
+                 "two configs or --plugin-b: the step of both (default: the last step of CONFIG_A's ladder)")
       ->type_name("NAME");
   sub.add_option("--threshold", a->threshold,
                  "equivalence band on the median pair ratio B/A, e.g. 3% or 0.03; SLOWER only when the whole "
@@ -240,6 +280,10 @@ VerbAction setup_ab(CLI::App& sub) {
   sub.add_flag("--no-cupti", a->no_cupti, "per-launch-group times from CUDA events only (CUPTI off)");
   add_set_option(sub, a->sets);
   add_plugin_option(sub, a->plugins);
+  sub.add_option("--plugin-b", a->plugin_b,
+                 "another build of the config's plugin: step --step of that build (B) against the config's build (A), "
+                 "on the config's op and inputs")
+      ->type_name("FILE");
   sub.add_option("--device", a->device, "GPU index to run on (default: /device/index of CONFIG_A)")
       ->check(CLI::Range(0, 1023))
       ->type_name("N");

@@ -17,6 +17,10 @@ struct PluginSource {
   std::string label;   ///< the file's path, or "builtin:<op>" for an in-tree op's steps
   std::string sha256;  ///< SHA-256 of the file (hex); "" for builtin
   bool builtin = false;
+  /// Non-empty for the B build of `gpubench ab --plugin-b`: the plugin's steps register as <name><step_suffix> on
+  /// ops that must already be registered (by build A), and its own ops are not registered (B's steps run on A's
+  /// inputs and reference).
+  std::string step_suffix;
 };
 
 /// A loaded plugin as reports record it (Report::plugins).

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 
 #include "core/errors.hpp"
 #include "core/report_stream.hpp"
@@ -217,6 +218,23 @@ std::string describe_ops(const std::vector<std::string>& ops) {
 const PluginRecord& register_opened(const OpenedPlugin& opened) {
   if (opened.loaded >= 0) return records()[static_cast<size_t>(opened.loaded)];
   PluginRecord record = register_plugin(*opened.description, PluginSource{opened.path, opened.sha256, false});
+  record.path = opened.path;
+  records().push_back(std::move(record));
+  real_paths().push_back(opened.real);
+  return records().back();
+}
+
+const PluginRecord& load_plugin_variant(const std::string& path, const std::string& step_suffix) {
+  if (step_suffix.empty()) throw std::invalid_argument("load_plugin_variant: empty step suffix");
+  const OpenedPlugin opened = open_plugin(path);
+  if (opened.loaded >= 0)
+    throw InputError(fmt::format("--plugin-b {}: is the file already loaded as build A ({}); give the other build's "
+                                 ".so", path, records()[static_cast<size_t>(opened.loaded)].path));
+  if (opened.description->step_count == 0)
+    throw InputError(fmt::format("--plugin-b {}: declares no step; build B must implement the steps to compare", path));
+  PluginSource source{opened.path, opened.sha256, false};
+  source.step_suffix = step_suffix;
+  PluginRecord record = register_plugin(*opened.description, source);
   record.path = opened.path;
   records().push_back(std::move(record));
   real_paths().push_back(opened.real);

@@ -50,6 +50,12 @@ const PluginRecord& register_opened(const OpenedPlugin& opened);
 /// a note. Plugins that declare ops register before those that only add steps. Throws InputError as load_plugin.
 void load_plugin_files(const std::vector<PluginFile>& files, const std::function<void(const std::string&)>& note);
 
+/// Loads `path` as build B of a plugin for `gpubench ab --plugin-b`: its steps register as <step><step_suffix> (e.g.
+/// "gather_reduce@b") on the ops already registered by build A, its ops are not registered, and it is recorded like any
+/// plugin (reports list both files and their SHA-256). Throws InputError for the same file as one already loaded, a
+/// plugin without steps, a step on an op build A did not register, and every load_plugin error.
+const PluginRecord& load_plugin_variant(const std::string& path, const std::string& step_suffix);
+
 /// Loads the plugin file at `path` and registers its ops and steps (a path ending in ".json" is a kernel-file
 /// description: op/kernel_file_step.hpp register_kernel_file); a file already loaded (same real path) is not
 /// loaded again. Before the first load, stdout is redirected to stderr (protect_report_stream) so that a plugin's

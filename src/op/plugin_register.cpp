@@ -59,7 +59,8 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
   // Check everything first: a bad plugin registers nothing.
   std::vector<std::unique_ptr<PluginOperation>> ops;
   std::set<std::string> op_names;
-  for (int32_t i = 0; i < plugin.op_count; ++i) {
+  const bool variant = !source.step_suffix.empty();  // ab's B build: steps only, on the ops build A registered
+  for (int32_t i = 0; i < plugin.op_count && !variant; ++i) {
     auto op = std::make_unique<PluginOperation>(plugin.ops[i], source);
     if (!op_names.insert(op->name()).second)
       throw InputError(fmt::format("{}: declares op \"{}\" twice", label, op->name()));
@@ -76,10 +77,16 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
     if (!step_names.insert({s.op, s.name}).second)
       throw InputError(fmt::format("{}: declares step {}/{} twice", label, s.op, s.name));
     const Operation* existing = find_operation(s.op);
+    if (variant && existing == nullptr)
+      throw InputError(fmt::format("{}: step {} is for op \"{}\", which build A did not register; give build A "
+                                   "first (--plugin or the config's plugins list)", label, s.name, s.op));
     if (existing == nullptr && !op_names.count(s.op))
       throw InputError(fmt::format("{}: step {} is for op \"{}\", which neither gpubench nor this plugin has; load "
                                    "the plugin with that op first or fix gpubench_step_v1_t::op", label, s.name, s.op));
-    if (existing != nullptr && !source.builtin && existing->find_step(s.name) != nullptr)
+    if (variant && existing->find_step(s.name + source.step_suffix) != nullptr)
+      throw InputError(fmt::format("{}: op \"{}\" already has a step \"{}{}\": a B build was loaded twice", label,
+                                   s.op, s.name, source.step_suffix));
+    if (existing != nullptr && !source.builtin && !variant && existing->find_step(s.name) != nullptr)
       throw InputError(fmt::format("{}: op \"{}\" already has a step \"{}\"; rename the plugin's step", label, s.op,
                                    s.name));
   }
@@ -91,8 +98,10 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
   for (int32_t i = 0; i < plugin.step_count; ++i) {
     const gpubench_step_v1_t& s = plugin.steps[i];
     const Operation& operation = *find_operation(s.op);
-    register_step(s.op, step_info_of(s, operation, source), label);
-    record.steps.push_back(fmt::format("{}/{}", s.op, s.name));
+    StepInfo info = step_info_of(s, operation, source);
+    info.name += source.step_suffix;
+    register_step(s.op, std::move(info), label);
+    record.steps.push_back(fmt::format("{}/{}{}", s.op, s.name, source.step_suffix));
   }
   return record;
 }

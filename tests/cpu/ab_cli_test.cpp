@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "measure/device_info.hpp"
 #include "support/cli_binary.hpp"
 
@@ -74,7 +76,8 @@ class AbCli : public ::testing::Test {
 TEST_F(AbCli, OneConfigNeedsBothSteps) {
   const std::string cfg = write("a.json", tiny_config(96));
   EXPECT_EQ(run({"ab", cfg, "--a", "baseline"}), 2);
-  EXPECT_NE(err_.find("gpubench ab CONFIG --a STEP --b STEP"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("--b missing: with one config give both steps, gpubench ab CONFIG --a STEP --b STEP"),
+            std::string::npos) << err_;
   EXPECT_EQ(run({"ab", cfg}), 2);
   EXPECT_NE(err_.find("give the two steps to compare"), std::string::npos) << err_;
   EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--step", "decomposed"}), 2);
@@ -115,6 +118,43 @@ TEST_F(AbCli, TwoConfigsOfOneWorkloadPassTheChecks) {
     EXPECT_EQ(run(args), 3) << err_;
     EXPECT_NE(err_.find("gpubench ab needs an NVIDIA Hopper GPU"), std::string::npos) << err_;
   }
+}
+
+/// configs/embedding_bag.json with its plugins list pointing at the example plugin built in this build tree (build A).
+std::string embedding_bag_config() {
+  std::ifstream in(std::string(GPUBENCH_SOURCE_DIR) + "/configs/embedding_bag.json");
+  nlohmann::json j = nlohmann::json::parse(in);
+  j["plugins"] = {std::string(GPUBENCH_EXAMPLE_PLUGIN_DIR) + "/embedding_bag/libgpubench_embedding_bag.so"};
+  return j.dump(2);
+}
+
+TEST_F(AbCli, PluginBIsAnotherBuildOfTheConfigsPluginCheckedBeforeTheGpu) {
+  const std::string plugin_a = std::string(GPUBENCH_EXAMPLE_PLUGIN_DIR) + "/embedding_bag/libgpubench_embedding_bag.so";
+  if (!fs::exists(plugin_a)) GTEST_SKIP() << "SKIPPED: the example plugin is not built";
+  const std::string cfg = write("eb.json", embedding_bag_config());
+  fs::create_directories(dir_ / "b");
+  const std::string plugin_b = (dir_ / "b" / "libgpubench_embedding_bag.so").string();
+  fs::copy_file(plugin_a, plugin_b);  // another file of the same plugin: build B
+  // The same file as build A, two configs, --a / --b, a step that build B lacks: exit 2, before any GPU work.
+  EXPECT_EQ(run({"ab", cfg, "--plugin-b", plugin_a}), 2);
+  EXPECT_NE(err_.find("is the file already loaded as build A"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, cfg, "--plugin-b", plugin_b}), 2);
+  EXPECT_NE(err_.find("--plugin-b: compares two builds of one plugin on one config"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--plugin-b", plugin_b, "--a", "gather_reduce", "--b", "block_per_bag"}), 2);
+  EXPECT_NE(err_.find("name it with --step NAME"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--plugin-b", plugin_b, "--step", "gather_reduse"}), 2);
+  EXPECT_NE(err_.find("did you mean 'gather_reduce'"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--plugin-b", (dir_ / "missing.so").string()}), 2);
+  EXPECT_NE(err_.find("no such file"), std::string::npos) << err_;
+  // A plugin for another op is not a build of this one.
+  const std::string other = std::string(GPUBENCH_TEST_PLUGIN_DIR) + "/libtest_plugin_good.so";
+  if (fs::exists(other)) {
+    EXPECT_EQ(run({"ab", cfg, "--plugin-b", other}), 2);
+    EXPECT_NE(err_.find("which build A did not register"), std::string::npos) << err_;
+  }
+  if (measure::device_count() > 0) return;  // tests/gpu/ab_test.cpp measures it
+  EXPECT_EQ(run({"ab", cfg, "--plugin-b", plugin_b, "--step", "block_per_bag"}), 3) << err_;
+  EXPECT_NE(err_.find("gpubench ab needs an NVIDIA Hopper GPU"), std::string::npos) << err_;
 }
 
 TEST_F(AbCli, VerdictOptionsAreCheckedBeforeTheGpu) {

@@ -90,4 +90,40 @@ TEST(AbGpu, AStepAgainstItselfIsSame) {
   fs::remove_all(dir);
 }
 
+TEST(AbGpu, TwoBuildsOfAPluginAreSameAndTheReportNamesBothFiles) {
+  GPUBENCH_REQUIRE_GPU();
+  std::error_code ec;
+  const fs::path bin = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "gpubench";
+  const fs::path plugin_a = fs::path(GPUBENCH_EXAMPLE_PLUGIN_DIR) / "embedding_bag" / "libgpubench_embedding_bag.so";
+  if (ec || !fs::exists(bin) || !fs::exists(plugin_a)) GTEST_SKIP() << "SKIPPED: no gpubench binary or example plugin";
+  const fs::path dir = fs::temp_directory_path() / ("gpubench_ab_builds_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "b");
+  fs::copy_file(plugin_a, dir / "b" / plugin_a.filename(), fs::copy_options::overwrite_existing);  // build B
+  // A small embedding_bag workload (the example op): build A from the config's plugins list.
+  json cfg = read_json(fs::path(GPUBENCH_SOURCE_DIR) / "configs" / "embedding_bag.json");
+  cfg["plugins"] = {plugin_a.string()};
+  cfg["workload"]["batch"] = 65536;
+  cfg["measure"] = {{"mode", "cold"}, {"min_samples", 20}, {"min_time_s", 0.0}, {"max_rel_stdev", 0.5},
+                    {"timeout_s", 5}};
+  std::ofstream(dir / "eb.json") << cfg.dump(2);
+  const std::string cmd = quote(bin) + " ab " + quote(dir / "eb.json") + " --plugin-b " +
+                          quote(dir / "b" / plugin_a.filename()) + " --step gather_reduce --format json -q -o " +
+                          quote(dir / "ab.json") + " --report " + quote(dir / "r") + " >" + quote(dir / "out.txt") +
+                          " 2>&1";
+  const int st = std::system(cmd.c_str());
+  std::ifstream log(dir / "out.txt");
+  const std::string out((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(WIFEXITED(st)) << cmd;
+  ASSERT_EQ(WEXITSTATUS(st), 0) << cmd << "\n" << out;
+  const json result = read_json(dir / "ab.json");
+  const json& region = result.at("entries").at(0);
+  EXPECT_EQ(region.at("variant"), "A:gather_reduce vs B:gather_reduce");
+  EXPECT_EQ(region.at("verdict"), "SAME") << region.dump(2);  // the same code in two files
+  const json report = read_json(dir / "r.json");
+  ASSERT_GE(report.at("plugins").size(), 2u) << "both builds, each with its file and SHA-256";
+  EXPECT_EQ(report.at("plugins").at(0).at("sha256"), report.at("plugins").at(1).at("sha256"));
+  for (const json& v : report.at("cases").at(0).at("variants")) EXPECT_EQ(v.at("correctness").at("status"), "pass");
+  fs::remove_all(dir);
+}
+
 }  // namespace
