@@ -246,6 +246,12 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
                       " no control workload: the boards' speeds cannot be compared");
     }
   }
+  const bool other_gpu = std::any_of(res.mismatches.begin(), res.mismatches.end(), [](const Mismatch& m) {
+    return m.what == "GPU model" || m.what == "driver";
+  });
+  if (res.options.normalize_control && other_gpu)
+    out.push_back("normalized across a GPU model or driver difference (--allow-mismatch): the control does not "
+                  "predict a step across models or drivers, so these normalized ratios are not valid (docs/ci.md)");
   if (res.options.normalize_control)
     out.push_back("ratios divided by the control workload's ratio (new / old median of its GEMM for compute-bound "
                   "steps, its copy for memory-bound ones, both otherwise); each interval takes in the control ratio's "

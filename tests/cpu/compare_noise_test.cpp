@@ -316,6 +316,28 @@ TEST(CompareNoise, ReaderRefusesFractionalRepetitionCountsAndMalformedControls) 
             std::string::npos);
 }
 
+TEST(CompareNoise, NormalizingAcrossGpuModelsSaysItIsNotValid) {
+  Report old_r = report_of(repeated_step("fused", {0.4}, 11), "GPU-aaaa");
+  Report new_r = report_of(repeated_step("fused", {0.4}, 21), "GPU-bbbb");
+  new_r.environment["gpu"]["name"] = "NVIDIA H100 80GB HBM3";
+  old_r.control = control_of("GPU-aaaa", 1.4, 0.52);
+  new_r.control = control_of("GPU-bbbb", 1.5, 0.60);
+  CompareOptions o;
+  o.normalize_control = true;
+  o.allow_mismatch = true;
+  const CompareResult res = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o);
+  ASSERT_FALSE(res.mismatches.empty());
+  EXPECT_TRUE(std::any_of(res.notes.begin(), res.notes.end(), [](const std::string& n) {
+    return n.find("normalized across a GPU model or driver difference") != std::string::npos;
+  }));
+  o.allow_mismatch = true;
+  o.normalize_control = false;
+  const CompareResult raw = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o);
+  EXPECT_FALSE(std::any_of(raw.notes.begin(), raw.notes.end(), [](const std::string& n) {
+    return n.find("normalized across") != std::string::npos;
+  }));
+}
+
 TEST(Repetitions, AddRepetitionAppendsSlicesAndPadsMissingKernels) {
   VariantResult a = repeated_step("fused", {1.0}, 1, 4);
   a.launch_groups = {LaunchGroupTiming{"gemm", TimingSource::kCupti, {}, {0.5, 0.5, 0.5, 0.5}, {}}};
