@@ -43,6 +43,18 @@ json read_json(const fs::path& p) {
   return json::parse(std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()));
 }
 
+/// Runs `bin ab ARGS --format json -q -o DIR/ab.json --report DIR/r`; "" when it exits 0, else the command, its exit
+/// status and its output.
+std::string run_ab(const fs::path& bin, const std::string& args, const fs::path& dir) {
+  const std::string cmd = quote(bin) + " ab " + args + " --format json -q -o " + quote(dir / "ab.json") +
+                          " --report " + quote(dir / "r") + " >" + quote(dir / "out.txt") + " 2>&1";
+  const int st = std::system(cmd.c_str());
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return "";
+  std::ifstream log(dir / "out.txt");
+  return cmd + "\nstatus " + std::to_string(st) + "\n" +
+         std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+}
+
 TEST(AbGpu, AStepAgainstItselfIsSame) {
   GPUBENCH_REQUIRE_GPU();
   std::error_code ec;
@@ -51,17 +63,7 @@ TEST(AbGpu, AStepAgainstItselfIsSame) {
   const fs::path dir = fs::temp_directory_path() / ("gpubench_ab_gpu_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "tiny.json") << kTinyConfig;
-  std::string cmd;
-  for (const std::string& piece :
-       {quote(bin), std::string(" ab "), quote(dir / "tiny.json"), std::string(" --a decomposed --b decomposed"),
-        std::string(" --format json -q -o "), quote(dir / "ab.json"), std::string(" --report "), quote(dir / "r"),
-        std::string(" >"), quote(dir / "out.txt"), std::string(" 2>&1")})
-    cmd.append(piece);
-  const int st = std::system(cmd.c_str());
-  std::ifstream log(dir / "out.txt");
-  const std::string out((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  ASSERT_TRUE(WIFEXITED(st)) << cmd;
-  ASSERT_EQ(WEXITSTATUS(st), 0) << cmd << "\n" << out;
+  ASSERT_EQ(run_ab(bin, quote(dir / "tiny.json") + " --a decomposed --b decomposed", dir), "");
 
   const json result = read_json(dir / "ab.json");
   EXPECT_EQ(result.at("verb"), "ab");
@@ -106,15 +108,11 @@ TEST(AbGpu, TwoBuildsOfAPluginAreSameAndTheReportNamesBothFiles) {
   cfg["measure"] = {{"mode", "cold"}, {"min_samples", 20}, {"min_time_s", 0.0}, {"max_rel_stdev", 0.5},
                     {"timeout_s", 5}};
   std::ofstream(dir / "eb.json") << cfg.dump(2);
-  const std::string cmd = quote(bin) + " ab " + quote(dir / "eb.json") + " --plugin-b " +
-                          quote(dir / "b" / plugin_a.filename()) + " --step gather_reduce --format json -q -o " +
-                          quote(dir / "ab.json") + " --report " + quote(dir / "r") + " >" + quote(dir / "out.txt") +
-                          " 2>&1";
-  const int st = std::system(cmd.c_str());
-  std::ifstream log(dir / "out.txt");
-  const std::string out((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  ASSERT_TRUE(WIFEXITED(st)) << cmd;
-  ASSERT_EQ(WEXITSTATUS(st), 0) << cmd << "\n" << out;
+  ASSERT_EQ(run_ab(bin,
+                   quote(dir / "eb.json") + " --plugin-b " + quote(dir / "b" / plugin_a.filename()) +
+                       " --step gather_reduce",
+                   dir),
+            "");
   const json result = read_json(dir / "ab.json");
   const json& region = result.at("entries").at(0);
   EXPECT_EQ(region.at("variant"), "A:gather_reduce vs B:gather_reduce");
