@@ -180,7 +180,8 @@ std::optional<ControlFactor> control_factor(const Control& old_control, const Co
     return ControlFactor{kernels[0], r.ratio, r.low, r.high};
   }
   const RatioInterval g = ratio("gemm"), c = ratio("copy");
-  return ControlFactor{"gemm·copy", std::sqrt(g.ratio * c.ratio), std::sqrt(g.low * c.low), std::sqrt(g.high * c.high)};
+  return ControlFactor{"gemm·copy", std::sqrt(g.ratio * c.ratio), std::sqrt(g.low * c.low),
+                       std::sqrt(g.high * c.high)};
 }
 
 namespace {

@@ -55,11 +55,13 @@ VerbAction setup_devices(CLI::App& sub) {
         fmt::print(report_stream(), "    ceilings: not calibrated (run `gpubench devices --calibrate`; floors use datasheet values)\n");
       }
       if (*tensor_loop) {
-        fmt::print(report_stream(), "    tensor-only loop (wgmma m64n256k16 fp16, operands in shared memory, {} SMs, {:.1f} s each):\n",
+        fmt::print(report_stream(),
+                   "    tensor-only loop (wgmma m64n256k16 fp16, operands in shared memory, {} SMs, {:.1f} s each):\n",
                    d.sm_count, *seconds);
         for (const char* operands : {"random", "zeros"}) {
           const auto r = measure::tensor_loop(d, operands, *seconds);
-          fmt::print(report_stream(), "      {:<6} operands: {:.1f} TFLOP/s at {:.0f} MHz (median of the last {} of {} launches; "
+          fmt::print(report_stream(),
+                     "      {:<6} operands: {:.1f} TFLOP/s at {:.0f} MHz (median of the last {} of {} launches; "
                      "the first {:.1f} at {:.0f} MHz), {:.0f} FLOP per SM per cycle\n",
                      operands, r.steady_tflops, r.steady_mhz, r.launches - r.launches / 2, r.launches, r.first_tflops,
                      r.first_mhz, r.flop_per_cycle_sm);
@@ -72,7 +74,10 @@ VerbAction setup_devices(CLI::App& sub) {
 
 }  // namespace
 
-GPUBENCH_REGISTER_VERB(devices, VerbInfo{"devices", "list GPUs, clocks, versions; --calibrate measures the ceilings, --tensor-loop the clock under tensor load", 60,
+GPUBENCH_REGISTER_VERB(devices, VerbInfo{"devices",
+                                         "list GPUs, clocks, versions; --calibrate measures the ceilings, "
+                                         "--tensor-loop the clock under tensor load",
+                                         60,
                                          setup_devices});
 
 }  // namespace gpubench::cli

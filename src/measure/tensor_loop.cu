@@ -62,7 +62,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     x ^= x >> 13;
     x *= 0xC2B2AE35u;
     x ^= x >> 16;
-    h[i] = zeros ? __float2half(0.0f) : __float2half(static_cast<float>(static_cast<int32_t>(x >> 8) - (1 << 23)) / 8388608.0f);
+    const float value = static_cast<float>(static_cast<int32_t>(x >> 8) - (1 << 23)) / 8388608.0f;  // (−1, 1)
+    h[i] = __float2half(zeros ? 0.0f : value);
   }
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // generic-proxy writes before wgmma reads them
   __syncthreads();
