@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -47,6 +48,40 @@ const CaseResult* find_case(const Report& r, const std::string& label) {
   for (const auto& c : r.cases)
     if (c.label == label) return &c;
   return nullptr;
+}
+
+/// The merged run's control workload: the shards' control samples joined (start with start, end with end) when every
+/// shard that measured one ran on the same board; none, and a note, when they ran on several boards (a control
+/// describes one board: `compare --normalize control` then needs the shards compared one by one).
+std::optional<Control> merge_controls(const std::vector<ShardInput>& inputs, std::vector<std::string>& notes) {
+  std::optional<Control> merged;
+  std::set<std::string> boards;
+  for (const ShardInput& in : inputs) {
+    if (!in.report.control) continue;
+    const Control& c = *in.report.control;
+    boards.insert(c.uuid);
+    if (!merged) {
+      merged = c;
+      continue;
+    }
+    for (const ControlKernel& k : c.kernels) {
+      auto it = std::find_if(merged->kernels.begin(), merged->kernels.end(),
+                             [&](const ControlKernel& m) { return m.name == k.name; });
+      if (it == merged->kernels.end()) {
+        merged->kernels.push_back(k);
+        continue;
+      }
+      it->start_samples_ms.insert(it->start_samples_ms.end(), k.start_samples_ms.begin(), k.start_samples_ms.end());
+      it->end_samples_ms.insert(it->end_samples_ms.end(), k.end_samples_ms.begin(), k.end_samples_ms.end());
+    }
+  }
+  if (boards.size() > 1) {
+    notes.push_back(fmt::format("the shards measured the control workload on {} boards ({}): the merged report has "
+                                "no control; to normalize, compare the shards' reports one by one",
+                                boards.size(), fmt::join(boards, ", ")));
+    return std::nullopt;
+  }
+  return merged;
 }
 
 }  // namespace
@@ -189,6 +224,7 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
   merged.notes.erase(std::remove_if(merged.notes.begin(), merged.notes.end(),
                                     [](const std::string& n) { return n.rfind("shard ", 0) == 0 && n.find(" is empty") != std::string::npos; }),
                      merged.notes.end());
+  merged.control = merge_controls(inputs, notes);
   merged.notes.push_back(fmt::format("merged from {} of {} shards", inputs.size(), count));
   for (auto& n : notes) merged.notes.push_back(std::move(n));
   return merged;

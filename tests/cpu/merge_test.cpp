@@ -92,6 +92,31 @@ TEST_F(MergeShards, TheMergedReportAnalyzesAsTheWholeRun) {
   EXPECT_NEAR(*merged.cases[0].variants[1].speedup_vs_prev, 2.0, 0.05);
 }
 
+TEST_F(MergeShards, ControlsOfOneBoardAreJoinedAndOfSeveralBoardsDropped) {
+  auto in = shards(whole_, config_, 3);
+  for (size_t i = 0; i < in.size(); ++i) {
+    Control c;
+    c.uuid = "GPU-same";
+    c.kernels.push_back({"gemm", "GEMM", 1.1e12, 0, {1.0 + static_cast<double>(i), 2.0}, {1.5}});
+    c.kernels.push_back({"copy", "copy", 0, 2.1e9, {0.5}, {0.5}});
+    in[i].report.control = c;
+  }
+  const Report one_board = merge_shards(in, {});
+  ASSERT_TRUE(one_board.control);
+  EXPECT_EQ(one_board.control->uuid, "GPU-same");
+  ASSERT_EQ(one_board.control->kernels.size(), 2u);
+  EXPECT_EQ(one_board.control->kernels[0].start_samples_ms, (std::vector<double>{1.0, 2.0, 2.0, 2.0, 3.0, 2.0}));
+  EXPECT_EQ(one_board.control->kernels[1].end_samples_ms.size(), 3u);
+  in[2].report.control->uuid = "GPU-other";
+  const Report two_boards = merge_shards(in, {});
+  EXPECT_FALSE(two_boards.control);
+  EXPECT_TRUE(std::any_of(two_boards.notes.begin(), two_boards.notes.end(), [](const std::string& n) {
+    return n.find("measured the control workload on 2 boards (GPU-other, GPU-same)") != std::string::npos;
+  }));
+  in[2].report.control.reset();  // a shard without one (--no-control, or an empty shard): the others' are kept
+  EXPECT_EQ(merge_shards(in, {}).control->kernels[0].start_samples_ms.size(), 4u);
+}
+
 TEST_F(MergeShards, MissingShardsAreRefusedByIndexUnlessAllowedThenTheirUnitsSayNotRun) {
   auto in = shards(whole_, config_, 3);
   in.erase(in.begin() + 1);
