@@ -309,6 +309,19 @@ void check_control(const Report& r, const std::string& source) {
   }
 }
 
+/// Each step's roofline bound (floor.bound) is "compute", "memory" or "" (no floor): compare picks the control kernel
+/// by it. Throws InputError naming the file, the pointer and the fix.
+void check_bounds(const Report& r, const std::string& source) {
+  for (size_t c = 0; c < r.cases.size(); ++c)
+    for (size_t v = 0; v < r.cases[c].variants.size(); ++v) {
+      const std::string& bound = r.cases[c].variants[v].floor.bound;
+      if (!bound.empty() && bound != "compute" && bound != "memory")
+        throw InputError(fmt::format("{}: /cases/{}/variants/{}/floor/bound is '{}': a roofline bound is 'compute', "
+                                     "'memory' or empty; the report is corrupt, re-run the benchmark to regenerate it",
+                                     source, c, v, bound));
+    }
+}
+
 }  // namespace
 
 Report parse_report(const nlohmann::json& j, const std::string& source) {
@@ -356,6 +369,7 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
   }
   check_repetitions(r, source);
   check_control(r, source);
+  check_bounds(r, source);
   return r;
 }
 

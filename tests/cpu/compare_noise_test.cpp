@@ -308,6 +308,10 @@ TEST(CompareNoise, ReaderRefusesFractionalRepetitionCountsAndMalformedControls) 
   twice["control"]["kernels"][1]["name"] = "gemm";
   EXPECT_NE(input_error_of([&] { parse_report(twice, "c.json"); }).find("control kernel 'gemm' appears twice"),
             std::string::npos);
+  nlohmann::json bogus = good;
+  bogus["cases"][0]["variants"][0]["floor"]["bound"] = "bogus";
+  EXPECT_NE(input_error_of([&] { parse_report(bogus, "b.json"); }).find("/cases/0/variants/0/floor/bound is 'bogus'"),
+            std::string::npos);
   nlohmann::json empty = good;
   empty["control"]["kernels"][1]["start_samples_ms"] = nlohmann::json::array();
   EXPECT_NO_THROW(parse_report(empty, "c.json")) << "one phase may have failed";
