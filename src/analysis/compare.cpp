@@ -244,7 +244,12 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
         e.old_side = side_of(old_s, ov, false);
         e.new_side = side_of(new_s, *nv, false);
         if (og.source == ng->source) {
-          judge_timing(e, old_s, new_s, o, control);
+          // Launch-bound rows (tens of µs) follow launch latency, not the board's tensor or HBM rate: not normalized.
+          const bool short_group = control && e.old_side.median_ms < kMinNormalizedMs;
+          judge_timing(e, old_s, new_s, o, short_group ? std::nullopt : control);
+          if (short_group && e.note.empty())
+            e.note = fmt::format("not normalized: under {:.0f} µs a launch group is bound by launches, which the "
+                                 "control does not predict", kMinNormalizedMs * 1000);
         } else {  // CUPTI kernel sums vs CUDA events (which include launch gaps): not the same quantity
           e.verdict = Verdict::kUnsure;
           e.note = fmt::format("launch group timed by {} in OLD but {} in NEW: not comparable; run both with the same "

@@ -80,6 +80,10 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& old_ms, const st
 /// Verdict of an interval against the band [1 − threshold, 1 + threshold] (see the file comment).
 Verdict classify_interval(const RatioInterval& ci, double threshold);
 
+/// Shortest launch group (OLD's median) that `--normalize control` divides by the control ratio [ms]: below it a
+/// launch group is bound by kernel launches (a few µs each), which neither control kernel predicts (docs/ci.md).
+inline constexpr double kMinNormalizedMs = 0.05;
+
 /// The control kernel an entry is normalized by, and the ratio of the two runs' control medians (new / old).
 struct ControlFactor {
   std::string kernel;  ///< "gemm" | "copy" | "gemm·copy" (geometric mean of both)

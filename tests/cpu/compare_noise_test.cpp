@@ -342,6 +342,34 @@ TEST(CompareNoise, NormalizingAcrossGpuModelsSaysItIsNotValid) {
   }));
 }
 
+TEST(CompareNoise, LaunchBoundLaunchGroupsAreNotNormalized) {
+  auto with_groups = [](double scale, uint64_t seed) {
+    VariantResult v = repeated_step("k_aligned", {0.4 * scale}, seed);
+    v.launch_groups = {LaunchGroupTiming{"gemm_user", TimingSource::kCupti, {}, noisy(0.009 * scale, 0.003, 300, seed + 7), {}},
+                       LaunchGroupTiming{"gemm_cand", TimingSource::kCupti, {}, noisy(0.38 * scale, 0.003, 300, seed + 8), {}}};
+    return v;
+  };
+  Report old_r = report_of(with_groups(1.0, 11), "GPU-aaaa");
+  Report new_r = report_of(with_groups(1.04, 21), "GPU-bbbb");  // a board 4% slower on everything
+  old_r.control = control_of("GPU-aaaa", 1.400, 0.520);
+  new_r.control = control_of("GPU-bbbb", 1.456, 0.520);
+  CompareOptions o;
+  o.normalize_control = true;
+  const CompareResult res = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o);
+  ASSERT_EQ(res.entries.size(), 3u);
+  for (const CompareEntry& e : res.entries) {
+    SCOPED_TRACE(e.launch_group);
+    if (e.launch_group == "gemm_user") {
+      EXPECT_FALSE(e.control);
+      EXPECT_NEAR(e.ci->ratio, 1.04, 0.005) << "left raw";
+      EXPECT_NE(e.note.find("not normalized: under 50 µs"), std::string::npos) << e.note;
+    } else {
+      ASSERT_TRUE(e.control);
+      EXPECT_NEAR(e.ci->ratio, 1.0, 0.005);
+    }
+  }
+}
+
 TEST(Repetitions, AddRepetitionAppendsSlicesAndPadsMissingKernels) {
   VariantResult a = repeated_step("fused", {1.0}, 1, 4);
   a.launch_groups = {LaunchGroupTiming{"gemm", TimingSource::kCupti, {}, {0.5, 0.5, 0.5, 0.5}, {}}};
