@@ -80,13 +80,17 @@ carried_deps_args() {
   echo "$args"
 }
 
+# Configures the build folder and builds every target (or only GPUBENCH_BUILD_TARGETS, space-separated, when set:
+# scripts/setup builds what the main job runs, not the test binaries). Extra arguments go to the configure step.
 configure_and_build() {
-  local nvcc jobs deps
+  local nvcc jobs deps targets=""
   nvcc="$(find_nvcc)" || return 1
   jobs="$(nproc 2>/dev/null || echo 2)"
   deps="$(carried_deps_args)"
   # shellcheck disable=SC2086  # deps: several arguments
   cmake -S "$GPUBENCH_ROOT" -B "$GPUBENCH_BUILD" -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_CUDA_COMPILER="$nvcc" $deps "$@" >/dev/null
-  cmake --build "$GPUBENCH_BUILD" -j"$jobs"
+  [ -n "${GPUBENCH_BUILD_TARGETS:-}" ] && targets="--target $GPUBENCH_BUILD_TARGETS"
+  # shellcheck disable=SC2086  # targets: several arguments
+  cmake --build "$GPUBENCH_BUILD" -j"$jobs" $targets
 }
