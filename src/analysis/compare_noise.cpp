@@ -122,18 +122,6 @@ RatioInterval hierarchical_bootstrap_ratio(const std::vector<std::vector<double>
   return out;
 }
 
-std::optional<double> control_median(const Control& control, const std::string& name) {
-  for (const ControlKernel& k : control.kernels) {
-    if (k.name != name) continue;
-    std::vector<double> all = k.start_samples_ms;
-    all.insert(all.end(), k.end_samples_ms.begin(), k.end_samples_ms.end());
-    if (all.empty()) return std::nullopt;
-    std::sort(all.begin(), all.end());
-    return sorted_median(all);
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 /// All samples (start and end) of control kernel `name`; empty when absent.
@@ -147,6 +135,17 @@ std::vector<double> control_samples(const Control& control, const std::string& n
   return {};
 }
 
+}  // namespace
+
+std::optional<double> control_median(const Control& control, const std::string& name) {
+  std::vector<double> all = control_samples(control, name);
+  if (all.empty()) return std::nullopt;
+  std::sort(all.begin(), all.end());
+  return sorted_median(all);
+}
+
+namespace {
+
 /// The kernels a step of roofline bound `bound` is normalized by.
 std::vector<std::string> control_kernels_for(const std::string& bound) {
   if (bound == "compute") return {"gemm"};
@@ -159,9 +158,8 @@ std::vector<std::string> control_kernels_for(const std::string& bound) {
 std::string control_lacks(const Control& control, const std::string& bound) {
   std::string out;
   for (const std::string& name : control_kernels_for(bound)) {
-    const auto s = control_samples(control, name);
-    if (s.empty() || !control_median(control, name) || !(*control_median(control, name) > 0))
-      out += (out.empty() ? "" : " and ") + name;
+    const std::optional<double> median = control_median(control, name);  // nullopt when it has no samples
+    if (!median || !(*median > 0)) out += (out.empty() ? "" : " and ") + name;
   }
   return out;
 }
