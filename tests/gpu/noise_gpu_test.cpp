@@ -98,7 +98,9 @@ TEST_F(Noise, RepeatKeepsEveryRepetitionAndTheControlNamesTheBoard) {
       << err_;
   const nlohmann::json c = nlohmann::json::parse(out_);
   EXPECT_EQ(c.at("entries").at(0).at("noise"), "between-run");
-  EXPECT_EQ(c.at("entries").at(0).at("verdict"), "SAME");
+  // A report against itself: SAME unless its repetitions spread wider than the threshold (a busy GPU: device-check
+  // runs this test alone, after the parallel ones).
+  EXPECT_EQ(c.at("entries").at(0).at("verdict"), "SAME") << c.at("entries").at(0).dump();
   EXPECT_EQ(c.at("boards").at(0).at("different"), false);
 }
 
