@@ -404,7 +404,12 @@ int64_t CompareResult::count(Verdict v) const {
 }
 
 int64_t CompareResult::regressions() const {
-  return std::count_if(entries.begin(), entries.end(), [](const CompareEntry& e) { return e.regression; });
+  return missing_reports() +
+         std::count_if(entries.begin(), entries.end(), [](const CompareEntry& e) { return e.regression; });
+}
+
+int64_t CompareResult::missing_reports() const {
+  return std::count_if(unmatched.begin(), unmatched.end(), [](const UnmatchedItem& u) { return u.missing_report; });
 }
 
 int CompareResult::exit_code() const {
@@ -427,6 +432,18 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
   const CompareFilter filter = resolve_compare_filter(options, old_reports, new_reports);
   CompareResult res;
   res.options = options;
+  // A percentile interval's end is read off the resamples beyond it: with fewer than 10 there it is the extremes.
+  if (const double beyond = options.resamples * (1 - options.confidence) / 2; beyond < 10) {
+    const auto needed = static_cast<int64_t>(std::ceil(20 / (1 - options.confidence)));
+    res.notes.push_back(fmt::format(
+        "--confidence {:g}% with {} resamples: each end of the interval rests on {:.1f} resamples beyond it, the "
+        "extremes of the bootstrap; {}",
+        options.confidence * 100, options.resamples, beyond,
+        needed <= kMaxResamples ? fmt::format("--resamples {} puts 10 there", needed)
+                                : fmt::format("a lower --confidence (--resamples {} puts 10 beyond the ends of a {:g}% "
+                                              "interval)",
+                                              kMaxResamples, 100 * (1 - 20.0 / kMaxResamples))));
+  }
 
   // Pair reports: same config hash and file name, then same config hash, then same file name, then the
   // single leftovers (a folder may hold several runs of one config: the same-named one is its counterpart).
@@ -459,7 +476,7 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
     for (const auto& [i, k] : pairs) res.notes.push_back("paired " + old_reports[i].path + " with " + new_reports[k].path);
   }
   for (size_t i = 0; i < old_reports.size(); ++i)
-    if (!old_used[i]) res.unmatched.push_back({"old", "report " + old_reports[i].path, old_reports[i].path});
+    if (!old_used[i]) res.unmatched.push_back({"old", "report " + old_reports[i].path, old_reports[i].path, true});
   for (size_t k = 0; k < new_reports.size(); ++k)
     if (!new_used[k]) res.unmatched.push_back({"new", "report " + new_reports[k].path, new_reports[k].path});
 

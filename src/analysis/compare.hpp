@@ -96,7 +96,7 @@ struct ControlFactor {
 /// One side (old or new) of an entry.
 struct EntrySide {
   int64_t n = 0;           ///< samples
-  double median_ms = 0;    ///< median of the samples [ms] (0 when none)
+  double median_ms = 0;    ///< median of the samples [ms] (0 when none; judged by repetitions: see below)
   double rel_stdev = 0;    ///< stdev / mean of the samples (0 when fewer than 2)
   int64_t repetitions = 0; ///< repetitions of the step (`run --repeat`); 0: one run
   /// Relative stdev of the repetitions' medians (run-to-run spread); 0 without repetitions. When the entry is
@@ -140,11 +140,14 @@ struct BoardPair {
   bool different() const { return !old_uuid.empty() && !new_uuid.empty() && old_uuid != new_uuid; }
 };
 
-/// An entry or report present on one side only (listed, never a regression).
+/// An entry or report present on one side only (listed; a regression only when a whole report of OLD's folder is
+/// missing in NEW's).
 struct UnmatchedItem {
   std::string side;   ///< "old" (removed in NEW) | "new" (added in NEW)
   std::string key;    ///< e.g. "ab12cd34 / B=1024 fixed(length=70) / fused / gemm_cand", or a file
   std::string file;   ///< report file it came from
+  /// A whole report of OLD's folder that NEW's lacks (a regression: CompareResult::missing_reports).
+  bool missing_report = false;
 };
 
 /// An environment or config difference between paired reports.
@@ -185,6 +188,9 @@ struct CompareResult {
   int64_t count(Verdict v) const;
   /// Entries that are regressions (SLOWER + FAILED).
   int64_t regressions() const;
+  /// Reports of OLD's folder with no counterpart in NEW's (the run that writes it failed or was not run): each
+  /// counts as a regression (a gate must not pass when a whole report is gone).
+  int64_t missing_reports() const;
   /// 1 when a regression; else 4 when options.fail_on_unsure and an entry is UNSURE (could not be
   /// decided); else 0 (docs/ci.md).
   int exit_code() const;

@@ -20,7 +20,8 @@ std::string join(const std::set<std::string>& names) {
   return out;
 }
 
-// The names kept by one option: each value whole when known, else its comma-separated parts.
+// The names kept by one option: each value whole when known, else its comma-separated parts (commas inside
+// parentheses are part of a name).
 std::set<std::string> resolve(const char* option, const char* what, const std::vector<std::string>& values,
                               const std::set<std::string>& known) {
   std::set<std::string> out;
@@ -29,9 +30,17 @@ std::set<std::string> resolve(const char* option, const char* what, const std::v
     if (known.count(value) > 0) {
       parts.push_back(value);
     } else {
+      // Commas inside parentheses belong to a label (`lognormal(mean=40,sigma=1)`): split at the others only.
       size_t from = 0;
-      for (size_t comma; (comma = value.find(',', from)) != std::string::npos; from = comma + 1)
-        parts.push_back(trim(value.substr(from, comma - from)));
+      int depth = 0;
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (value[i] == '(') ++depth;
+        if (value[i] == ')' && depth > 0) --depth;
+        if (value[i] == ',' && depth == 0) {
+          parts.push_back(trim(value.substr(from, i - from)));
+          from = i + 1;
+        }
+      }
       parts.push_back(trim(value.substr(from)));
     }
     for (const std::string& name : parts) {

@@ -45,16 +45,23 @@ std::vector<LoadedReport> load_reports(const std::string& path, std::vector<std:
   };
   for (const auto& f : files)
     if (load(f)) plain_reports.insert(f);
-  for (const auto& gz : gzipped)  // X.json.gz beside the report X.json is the same report, packed
+  std::vector<std::string> packed_twins;
+  for (const auto& gz : gzipped) {  // X.json.gz beside the report X.json is taken as the same report, packed
     if (plain_reports.count(gz.substr(0, gz.size() - 3)) == 0) load(gz);
+    else packed_twins.push_back(gz);
+  }
   std::sort(out.begin(), out.end(), [](const LoadedReport& x, const LoadedReport& y) { return x.path < y.path; });
   std::sort(skipped.begin(), skipped.end());
   if (out.empty())
     throw InputError(fmt::format("{}: folder holds no gpubench report ({} JSON file{} without /cases, e.g. {}); "
                                  "give the folder the reports of `gpubench run -o`",
                                  path, skipped.size(), skipped.size() == 1 ? "" : "s", skipped.front()));
-  if (notes != nullptr)
+  if (notes != nullptr) {
     for (const auto& f : skipped) notes->push_back("skipped " + f + ": not a gpubench report (no /cases)");
+    for (const auto& gz : packed_twins)
+      notes->push_back("skipped " + gz + ": " + gz.substr(0, gz.size() - 3) +
+                       " is there too and was read instead (the two are taken as one report; keep one of them)");
+  }
   return out;
 }
 

@@ -227,6 +227,9 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
                               "(fewer than {} repetitions on a side, or a launch group whose samples do not split "
                               "into the repetitions)", between, between == 1 ? "y" : "ies", within, kMinRepetitions));
   }
+  if (between > 0)
+    out.push_back("in the entries judged by run-to-run spread, the old and new median columns hold the mean of the "
+                  "repetitions' medians (the statistic the verdict uses), not the median of all samples");
   for (const BoardPair& p : res.boards) {
     const bool both_controls = !p.controls.empty();
     if (p.different() && res.options.normalize_control)

@@ -112,8 +112,8 @@ int run_app(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("gpubench {} (git {})", build_info::kVersion, build_info::kGitSha));
   app.require_subcommand(1);
   app.footer("Options go after the command: gpubench COMMAND --help lists them.\n"
-             "Exit codes: 0 ok; 1 regression (compare) or failed correctness check (run); 2 bad input; "
-             "3 no usable GPU or a CUDA error; 4 compare --fail-on-unsure could not decide an entry; 130/143 "
+             "Exit codes: 0 ok; 1 regression (compare, ab) or failed correctness check (run, ab); 2 bad input; "
+             "3 no usable GPU or a CUDA error; 4 compare / ab --fail-on-unsure could not decide an entry; 130/143 "
              "interrupted (the partial report is still written).");
   // Parse errors in the form of every other error: "gpubench VERB: error: …", then the help hint.
   // An option CLI11 did not expect gets a "did you mean" like unknown commands and config keys.

@@ -134,6 +134,11 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
   if (report_given && a.report.empty())
     throw InputError("--report: empty prefix; give a path prefix (e.g. out/ab), or leave --report out");
   const bool builds = !a.plugin_b.empty();
+  if (builds && a.plugin_b.size() > 5 && a.plugin_b.compare(a.plugin_b.size() - 5, 5, ".json") == 0)
+    throw InputError(fmt::format("--plugin-b {}: takes another build of a plugin library (.so); a kernel file "
+                                 "description (.json) is a step of its own: load both kernel files with --plugin and "
+                                 "compare their steps with --a STEP --b STEP (docs/ci.md)",
+                                 a.plugin_b));
   if (builds && two)
     throw InputError("--plugin-b: compares two builds of one plugin on one config; give one config (its plugins "
                      "list or --plugin is build A)");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -35,6 +36,26 @@ struct CompareArgs {
   bool regions_only = false;
   std::string normalize = "none";  ///< --normalize none | control
 };
+
+/// Throws InputError when `output` (-o) is the report OLD or NEW, or a report file (*.json, *.json.gz) inside an
+/// OLD or NEW folder: writing the comparison there would replace a baseline that was read.
+void refuse_output_over_reports(const std::string& output, const std::string& old_path, const std::string& new_path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path out(output);
+  const std::string name = out.filename().string();
+  const bool report_name = out.extension() == ".json" ||
+                           (name.size() > 8 && name.compare(name.size() - 8, 8, ".json.gz") == 0);
+  for (const std::string& in : {old_path, new_path}) {
+    const bool same_file = fs::equivalent(out, in, ec);
+    const bool in_folder = report_name && fs::is_directory(in, ec) &&
+                           fs::equivalent(out.has_parent_path() ? out.parent_path() : fs::path("."), in, ec);
+    if (same_file || in_folder)
+      throw InputError(fmt::format("-o / --output: {} {} {}, which compare reads; write the comparison elsewhere "
+                                   "(e.g. -o compare.md)",
+                                   output, same_file ? "is the report" : "would be a report file in the folder", in));
+  }
+}
 
 VerbAction setup_compare(CLI::App& sub) {
   auto args = std::make_shared<CompareArgs>();
@@ -88,6 +109,7 @@ VerbAction setup_compare(CLI::App& sub) {
   return [args, output_opt]() -> int {
     if (output_opt->count() > 0 && args->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. comment.md), or leave -o out for stdout");
+    if (!args->output.empty()) refuse_output_over_reports(args->output, args->old_path, args->new_path);
     CompareOptions o;
     o.threshold = parse_fraction("--threshold", args->threshold);
     o.confidence = parse_fraction("--confidence", args->confidence);

@@ -180,6 +180,10 @@ Config load_config(const std::string& path, ConfigContext ctx, const std::vector
   std::vector<ConfigIssue> duplicates;
   nlohmann::json j = parse_text(text, ctx.source, duplicates);
   text = std::string();  // the document is parsed: free the text before validation
+  // A report where a config belongs (its /cases and /config_hash): one problem that says so, not a key per field.
+  if (j.is_object() && j.contains("cases") && j.contains("config_hash"))
+    throw ConfigError(path, {{"", "'" + path + "' is a gpubench report, not a config; give the config it ran (the "
+                                  "report holds it, resolved, under /config)"}});
   apply_config_overrides(j, overrides, ctx.source);
   if (raw) *raw = j;
   return parse_with(j, ctx, duplicates, overrides);

@@ -9,7 +9,7 @@ namespace gpubench {
 /// Process exit codes of every verb (README.md).
 enum class ExitCode : int {
   kOk = 0,           ///< success
-  kFailure = 1,      ///< a regression (compare) or a failed correctness check (run)
+  kFailure = 1,      ///< a regression (compare, ab) or a failed correctness check (run, ab)
   kBadInput = 2,     ///< bad config, bad arguments, missing file, unknown schema
   kNoDevice = 3,     ///< no usable GPU, or a CUDA / CUPTI / cuBLAS error
   kUndecided = 4,    ///< compare --fail-on-unsure: no regression, but some entries could not be decided (UNSURE)

@@ -135,14 +135,24 @@ const std::vector<std::string>& compare_formats() {
   return formats;
 }
 
+namespace {
+/// " — missing in NEW …: a regression" after an unmatched whole report of OLD, else "".
+std::string missing_word(const UnmatchedItem& u) {
+  return u.missing_report ? " — missing in NEW (its run failed or did not run): a regression" : "";
+}
+}  // namespace
+
 std::string compare_summary_line(const CompareResult& r) {
   const int64_t reg = r.regressions();
   const int64_t n = static_cast<int64_t>(r.entries.size());
   const int64_t unsure = r.count(Verdict::kUnsure);
   std::string head;
   if (reg > 0) {
-    head = fmt::format("REGRESSION: {} of {} entr{} regressed ({} slower, {} failed)", reg, n, n == 1 ? "y" : "ies",
-                       r.count(Verdict::kSlower), r.count(Verdict::kFailed));
+    const int64_t missing = r.missing_reports();
+    head = fmt::format("REGRESSION: {} of {} entr{} regressed ({} slower, {} failed{})", reg - missing, n,
+                       n == 1 ? "y" : "ies", r.count(Verdict::kSlower), r.count(Verdict::kFailed),
+                       missing > 0 ? fmt::format(", {} report{} of OLD missing in NEW", missing, missing == 1 ? "" : "s")
+                                   : std::string());
   } else if (unsure > 0 && r.options.fail_on_unsure) {
     head = fmt::format("UNDECIDED: no regression found, but could not decide {} of {} entr{} (--fail-on-unsure)",
                        unsure, n, n == 1 ? "y" : "ies");
@@ -190,7 +200,7 @@ std::string render_compare_text(const CompareResult& r) {
   if (!r.unmatched.empty()) {
     out += "Unmatched (listed, not judged):\n";
     for (const UnmatchedItem& u : r.unmatched)
-      out += fmt::format("  {} {}\n", u.side == "old" ? "only in OLD:" : "only in NEW:", u.key);
+      out += fmt::format("  {} {}{}\n", u.side == "old" ? "only in OLD:" : "only in NEW:", u.key, missing_word(u));
   }
   for (const std::string& n : r.notes) out += fmt::format("note: {}\n", n);
   out += method_line(r) + "\n";
@@ -224,7 +234,7 @@ std::string render_compare_markdown(const CompareResult& r) {
     out += fmt::format("\n<details><summary>Unmatched entries ({}), listed, not judged</summary>\n\n",
                        r.unmatched.size());
     for (const UnmatchedItem& u : r.unmatched)
-      out += fmt::format("- {} `{}`\n", u.side == "old" ? "only in OLD:" : "only in NEW:", u.key);
+      out += fmt::format("- {} `{}`{}\n", u.side == "old" ? "only in OLD:" : "only in NEW:", u.key, missing_word(u));
     out += "\n</details>\n";
   }
   if (!r.notes.empty()) {
@@ -262,7 +272,8 @@ nlohmann::json compare_to_json(const CompareResult& r) {
     entries.push_back(std::move(j));
   }
   json unmatched = json::array();
-  for (const UnmatchedItem& u : r.unmatched) unmatched.push_back({{"side", u.side}, {"key", u.key}, {"file", u.file}});
+  for (const UnmatchedItem& u : r.unmatched)
+    unmatched.push_back({{"side", u.side}, {"key", u.key}, {"file", u.file}, {"missing_report", u.missing_report}});
   json mismatches = json::array();
   for (const Mismatch& m : r.mismatches)
     mismatches.push_back({{"what", m.what}, {"old", m.old_value}, {"new", m.new_value}, {"old_file", m.old_file},
@@ -292,7 +303,7 @@ nlohmann::json compare_to_json(const CompareResult& r) {
        {{"entries", r.entries.size()}, {"regressions", r.regressions()}, {"faster", r.count(Verdict::kFaster)},
         {"slower", r.count(Verdict::kSlower)}, {"same", r.count(Verdict::kSame)},
         {"unsure", r.count(Verdict::kUnsure)}, {"failed", r.count(Verdict::kFailed)},
-        {"unmatched", r.unmatched.size()}, {"report_pairs", r.report_pairs},
+        {"unmatched", r.unmatched.size()}, {"missing_reports", r.missing_reports()}, {"report_pairs", r.report_pairs},
         {"geomean_ratio", r.geomean_ratio ? json(*r.geomean_ratio) : json(nullptr)},
         {"geomean_count", r.geomean_count}, {"exit_code", r.exit_code()}}},
       {"mismatch_allowed", !r.mismatches.empty()},

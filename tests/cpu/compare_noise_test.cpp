@@ -15,6 +15,7 @@
 #include "core/atomic_file.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/input_error.hpp"
+#include "support/noise_reports.hpp"
 #include "support/samples.hpp"
 
 namespace gpubench {
@@ -22,36 +23,10 @@ namespace {
 
 using testing::input_error_of;
 using testing::noisy;
+using testing::repeated_step;
+using testing::report_of;
 
-constexpr const char* kCase = "B=1024 fixed(length=70)";
-
-/// A step measured in repetitions: repetition k has `per_rep` samples around medians[k] with 0.3% noise within it.
-VariantResult repeated_step(const std::string& name, const std::vector<double>& medians, uint64_t seed,
-                            int per_rep = 300, const std::string& bound = "compute") {
-  VariantResult v;
-  v.name = name;
-  v.correctness.status = CheckStatus::kPass;
-  v.floor.bound = bound;
-  for (size_t k = 0; k < medians.size(); ++k) {
-    const auto s = noisy(medians[k], 0.003, per_rep, seed + k);
-    v.region_samples_ms.insert(v.region_samples_ms.end(), s.begin(), s.end());
-    if (medians.size() > 1) v.repetitions.push_back(Repetition{per_rep, medians[k], 1980, ""});
-  }
-  return v;
-}
-
-Report report_of(VariantResult v, const std::string& uuid = "GPU-aaaa") {
-  Report r;
-  r.config = {{"name", "noise"}};
-  r.config_hash = "0123456789abcdef";
-  r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"driver", "580.95.05"}, {"uuid", uuid}}}};
-  CaseResult c;
-  c.label = kCase;
-  c.batch = 1024;
-  c.variants.push_back(std::move(v));
-  r.cases.push_back(std::move(c));
-  return r;
-}
+constexpr const char* kCase = testing::kNoiseCase;
 
 /// The control workload of a board whose GEMM runs `gemm_ms` and copy `copy_ms` (20 samples each phase, relative
 /// noise `noise`, samples drawn from `seed` on).

@@ -1,0 +1,139 @@
+// What issue 29's second new-user trial found wrong in `compare` and `ab`, each mended and held here: an -o that
+// would replace a report compare reads, a report missing from NEW's folder, a packed twin skipped without a word,
+// case labels with commas in a comma list, too few resamples for the confidence asked, the median columns of entries
+// judged by repetitions, a kernel file given to --plugin-b, a report given where a config belongs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/compare.hpp"
+#include "core/atomic_file.hpp"
+#include "result/report.hpp"
+#include "support/cli_fixture.hpp"
+#include "support/noise_reports.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::repeated_step;
+using testing::report_of;
+
+const std::vector<double> kRuns = {0.990, 1.000, 1.010, 0.995, 1.005};
+
+bool has_note(const CompareResult& r, const std::string& part) {
+  return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(part) != n.npos; });
+}
+
+TEST(CompareTrial, EntriesJudgedByRepetitionsSayTheMedianColumnsHoldTheMeanOfTheRepetitionMedians) {
+  // One of five repetitions 20% slower moves the mean of the medians to 1.038; the median of all samples stays ~1.0.
+  const Report a = report_of(repeated_step("pipelined", kRuns, 1));
+  const Report b = report_of(repeated_step("pipelined", {0.990, 1.000, 1.200, 0.995, 1.005}, 11));
+  const CompareResult r = compare_reports({{"old.json", a}}, {{"new.json", b}}, {});
+  ASSERT_EQ(r.entries.size(), 1u);
+  EXPECT_EQ(r.entries[0].noise, "between-run");
+  EXPECT_NEAR(r.entries[0].new_side.median_ms, 1.038, 0.002);
+  EXPECT_TRUE(has_note(r, "mean of the repetitions' medians"));
+  const CompareResult one = compare_reports({{"old.json", report_of(repeated_step("pipelined", {1.0}, 1))}},
+                                            {{"new.json", report_of(repeated_step("pipelined", {1.0}, 2))}}, {});
+  EXPECT_FALSE(has_note(one, "mean of the repetitions' medians"));
+}
+
+TEST(CompareTrial, ConfidenceBeyondTheResamplesGetsANoteWithTheCountThatSuffices) {
+  const Report a = report_of(repeated_step("pipelined", {1.0}, 1)), b = report_of(repeated_step("pipelined", {1.0}, 2));
+  CompareOptions o;
+  o.confidence = 0.999;  // 2000 resamples leave 1 beyond each end
+  EXPECT_TRUE(has_note(compare_reports({{"o", a}}, {{"n", b}}, o), "--resamples 20000 puts 10 there"));
+  o.confidence = 0.95;  // 50 beyond each end
+  EXPECT_FALSE(has_note(compare_reports({{"o", a}}, {{"n", b}}, o), "resamples beyond it"));
+}
+
+class CompareTrialCli : public testing::CliTest {
+ protected:
+  /// Writes report_of(one step at `ms`) as dir_/name (folders made as needed); its path.
+  std::string write_report(const std::string& name, double ms, uint64_t seed,
+                           const std::string& label = testing::kNoiseCase) {
+    Report r = report_of(repeated_step("pipelined", {ms}, seed));
+    r.cases[0].label = label;
+    const fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    write_file_atomic(p.string(), nlohmann::json(r).dump());
+    return p.string();
+  }
+};
+
+TEST_F(CompareTrialCli, OutputThatWouldReplaceAReportCompareReadsIsRefused) {
+  const std::string old_p = write_report("old.json", 1.0, 1), new_p = write_report("new.json", 1.0, 2);
+  const std::string before = read_file(new_p);
+  EXPECT_EQ(run({"compare", old_p, new_p, "-o", new_p}), 2) << err_;
+  EXPECT_NE(err_.find("-o / --output"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("is the report"), std::string::npos) << err_;
+  EXPECT_EQ(read_file(new_p), before) << "the report was left as it was";
+  // A report file in an input folder, too; a text file elsewhere is fine.
+  write_report("a/r.json", 1.0, 1);
+  write_report("b/r.json", 1.0, 2);
+  EXPECT_EQ(run({"compare", (dir_ / "a").string(), (dir_ / "b").string(), "-o", (dir_ / "b" / "c.json").string(),
+                 "--format", "json"}),
+            2)
+      << err_;
+  EXPECT_NE(err_.find("in the folder"), std::string::npos) << err_;
+  EXPECT_EQ(run({"compare", old_p, new_p, "-o", (dir_ / "compare.md").string()}), 0) << err_;
+}
+
+TEST_F(CompareTrialCli, AReportOfOldsFolderMissingInNewsIsARegression) {
+  write_report("old/lce.json", 1.0, 1);
+  write_report("old/bag.json", 1.0, 3, "B=64 fixed(length=1)");
+  write_report("new/lce.json", 1.0, 2);  // bag.json's run wrote nothing
+  EXPECT_EQ(run({"compare", (dir_ / "old").string(), (dir_ / "new").string()}), 1) << out_ << err_;
+  EXPECT_NE(out_.find("1 report of OLD missing in NEW"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("bag.json — missing in NEW"), std::string::npos) << out_;
+  // A report only in NEW's folder (a new benchmark) is listed, not a failure.
+  write_report("new/bag.json", 1.0, 4, "B=64 fixed(length=1)");
+  write_report("new/extra.json", 1.0, 5, "B=8 fixed(length=1)");
+  EXPECT_EQ(run({"compare", (dir_ / "old").string(), (dir_ / "new").string()}), 0) << out_ << err_;
+}
+
+TEST_F(CompareTrialCli, APackedTwinBesideItsReportIsNamedAsSkipped) {
+  write_report("old/r.json", 1.0, 1);
+  write_report("new/r.json", 1.0, 2);
+  write_file_atomic((dir_ / "new" / "r.json.gz").string(), "not read");  // skipped unread: its twin is there
+  EXPECT_EQ(run({"compare", (dir_ / "old").string(), (dir_ / "new").string()}), 0) << err_;
+  EXPECT_NE(out_.find("r.json.gz: " + (dir_ / "new" / "r.json").string() + " is there too"), std::string::npos)
+      << out_;
+}
+
+TEST_F(CompareTrialCli, ACommaListKeepsTheCommasInsideALabelsParentheses) {
+  const std::string a = "B=64 lognormal(mean=40,sigma=1)", b = "B=128 lognormal(mean=40,sigma=1)";
+  Report r1 = report_of(repeated_step("pipelined", {1.0}, 1)), r2 = report_of(repeated_step("pipelined", {1.0}, 2));
+  for (Report* r : {&r1, &r2}) {
+    r->cases[0].label = a;
+    CaseResult second = r->cases[0];
+    second.label = b;
+    r->cases.push_back(second);
+  }
+  write_file_atomic((dir_ / "o.json").string(), nlohmann::json(r1).dump());
+  write_file_atomic((dir_ / "n.json").string(), nlohmann::json(r2).dump());
+  ASSERT_EQ(run({"compare", (dir_ / "o.json").string(), (dir_ / "n.json").string(), "--case", a + "," + b,
+                 "--regions-only", "--format", "json"}),
+            0)
+      << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_).at("entries").size(), 2u);
+}
+
+TEST_F(CompareTrialCli, AKernelFileAsBuildBAndAReportAsAConfigAreRefusedWithTheFix) {
+  const std::string config = (dir_ / "eb.json").string();
+  write_file_atomic(config, R"({"workload": {"op": "ikbo_lce"}})");
+  EXPECT_EQ(run({"ab", config, "--plugin-b", (dir_ / "k.json").string()}), 2) << err_;
+  EXPECT_NE(err_.find("--a STEP --b STEP"), std::string::npos) << err_;
+  const std::string report = write_report("r.json", 1.0, 1);
+  EXPECT_EQ(run({"validate", report}), 2) << err_;
+  EXPECT_NE(err_.find("is a gpubench report, not a config"), std::string::npos) << err_;
+}
+
+}  // namespace
+}  // namespace gpubench
