@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "op/plugin_adapter.hpp"
+#include "ops/ikbo_lce/engine_choice.hpp"
 #include "ops/ikbo_lce/rules.hpp"
 #include "ops/ikbo_lce/variant.hpp"
 
@@ -82,7 +83,8 @@ gpubench_status create(void* step_data, const char* options_json, void** instanc
   return guarded(error, [&] {
     auto in = std::make_unique<Instance>();
     in->info = &info_of(step_data);
-    in->variant = in->info->create(options_of(*in->info, options_json));
+    const json given = json::parse(options_json ? options_json : "{}");
+    in->variant = create_step_variant(*in->info, StepOptions(*in->info->schema, given), given);
     *instance = in.release();
   });
 }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/errors.hpp"
+#include "ops/ikbo_lce/engine_choice.hpp"
 #include "ops/ikbo_lce/variant.hpp"
 
 namespace gpubench::lce {
@@ -42,7 +43,17 @@ const VariantInfo* find_variant(const std::string& name) {
 }
 
 std::unique_ptr<Variant> create_variant(const VariantInfo& info, const nlohmann::json& options) {
-  return info.create(StepOptions::resolve(*info.schema, options));
+  return create_step_variant(info, StepOptions::resolve(*info.schema, options), options);
+}
+
+std::unique_ptr<Variant> create_step_variant(const VariantInfo& info, const StepOptions& options,
+                                             const nlohmann::json& given) {
+  if (info.schema->find("engine") == nullptr || options.text("engine") != "auto") return info.create(options);
+  const VariantInfo* library = find_variant("k_aligned");
+  if (library == nullptr) throw InputError(info.name + ": options.engine \"auto\" needs the k_aligned step");
+  return make_auto_engine(
+      info.name, given, [&info, options] { return info.create(options); },
+      [library] { return library->create(StepOptions::resolve(*library->schema, nlohmann::json::object())); });
 }
 
 std::vector<std::string> variant_names() {

@@ -1,5 +1,6 @@
 // Options shared by `fused` and `pipelined` (sm90_options.hpp).
 #include "ops/ikbo_lce/sm90_options.hpp"
+#include "ops/ikbo_lce/engine_option.hpp"
 
 #include "core/errors.hpp"
 
@@ -50,6 +51,16 @@ OptionSchema k_tail() {
           .default_value = "trim",
           .doc = "trim: a tile's last ring stage runs only the k16 steps that hold K; pad: all of them, over TMA "
                  "zero fill"};
+}
+
+OptionSchema engine() {
+  return {.name = "engine",
+          .type = OptionType::kString,
+          .values = {"tile", "auto"},
+          .default_value = "tile",
+          .doc = "tile: the sm_90a tile kernel; auto: a setup trial of the tile kernel against the library path "
+                 "(k_aligned's cuBLASLt GEMMs), the faster runs, cached per GPU, shape and precision "
+                 "(docs/ikbo_lce.md)"};
 }
 
 }  // namespace sm90_options

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/cache_dir.hpp"
 #include "core/errors.hpp"
 
 namespace gpubench {
@@ -141,10 +142,7 @@ Ceilings ceilings_from_json(const nlohmann::json& j, Precision precision, bool t
 }
 
 std::string default_calibration_path(const std::string& uuid) {
-  const std::string file = "gpubench/calibration-" + uuid + ".json";
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/" + file;
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/" + file;
-  return "./.gpubench/calibration-" + uuid + ".json";
+  return gpubench_cache_dir() + "/calibration-" + uuid + ".json";
 }
 
 }  // namespace gpubench

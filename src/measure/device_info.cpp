@@ -12,6 +12,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
+#include "core/gpu_uuid.hpp"
 #include "gpubench/build_info.hpp"
 
 namespace gpubench::measure {
@@ -61,11 +62,7 @@ DeviceInfo query_device(int index) {
   cudaDeviceProp p{};
   GPUBENCH_CUDA(cudaGetDeviceProperties(&p, index));
   d.name = p.name;
-  char uuid[64];
-  const auto* b = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
-  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-  d.uuid = uuid;
+  d.uuid = format_gpu_uuid(reinterpret_cast<const unsigned char*>(p.uuid.bytes));
   d.sm_count = p.multiProcessorCount;
   d.cc_major = p.major;
   d.cc_minor = p.minor;

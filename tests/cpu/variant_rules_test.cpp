@@ -92,6 +92,11 @@ TEST(VariantRules, AcceptedCombinationsAreThoseOfTheRetiredRulesTable) {
     std::vector<std::vector<json>> choices;
     for (const OptionSchema& option : schema.options) {
       std::vector<json> c = {json()};  // null: absent
+      // Options added after the table was retired (no constraint involves them) stay absent here.
+      if (option.name == "engine") {
+        choices.push_back(c);
+        continue;
+      }
       if (option.range) {
         c.push_back(option.range->first);
         c.push_back(option.range->second);

@@ -1,0 +1,117 @@
+// Option engine "auto" of fused / pipelined on the GPU (ops/ikbo_lce/engine_choice.hpp): where the tile kernel loses to
+// the library (M=16, one candidate per request: 2.3x slower in results/h200/2026-12-03_shapes) the step runs the
+// library path and says so; where it wins (the reference shape, 100 per request) it runs the tile kernel; either way
+// the output passes the check; the choice is cached per GPU and a second run reads it. Timing is not asserted here
+// beyond the choice the trial made (the sweep in results/ is the benchmark).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_binary.hpp"
+#include "support/gpu.hpp"
+
+namespace gpubench {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Child;
+using testing::slurp;
+
+class EngineAuto : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    GPUBENCH_REQUIRE_GPU();
+    bin_ = testing::gpubench_binary();
+    if (bin_.empty()) GTEST_SKIP() << "no gpubench binary: set GPUBENCH_BINARY";
+    dir_ = fs::temp_directory_path() / ("gpubench_engine_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "cache");
+    // The children inherit it: the cache lands in this test's folder, not the user's.
+    ::setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("XDG_CACHE_HOME");
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  int run(const std::vector<std::string>& args) {
+    Child child(bin_, args, dir_);
+    const int rc = child.wait(300);
+    out_ = child.out();
+    err_ = child.err();
+    return rc;
+  }
+  /// Two cases: M=16 N=64 K_user=128 K_cand=64, B=1024 one per request (the library wins), and the reference shape
+  /// B=1024, 100 per request (the tile kernel wins); fused and pipelined with engine "auto".
+  std::string config() {
+    const nlohmann::json c = {
+        {"schema_version", 1},
+        {"name", "engine_auto"},
+        {"precision", "fp16"},
+        {"workload",
+         {{"batch", 1024},
+          {"requests", {{{"distribution", "fixed"}, {"params", {{"length", 1}}}, {"seed", 1}},
+                        {{"distribution", "fixed"}, {"params", {{"length", 100}}}, {"seed", 1}}}},
+          {"shape", {{{"M", 16}, {"N", 64}, {"K_user", 128}, {"K_cand", 64}},
+                     {{"M", 433}, {"N", 256}, {"K_user", 1178}, {"K_cand", 866}}}}}},
+        {"variants",
+         {"k_aligned", {{"name", "fused"}, {"options", {{"engine", "auto"}}}},
+          {{"name", "pipelined"}, {"options", {{"engine", "auto"}}}}}},
+        {"measure", {{"mode", "cold"}, {"min_samples", 10}, {"min_time_s", 0.01}, {"timeout_s", 5}}},
+        {"check", {{"enabled", true}, {"seeds", {1, 2}}}}};
+    const std::string path = (dir_ / "config.json").string();
+    std::ofstream(path) << c.dump(2);
+    return path;
+  }
+  std::string bin_;
+  fs::path dir_;
+  std::string out_, err_;
+};
+
+/// The variant `name` of the case whose label starts with `shape`.
+const nlohmann::json& variant(const nlohmann::json& report, const std::string& shape, const std::string& name) {
+  for (const auto& c : report.at("cases"))
+    if (c.at("label").get<std::string>().rfind(shape, 0) == 0)
+      for (const auto& v : c.at("variants"))
+        if (v.at("name") == name) return v;
+  throw std::runtime_error("no " + name + " in a case " + shape);
+}
+
+TEST_F(EngineAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
+  const std::string cfg = config();
+  ASSERT_EQ(run({"run", cfg, "-o", (dir_ / "r1").string(), "-f", "json", "-q"}), 0) << err_;
+  const nlohmann::json r1 = nlohmann::json::parse(slurp((dir_ / "r1.json").string()));
+  for (const char* step : {"fused", "pipelined"}) {
+    const auto& small = variant(r1, "M=16 ", step);
+    ASSERT_EQ(small.at("status"), "ok") << small.dump();
+    EXPECT_EQ(small.at("correctness").at("status"), "pass") << step;
+    EXPECT_EQ(small.at("config_variant").get<std::string>().rfind("engine auto → library: tile ", 0), 0u)
+        << small.at("config_variant");
+    EXPECT_NE(small.at("notes").dump().find("ran the library path"), std::string::npos) << small.at("notes");
+    const auto& reference = variant(r1, "M=433 ", step);
+    EXPECT_EQ(reference.at("correctness").at("status"), "pass") << step;
+    EXPECT_EQ(reference.at("config_variant").get<std::string>().rfind("engine auto → tile: tile ", 0), 0u)
+        << reference.at("config_variant");
+  }
+  // One cache file for the board, one entry per step and case.
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir_ / "cache" / "gpubench"))
+    if (e.path().filename().string().rfind("lce-engine-GPU-", 0) == 0) files.push_back(e.path());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(slurp(files[0].string())).at("entries").size(), 4u);
+  // A second run reads the choices instead of measuring them again.
+  ASSERT_EQ(run({"run", cfg, "--variant", "pipelined", "-o", (dir_ / "r2").string(), "-f", "json", "-q"}), 0) << err_;
+  const nlohmann::json r2 = nlohmann::json::parse(slurp((dir_ / "r2.json").string()));
+  EXPECT_NE(variant(r2, "M=16 ", "pipelined").at("config_variant").get<std::string>().find("cached in "),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpubench
