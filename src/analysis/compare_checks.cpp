@@ -206,8 +206,22 @@ std::string comparable_config_hash(const Report& r) {
   return r.config_hash;
 }
 
+// A report whose stored /config does not hash to its /config_hash (today's hash, or the pre-issue-30 hash of the whole
+// config) was edited after the run: a hand-changed config with the hash kept would otherwise compare as the same run.
+void check_stored_hash(const LoadedReport& r, std::vector<Mismatch>& out) {
+  const Report& rep = r.report;
+  if (!rep.config.is_object() || rep.config.empty() || rep.config_hash.empty()) return;
+  const std::string recomputed = config_hash(rep.config);
+  if (recomputed == rep.config_hash || config_detail::fnv1a64_hex(rep.config.dump()) == rep.config_hash) return;
+  out.push_back({"stored config vs its config_hash", rep.config_hash, recomputed, r.path, r.path,
+                 {r.path + ": /config does not hash to /config_hash: the report was edited after its run, or written "
+                           "by another tool; compare the reports gpubench wrote"}});
+}
+
 void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
                 std::vector<std::string>& notes) {
+  check_stored_hash(a, out);
+  check_stored_hash(b, out);
   auto check = [&](const char* what, const std::optional<std::string>& x, const std::optional<std::string>& y) {
     if (x && y) {
       if (*x != *y) out.push_back({what, *x, *y, a.path, b.path, {}});

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "analysis/compare.hpp"
+#include "config/parse.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "result/report_io.hpp"
@@ -26,8 +27,8 @@ namespace fs = std::filesystem;
 Report tiny_report(const std::string& label = "B=1024 fixed(length=70)",
                    std::vector<std::string> variants = {"baseline", "decomposed", "k_aligned"}, double ms = 1.0) {
   Report r;
-  r.config_hash = "c0ffee0123456789";
   r.config = {{"name", "ikbo_test"}};
+  r.config_hash = config_hash(r.config);
   r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"driver", "580.95.05"}}}};
   CaseResult c;
   c.label = label;
@@ -163,7 +164,7 @@ TEST_F(CompareInput, NothingMatchedIsBadInputListingEachSide) {
   const Report b = tiny_report("B=2048 fixed(length=70)", {"baseline", "fused"});
   const std::string msg = testing::input_error_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, {}); });
   EXPECT_NE(msg.find("nothing matched: 0 entries compared"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("OLD old.json (config ikbo_test c0ffee01)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("OLD old.json (config ikbo_test " + a.config_hash.substr(0, 8) + ")"), std::string::npos) << msg;
   EXPECT_NE(msg.find("case 'B=1024 fixed(length=70)': baseline, decomposed"), std::string::npos) << msg;
   EXPECT_NE(msg.find("NEW new.json"), std::string::npos) << msg;
   EXPECT_NE(msg.find("case 'B=2048 fixed(length=70)': baseline, fused"), std::string::npos) << msg;

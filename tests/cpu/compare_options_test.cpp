@@ -9,6 +9,7 @@
 #include <string>
 
 #include "analysis/compare.hpp"
+#include "config/parse.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "report/compare_render.hpp"
@@ -25,8 +26,8 @@ namespace fs = std::filesystem;
 // ~1 ms (relative noise `rel`, seeded) per row.
 Report report(int n, double rel = 0.01, uint64_t seed = 1, const std::string& label = "B=1024 fixed(length=70)") {
   Report r;
-  r.config_hash = "c0ffee0123456789";
   r.config = {{"name", "ikbo_test"}};
+  r.config_hash = config_hash(r.config);
   r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"driver", "580.95.05"}}}};
   CaseResult c;
   c.label = label;

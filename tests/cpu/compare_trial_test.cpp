@@ -13,6 +13,7 @@
 
 #include "analysis/compare.hpp"
 #include "core/atomic_file.hpp"
+#include "core/errors.hpp"
 #include "result/report.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/noise_reports.hpp"
@@ -42,6 +43,22 @@ TEST(CompareTrial, EntriesJudgedByRepetitionsSayTheMedianColumnsHoldTheMeanOfThe
   const CompareResult one = compare_reports({{"old.json", report_of(repeated_step("pipelined", {1.0}, 1))}},
                                             {{"new.json", report_of(repeated_step("pipelined", {1.0}, 2))}}, {});
   EXPECT_FALSE(has_note(one, "mean of the repetitions' medians"));
+}
+
+TEST(CompareTrial, AConfigEditedWithItsHashKeptIsNotComparable) {
+  const Report a = report_of(repeated_step("pipelined", {1.0}, 1));
+  Report b = report_of(repeated_step("pipelined", {1.0}, 2));
+  b.config["measure"] = {{"min_samples", 20}};  // edited after the run; config_hash left as it was
+  try {
+    compare_reports({{"old.json", a}}, {{"new.json", b}}, {});
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("new.json: /config does not hash to /config_hash"), std::string::npos) << msg;
+  }
+  CompareOptions allow;
+  allow.allow_mismatch = true;  // as every other mismatch: compared, and listed
+  EXPECT_EQ(compare_reports({{"old.json", a}}, {{"new.json", b}}, allow).entries.size(), 1u);
 }
 
 TEST(CompareTrial, ConfidenceBeyondTheResamplesGetsANoteWithTheCountThatSuffices) {

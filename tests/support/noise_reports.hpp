@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/parse.hpp"
 #include "result/report.hpp"
 #include "support/samples.hpp"
 
@@ -34,7 +35,7 @@ inline VariantResult repeated_step(const std::string& name, const std::vector<do
 inline Report report_of(VariantResult v, const std::string& uuid = "GPU-aaaa") {
   Report r;
   r.config = {{"name", "noise"}};
-  r.config_hash = "0123456789abcdef";
+  r.config_hash = config_hash(r.config);  // as gpubench writes it: compare checks the stored hash
   r.environment = {{"gpu", {{"name", "NVIDIA H200"}, {"driver", "580.95.05"}, {"uuid", uuid}}}};
   CaseResult c;
   c.label = kNoiseCase;
