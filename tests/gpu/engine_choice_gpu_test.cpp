@@ -15,38 +15,28 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/cli_binary.hpp"
+#include "support/cli_fixture.hpp"
 #include "support/gpu.hpp"
 
 namespace gpubench {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::Child;
 using testing::slurp;
 
-class EngineAuto : public ::testing::Test {
+class EngineAuto : public testing::CliTest {
  protected:
   void SetUp() override {
     GPUBENCH_REQUIRE_GPU();
-    bin_ = testing::gpubench_binary();
-    if (bin_.empty()) GTEST_SKIP() << "no gpubench binary: set GPUBENCH_BINARY";
-    dir_ = fs::temp_directory_path() / ("gpubench_engine_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    CliTest::SetUp();
+    if (IsSkipped()) return;
     fs::create_directories(dir_ / "cache");
     // The children inherit it: the cache lands in this test's folder, not the user's.
     ::setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);
   }
   void TearDown() override {
     ::unsetenv("XDG_CACHE_HOME");
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-  int run(const std::vector<std::string>& args) {
-    Child child(bin_, args, dir_);
-    const int rc = child.wait(300);
-    out_ = child.out();
-    err_ = child.err();
-    return rc;
+    CliTest::TearDown();
   }
   /// Two cases: M=16 N=64 K_user=128 K_cand=64, B=1024 one per request (the library wins), and the reference shape
   /// B=1024, 100 per request (the tile kernel wins); fused and pipelined with engine "auto".
@@ -70,9 +60,6 @@ class EngineAuto : public ::testing::Test {
     std::ofstream(path) << c.dump(2);
     return path;
   }
-  std::string bin_;
-  fs::path dir_;
-  std::string out_, err_;
 };
 
 /// The variant `name` of the case whose label starts with `shape`.
@@ -86,7 +73,7 @@ const nlohmann::json& variant(const nlohmann::json& report, const std::string& s
 
 TEST_F(EngineAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
   const std::string cfg = config();
-  ASSERT_EQ(run({"run", cfg, "-o", (dir_ / "r1").string(), "-f", "json", "-q"}), 0) << err_;
+  ASSERT_EQ(run({"run", cfg, "-o", (dir_ / "r1").string(), "-f", "json", "-q"}, 300), 0) << err_;
   const nlohmann::json r1 = nlohmann::json::parse(slurp((dir_ / "r1.json").string()));
   for (const char* step : {"fused", "pipelined"}) {
     const auto& small = variant(r1, "M=16 ", step);
@@ -107,7 +94,7 @@ TEST_F(EngineAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(nlohmann::json::parse(slurp(files[0].string())).at("entries").size(), 4u);
   // A second run reads the choices instead of measuring them again.
-  ASSERT_EQ(run({"run", cfg, "--variant", "pipelined", "-o", (dir_ / "r2").string(), "-f", "json", "-q"}), 0) << err_;
+  ASSERT_EQ(run({"run", cfg, "--variant", "pipelined", "-o", (dir_ / "r2").string(), "-f", "json", "-q"}, 300), 0) << err_;
   const nlohmann::json r2 = nlohmann::json::parse(slurp((dir_ / "r2.json").string()));
   EXPECT_NE(variant(r2, "M=16 ", "pipelined").at("config_variant").get<std::string>().find("cached in "),
             std::string::npos);
