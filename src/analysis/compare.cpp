@@ -165,6 +165,14 @@ std::string short_hash(const std::string& h) { return h.substr(0, 8); }
 
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
+/// The name reports pair by in folder mode: the file name without a trailing ".gz", so that a gzipped baseline
+/// X.json.gz pairs with a fresh plain X.json.
+std::string pairing_name(const std::string& path) {
+  std::string n = file_name(path);
+  if (n.size() > 3 && n.compare(n.size() - 3, 3, ".gz") == 0) n.resize(n.size() - 3);
+  return n;
+}
+
 // Matched entries and unmatched items of one report pair.
 void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOptions& o, const CompareFilter& f,
                   CompareResult& res) {
@@ -219,6 +227,12 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       if (o.normalize_control) {
         // Sides that disagree on the step's bound (each run's own ceilings) are normalized by both kernels.
         const std::string bound = ov.floor.bound == nv->floor.bound ? ov.floor.bound : "";
+        for (const LoadedReport* r : {&a, &b})
+          if (const std::string few = control_too_few(*r->report.control, bound); !few.empty())
+            throw InputError(fmt::format("--normalize control: {} has too few control samples: {}; at least {} are "
+                                         "needed for the control's noise to enter the interval (a run writes 20 "
+                                         "per phase); re-run it, or drop --normalize",
+                                         r->path, few, kMinControlSamples));
         control = control_factor(*a.report.control, *b.report.control, bound, o.confidence, o.resamples, o.seed);
         if (!control) {
           const bool old_lacks = !control_lacks(*a.report.control, bound).empty();
@@ -229,7 +243,10 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
                                        lacking.path, control_lacks(*lacking.report.control, bound), ov.name, bound));
         }
       }
-      if (f.keep_row("")) res.entries.push_back(judge_region(base, ov, *nv, o, control));
+      // A step that failed, was skipped or lost its check is never filtered away (--launch-group): a gate must not
+      // pass over it because the rows it was told to look at went missing with the step.
+      CompareEntry region = judge_region(base, ov, *nv, o, control);
+      if (f.keep_row("") || region.verdict == Verdict::kFailed) res.entries.push_back(std::move(region));
       if (ov.status != StepStatus::kOk || nv->status != StepStatus::kOk) continue;  // the region entry says why
       for (const LaunchGroupTiming& og : ov.launch_groups) {
         if (!f.keep_row(og.name)) continue;
@@ -395,7 +412,8 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& old_ms, const st
 Verdict classify_interval(const RatioInterval& ci, double threshold) {
   if (ci.low > 1 + threshold) return Verdict::kSlower;
   if (ci.high < 1 - threshold) return Verdict::kFaster;
-  if (ci.low >= 1 - threshold && ci.high <= 1 + threshold) return Verdict::kSame;
+  // SAME needs a band: with threshold 0 even an interval of exactly [1, 1] (quantized samples) is not SAME.
+  if (threshold > 0 && ci.low >= 1 - threshold && ci.high <= 1 + threshold) return Verdict::kSame;
   return Verdict::kUnsure;
 }
 
@@ -463,10 +481,10 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
     return !hx.empty() && hx == comparable_config_hash(y.report);
   };
   pair_by([&](const LoadedReport& x, const LoadedReport& y) {
-    return same_hash(x, y) && file_name(x.path) == file_name(y.path);
+    return same_hash(x, y) && pairing_name(x.path) == pairing_name(y.path);
   });
   pair_by(same_hash);
-  pair_by([](const LoadedReport& x, const LoadedReport& y) { return file_name(x.path) == file_name(y.path); });
+  pair_by([](const LoadedReport& x, const LoadedReport& y) { return pairing_name(x.path) == pairing_name(y.path); });
   if (std::count(old_used.begin(), old_used.end(), false) == 1 &&
       std::count(new_used.begin(), new_used.end(), false) == 1) {
     pair_by([](const LoadedReport&, const LoadedReport&) { return true; });

@@ -164,6 +164,16 @@ std::string control_lacks(const Control& control, const std::string& bound) {
   return out;
 }
 
+std::string control_too_few(const Control& control, const std::string& bound) {
+  std::string out;
+  for (const std::string& name : control_kernels_for(bound)) {
+    const size_t n = control_samples(control, name).size();
+    if (n > 0 && n < static_cast<size_t>(kMinControlSamples))
+      out += fmt::format("{}{} ({} sample{})", out.empty() ? "" : " and ", name, n, n == 1 ? "" : "s");
+  }
+  return out;
+}
+
 std::optional<ControlFactor> control_factor(const Control& old_control, const Control& new_control,
                                             const std::string& bound, double confidence, int resamples,
                                             uint64_t seed) {
@@ -201,8 +211,9 @@ BoardPair board_pair(const LoadedReport& a, const LoadedReport& b) {
   p.new_file = b.path;
   p.old_uuid = board_uuid(a.report);
   p.new_uuid = board_uuid(b.report);
-  p.old_has_control = a.report.control.has_value();
-  p.new_has_control = b.report.control.has_value();
+  // A control block without kernels measured nothing: as good as none.
+  p.old_has_control = a.report.control.has_value() && !a.report.control->kernels.empty();
+  p.new_has_control = b.report.control.has_value() && !b.report.control->kernels.empty();
   if (a.report.control && b.report.control) {
     for (const ControlKernel& k : a.report.control->kernels) {
       const auto o = control_median(*a.report.control, k.name), n = control_median(*b.report.control, k.name);

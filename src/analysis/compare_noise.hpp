@@ -61,6 +61,13 @@ std::optional<ControlFactor> control_factor(const Control& old_control, const Co
 /// (absent, or without samples), joined by " and "; "" when it has them.
 std::string control_lacks(const Control& control, const std::string& bound);
 
+/// Fewest samples (start and end phases together) of a control kernel to normalize by: with fewer its bootstrap
+/// interval is too narrow to carry its noise into the verdict (a run writes 20 per phase).
+inline constexpr int kMinControlSamples = 5;
+/// The kernels a step of `bound` is normalized by that have samples but fewer than kMinControlSamples, e.g.
+/// "gemm (1 sample)"; "" when none.
+std::string control_too_few(const Control& control, const std::string& bound);
+
 /// The boards and control medians of a report pair (environment.gpu.uuid, else the control's uuid; control kernels both
 /// reports hold).
 BoardPair board_pair(const LoadedReport& old_report, const LoadedReport& new_report);

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -127,6 +128,28 @@ CompareOptions verdict_options(const AbArgs& a) {
   return o;
 }
 
+/// Throws InputError when a file ab would write (-o FILE, --report PREFIX.json) is one of its inputs (a config, build
+/// B's plugin) or both name one file.
+void refuse_outputs_over_inputs(const AbArgs& a) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, std::string>> outputs;  // flag, file
+  if (!a.output.empty()) outputs.emplace_back("-o", a.output);
+  if (!a.report.empty()) outputs.emplace_back("--report", a.report + ".json");
+  for (const auto& [flag, file] : outputs) {
+    for (const std::string& in : {a.config_a, a.config_b, a.plugin_b}) {
+      std::error_code ec;
+      if (!in.empty() && fs::equivalent(file, in, ec))
+        throw InputError(fmt::format("{} {}: would write over the input {}; write it elsewhere (e.g. {} out/ab{})",
+                                     flag, file, in, flag, flag == "-o" ? ".md" : ""));
+    }
+  }
+  std::error_code e1, e2;
+  if (outputs.size() == 2 &&
+      fs::weakly_canonical(outputs[0].second, e1) == fs::weakly_canonical(outputs[1].second, e2))
+    throw InputError(fmt::format("-o {} and --report {}: both name {}; give -o another file (e.g. ab.md)", a.output,
+                                 a.report, outputs[1].second));
+}
+
 int run_ab(const AbArgs& a, bool output_given, bool report_given) {
   const bool two = !a.config_b.empty();
   if (output_given && a.output.empty())
@@ -139,6 +162,8 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
                                  "description (.json) is a step of its own: load both kernel files with --plugin and "
                                  "compare their steps with --a STEP --b STEP (docs/ci.md)",
                                  a.plugin_b));
+  if (std::error_code ec; builds && !std::filesystem::exists(a.plugin_b, ec))
+    throw InputError(fmt::format("--plugin-b {}: no such file; give build B's plugin library (.so)", a.plugin_b));
   if (builds && two)
     throw InputError("--plugin-b: compares two builds of one plugin on one config; give one config (its plugins "
                      "list or --plugin is build A)");
@@ -161,7 +186,8 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
                      "give --a STEP --b STEP");
   const CompareOptions options = verdict_options(a);
   if (!a.output.empty()) check_writable(a.output);
-  if (!a.report.empty()) check_report_paths(a.report, {"json"});
+  if (!a.report.empty()) check_report_paths(a.report, {"json"}, "--report");
+  refuse_outputs_over_inputs(a);
 
   load_plugins(a.plugins, a.config_a);
   if (two) load_plugins(a.plugins, a.config_b);
@@ -296,7 +322,7 @@ VerbAction setup_ab(CLI::App& sub) {
   sub.footer(
       "Exit codes: 0 no regression; 1 B SLOWER than A, or a step FAILED (correctness check or setup); 2 bad input "
       "(unknown step, configs of different workloads); 3 no usable GPU; 4 with --fail-on-unsure: an entry could not "
-      "be decided. The interval is from ABBA pairs measured interleaved in this process on this GPU (docs/ci.md).");
+      "be decided; 130/143 interrupted (what was measured is still printed). The interval is from ABBA pairs measured interleaved in this process on this GPU (docs/ci.md).");
   return [a, output, report]() -> int { return run_ab(*a, output->count() > 0, report->count() > 0); };
 }
 

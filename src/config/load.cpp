@@ -174,6 +174,9 @@ Config load_config(const std::string& path, ConfigContext ctx, const std::vector
       throw ConfigError(path, {{"", fmt::format("'{}' is larger than {} MiB, expected a JSON config file",
                                                 path, kMaxInputFileBytes >> 20)}});
   }
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
+    throw ConfigError(path, {{"", "'" + path + "' is gzip-compressed; a config is plain JSON (a gzipped gpubench "
+                                  "report is not a config: give the config it ran)"}});
   const auto parent = std::filesystem::path(path).parent_path();
   ctx.base_dir = parent.empty() ? "." : parent.string();
   ctx.source = path;

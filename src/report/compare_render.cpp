@@ -89,7 +89,7 @@ std::vector<std::string> header_cells(bool with_config, const std::string& conf_
 
 /// The confidence level in percent as written: 0.95 → "95", 0.999 → "99.9", 0.9999 → "99.99" (six
 /// significant digits: never rounded up to "100").
-std::string confidence_pct(const CompareResult& r) { return fmt::format("{:.6g}", r.options.confidence * 100); }
+std::string confidence_pct(const CompareResult& r) { return fmt::format("{:.12g}", r.options.confidence * 100); }
 
 std::string mismatch_line(const CompareResult& r) {
   std::string s = "MISMATCH ALLOWED:";

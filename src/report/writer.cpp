@@ -50,11 +50,11 @@ std::vector<std::string> report_format_names() {
   return names;
 }
 
-void check_report_paths(const std::string& prefix, const std::vector<std::string>& formats) {
+void check_report_paths(const std::string& prefix, const std::vector<std::string>& formats, const std::string& flag) {
   // "out/" or "out/." would write the hidden files out/.json, out/.md: a prefix names files, not a folder.
   const std::string stem = std::filesystem::path(prefix).filename().string();
   if (prefix.empty() || stem.empty() || stem == "." || stem == "..")
-    throw InputError("-o " + prefix + ": a report prefix names files (PREFIX.json, PREFIX.md), not a folder; give "
+    throw InputError(flag + " " + prefix + ": a report prefix names files (PREFIX.json, PREFIX.md), not a folder; give "
                      "e.g. " + (prefix.empty() ? std::string("out/run") : prefix + (prefix.back() == '/' ? "" : "/") + "run"));
   for (const auto& f : formats) {
     const ReportWriter* w = find_report_writer(f);

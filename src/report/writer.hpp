@@ -36,8 +36,9 @@ void write_reports(const Report& report, const std::string& prefix, const std::v
 /// check_writable (core/atomic_file.hpp) of PREFIX.<extension> for each of `formats`: before a run measures,
 /// so that a bad -o path fails at once rather than after the GPU work. Throws InputError for an unknown
 /// format, an unwritable path, or a prefix that names a folder ("out/", "out/.", ""), which would write hidden
-/// files such as out/.json.
-void check_report_paths(const std::string& prefix, const std::vector<std::string>& formats);
+/// files such as out/.json. `flag` names the option in the messages (ab: "--report").
+void check_report_paths(const std::string& prefix, const std::vector<std::string>& formats,
+                        const std::string& flag = "-o");
 
 /// write_reports, and when that fails (disk full, folder gone since the check), the JSON report to a
 /// temp-folder file so that nothing measured is lost: rethrows the InputError with that file's path added.

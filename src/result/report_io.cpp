@@ -238,7 +238,7 @@ std::string locate_unreadable(nlohmann::json doc) {
 }
 
 /// A step's repetitions (`run --repeat`) must slice its samples: each holds ≥ 1 sample and together they hold every
-/// region sample. Throws InputError naming the file, the JSON pointer and the entry.
+/// region sample, and each stored median is a duration. Throws InputError naming the file, the JSON pointer and the entry.
 void check_repetitions(const Report& r, const std::string& source) {
   for (size_t c = 0; c < r.cases.size(); ++c) {
     for (size_t v = 0; v < r.cases[c].variants.size(); ++v) {
@@ -253,6 +253,12 @@ void check_repetitions(const Report& r, const std::string& source) {
                                        "is corrupt, re-run the benchmark to regenerate it",
                                        source, c, v, k, r.cases[c].label, vr.name, n, vr.region_samples_ms.size()));
         }
+        const double m = vr.repetitions[k].median_ms;
+        if (!(m > 0 && m < 1e9))  // compare recomputes it from the samples, but a stored one that is no duration is damage
+          throw InputError(fmt::format("{}: /cases/{}/variants/{}/repetitions/{}/median_ms (case '{}', variant '{}') is "
+                                       "{}: a median is a duration in (0, 1e9) ms; the report is corrupt, re-run the "
+                                       "benchmark to regenerate it",
+                                       source, c, v, k, r.cases[c].label, vr.name, m));
         sum += n;
       }
       if (sum != static_cast<int64_t>(vr.region_samples_ms.size())) {
