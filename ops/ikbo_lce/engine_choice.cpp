@@ -190,7 +190,9 @@ std::string engine_key(const std::string& step, const nlohmann::json& options, c
                      config_detail::fnv1a64_hex(o.dump()));
 }
 
-std::string engine_cache_path(const std::string& uuid) { return gpubench_cache_dir() + "/lce-engine-" + uuid + ".json"; }
+std::string engine_cache_path(const std::string& uuid) {
+  return gpubench_cache_dir() + "/lce-engine-" + uuid + ".json";
+}
 
 std::map<std::string, EngineChoice> read_engine_cache(const std::string& path) {
   std::map<std::string, EngineChoice> out;

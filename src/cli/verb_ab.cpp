@@ -322,7 +322,8 @@ VerbAction setup_ab(CLI::App& sub) {
   sub.footer(
       "Exit codes: 0 no regression; 1 B SLOWER than A, or a step FAILED (correctness check or setup); 2 bad input "
       "(unknown step, configs of different workloads); 3 no usable GPU; 4 with --fail-on-unsure: an entry could not "
-      "be decided; 130/143 interrupted (what was measured is still printed). The interval is from ABBA pairs measured interleaved in this process on this GPU (docs/ci.md).");
+      "be decided; 130/143 interrupted (what was measured is still printed). The interval is from ABBA pairs "
+      "measured interleaved in this process on this GPU (docs/ci.md).");
   return [a, output, report]() -> int { return run_ab(*a, output->count() > 0, report->count() > 0); };
 }
 
