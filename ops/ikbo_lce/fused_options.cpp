@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "config/validator.hpp"
-#include "ops/ikbo_lce/engine_option.hpp"
+#include "ops/ikbo_lce/backend_option.hpp"
 #include "ops/ikbo_lce/sm90_options.hpp"
 #include "ops/ikbo_lce/step_schemas.hpp"
 
@@ -47,7 +47,7 @@ const config_detail::StepSchema& fused_schema() {
                   so::l2_prefetch(),
                   so::grid("persistent grid: balanced, the fewest clusters that need as many tile rounds; all, "
                            "every resident cluster"),
-                  so::k_tail(), so::engine()},
+                  so::k_tail(), so::backend()},
       .constraints = fused_constraints,
       .constraint_docs = {"stages 5 and a cluster (\"2x1\", \"1x2\") need block_k 64"},
   };

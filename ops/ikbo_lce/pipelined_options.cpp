@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "config/validator.hpp"
-#include "ops/ikbo_lce/engine_option.hpp"
+#include "ops/ikbo_lce/backend_option.hpp"
 #include "ops/ikbo_lce/sm90_options.hpp"
 #include "ops/ikbo_lce/step_schemas.hpp"
 
@@ -102,7 +102,7 @@ const config_detail::StepSchema& pipelined_schema() {
             .default_value = true,
             .doc = "the last M tile, when it holds at most 216 of its 224 rows, runs m64n216k16 wgmmas (M = 433 "
                    "leaves 209)"},
-           so::engine()},
+           so::backend()},
       .constraints = pipelined_constraints,
       .notes = pipelined_notes,
       .constraint_docs = {"a cluster needs block_k 64; \"2x1\" and \"1x2\" need the cooperative schedule",

@@ -10,7 +10,7 @@
 
 #include "core/errors.hpp"
 #include "op/plugin_adapter.hpp"
-#include "ops/ikbo_lce/engine_choice.hpp"
+#include "ops/ikbo_lce/backend_choice.hpp"
 #include "ops/ikbo_lce/rules.hpp"
 #include "ops/ikbo_lce/variant.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "core/errors.hpp"
-#include "ops/ikbo_lce/engine_choice.hpp"
+#include "ops/ikbo_lce/backend_choice.hpp"
 #include "ops/ikbo_lce/variant.hpp"
 
 namespace gpubench::lce {
@@ -48,10 +48,10 @@ std::unique_ptr<Variant> create_variant(const VariantInfo& info, const nlohmann:
 
 std::unique_ptr<Variant> create_step_variant(const VariantInfo& info, const StepOptions& options,
                                              const nlohmann::json& given) {
-  if (info.schema->find("engine") == nullptr || options.text("engine") != "auto") return info.create(options);
+  if (info.schema->find("backend") == nullptr || options.text("backend") != "auto") return info.create(options);
   const VariantInfo* library = find_variant("k_aligned");
-  if (library == nullptr) throw InputError(info.name + ": options.engine \"auto\" needs the k_aligned step");
-  return make_auto_engine(
+  if (library == nullptr) throw InputError(info.name + ": options.backend \"auto\" needs the k_aligned step");
+  return make_auto_backend(
       info.name, given, [&info, options] { return info.create(options); },
       [library] { return library->create(StepOptions::resolve(*library->schema, nlohmann::json::object())); });
 }

@@ -1,6 +1,6 @@
 // Options shared by `fused` and `pipelined` (sm90_options.hpp).
 #include "ops/ikbo_lce/sm90_options.hpp"
-#include "ops/ikbo_lce/engine_option.hpp"
+#include "ops/ikbo_lce/backend_option.hpp"
 
 #include "core/errors.hpp"
 
@@ -53,14 +53,14 @@ OptionSchema k_tail() {
                  "zero fill"};
 }
 
-OptionSchema engine() {
-  return {.name = "engine",
+OptionSchema backend() {
+  return {.name = "backend",
           .type = OptionType::kString,
           .values = {"tile", "auto"},
-          .default_value = "tile",
-          .doc = "tile: the sm_90a tile kernel; auto: a setup trial of the tile kernel against the library path "
-                 "(k_aligned's cuBLASLt GEMMs), the faster runs, cached per GPU, shape and precision "
-                 "(docs/ikbo_lce.md)"};
+          .default_value = "auto",
+          .doc = "auto: a setup trial of the tile kernel against the library path (k_aligned's cuBLASLt GEMMs), the "
+                 "faster runs, cached per GPU, shape and precision (docs/ikbo_lce.md); tile: the sm_90a tile kernel "
+                 "always"};
 }
 
 }  // namespace sm90_options

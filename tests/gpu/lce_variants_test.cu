@@ -69,6 +69,14 @@ std::vector<std::string> all_variant_names() {
   return names;
 }
 
+/// `info`'s own kernels with `options`: `fused` and `pipelined` get backend "tile" unless `options` name one, so that
+/// these tests check the tile kernel on every shape, never the library path a backend "auto" trial may pick there
+/// (that choice has its own test: backend_choice_gpu_test.cpp).
+std::unique_ptr<Variant> create_kernel(const VariantInfo& info, nlohmann::json options) {
+  if (info.schema->find("backend") != nullptr && !options.contains("backend")) options["backend"] = "tile";
+  return create_variant(info, options);
+}
+
 bool supports(const VariantInfo& info, Precision p) {
   for (Precision q : info.schema->precisions)
     if (q == p) return true;
@@ -111,7 +119,7 @@ TEST_P(LceVariantEdge, MatchesFp64Reference) {
   DeviceBuffer y(y_bytes + kGuardBytes);
   poison_output(y.get(), count + static_cast<int64_t>(kGuardBytes) / element_bytes(precision), precision, st.s);
 
-  std::unique_ptr<Variant> v = create_variant(*info, nlohmann::json::object());
+  std::unique_ptr<Variant> v = create_kernel(*info, nlohmann::json::object());
   try {
     v->setup(d.problem(y.get()), st.s);
   } catch (const InputError& e) {
@@ -158,7 +166,7 @@ TEST(LceVariantOptions, BaselineUntimedBroadcastAndKAlignedWithCublas) {
         reference_fp64_host(make_host_operands(shape, layout, Precision::kFp16, 4242));
     DeviceBuffer y(output_bytes(shape, layout.batch, Precision::kFp16));
     poison_output(y.get(), layout.batch * shape.M * shape.N, Precision::kFp16, st.s);
-    std::unique_ptr<Variant> v = create_variant(*info, options);
+    std::unique_ptr<Variant> v = create_kernel(*info, options);
     v->setup(d.problem(y.get()), st.s);
     if (name == "baseline") {
       EXPECT_EQ(info->work_model_for(StepOptions::resolve(*info->schema, options)), WorkModel::kBroadcastUntimed);
@@ -190,7 +198,7 @@ TEST(LceVariantOptions, FusedAndPipelinedKTailPad) {
         ASSERT_NE(info, nullptr) << name;
         DeviceBuffer y(output_bytes(shape, layout.batch, precision));
         poison_output(y.get(), layout.batch * shape.M * shape.N, precision, st.s);
-        std::unique_ptr<Variant> v = create_variant(*info, options);
+        std::unique_ptr<Variant> v = create_kernel(*info, options);
         try {
           v->setup(d.problem(y.get()), st.s);
         } catch (const InputError& e) {  // not an sm_90 GPU: the edge cases skip the same way
@@ -237,7 +245,7 @@ TEST(LceVariantOptions, PipelinedTileOrderAndUserRowCache) {
       ASSERT_NE(info, nullptr);
       DeviceBuffer y(output_bytes(shape, layout.batch, precision));
       poison_output(y.get(), layout.batch * shape.M * shape.N, precision, st.s);
-      std::unique_ptr<Variant> v = create_variant(*info, options);
+      std::unique_ptr<Variant> v = create_kernel(*info, options);
       try {
         v->setup(d.problem(y.get()), st.s);
       } catch (const InputError& e) {  // not an sm_90 GPU: the edge cases skip the same way
@@ -279,7 +287,7 @@ TEST(LceVariantOptions, PipelinedNarrowTail) {
       const DeviceOperands d = make_device_operands(shape, layout, precision, 4646, st.s);
       const std::vector<double> want = reference_fp64_host(make_host_operands(shape, layout, precision, 4646));
       for (const nlohmann::json& options : option_sets) {
-        std::unique_ptr<Variant> v = create_variant(*find_variant("pipelined"), options);
+        std::unique_ptr<Variant> v = create_kernel(*find_variant("pipelined"), options);
         DeviceBuffer y(output_bytes(shape, layout.batch, precision));
         try {
           v->setup(d.problem(y.get()), st.s);
@@ -327,7 +335,7 @@ class LceVariantFullShape : public ::testing::TestWithParam<std::string> {
     reference_fp32(s.d.problem(nullptr), s.y_ref.as<float>(), s.st.s);
     s.y_base = DeviceBuffer(output_bytes(s.shape, s.layout.batch, kP));
     poison_output(s.y_base.get(), s.count, kP, s.st.s);
-    auto base = create_variant(*find_variant("baseline"), nlohmann::json::object());
+    auto base = create_kernel(*find_variant("baseline"), nlohmann::json::object());
     base->setup(s.d.problem(s.y_base.get()), s.st.s);
     run_all(*base, s.st.s);
     shared_ = owned.release();
@@ -349,7 +357,7 @@ TEST_P(LceVariantFullShape, MatchesFp32ReferenceAndBaseline) {
   if (!supports(*info, kP)) GTEST_SKIP() << GetParam() << " does not list fp16";
   DeviceBuffer y(output_bytes(s.shape, s.layout.batch, kP));
   poison_output(y.get(), s.count, kP, s.st.s);
-  auto v = create_variant(*info, nlohmann::json::object());
+  auto v = create_kernel(*info, nlohmann::json::object());
   v->setup(s.d.problem(y.get()), s.st.s);
   run_all(*v, s.st.s);
   const ErrorStats r = compare_to_reference(y.get(), kP, s.y_ref.as<float>(), s.count, s.st.s);

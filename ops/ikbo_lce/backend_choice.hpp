@@ -1,10 +1,10 @@
 #pragma once
-// Option `engine` of the sm_90a tile-kernel steps `fused` and `pipelined` (issue 26: a custom step must not lose to
+// Option `backend` of the sm_90a tile-kernel steps `fused` and `pipelined` (issue 26: a custom step must not lose to
 // the library on a user's shape). "tile" (the default) runs the tile kernel. "auto" runs, in untimed setup, a short
 // trial of the tile kernel against the library path (the `k_aligned` step: cuBLASLt GEMMs and the broadcast add) on
 // the real inputs, and the faster one runs as the step. The choice is cached per GPU UUID, step, options, precision
-// and problem size in <cache>/lce-engine-<uuid>.json (core/cache_dir.hpp), so later runs skip the trial, and the
-// report's configuration and notes name the choice and the trial's times. docs/ikbo_lce.md "Engine choice".
+// and problem size in <cache>/lce-backend-<uuid>.json (core/cache_dir.hpp), so later runs skip the trial, and the
+// report's configuration and notes name the choice and the trial's times. docs/ikbo_lce.md "Backend choice".
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,49 +16,49 @@
 
 namespace gpubench::lce {
 
-/// The engine a step with `engine: "auto"` runs on one problem, and why.
-struct EngineChoice {
-  std::string engine;          ///< "tile" | "library"
+/// The backend a step with `backend: "auto"` runs on one problem, and why.
+struct BackendChoice {
+  std::string backend;          ///< "tile" | "library"
   double tile_ms = 0;          ///< trial median of the tile kernel [ms]; 0 when it could not run (tile_skipped)
   double library_ms = 0;       ///< trial median of the library path [ms]
-  int launches = 0;            ///< timed launches per engine in the trial (0: read from the cache)
+  int launches = 0;            ///< timed launches per backend in the trial (0: read from the cache)
   std::string tile_skipped;    ///< why the tile kernel could not run this problem ("" when it could)
   std::string measured_at;     ///< UTC time of the trial (utc_timestamp)
   bool cached = false;         ///< read from the cache file rather than measured by this run
 };
 
-/// Cache key of `step` with its given `options` (the config's, `engine` left out) on problem `p`, e.g.
+/// Cache key of `step` with its given `options` (the config's, `backend` left out) on problem `p`, e.g.
 /// "pipelined fp16 M=433 N=256 K_user=1178 K_cand=866 B=1024 U=15 options=9a0c…" (options: FNV-1a 64 of their JSON).
-std::string engine_key(const std::string& step, const nlohmann::json& options, const Problem& p);
+std::string backend_key(const std::string& step, const nlohmann::json& options, const Problem& p);
 
-/// The cache file of GPU `uuid`: gpubench_cache_dir() + "/lce-engine-<uuid>.json".
-std::string engine_cache_path(const std::string& uuid);
+/// The cache file of GPU `uuid`: gpubench_cache_dir() + "/lce-backend-<uuid>.json".
+std::string backend_cache_path(const std::string& uuid);
 
-/// The entries of the cache at `path`: {"schema_version": 1, "uuid", "entries": {key: {"engine", "tile_ms",
+/// The entries of the cache at `path`: {"schema_version": 1, "uuid", "entries": {key: {"backend", "tile_ms",
 /// "library_ms", "launches", "tile_skipped", "measured_at"}}}. A missing, unreadable or malformed file, or a
 /// malformed entry, reads as no entry (a cache is a shortcut, never an error).
-std::map<std::string, EngineChoice> read_engine_cache(const std::string& path);
+std::map<std::string, BackendChoice> read_backend_cache(const std::string& path);
 
 /// Adds `choice` under `key` to the cache at `path` for GPU `uuid`: re-reads the file, then writes it atomically
 /// (write_file_atomic), so concurrent runs never leave a torn file (the last writer's entries win). Returns "" or,
 /// when the file cannot be written, why (the run goes on; the next run measures again).
-std::string write_engine_choice(const std::string& path, const std::string& uuid, const std::string& key,
-                                const EngineChoice& choice);
+std::string write_backend_choice(const std::string& path, const std::string& uuid, const std::string& key,
+                                const BackendChoice& choice);
 
-/// The faster engine of a trial: "library" when the tile kernel could not run or its median is above the library's,
+/// The faster backend of a trial: "library" when the tile kernel could not run or its median is above the library's,
 /// else "tile" (a tie keeps the tile kernel).
-std::string faster_engine(const EngineChoice& trial);
+std::string faster_backend(const BackendChoice& trial);
 
-/// `info.create` on `options`, already resolved from the config's `given` options; with option engine "auto" (fused,
-/// pipelined) the step that picks the tile kernel or the library path at setup (make_auto_engine). Defined in
+/// `info.create` on `options`, already resolved from the config's `given` options; with option backend "auto" (fused,
+/// pipelined) the step that picks the tile kernel or the library path at setup (make_auto_backend). Defined in
 /// registry.cpp; create_variant (variant.hpp) and the op's plugin entry points create every step through it.
 std::unique_ptr<Variant> create_step_variant(const VariantInfo& info, const StepOptions& options,
                                              const nlohmann::json& given);
 
-/// Step `step` with engine "auto": `tile` makes its tile-kernel variant, `library` the `k_aligned` variant; setup
+/// Step `step` with backend "auto": `tile` makes its tile-kernel variant, `library` the `k_aligned` variant; setup
 /// reads the cache or runs the trial, then sets up the chosen one, whose launch groups the step times.
 /// `options` are the config's options of the step (for the cache key).
-std::unique_ptr<Variant> make_auto_engine(std::string step, nlohmann::json options,
+std::unique_ptr<Variant> make_auto_backend(std::string step, nlohmann::json options,
                                           std::function<std::unique_ptr<Variant>()> tile,
                                           std::function<std::unique_ptr<Variant>()> library);
 

@@ -1,4 +1,4 @@
-// Option engine "auto" of fused / pipelined on the GPU (ops/ikbo_lce/engine_choice.hpp): where the tile kernel loses to
+// Option backend "auto" of fused / pipelined on the GPU (ops/ikbo_lce/backend_choice.hpp): where the tile kernel loses to
 // the library (M=16, one candidate per request: 2.3x slower in results/h200/2026-12-03_shapes) the step runs the
 // library path and says so; where it wins (the reference shape, 100 per request) it runs the tile kernel; either way
 // the output passes the check; the choice is cached per GPU and a second run reads it. Timing is not asserted here
@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::slurp;
 
-class EngineAuto : public testing::CliTest {
+class BackendAuto : public testing::CliTest {
  protected:
   void SetUp() override {
     GPUBENCH_REQUIRE_GPU();
@@ -39,11 +39,11 @@ class EngineAuto : public testing::CliTest {
     CliTest::TearDown();
   }
   /// Two cases: M=16 N=64 K_user=128 K_cand=64, B=1024 one per request (the library wins), and the reference shape
-  /// B=1024, 100 per request (the tile kernel wins); fused and pipelined with engine "auto".
+  /// B=1024, 100 per request (the tile kernel wins); fused and pipelined with backend "auto".
   std::string config() {
     const nlohmann::json c = {
         {"schema_version", 1},
-        {"name", "engine_auto"},
+        {"name", "backend_auto"},
         {"precision", "fp16"},
         {"workload",
          {{"batch", 1024},
@@ -52,8 +52,8 @@ class EngineAuto : public testing::CliTest {
           {"shape", {{{"M", 16}, {"N", 64}, {"K_user", 128}, {"K_cand", 64}},
                      {{"M", 433}, {"N", 256}, {"K_user", 1178}, {"K_cand", 866}}}}}},
         {"variants",
-         {"k_aligned", {{"name", "fused"}, {"options", {{"engine", "auto"}}}},
-          {{"name", "pipelined"}, {"options", {{"engine", "auto"}}}}}},
+         {"k_aligned", {{"name", "fused"}, {"options", {{"backend", "auto"}}}},
+          {{"name", "pipelined"}, {"options", {{"backend", "auto"}}}}}},
         {"measure", {{"mode", "cold"}, {"min_samples", 10}, {"min_time_s", 0.01}, {"timeout_s", 5}}},
         {"check", {{"enabled", true}, {"seeds", {1, 2}}}}};
     const std::string path = (dir_ / "config.json").string();
@@ -71,7 +71,7 @@ const nlohmann::json& variant(const nlohmann::json& report, const std::string& s
   throw std::runtime_error("no " + name + " in a case " + shape);
 }
 
-TEST_F(EngineAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
+TEST_F(BackendAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
   const std::string cfg = config();
   ASSERT_EQ(run({"run", cfg, "-o", (dir_ / "r1").string(), "-f", "json", "-q"}, 300), 0) << err_;
   const nlohmann::json r1 = nlohmann::json::parse(slurp((dir_ / "r1.json").string()));
@@ -79,18 +79,18 @@ TEST_F(EngineAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
     const auto& small = variant(r1, "M=16 ", step);
     ASSERT_EQ(small.at("status"), "ok") << small.dump();
     EXPECT_EQ(small.at("correctness").at("status"), "pass") << step;
-    EXPECT_EQ(small.at("config_variant").get<std::string>().rfind("engine auto → library: tile ", 0), 0u)
+    EXPECT_EQ(small.at("config_variant").get<std::string>().rfind("backend auto → library: tile ", 0), 0u)
         << small.at("config_variant");
     EXPECT_NE(small.at("notes").dump().find("ran the library path"), std::string::npos) << small.at("notes");
     const auto& reference = variant(r1, "M=433 ", step);
     EXPECT_EQ(reference.at("correctness").at("status"), "pass") << step;
-    EXPECT_EQ(reference.at("config_variant").get<std::string>().rfind("engine auto → tile: tile ", 0), 0u)
+    EXPECT_EQ(reference.at("config_variant").get<std::string>().rfind("backend auto → tile: tile ", 0), 0u)
         << reference.at("config_variant");
   }
   // One cache file for the board, one entry per step and case.
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir_ / "cache" / "gpubench"))
-    if (e.path().filename().string().rfind("lce-engine-GPU-", 0) == 0) files.push_back(e.path());
+    if (e.path().filename().string().rfind("lce-backend-GPU-", 0) == 0) files.push_back(e.path());
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(nlohmann::json::parse(slurp(files[0].string())).at("entries").size(), 4u);
   // A second run reads the choices instead of measuring them again.

@@ -1,5 +1,5 @@
-// Option `engine: "auto"` of `fused` and `pipelined` (ops/ikbo_lce/engine_choice.hpp): the cache and the setup trial.
-#include "ops/ikbo_lce/engine_choice.hpp"
+// Option `backend: "auto"` of `fused` and `pipelined` (ops/ikbo_lce/backend_choice.hpp): the cache and the setup trial.
+#include "ops/ikbo_lce/backend_choice.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -23,10 +23,10 @@
 namespace gpubench::lce {
 namespace {
 
-constexpr int kWarmup = 2;             ///< untimed launches per engine before the trial's samples
-constexpr int kMinLaunches = 3;        ///< timed launches per engine, at least …
+constexpr int kWarmup = 2;             ///< untimed launches per backend before the trial's samples
+constexpr int kMinLaunches = 3;        ///< timed launches per backend, at least …
 constexpr int kMaxLaunches = 10;       ///< … and at most
-constexpr double kTrialBudgetMs = 100; ///< GPU time per engine after which the trial stops at kMinLaunches or more
+constexpr double kTrialBudgetMs = 100; ///< GPU time per backend after which the trial stops at kMinLaunches or more
 
 /// Median of `v` (sorted in place); 0 when empty.
 double median_of(std::vector<double>& v) {
@@ -80,8 +80,8 @@ std::string ms_text(double ms) { return fmt::format("{:.4g} ms", ms); }
 
 /// This process's choices by cache key: the step's other instances (one per rotated input set) reuse the first one's
 /// trial even when the cache file cannot be written.
-std::map<std::string, EngineChoice>& process_choices() {
-  static std::map<std::string, EngineChoice> choices;
+std::map<std::string, BackendChoice>& process_choices() {
+  static std::map<std::string, BackendChoice> choices;
   return choices;
 }
 std::mutex& process_choices_mutex() {
@@ -89,10 +89,10 @@ std::mutex& process_choices_mutex() {
   return m;
 }
 
-/// `fused` / `pipelined` with engine "auto" (engine_choice.hpp).
-class AutoEngine final : public Variant {
+/// `fused` / `pipelined` with backend "auto" (backend_choice.hpp).
+class AutoBackend final : public Variant {
  public:
-  AutoEngine(std::string step, nlohmann::json options, std::function<std::unique_ptr<Variant>()> tile,
+  AutoBackend(std::string step, nlohmann::json options, std::function<std::unique_ptr<Variant>()> tile,
              std::function<std::unique_ptr<Variant>()> library)
       : step_(std::move(step)), options_(std::move(options)), tile_(std::move(tile)), library_(std::move(library)) {}
 
@@ -100,10 +100,10 @@ class AutoEngine final : public Variant {
     int device = 0;
     GPUBENCH_CUDA(cudaGetDevice(&device));
     const std::string uuid = gpu_uuid(device);
-    const std::string key = engine_key(step_, options_, problem);
-    cache_file_ = engine_cache_path(uuid);
+    const std::string key = backend_key(step_, options_, problem);
+    cache_file_ = backend_cache_path(uuid);
     std::lock_guard<std::mutex> lock(process_choices_mutex());
-    const auto cache = read_engine_cache(cache_file_);
+    const auto cache = read_backend_cache(cache_file_);
     if (const auto mine = process_choices().find(key); mine != process_choices().end()) {
       choice_ = mine->second;
     } else if (const auto hit = cache.find(key); hit != cache.end()) {
@@ -111,10 +111,10 @@ class AutoEngine final : public Variant {
       choice_.cached = true;
     } else {
       choice_ = trial(problem, stream);
-      cache_problem_ = write_engine_choice(cache_file_, uuid, key, choice_);
+      cache_problem_ = write_backend_choice(cache_file_, uuid, key, choice_);
     }
     process_choices()[key] = choice_;
-    chosen_ = choice_.engine == "tile" ? tile_() : library_();
+    chosen_ = choice_.backend == "tile" ? tile_() : library_();
     chosen_->setup(problem, stream);
   }
 
@@ -123,22 +123,22 @@ class AutoEngine final : public Variant {
 
   std::vector<std::string> notes() const override {
     std::vector<std::string> out = chosen_->notes();
-    if (choice_.engine == "library")
-      out.push_back(fmt::format("engine auto: ran the library path ({}'s cuBLASLt GEMMs and broadcast add), not the "
+    if (choice_.backend == "library")
+      out.push_back(fmt::format("backend auto: ran the library path ({}'s cuBLASLt GEMMs and broadcast add), not the "
                                 "tile kernel: {}",
                                 "k_aligned", why()));
-    if (!cache_problem_.empty()) out.push_back("engine auto: the choice was not cached: " + cache_problem_);
+    if (!cache_problem_.empty()) out.push_back("backend auto: the choice was not cached: " + cache_problem_);
     return out;
   }
 
   std::string configuration() const override {
-    return fmt::format("engine auto → {}: {}; {}", choice_.engine, why(), chosen_->configuration());
+    return fmt::format("backend auto → {}: {}; {}", choice_.backend, why(), chosen_->configuration());
   }
 
  private:
   /// The tile kernel, then the library path, each set up, timed and freed in turn (one set of workspaces at a time).
-  EngineChoice trial(const Problem& problem, cudaStream_t stream) {
-    EngineChoice c;
+  BackendChoice trial(const Problem& problem, cudaStream_t stream) {
+    BackendChoice c;
     c.measured_at = utc_timestamp();
     int device = 0, l2 = 0;
     GPUBENCH_CUDA(cudaGetDevice(&device));
@@ -157,7 +157,7 @@ class AutoEngine final : public Variant {
     c.library_ms = time_launches(*library, flush, stream, library_launches);
     c.launches = std::min(tile_launches, library_launches);
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-    c.engine = faster_engine(c);
+    c.backend = faster_backend(c);
     return c;
   }
 
@@ -175,27 +175,27 @@ class AutoEngine final : public Variant {
   std::string step_;
   nlohmann::json options_;
   std::function<std::unique_ptr<Variant>()> tile_, library_;
-  EngineChoice choice_;
+  BackendChoice choice_;
   std::string cache_file_, cache_problem_;
   std::unique_ptr<Variant> chosen_;
 };
 
 }  // namespace
 
-std::string engine_key(const std::string& step, const nlohmann::json& options, const Problem& p) {
+std::string backend_key(const std::string& step, const nlohmann::json& options, const Problem& p) {
   nlohmann::json o = options.is_object() ? options : nlohmann::json::object();
-  o.erase("engine");
+  o.erase("backend");
   return fmt::format("{} {} M={} N={} K_user={} K_cand={} B={} U={}{} options={}", step, to_string(p.precision), p.M,
                      p.N, p.K_user, p.K_cand, p.B, p.U, p.allow_tf32 ? " tf32" : "",
                      config_detail::fnv1a64_hex(o.dump()));
 }
 
-std::string engine_cache_path(const std::string& uuid) {
-  return gpubench_cache_dir() + "/lce-engine-" + uuid + ".json";
+std::string backend_cache_path(const std::string& uuid) {
+  return gpubench_cache_dir() + "/lce-backend-" + uuid + ".json";
 }
 
-std::map<std::string, EngineChoice> read_engine_cache(const std::string& path) {
-  std::map<std::string, EngineChoice> out;
+std::map<std::string, BackendChoice> read_backend_cache(const std::string& path) {
+  std::map<std::string, BackendChoice> out;
   std::string text;
   if (read_text_file(path, kMaxInputFileBytes, text) != ReadStatus::kOk) return out;
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -203,9 +203,9 @@ std::map<std::string, EngineChoice> read_engine_cache(const std::string& path) {
     return out;
   for (const auto& [key, e] : j.at("entries").items()) {
     if (!e.is_object()) continue;
-    EngineChoice c;
+    BackendChoice c;
     try {
-      c.engine = e.at("engine").get<std::string>();
+      c.backend = e.at("backend").get<std::string>();
       c.tile_ms = e.at("tile_ms").get<double>();
       c.library_ms = e.at("library_ms").get<double>();
       c.launches = e.value("launches", 0);
@@ -214,19 +214,19 @@ std::map<std::string, EngineChoice> read_engine_cache(const std::string& path) {
     } catch (const std::exception&) {
       continue;
     }
-    if (c.engine != "tile" && c.engine != "library") continue;
+    if (c.backend != "tile" && c.backend != "library") continue;
     out[key] = c;
   }
   return out;
 }
 
-std::string write_engine_choice(const std::string& path, const std::string& uuid, const std::string& key,
-                                const EngineChoice& choice) {
+std::string write_backend_choice(const std::string& path, const std::string& uuid, const std::string& key,
+                                const BackendChoice& choice) {
   nlohmann::json entries = nlohmann::json::object();
-  for (const auto& [k, c] : read_engine_cache(path))
-    entries[k] = {{"engine", c.engine}, {"tile_ms", c.tile_ms}, {"library_ms", c.library_ms},
+  for (const auto& [k, c] : read_backend_cache(path))
+    entries[k] = {{"backend", c.backend}, {"tile_ms", c.tile_ms}, {"library_ms", c.library_ms},
                   {"launches", c.launches}, {"tile_skipped", c.tile_skipped}, {"measured_at", c.measured_at}};
-  entries[key] = {{"engine", choice.engine}, {"tile_ms", choice.tile_ms}, {"library_ms", choice.library_ms},
+  entries[key] = {{"backend", choice.backend}, {"tile_ms", choice.tile_ms}, {"library_ms", choice.library_ms},
                   {"launches", choice.launches}, {"tile_skipped", choice.tile_skipped},
                   {"measured_at", choice.measured_at}};
   const nlohmann::json doc = {{"schema_version", 1}, {"uuid", uuid}, {"entries", entries}};
@@ -238,15 +238,15 @@ std::string write_engine_choice(const std::string& path, const std::string& uuid
   return "";
 }
 
-std::string faster_engine(const EngineChoice& trial) {
+std::string faster_backend(const BackendChoice& trial) {
   if (!trial.tile_skipped.empty() || trial.tile_ms <= 0) return "library";
   return trial.tile_ms <= trial.library_ms ? "tile" : "library";
 }
 
-std::unique_ptr<Variant> make_auto_engine(std::string step, nlohmann::json options,
+std::unique_ptr<Variant> make_auto_backend(std::string step, nlohmann::json options,
                                           std::function<std::unique_ptr<Variant>()> tile,
                                           std::function<std::unique_ptr<Variant>()> library) {
-  return std::make_unique<AutoEngine>(std::move(step), std::move(options), std::move(tile), std::move(library));
+  return std::make_unique<AutoBackend>(std::move(step), std::move(options), std::move(tile), std::move(library));
 }
 
 }  // namespace gpubench::lce
