@@ -16,6 +16,7 @@
 #include "ops/ikbo_lce/plugin.hpp"
 #include "ops/ikbo_lce/reference.hpp"
 #include "ops/ikbo_lce/rules.hpp"
+#include "ops/ikbo_lce/tile_use.hpp"
 #include "ops/ikbo_lce/variant.hpp"
 #include "ops/ikbo_lce/work.hpp"
 
@@ -171,6 +172,23 @@ class IkboLce final : public op::Operation {
   }
 
   const gpubench_plugin_v1_t* builtin_plugin() const override { return &lce::builtin_plugin(); }
+
+  /// `fused` and `pipelined`: their tile kernel's fit to the case (tile_use.hpp) when it is expected to lose to the
+  /// library path, and what the step's backend does about it.
+  op::StepAdvice step_advice(const std::string& step, const nlohmann::json& options,
+                             const op::CaseSize& c) const override {
+    const VariantInfo* info = find_variant(step);
+    if (info == nullptr || info->schema->find("backend") == nullptr) return {};
+    const LceShape shape = lce_shape(c.shape);
+    const TileUse use = tile_use(shape, c.B, c.U);
+    if (!use.library_expected) return {};
+    const bool tile = config_detail::StepOptions::resolve(*info->schema, options).text("backend") == "tile";
+    return {tile_use_text(shape, use),
+            tile ? "backend \"tile\" runs the tile kernel anyway; backend \"auto\" (the default) would run the library "
+                   "path where a setup trial finds it faster"
+                 : "backend \"auto\" runs the library path there if its setup trial finds it faster (the report names "
+                   "the choice)"};
+  }
 
   bool has_pipeline() const override { return true; }
   int64_t pipeline_bytes(const PipelineSpec& spec, const op::CaseSize& c) const override {

@@ -147,6 +147,39 @@ std::vector<ConfigIssue> step_callback_issues(const Config& c) {
   return out;
 }
 
+std::vector<std::string> step_advice_notes(const Config& c) {
+  std::vector<std::string> out;
+  const op::Operation& operation = op::operation_of(c);
+  for (size_t i = 0; i < c.variants.size(); ++i) {
+    std::vector<std::string> examples;
+    std::string consequence;
+    size_t flagged = 0;
+    for (const WorkloadCase& wc : c.workload.cases) {
+      if (wc.batch > kCheapLayoutBatch) continue;
+      const int64_t U = make_request_layout(wc.batch, wc.requests).requests();
+      op::StepAdvice a;
+      try {
+        a = operation.step_advice(c.variants[i].name, c.variants[i].options, op::case_size(c, wc.shape, wc.batch, U));
+      } catch (const InputError&) {
+        continue;
+      }
+      if (a.detail.empty()) continue;
+      ++flagged;
+      consequence = a.consequence;
+      if (examples.size() < 3) examples.push_back(wc.label + ": " + a.detail);
+    }
+    if (flagged == 0) continue;
+    std::string line = fmt::format("/variants/{} ({}): {} of {} case{} where its kernel is expected to lose to the "
+                                   "library: ",
+                                   i, c.variants[i].name, flagged, c.workload.cases.size(),
+                                   c.workload.cases.size() == 1 ? "" : "s");
+    for (size_t e = 0; e < examples.size(); ++e) line += (e ? "; " : "") + examples[e];
+    if (flagged > examples.size()) line += "; …";
+    out.push_back(line + ". " + consequence);
+  }
+  return out;
+}
+
 void refuse_gpu_free_issues(const Config& c, const std::string& source) {
   std::vector<ConfigIssue> issues = metric_name_issues(c);
   for (ConfigIssue& i : step_callback_issues(c)) issues.push_back(std::move(i));

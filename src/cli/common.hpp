@@ -63,6 +63,12 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 /// plugin's mistake), at /variants/i. Empty when every step answers.
 std::vector<ConfigIssue> step_callback_issues(const Config& c);
 
+/// The ops' expectations of the config's cases (Operation::step_advice), for `validate` and `plan`: one note per
+/// step that has any, "/variants/i (name): <n> of <m> cases: <case>: <detail>; … (up to three); <consequence>".
+/// Cases past kCheapLayoutBatch candidates are left out (their request count is not laid out). Never an error: a
+/// case the op refuses is step_callback_issues' to report.
+std::vector<std::string> step_advice_notes(const Config& c);
+
 /// Throws ConfigError(`source`, …) with the problems `validate` finds beyond the config reader's and that need no
 /// GPU — metric names c.device.model's chip lacks (metric_name_issues), step callbacks' mistakes
 /// (step_callback_issues) — so that `plan` and `config show` refuse what `validate` refuses (exit 2).

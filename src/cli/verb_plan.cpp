@@ -40,6 +40,7 @@ Plan make_plan(const Config& c) {
   p.shape_sweep = c.workload.shape_sweep;
   p.notes = c.notes;
   for (auto& n : datasheet_pipeline_notes(c)) p.notes.push_back(std::move(n));
+  for (auto& n : step_advice_notes(c)) p.notes.push_back(std::move(n));
   p.memory_have_bytes = device ? device->memory_bytes : datasheet_memory_bytes(c.device.model);
   p.memory_where = device ? device->name : c.device.model + " (datasheet)";
   for (const auto& wc : c.workload.cases) {

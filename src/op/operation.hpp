@@ -112,6 +112,12 @@ struct StepInfo {
   std::function<std::unique_ptr<Step>(const nlohmann::json& options)> create;
 };
 
+/// A step's expectation of one case (Operation::step_advice).
+struct StepAdvice {
+  std::string detail;       ///< this case's numbers, e.g. "7% of the 224(M)×128(N) tile does useful MMA work …"; "" = none
+  std::string consequence;  ///< what follows, the same for every case of the step, e.g. "backend auto runs the library"
+};
+
 /// A ranking request's result, read back for the agreement of two steps' pipelines.
 struct RequestResult {
   std::vector<float> scores;  ///< [B] one score per candidate
@@ -187,6 +193,15 @@ class Operation {
   /// Step names a config may use: every non-test-only step, plus the test-only ones when
   /// test_steps_enabled().
   std::vector<std::string> step_names() const;
+
+  /// What step `step` (with the config's `options`, defaults not filled in) expects of a case, for `validate` and
+  /// `plan` to print as a note, never an error: e.g. that its kernel's tile fits the case badly and the library path
+  /// is to be expected. Empty: nothing to say. Built-in ops only (plugin ABI v1 has no such entry). Throws
+  /// InputError on sizes the op refuses.
+  virtual StepAdvice step_advice(const std::string& /*step*/, const nlohmann::json& /*options*/,
+                                 const CaseSize& /*size*/) const {
+    return {};
+  }
 
   /// True when the op can be measured inside a whole request (/end_to_end/pipeline).
   virtual bool has_pipeline() const { return false; }

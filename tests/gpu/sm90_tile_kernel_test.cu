@@ -14,9 +14,13 @@
 
 #include "core/device_buffer.hpp"
 #include "ops/ikbo_lce/sm90/lce_setup.cuh"
+#include "ops/ikbo_lce/tile_use.hpp"
 #include "support/gpu.hpp"
 
 namespace gpubench::lce::sm90 {
+
+// validate's and plan's model of the tile kernel's fit (ops/ikbo_lce/tile_use.hpp) counts the kernel's own M tile.
+static_assert(lce::kTileUseM == lce::sm90::kTileM, "tile_use.hpp's M tile must be the kernel's");
 namespace {
 
 constexpr int kTestTag = 90;  // this file's own kernel instantiations

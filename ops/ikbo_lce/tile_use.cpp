@@ -1,0 +1,32 @@
+// The tile kernel's fit to an LCE case (ops/ikbo_lce/tile_use.hpp).
+#include "ops/ikbo_lce/tile_use.hpp"
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+
+namespace gpubench::lce {
+namespace {
+/// `n` over its round-up to a multiple of `tile`: the share of the tiles covering n that holds data.
+double fill(int64_t n, int64_t tile) { return static_cast<double>(n) / static_cast<double>(tile * ((n + tile - 1) / tile)); }
+}  // namespace
+
+TileUse tile_use(const LceShape& s, int64_t B, int64_t U) {
+  if (s.M < 1 || s.N < 1 || s.K_user < 1 || s.K_cand < 1 || B < 1 || U < 1 || U > B)
+    throw InputError(fmt::format("tile use: sizes must be ≥ 1 and U ≤ B (M={} N={} K_user={} K_cand={} B={} U={})", s.M,
+                                 s.N, s.K_user, s.K_cand, B, U));
+  TileUse use;
+  use.mma_use = fill(s.M, kTileUseM) * fill(s.N, kTileUseN);
+  const double user = static_cast<double>(U) * static_cast<double>(s.K_user);
+  use.user_share = user / (user + static_cast<double>(B) * static_cast<double>(s.K_cand));
+  use.library_expected = use.mma_use < kMinMmaUse || use.user_share > kMaxUserShare;
+  return use;
+}
+
+std::string tile_use_text(const LceShape& s, const TileUse& use) {
+  return fmt::format("{:.0f}% of the {}(M)×{}(N) tile does useful MMA work (M={}, N={}), the user GEMM is {:.0f}% of "
+                     "its schedule",
+                     100 * use.mma_use, kTileUseM, kTileUseN, s.M, s.N, 100 * use.user_share);
+}
+
+}  // namespace gpubench::lce

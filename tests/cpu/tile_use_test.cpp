@@ -1,0 +1,65 @@
+// The tile kernel's fit to an LCE case (ops/ikbo_lce/tile_use.hpp) and the notes `validate` and `plan` print from it
+// (issue 26: a step that cannot beat the library on a shape says so before the run).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/errors.hpp"
+#include "ops/ikbo_lce/tile_use.hpp"
+#include "support/cli_fixture.hpp"
+
+namespace gpubench::lce {
+namespace {
+
+TEST(TileUse, SharesOfTheReferenceShapeAndOfASmallM) {
+  // Reference shape, B=1024 in 15 requests: 433 of 448 M rows, all 256 N rows; 15·1178 of 15·1178 + 1024·866.
+  const TileUse ref = tile_use({433, 256, 1178, 866}, 1024, 15);
+  EXPECT_NEAR(ref.mma_use, 433.0 / 448.0, 1e-12);
+  EXPECT_NEAR(ref.user_share, 17670.0 / (17670.0 + 886784.0), 1e-12);
+  EXPECT_FALSE(ref.library_expected);
+  // M=16 N=64, one candidate per request: 16/224 · 64/128 of the tile, the user GEMM 2/3 of the schedule.
+  const TileUse small = tile_use({16, 64, 128, 64}, 1024, 1024);
+  EXPECT_NEAR(small.mma_use, 16.0 / 224.0 * 0.5, 1e-12);
+  EXPECT_NEAR(small.user_share, 2.0 / 3.0, 1e-12);
+  EXPECT_TRUE(small.library_expected);
+  EXPECT_EQ(tile_use_text({16, 64, 128, 64}, small),
+            "4% of the 224(M)×128(N) tile does useful MMA work (M=16, N=64), the user GEMM is 67% of its schedule");
+}
+
+TEST(TileUse, EachThresholdAloneFlagsTheCase) {
+  // M=224 N=64: half the tile (under 0.55); few requests.
+  EXPECT_TRUE(tile_use({224, 64, 100, 100}, 1000, 10).library_expected);
+  // M=448 N=128 fills the tile: 0.6 of the schedule on the user GEMM flags it, 0.5 does not.
+  EXPECT_TRUE(tile_use({448, 128, 300, 100}, 100, 50).library_expected);    // 15000 / (15000 + 10000)
+  EXPECT_FALSE(tile_use({448, 128, 200, 100}, 100, 50).library_expected);   // 10000 / 20000 = 0.5
+  EXPECT_THROW(tile_use({448, 128, 200, 100}, 10, 11), InputError);         // U > B
+  EXPECT_THROW(tile_use({0, 128, 200, 100}, 10, 1), InputError);
+}
+
+class TileUseCli : public testing::CliTest {};
+
+TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
+  const std::string shapes = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_shapes.json";
+  ASSERT_EQ(run({"validate", shapes}), 0) << err_;
+  // 78 of the 99 cases (the rule's count on the H200 sweep's cases: 62 losses and 16 near ties), for both steps.
+  EXPECT_NE(out_.find("/variants/1 (fused): 78 of 99 cases where its kernel is expected to lose to the library: "),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("/variants/2 (pipelined): 78 of 99 cases"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("M=16 N=64 K_user=128 K_cand=64 B=8 fixed(length=1): 4% of the 224(M)×128(N) tile"),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("backend \"auto\" runs the library path there if its setup trial finds it faster"),
+            std::string::npos);
+  EXPECT_EQ(out_.find("(k_aligned):"), std::string::npos) << "the library step has nothing to say";
+
+  ASSERT_EQ(run({"plan", shapes, "--set", "variants.2.options={\"backend\":\"tile\"}"}), 0) << err_;
+  EXPECT_NE(out_.find("backend \"tile\" runs the tile kernel anyway"), std::string::npos) << out_;
+
+  // The reference workload fits the tile: no note.
+  ASSERT_EQ(run({"validate", std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_fp16.json"}), 0) << err_;
+  EXPECT_EQ(out_.find("expected to lose"), std::string::npos) << out_;
+}
+
+}  // namespace
+}  // namespace gpubench::lce
