@@ -1,3 +1,4 @@
+#include "measure/clock_guard.hpp"
 #include "measure/control.hpp"
 
 #include <cublas_v2.h>
@@ -39,7 +40,7 @@ struct ControlContext {
   ControlContext& operator=(const ControlContext&) = delete;
 
   /// 3 untimed launches of `body`, then kControlSamples timed ones [ms]; after each launch the host idles for the
-  /// launch's own time, at most 20 ms (control.hpp: the op's default cooldown).
+  /// launch's own time, at most kMaxCooldownMs (control.hpp: the op's default cooldown).
   std::vector<double> time(const std::function<void()>& body) {
     std::vector<double> ms;
     for (int i = 0; i < 3 + kControlSamples; ++i) {
@@ -50,7 +51,7 @@ struct ControlContext {
       float t = 0;
       GPUBENCH_CUDA(cudaEventElapsedTime(&t, start, stop));
       if (i >= 3) ms.push_back(t);
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(std::min(20.0, static_cast<double>(t))));
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(std::min(kMaxCooldownMs, static_cast<double>(t))));
     }
     return ms;
   }

@@ -1,5 +1,7 @@
 #include "measure/runner.hpp"
 
+#include "measure/clock_guard.hpp"
+
 #include <cuda_profiler_api.h>
 
 #include <algorithm>
@@ -173,7 +175,7 @@ void Runner::sample_until_stopped(MeasurePass& pass, StoppingCriterion& criterio
     if (interrupt_requested()) break;
     const Sample smp = take_sample(pass, static_cast<int64_t>(pass.samples.size()), blocking, notes);
     pass.samples.push_back(smp);
-    if (clock_ok(smp.clock_mhz)) criterion.add_sample(smp.region_ms);
+    if (clock_ok_while_sampling(smp)) criterion.add_sample(smp.region_ms);
     cool_down(smp.region_ms);
     if (progress_) {
       if (const double now = wall_seconds(); now - last_progress >= kProgressInterval) {
@@ -274,14 +276,31 @@ void Runner::report_progress(const MeasurePass& pass, const StoppingCriterion& c
 
 void Runner::cool_down(double region_ms) const {
   if (spec_.cooldown > 0) {  // GPU idle between samples: keeps average power under the limit (MeasureSpec::cooldown)
-    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(std::min(20.0, spec_.cooldown * region_ms)));
+    std::this_thread::sleep_for(
+        std::chrono::duration<double, std::milli>(std::min(kMaxCooldownMs, spec_.cooldown * region_ms)));
   }
 }
 
-bool Runner::clock_ok(double clock_mhz) const {
-  // Clock guard reference: the device's maximum SM clock (cudaDevAttrClockRate).
-  const double max_clock = device_.max_sm_clock_mhz > 0 ? device_.max_sm_clock_mhz : 1e9;
-  return clock_mhz >= spec_.clock_threshold * max_clock;
+bool Runner::clock_ok_while_sampling(const Sample& smp) const {
+  return clock_kept_while_sampling(smp.region_ms, smp.clock_mhz, device_.max_sm_clock_mhz, spec_.clock_threshold);
+}
+
+std::vector<char> Runner::clock_guard_flags(const MeasurePass& pass, std::vector<std::string>* notes) const {
+  std::vector<double> region_ms, clock_mhz;
+  for (const Sample& smp : pass.samples) {
+    region_ms.push_back(smp.region_ms);
+    clock_mhz.push_back(smp.clock_mhz);
+  }
+  const ClockReference reference = clock_reference(region_ms, clock_mhz, device_.max_sm_clock_mhz);
+  if (notes != nullptr && reference.settled) {
+    std::vector<double> sorted = region_ms;
+    std::sort(sorted.begin(), sorted.end());
+    notes->push_back(clock_reference_note(reference, sorted[sorted.size() / 2], device_.max_sm_clock_mhz));
+  }
+  std::vector<char> kept(pass.samples.size(), 0);
+  for (size_t s = 0; s < pass.samples.size(); ++s)
+    kept[s] = clock_kept(pass.samples[s].clock_mhz, reference, spec_.clock_threshold);
+  return kept;
 }
 
 }  // namespace gpubench::measure

@@ -130,8 +130,11 @@ class Runner {
   /// Calls the progress callback with the criterion's state; `taken`: samples taken so far.
   void report_progress(const MeasurePass& pass, const StoppingCriterion& criterion, const char* phase,
                        int64_t taken) const;
-  /// True when a sample at `clock_mhz` passes the clock guard (≥ clock_threshold × the device's max SM clock).
-  bool clock_ok(double clock_mhz) const;
+  /// While sampling: whether `smp` feeds the stopping rule (clock_kept_while_sampling, measure/clock_guard.hpp).
+  bool clock_ok_while_sampling(const Sample& smp) const;
+  /// The clock guard over a pass's samples (measure/clock_guard.hpp): 1 per kept sample; the reference's note, if
+  /// any, is added to `notes` when given.
+  std::vector<char> clock_guard_flags(const MeasurePass& pass, std::vector<std::string>* notes) const;
 
   DeviceInfo device_;
   MeasureSpec spec_;

@@ -59,7 +59,7 @@ void Runner::measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>
       StoppingCriterion& criterion = is_a ? ca : cb;
       const Sample smp = take_sample(pass, pair, blocking, is_a ? out.a.notes : out.b.notes);
       pass.samples.push_back(smp);
-      if (clock_ok(smp.clock_mhz)) criterion.add_sample(smp.region_ms);
+      if (clock_ok_while_sampling(smp)) criterion.add_sample(smp.region_ms);
       cool_down(smp.region_ms);
     }
     ++pair;
@@ -79,9 +79,7 @@ void Runner::measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>
 
   // One take of the CUPTI records feeds both summaries; each pass picks its records by serial.
   const std::vector<ActivityRecord> records = take_records();
-  std::vector<char> kept_a(pa.samples.size()), kept_b(pb.samples.size());
-  for (size_t s = 0; s < pa.samples.size(); ++s) kept_a[s] = clock_ok(pa.samples[s].clock_mhz);
-  for (size_t s = 0; s < pb.samples.size(); ++s) kept_b[s] = clock_ok(pb.samples[s].clock_mhz);
+  const std::vector<char> kept_a = clock_guard_flags(pa, nullptr), kept_b = clock_guard_flags(pb, nullptr);
   out.a_pairs = kept_pairs(pa, kept_a);
   out.b_pairs = kept_pairs(pb, kept_b);
   summarize(pa, ca, records, out.a);

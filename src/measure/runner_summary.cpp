@@ -192,9 +192,8 @@ GroupRecords Runner::attribute_records(const MeasurePass& pass, const std::vecto
 
 void Runner::summarize(const MeasurePass& pass, const StoppingCriterion& criterion,
                        const std::vector<ActivityRecord>& all_records, VariantResult& out) {
-  // Clock guard: keep samples whose SM clock is ≥ threshold × the device's maximum SM clock.
-  std::vector<char> kept(pass.samples.size(), 0);
-  for (size_t s = 0; s < pass.samples.size(); ++s) kept[s] = clock_ok(pass.samples[s].clock_mhz);
+  // Clock guard: keep samples whose SM clock is ≥ threshold × the reference (measure/clock_guard.hpp).
+  const std::vector<char> kept = clock_guard_flags(pass, &out.notes);
   GroupRecords records;
   if (cupti_) records = attribute_records(pass, kept, all_records);
   fill_region(pass, criterion, kept, device_, cupti_, out);

@@ -1,4 +1,5 @@
 // The correctness gate of a step and the report header, shared by `run` and `ab` (measure/session_check.hpp).
+#include "measure/clock_guard.hpp"
 #include "measure/session_check.hpp"
 
 #include <fmt/core.h>
@@ -134,7 +135,9 @@ nlohmann::json measurement_json(const MeasureSpec& m, const DeviceInfo& device, 
       {"rotate_inputs", m.mode == TimingMode::kCold && m.rotate_inputs},
       {"cupti", runner.cupti()},
       {"cupti_note", runner.cupti_note()},
-      {"clock_guard", fmt::format("samples under {:.0f}% of the device's max SM clock dropped", m.clock_threshold * 100)},
+      {"clock_guard", fmt::format("samples under {:.0f}% of the device's max SM clock dropped (of the step's median "
+                                  "probed clock when its median launch is longer than the {:.0f} ms cooldown cap)",
+                                  m.clock_threshold * 100, kMaxCooldownMs)},
       {"stopping_rule", {{"min_samples", m.min_samples}, {"min_time_s", m.min_time_s},
                          {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", timeout_s}, {"warmup", m.warmup}}},
   };
