@@ -19,6 +19,7 @@
 #include "core/gpu_uuid.hpp"
 #include "core/text_file.hpp"
 #include "core/timestamp.hpp"
+#include "result/statistics.hpp"
 
 namespace gpubench::lce {
 namespace {
@@ -27,14 +28,6 @@ constexpr int kWarmup = 2;             ///< untimed launches per backend before 
 constexpr int kMinLaunches = 3;        ///< timed launches per backend, at least …
 constexpr int kMaxLaunches = 10;       ///< … and at most
 constexpr double kTrialBudgetMs = 100; ///< GPU time per backend after which the trial stops at kMinLaunches or more
-
-/// Median of `v` (sorted in place); 0 when empty.
-double median_of(std::vector<double>& v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /// Times `v`'s launch groups on `stream` as `run` does in cold mode, in brief: each launch behind a write of
 /// `flush` (twice the L2: the inputs are not in L2), CUDA events around the groups. Returns the median [ms] and
@@ -73,7 +66,7 @@ double time_launches(Variant& v, DeviceBuffer& flush, cudaStream_t stream, int& 
   GPUBENCH_CUDA(cudaEventDestroy(start));
   GPUBENCH_CUDA(cudaEventDestroy(end));
   launches = static_cast<int>(ms.size());
-  return median_of(ms);
+  return compute_stats(ms).median;
 }
 
 std::string ms_text(double ms) { return fmt::format("{:.4g} ms", ms); }

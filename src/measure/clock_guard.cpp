@@ -3,16 +3,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
+#include "result/statistics.hpp"
 
 namespace gpubench::measure {
 namespace {
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+double median(const std::vector<double>& v) { return compute_stats(v).median; }  // 0 when empty
 }  // namespace
 
 ClockReference clock_reference(const std::vector<double>& region_ms, const std::vector<double>& clock_mhz,

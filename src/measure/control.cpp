@@ -1,4 +1,3 @@
-#include "measure/clock_guard.hpp"
 #include "measure/control.hpp"
 
 #include <cublas_v2.h>
@@ -13,6 +12,7 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
+#include "measure/clock_guard.hpp"
 #include "op/fill.hpp"
 
 namespace gpubench::measure {

@@ -1,7 +1,5 @@
 #include "measure/runner.hpp"
 
-#include "measure/clock_guard.hpp"
-
 #include <cuda_profiler_api.h>
 
 #include <algorithm>
@@ -12,11 +10,13 @@
 
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
+#include "measure/clock_guard.hpp"
 #include "measure/cupti_activity.hpp"
 #include "measure/harness_kernels.hpp"
 #include "measure/interrupt.hpp"
 #include "measure/nvtx.hpp"
 #include "measure/stopping.hpp"
+#include "result/statistics.hpp"
 
 namespace gpubench::measure {
 namespace {
@@ -292,11 +292,8 @@ std::vector<char> Runner::clock_guard_flags(const MeasurePass& pass, std::vector
     clock_mhz.push_back(smp.clock_mhz);
   }
   const ClockReference reference = clock_reference(region_ms, clock_mhz, device_.max_sm_clock_mhz);
-  if (notes != nullptr && reference.settled) {
-    std::vector<double> sorted = region_ms;
-    std::sort(sorted.begin(), sorted.end());
-    notes->push_back(clock_reference_note(reference, sorted[sorted.size() / 2], device_.max_sm_clock_mhz));
-  }
+  if (notes != nullptr && reference.settled)
+    notes->push_back(clock_reference_note(reference, compute_stats(region_ms).median, device_.max_sm_clock_mhz));
   std::vector<char> kept(pass.samples.size(), 0);
   for (size_t s = 0; s < pass.samples.size(); ++s)
     kept[s] = clock_kept(pass.samples[s].clock_mhz, reference, spec_.clock_threshold);

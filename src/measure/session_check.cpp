@@ -1,5 +1,4 @@
 // The correctness gate of a step and the report header, shared by `run` and `ab` (measure/session_check.hpp).
-#include "measure/clock_guard.hpp"
 #include "measure/session_check.hpp"
 
 #include <fmt/core.h>
@@ -10,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/timestamp.hpp"
 #include "gpubench/build_info.hpp"
+#include "measure/clock_guard.hpp"
 #include "op/check.hpp"
 
 namespace gpubench::measure {
