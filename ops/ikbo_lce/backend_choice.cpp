@@ -29,9 +29,11 @@ constexpr int kMinLaunches = 3;        ///< timed launches per backend, at least
 constexpr int kMaxLaunches = 10;       ///< … and at most
 constexpr double kTrialBudgetMs = 100; ///< GPU time per backend after which the trial stops at kMinLaunches or more
 
-/// Times `v`'s launch groups on `stream` as `run` does in cold mode, in brief: each launch behind a write of
-/// `flush` (twice the L2: the inputs are not in L2), CUDA events around the groups. Returns the median [ms] and
-/// sets `launches`.
+/// Times `v`'s launch groups on `stream` like `run` in cold mode, in brief: each launch behind a write of `flush`
+/// (twice the L2: the inputs are not in L2), CUDA events around the groups. Returns the median [ms] and sets
+/// `launches`. Unlike `run`, the groups are not held behind a blocking kernel and released whole, so host launch gaps
+/// count: on 12–25 µs launches (B = 8) that made the library look faster on 6 cases where the run measured the tile
+/// kernel 5–16% faster (results/h200/2026-12-03_shapes_auto).
 double time_launches(Variant& v, DeviceBuffer& flush, cudaStream_t stream, int& launches) {
   const std::vector<op::LaunchGroup> groups = v.groups();
   auto flush_l2 = [&](int i) {

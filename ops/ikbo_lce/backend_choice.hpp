@@ -1,8 +1,8 @@
 #pragma once
 // Option `backend` of the sm_90a tile-kernel steps `fused` and `pipelined` (issue 26: a custom step must not lose to
-// the library on a user's shape). "tile" (the default) runs the tile kernel. "auto" runs, in untimed setup, a short
-// trial of the tile kernel against the library path (the `k_aligned` step: cuBLASLt GEMMs and the broadcast add) on
-// the real inputs, and the faster one runs as the step. The choice is cached per GPU UUID, step, options, precision
+// the library on a user's shape). "auto" (the default) runs, in untimed setup, a short trial of the tile kernel against
+// the library path (the `k_aligned` step: cuBLASLt GEMMs and the broadcast add) on the real inputs, and the faster
+// one runs as the step; "tile" runs the tile kernel always. The choice is cached per GPU UUID, step, options, precision
 // and problem size in <cache>/lce-backend-<uuid>.json (core/cache_dir.hpp), so later runs skip the trial, and the
 // report's configuration and notes name the choice and the trial's times. docs/ikbo_lce.md "Backend choice".
 #include <functional>
@@ -18,7 +18,7 @@ namespace gpubench::lce {
 
 /// The backend a step with `backend: "auto"` runs on one problem, and why.
 struct BackendChoice {
-  std::string backend;          ///< "tile" | "library"
+  std::string backend;         ///< "tile" | "library"
   double tile_ms = 0;          ///< trial median of the tile kernel [ms]; 0 when it could not run (tile_skipped)
   double library_ms = 0;       ///< trial median of the library path [ms]
   int launches = 0;            ///< timed launches per backend in the trial (0: read from the cache)

@@ -51,7 +51,8 @@ struct ControlContext {
       float t = 0;
       GPUBENCH_CUDA(cudaEventElapsedTime(&t, start, stop));
       if (i >= 3) ms.push_back(t);
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(std::min(kMaxCooldownMs, static_cast<double>(t))));
+      std::this_thread::sleep_for(
+          std::chrono::duration<double, std::milli>(std::min(kMaxCooldownMs, static_cast<double>(t))));
     }
     return ms;
   }
