@@ -183,11 +183,11 @@ class IkboLce final : public op::Operation {
     const TileUse use = tile_use(shape, c.B, c.U);
     if (!use.library_expected) return {};
     const bool tile = config_detail::StepOptions::resolve(*info->schema, options).text("backend") == "tile";
-    return {tile_use_text(shape, use),
-            tile ? "backend \"tile\" runs the tile kernel anyway; backend \"auto\" (the default) would run the library "
-                   "path where a setup trial finds it faster"
-                 : "backend \"auto\" runs the library path there if its setup trial finds it faster (the report names "
-                   "the choice)"};
+    return {tile_use_text(use),
+            tile ? "With backend \"tile\" the tile kernel runs anyway; backend \"auto\" (the default) would run the "
+                   "library path where a setup trial finds it faster"
+                 : "With backend \"auto\" (the default) a setup trial on the GPU picks the faster of the two for each "
+                   "case and the report names the choice"};
   }
 
   bool has_pipeline() const override { return true; }

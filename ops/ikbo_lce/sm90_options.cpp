@@ -59,8 +59,8 @@ OptionSchema backend() {
           .values = {"tile", "auto"},
           .default_value = "auto",
           .doc = "auto: a setup trial of the tile kernel against the library path (k_aligned's cuBLASLt GEMMs), the "
-                 "faster runs, cached per GPU, shape and precision (docs/ikbo_lce.md); tile: the sm_90a tile kernel "
-                 "always"};
+                 "faster runs, cached per GPU, options, precision and problem size (docs/ikbo_lce.md); tile: the sm_90a "
+                 "tile kernel always"};
 }
 
 }  // namespace sm90_options

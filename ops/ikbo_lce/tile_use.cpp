@@ -12,9 +12,10 @@ double fill(int64_t n, int64_t tile) { return static_cast<double>(n) / static_ca
 }  // namespace
 
 TileUse tile_use(const LceShape& s, int64_t B, int64_t U) {
-  if (s.M < 1 || s.N < 1 || s.K_user < 1 || s.K_cand < 1 || B < 1 || U < 1 || U > B)
-    throw InputError(fmt::format("tile use: sizes must be ≥ 1 and U ≤ B (M={} N={} K_user={} K_cand={} B={} U={})", s.M,
-                                 s.N, s.K_user, s.K_cand, B, U));
+  if (s.M < 1 || s.N < 1 || s.K_user < 0 || s.K_cand < 0 || s.K_user + s.K_cand < 1 || B < 1 || U < 1 || U > B)
+    throw InputError(fmt::format("tile use: M, N, B, U and K_user + K_cand must be ≥ 1, K_user and K_cand ≥ 0 and "
+                                 "U ≤ B (M={} N={} K_user={} K_cand={} B={} U={})",
+                                 s.M, s.N, s.K_user, s.K_cand, B, U));
   TileUse use;
   use.mma_use = fill(s.M, kTileUseM) * fill(s.N, kTileUseN);
   const double user = static_cast<double>(U) * static_cast<double>(s.K_user);
@@ -23,10 +24,13 @@ TileUse tile_use(const LceShape& s, int64_t B, int64_t U) {
   return use;
 }
 
-std::string tile_use_text(const LceShape& s, const TileUse& use) {
-  return fmt::format("{:.0f}% of the {}(M)×{}(N) tile does useful MMA work (M={}, N={}), the user GEMM is {:.0f}% of "
-                     "its schedule",
-                     100 * use.mma_use, kTileUseM, kTileUseN, s.M, s.N, 100 * use.user_share);
+std::string tile_use_text(const TileUse& use) {
+  const std::string mma = fmt::format("{:.1f}% of the {}(M) × {}(N) output tile holds data{}", 100 * use.mma_use,
+                                      kTileUseM, kTileUseN,
+                                      use.mma_use < kMinMmaUse ? fmt::format(" (under {:.0f}%)", 100 * kMinMmaUse) : "");
+  const std::string user = fmt::format("the user GEMM is {:.1f}% of the schedule{}", 100 * use.user_share,
+                                       use.user_share > kMaxUserShare ? " (over half)" : "");
+  return mma + ", " + user;
 }
 
 }  // namespace gpubench::lce

@@ -9,8 +9,8 @@
 
 namespace gpubench::lce {
 
-/// The tile kernel's output tile: 224 rows of M (the wgmma's N, kTileM in sm90/lce_tile_types.cuh) by 128 rows of N
-/// (two consumer warpgroups × m64). tests/gpu/sm90_tile_kernel_test.cu asserts the first against the kernel's.
+/// The tile kernel's output tile: 224 of M (the wgmma's N, kTileM in sm90/lce_tile_types.cuh) by 128 of N (two
+/// consumer warpgroups × m64). tests/gpu/sm90_tile_kernel_test.cu asserts the first against the kernel's.
 inline constexpr int64_t kTileUseM = 224;
 inline constexpr int64_t kTileUseN = 128;
 
@@ -28,11 +28,12 @@ struct TileUse {
   bool library_expected = false;  ///< mma_use < kMinMmaUse or user_share > kMaxUserShare
 };
 
-/// The model for shape `s` with B candidates in U requests. Throws InputError when a size is below 1 or U > B.
+/// The model for shape `s` with B candidates in U requests. K_user or K_cand may be 0 (an LCE without that part).
+/// Throws InputError when M, N, B, U or K_user + K_cand is below 1, or U > B.
 TileUse tile_use(const LceShape& s, int64_t B, int64_t U);
 
-/// One line on `use`: the two shares, and whether the tile kernel is expected to lose to the library path, e.g.
-/// "7% of the 224(M)×128(N) tile does useful MMA work (M=16, N=64), the user GEMM is 67% of its schedule".
-std::string tile_use_text(const LceShape& s, const TileUse& use);
+/// One line on `use`, one decimal, naming the rule that fired, e.g. "4.0% of the 224(M) × 128(N) output tile holds
+/// data (under 55%), the user GEMM is 66.7% of the schedule (over half)".
+std::string tile_use_text(const TileUse& use);
 
 }  // namespace gpubench::lce

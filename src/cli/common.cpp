@@ -169,12 +169,12 @@ std::vector<std::string> step_advice_notes(const Config& c) {
       if (examples.size() < 3) examples.push_back(wc.label + ": " + a.detail);
     }
     if (flagged == 0) continue;
-    std::string line = fmt::format("/variants/{} ({}): {} of {} case{} where its kernel is expected to lose to the "
-                                   "library: ",
+    std::string line = fmt::format("/variants/{} ({}): on {} of {} case{} the step's own kernel is expected to lose "
+                                   "to the library: ",
                                    i, c.variants[i].name, flagged, c.workload.cases.size(),
                                    c.workload.cases.size() == 1 ? "" : "s");
     for (size_t e = 0; e < examples.size(); ++e) line += (e ? "; " : "") + examples[e];
-    if (flagged > examples.size()) line += "; …";
+    if (flagged > examples.size()) line += fmt::format("; and {} more", flagged - examples.size());
     out.push_back(line + ". " + consequence);
   }
   return out;

@@ -64,7 +64,8 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 std::vector<ConfigIssue> step_callback_issues(const Config& c);
 
 /// The ops' expectations of the config's cases (Operation::step_advice), for `validate` and `plan`: one note per
-/// step that has any, "/variants/i (name): <n> of <m> cases: <case>: <detail>; … (up to three); <consequence>".
+/// step that flags any case, "/variants/i (name): on <n> of <m> cases the step's own kernel is expected to lose to
+/// the library: <case>: <detail>; … (up to three); and <k> more. <consequence>".
 /// Cases past kCheapLayoutBatch candidates are left out (their request count is not laid out). Never an error: a
 /// case the op refuses is step_callback_issues' to report.
 std::vector<std::string> step_advice_notes(const Config& c);

@@ -114,7 +114,8 @@ struct StepInfo {
 
 /// A step's expectation of one case (Operation::step_advice).
 struct StepAdvice {
-  std::string detail;       ///< this case's numbers, e.g. "7% of the 224(M)×128(N) tile does useful MMA work …"; "" = none
+  /// This case's numbers, e.g. "4.0% of the 224(M) × 128(N) output tile holds data (under 55%), …"; "" = none.
+  std::string detail;
   std::string consequence;  ///< what follows, the same for every case of the step, e.g. "backend auto runs the library"
 };
 

@@ -22,8 +22,11 @@ TEST(TileUse, SharesOfTheReferenceShapeAndOfASmallM) {
   EXPECT_NEAR(small.mma_use, 16.0 / 224.0 * 0.5, 1e-12);
   EXPECT_NEAR(small.user_share, 2.0 / 3.0, 1e-12);
   EXPECT_TRUE(small.library_expected);
-  EXPECT_EQ(tile_use_text({16, 64, 128, 64}, small),
-            "4% of the 224(M)×128(N) tile does useful MMA work (M=16, N=64), the user GEMM is 67% of its schedule");
+  EXPECT_EQ(tile_use_text(small),
+            "3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of the schedule "
+            "(over half)");
+  EXPECT_EQ(tile_use_text(ref), "96.7% of the 224(M) × 128(N) output tile holds data, the user GEMM is 2.0% of the "
+                                "schedule");
 }
 
 TEST(TileUse, EachThresholdAloneFlagsTheCase) {
@@ -34,6 +37,11 @@ TEST(TileUse, EachThresholdAloneFlagsTheCase) {
   EXPECT_FALSE(tile_use({448, 128, 200, 100}, 100, 50).library_expected);   // 10000 / 20000 = 0.5
   EXPECT_THROW(tile_use({448, 128, 200, 100}, 10, 11), InputError);         // U > B
   EXPECT_THROW(tile_use({0, 128, 200, 100}, 10, 1), InputError);
+  EXPECT_THROW(tile_use({448, 128, 0, 0}, 10, 1), InputError);
+  // One K may be 0 (the validator accepts K_user + K_cand ≥ 1): no candidate part leaves the user GEMM all of it.
+  EXPECT_DOUBLE_EQ(tile_use({448, 128, 866, 0}, 10, 1).user_share, 1.0);
+  EXPECT_TRUE(tile_use({448, 128, 866, 0}, 10, 1).library_expected);
+  EXPECT_DOUBLE_EQ(tile_use({448, 128, 0, 866}, 10, 1).user_share, 0.0);
 }
 
 class TileUseCli : public testing::CliTest {};
@@ -42,19 +50,21 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
   const std::string shapes = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_shapes.json";
   ASSERT_EQ(run({"validate", shapes}), 0) << err_;
   // 78 of the 99 cases (the rule's count on the H200 sweep's cases: 62 losses and 16 near ties), for both steps.
-  EXPECT_NE(out_.find("/variants/1 (fused): 78 of 99 cases where its kernel is expected to lose to the library: "),
+  EXPECT_NE(out_.find("/variants/1 (fused): on 78 of 99 cases the step's own kernel is expected to lose to the "
+                      "library: "),
             std::string::npos)
       << out_;
-  EXPECT_NE(out_.find("/variants/2 (pipelined): 78 of 99 cases"), std::string::npos) << out_;
-  EXPECT_NE(out_.find("M=16 N=64 K_user=128 K_cand=64 B=8 fixed(length=1): 4% of the 224(M)×128(N) tile"),
+  EXPECT_NE(out_.find("/variants/2 (pipelined): on 78 of 99 cases"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("M=16 N=64 K_user=128 K_cand=64 B=8 fixed(length=1): 3.6% of the 224(M) × 128(N) output tile"),
             std::string::npos)
       << out_;
-  EXPECT_NE(out_.find("backend \"auto\" runs the library path there if its setup trial finds it faster"),
-            std::string::npos);
+  EXPECT_NE(out_.find("; and 75 more. With backend \"auto\" (the default) a setup trial on the GPU picks the faster"),
+            std::string::npos)
+      << out_;
   EXPECT_EQ(out_.find("(k_aligned):"), std::string::npos) << "the library step has nothing to say";
 
   ASSERT_EQ(run({"plan", shapes, "--set", "variants.2.options={\"backend\":\"tile\"}"}), 0) << err_;
-  EXPECT_NE(out_.find("backend \"tile\" runs the tile kernel anyway"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("With backend \"tile\" the tile kernel runs anyway"), std::string::npos) << out_;
 
   // The reference workload fits the tile: no note.
   ASSERT_EQ(run({"validate", std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_fp16.json"}), 0) << err_;
