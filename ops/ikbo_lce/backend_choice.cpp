@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -24,51 +25,101 @@
 namespace gpubench::lce {
 namespace {
 
-constexpr int kWarmup = 2;             ///< untimed launches per backend before the trial's samples
-constexpr int kMinLaunches = 3;        ///< timed launches per backend, at least …
+constexpr int kWarmup = 2;             ///< untimed graph launches per candidate before the trial's samples
+constexpr int kMinLaunches = 3;        ///< timed graph launches per candidate, at least …
 constexpr int kMaxLaunches = 10;       ///< … and at most
-constexpr double kTrialBudgetMs = 100; ///< GPU time per backend after which the trial stops at kMinLaunches or more
+constexpr double kTrialBudgetMs = 100; ///< GPU time per candidate after which the trial stops at kMinLaunches or more
 
-/// Times `v`'s launch groups on `stream` like `run` in cold mode, in brief: each launch behind a write of `flush`
-/// (twice the L2: the inputs are not in L2), CUDA events around the groups. Returns the median [ms] and sets
-/// `launches`. Unlike `run`, the groups are not held behind a blocking kernel and released whole, so host launch gaps
-/// count: on 12–25 µs launches (B = 8) that made the library look faster on 6 cases where the run measured the tile
-/// kernel 5–16% faster (results/h200/2026-12-03_shapes_auto).
+/// An instantiated CUDA graph of one candidate's launch groups, destroyed with it.
+class CapturedGroups {
+ public:
+  /// Captures `groups` on `stream` (thread-local capture mode, as the runner's graph mode) and instantiates them.
+  /// Throws DeviceError; a launch that throws mid-capture ends the capture first, so the stream stays usable.
+  CapturedGroups(const std::vector<op::LaunchGroup>& groups, cudaStream_t stream) {
+    GPUBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      for (const auto& g : groups) g.launch(stream);
+    } catch (...) {
+      cudaGraph_t partial = nullptr;
+      GPUBENCH_CUDA_NOTHROW(cudaStreamEndCapture(stream, &partial));
+      if (partial != nullptr) GPUBENCH_CUDA_NOTHROW(cudaGraphDestroy(partial));
+      throw;
+    }
+    GPUBENCH_CUDA(cudaStreamEndCapture(stream, &graph_));
+    GPUBENCH_CUDA(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+  ~CapturedGroups() {
+    if (exec_ != nullptr) GPUBENCH_CUDA_NOTHROW(cudaGraphExecDestroy(exec_));
+    if (graph_ != nullptr) GPUBENCH_CUDA_NOTHROW(cudaGraphDestroy(graph_));
+  }
+  CapturedGroups(const CapturedGroups&) = delete;
+  CapturedGroups& operator=(const CapturedGroups&) = delete;
+  void launch(cudaStream_t stream) const { GPUBENCH_CUDA(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+/// CUDA events, destroyed with it.
+struct EventPair {
+  cudaEvent_t start = nullptr, end = nullptr;
+  EventPair() {
+    GPUBENCH_CUDA(cudaEventCreate(&start));
+    try {
+      GPUBENCH_CUDA(cudaEventCreate(&end));
+    } catch (...) {
+      GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(start));
+      throw;
+    }
+  }
+  ~EventPair() {
+    GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(start));
+    GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(end));
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
+/// Times `v`'s launch groups on `stream` close to `run` in cold mode: each launch behind a write of `flush` (twice
+/// the L2: the inputs are not in L2), the groups captured into one CUDA graph and launched whole between CUDA events,
+/// so the host's gaps between launches do not count (the run releases each sample whole from behind a blocking
+/// kernel; the memset in front covers the graph launch's own submission). Launched one by one, the gaps made the
+/// library's three launches look faster than the tile kernel's one on 6 cases at B = 8 where the run measured the
+/// tile kernel 5–16% faster (results/h200/2026-12-03_shapes_auto). Returns the median [ms] and sets `launches`.
 double time_launches(Variant& v, DeviceBuffer& flush, cudaStream_t stream, int& launches) {
-  const std::vector<op::LaunchGroup> groups = v.groups();
+  const CapturedGroups graph(v.groups(), stream);
   auto flush_l2 = [&](int i) {
     GPUBENCH_CUDA(cudaMemsetAsync(flush.get(), i & 0xff, flush.bytes(), stream));
   };
-  cudaEvent_t start = nullptr, end = nullptr;
-  GPUBENCH_CUDA(cudaEventCreate(&start));
-  GPUBENCH_CUDA(cudaEventCreate(&end));
-  std::vector<double> ms;
-  try {
-    for (int i = 0; i < kWarmup; ++i) {
-      flush_l2(i);
-      for (const auto& g : groups) g.launch(stream);
-    }
-    double total = 0;
-    for (int i = 0; i < kMaxLaunches && !(i >= kMinLaunches && total >= kTrialBudgetMs); ++i) {
-      flush_l2(i);
-      GPUBENCH_CUDA(cudaEventRecord(start, stream));
-      for (const auto& g : groups) g.launch(stream);
-      GPUBENCH_CUDA(cudaEventRecord(end, stream));
-      GPUBENCH_CUDA(cudaEventSynchronize(end));
-      float t = 0;
-      GPUBENCH_CUDA(cudaEventElapsedTime(&t, start, end));
-      ms.push_back(t);
-      total += t;
-    }
-  } catch (...) {
-    GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(start));
-    GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(end));
-    throw;
+  const EventPair ev;
+  for (int i = 0; i < kWarmup; ++i) {
+    flush_l2(i);
+    graph.launch(stream);
   }
-  GPUBENCH_CUDA(cudaEventDestroy(start));
-  GPUBENCH_CUDA(cudaEventDestroy(end));
+  std::vector<double> ms;
+  double total = 0;
+  for (int i = 0; i < kMaxLaunches && !(i >= kMinLaunches && total >= kTrialBudgetMs); ++i) {
+    flush_l2(i);
+    GPUBENCH_CUDA(cudaEventRecord(ev.start, stream));
+    graph.launch(stream);
+    GPUBENCH_CUDA(cudaEventRecord(ev.end, stream));
+    GPUBENCH_CUDA(cudaEventSynchronize(ev.end));
+    float t = 0;
+    GPUBENCH_CUDA(cudaEventElapsedTime(&t, ev.start, ev.end));
+    ms.push_back(t);
+    total += t;
+  }
   launches = static_cast<int>(ms.size());
   return compute_stats(ms).median;
+}
+
+/// A candidate's overrides as the report shows them: "" for the step's own, else ` (schedule "pingpong")`.
+std::string candidate_label(const nlohmann::json& overrides) {
+  if (!overrides.is_object() || overrides.empty()) return "";
+  std::string out;
+  for (const auto& [k, v] : overrides.items()) out += (out.empty() ? "" : ", ") + k + " " + v.dump();
+  return " (" + out + ")";
 }
 
 std::string ms_text(double ms) { return fmt::format("{:.4g} ms", ms); }
@@ -87,9 +138,9 @@ std::mutex& process_choices_mutex() {
 /// `fused` / `pipelined` with backend "auto" (backend_choice.hpp).
 class AutoBackend final : public Variant {
  public:
-  AutoBackend(std::string step, nlohmann::json options, std::function<std::unique_ptr<Variant>()> tile,
+  AutoBackend(std::string step, nlohmann::json options, std::vector<TileCandidate> tiles,
              std::function<std::unique_ptr<Variant>()> library)
-      : step_(std::move(step)), options_(std::move(options)), tile_(std::move(tile)), library_(std::move(library)) {}
+      : step_(std::move(step)), options_(std::move(options)), tiles_(std::move(tiles)), library_(std::move(library)) {}
 
   void setup(const Problem& problem, cudaStream_t stream) override {
     int device = 0;
@@ -101,15 +152,15 @@ class AutoBackend final : public Variant {
     const auto cache = read_backend_cache(cache_file_);
     if (const auto mine = process_choices().find(key); mine != process_choices().end()) {
       choice_ = mine->second;
-    } else if (const auto hit = cache.find(key); hit != cache.end()) {
+    } else if (const auto hit = cache.find(key); hit != cache.end() && candidate(hit->second) != nullptr) {
       choice_ = hit->second;
       choice_.cached = true;
-    } else {
+    } else {  // no entry, or one naming a tile candidate this build no longer has: measure
       choice_ = trial(problem, stream);
       cache_problem_ = write_backend_choice(cache_file_, uuid, key, choice_);
     }
     process_choices()[key] = choice_;
-    chosen_ = choice_.backend == "tile" ? tile_() : library_();
+    chosen_ = choice_.backend == "tile" ? candidate(choice_)->make() : library_();
     chosen_->setup(problem, stream);
   }
 
@@ -127,11 +178,22 @@ class AutoBackend final : public Variant {
   }
 
   std::string configuration() const override {
-    return fmt::format("backend auto → {}: {}; {}", choice_.backend, why(), chosen_->configuration());
+    const std::string label = choice_.backend == "tile" ? candidate_label(choice_.tile_options) : "";
+    return fmt::format("backend auto → {}{}: {}; {}", choice_.backend, label, why(), chosen_->configuration());
   }
 
  private:
-  /// The tile kernel, then the library path, each set up, timed and freed in turn (one set of workspaces at a time).
+  /// The tile candidate whose overrides `c` names; nullptr when `c` chose the tile kernel with overrides that no
+  /// candidate of this step has (a cache entry from another build). A library choice needs none: returns tiles_[0].
+  const TileCandidate* candidate(const BackendChoice& c) const {
+    if (c.backend != "tile") return &tiles_.front();
+    for (const auto& t : tiles_)
+      if (t.options == c.tile_options) return &t;
+    return nullptr;
+  }
+
+  /// Each tile candidate, then the library path, each set up, timed and freed in turn (one set of workspaces at a
+  /// time).
   BackendChoice trial(const Problem& problem, cudaStream_t stream) {
     BackendChoice c;
     c.measured_at = utc_timestamp();
@@ -140,13 +202,23 @@ class AutoBackend final : public Variant {
     GPUBENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
     DeviceBuffer flush(static_cast<size_t>(std::max(l2, 1 << 20)) * 2);
     int tile_launches = kMaxLaunches, library_launches = 0;
-    try {
-      auto tile = tile_();
-      tile->setup(problem, stream);
-      c.tile_ms = time_launches(*tile, flush, stream, tile_launches);
-    } catch (const InputError& e) {  // a shape the tile kernel refuses: the library runs it
-      c.tile_skipped = e.what();
+    for (const auto& t : tiles_) {
+      try {
+        auto tile = t.make();
+        tile->setup(problem, stream);
+        int n = 0;
+        const double ms = time_launches(*tile, flush, stream, n);
+        c.candidate_ms[t.options.dump()] = ms;
+        tile_launches = std::min(tile_launches, n);
+        if (c.tile_ms <= 0 || ms < c.tile_ms) {
+          c.tile_ms = ms;
+          c.tile_options = t.options;
+        }
+      } catch (const InputError& e) {  // a shape this configuration refuses: the others (or the library) run it
+        if (c.tile_skipped.empty()) c.tile_skipped = e.what();
+      }
     }
+    if (c.tile_ms > 0) c.tile_skipped.clear();
     auto library = library_();
     library->setup(problem, stream);
     c.library_ms = time_launches(*library, flush, stream, library_launches);
@@ -164,12 +236,20 @@ class AutoBackend final : public Variant {
     if (!choice_.tile_skipped.empty())
       return fmt::format("the tile kernel cannot run this shape ({}); library {} ({})", choice_.tile_skipped,
                          ms_text(choice_.library_ms), source);
-    return fmt::format("tile {} vs library {} ({})", ms_text(choice_.tile_ms), ms_text(choice_.library_ms), source);
+    std::string tiles;
+    for (const auto& t : tiles_) {  // in the candidates' order: the step's own configuration first
+      const auto ms = choice_.candidate_ms.find(t.options.dump());
+      if (ms == choice_.candidate_ms.end()) continue;
+      tiles += fmt::format("{}tile{} {}", tiles.empty() ? "" : ", ", candidate_label(t.options), ms_text(ms->second));
+    }
+    if (tiles.empty()) tiles = "tile " + ms_text(choice_.tile_ms);  // an entry without per-candidate times
+    return fmt::format("{} vs library {} ({})", tiles, ms_text(choice_.library_ms), source);
   }
 
   std::string step_;
   nlohmann::json options_;
-  std::function<std::unique_ptr<Variant>()> tile_, library_;
+  std::vector<TileCandidate> tiles_;
+  std::function<std::unique_ptr<Variant>()> library_;
   BackendChoice choice_;
   std::string cache_file_, cache_problem_;
   std::unique_ptr<Variant> chosen_;
@@ -189,12 +269,26 @@ std::string backend_cache_path(const std::string& uuid) {
   return gpubench_cache_dir() + "/lce-backend-" + uuid + ".json";
 }
 
+namespace {
+
+constexpr int kCacheSchema = 2;  ///< 2: candidates, graph-timed trial; 1 (launches one by one) reads as no entry
+
+/// One cache entry (read_backend_cache).
+nlohmann::json entry_json(const BackendChoice& c) {
+  return {{"backend", c.backend},           {"tile_ms", c.tile_ms},           {"library_ms", c.library_ms},
+          {"tile_options", c.tile_options}, {"candidate_ms", c.candidate_ms}, {"launches", c.launches},
+          {"tile_skipped", c.tile_skipped}, {"measured_at", c.measured_at}};
+}
+
+}  // namespace
+
 std::map<std::string, BackendChoice> read_backend_cache(const std::string& path) {
   std::map<std::string, BackendChoice> out;
   std::string text;
   if (read_text_file(path, kMaxInputFileBytes, text) != ReadStatus::kOk) return out;
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || j.value("schema_version", 0) != 1 || !j.contains("entries") || !j.at("entries").is_object())
+  if (!j.is_object() || j.value("schema_version", 0) != kCacheSchema || !j.contains("entries") ||
+      !j.at("entries").is_object())
     return out;
   for (const auto& [key, e] : j.at("entries").items()) {
     if (!e.is_object()) continue;
@@ -203,13 +297,15 @@ std::map<std::string, BackendChoice> read_backend_cache(const std::string& path)
       c.backend = e.at("backend").get<std::string>();
       c.tile_ms = e.at("tile_ms").get<double>();
       c.library_ms = e.at("library_ms").get<double>();
+      c.tile_options = e.value("tile_options", nlohmann::json::object());
+      c.candidate_ms = e.value("candidate_ms", std::map<std::string, double>());
       c.launches = e.value("launches", 0);
       c.tile_skipped = e.value("tile_skipped", std::string());
       c.measured_at = e.value("measured_at", std::string());
     } catch (const std::exception&) {
       continue;
     }
-    if (c.backend != "tile" && c.backend != "library") continue;
+    if ((c.backend != "tile" && c.backend != "library") || !c.tile_options.is_object()) continue;
     out[key] = c;
   }
   return out;
@@ -218,13 +314,9 @@ std::map<std::string, BackendChoice> read_backend_cache(const std::string& path)
 std::string write_backend_choice(const std::string& path, const std::string& uuid, const std::string& key,
                                 const BackendChoice& choice) {
   nlohmann::json entries = nlohmann::json::object();
-  for (const auto& [k, c] : read_backend_cache(path))
-    entries[k] = {{"backend", c.backend}, {"tile_ms", c.tile_ms}, {"library_ms", c.library_ms},
-                  {"launches", c.launches}, {"tile_skipped", c.tile_skipped}, {"measured_at", c.measured_at}};
-  entries[key] = {{"backend", choice.backend}, {"tile_ms", choice.tile_ms}, {"library_ms", choice.library_ms},
-                  {"launches", choice.launches}, {"tile_skipped", choice.tile_skipped},
-                  {"measured_at", choice.measured_at}};
-  const nlohmann::json doc = {{"schema_version", 1}, {"uuid", uuid}, {"entries", entries}};
+  for (const auto& [k, c] : read_backend_cache(path)) entries[k] = entry_json(c);
+  entries[key] = entry_json(choice);
+  const nlohmann::json doc = {{"schema_version", kCacheSchema}, {"uuid", uuid}, {"entries", entries}};
   try {
     write_file_atomic(path, doc.dump(2) + "\n");
   } catch (const std::exception& e) {
@@ -238,10 +330,10 @@ std::string faster_backend(const BackendChoice& trial) {
   return trial.tile_ms <= trial.library_ms ? "tile" : "library";
 }
 
-std::unique_ptr<Variant> make_auto_backend(std::string step, nlohmann::json options,
-                                          std::function<std::unique_ptr<Variant>()> tile,
+std::unique_ptr<Variant> make_auto_backend(std::string step, nlohmann::json options, std::vector<TileCandidate> tiles,
                                           std::function<std::unique_ptr<Variant>()> library) {
-  return std::make_unique<AutoBackend>(std::move(step), std::move(options), std::move(tile), std::move(library));
+  if (tiles.empty()) throw std::logic_error(step + ": backend auto needs at least one tile candidate");
+  return std::make_unique<AutoBackend>(std::move(step), std::move(options), std::move(tiles), std::move(library));
 }
 
 }  // namespace gpubench::lce

@@ -1,14 +1,16 @@
 #pragma once
 // Option `backend` of the sm_90a tile-kernel steps `fused` and `pipelined` (issue 26: a custom step must not lose to
-// the library on a user's shape). "auto" (the default) runs, in untimed setup, a short trial of the tile kernel against
-// the library path (the `k_aligned` step: cuBLASLt GEMMs and the broadcast add) on the real inputs, and the faster
-// one runs as the step; "tile" runs the tile kernel always. The choice is cached per GPU UUID, step, options, precision
+// the library on a user's shape). "auto" (the default) runs, in untimed setup, a short trial of the tile kernel's
+// candidate configurations (the step's options; for `pipelined` without a given `schedule` also the ping-pong
+// schedule's 64-row N tile) against the library path (the `k_aligned` step: cuBLASLt GEMMs and the broadcast add) on
+// the real inputs, each side captured into a CUDA graph and timed whole, and the fastest runs as the step; "tile" runs the tile kernel always. The choice is cached per GPU UUID, step, options, precision
 // and problem size in <cache>/lce-backend-<uuid>.json (core/cache_dir.hpp), so later runs skip the trial, and the
 // report's configuration and notes name the choice and the trial's times. docs/ikbo_lce.md "Backend choice".
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,10 +18,21 @@
 
 namespace gpubench::lce {
 
+/// One tile-kernel configuration the trial of backend "auto" times: `options`, the overrides of the step's given
+/// options ({} = the step's own configuration, e.g. {"schedule": "pingpong"}), and `make`, which creates it.
+struct TileCandidate {
+  nlohmann::json options = nlohmann::json::object();
+  std::function<std::unique_ptr<Variant>()> make;
+};
+
 /// The backend a step with `backend: "auto"` runs on one problem, and why.
 struct BackendChoice {
   std::string backend;         ///< "tile" | "library"
-  double tile_ms = 0;          ///< trial median of the tile kernel [ms]; 0 when it could not run (tile_skipped)
+  double tile_ms = 0;          ///< trial median of the fastest tile candidate [ms]; 0 when none could run
+  /// The fastest tile candidate's overrides (TileCandidate::options), {} = the step's own configuration.
+  nlohmann::json tile_options = nlohmann::json::object();
+  /// Each tile candidate's trial median [ms] by its overrides' JSON text ("{}" first); empty when none could run.
+  std::map<std::string, double> candidate_ms;
   double library_ms = 0;       ///< trial median of the library path [ms]
   int launches = 0;            ///< timed launches per backend in the trial (0: read from the cache)
   std::string tile_skipped;    ///< why the tile kernel could not run this problem ("" when it could)
@@ -34,9 +47,10 @@ std::string backend_key(const std::string& step, const nlohmann::json& options, 
 /// The cache file of GPU `uuid`: gpubench_cache_dir() + "/lce-backend-<uuid>.json".
 std::string backend_cache_path(const std::string& uuid);
 
-/// The entries of the cache at `path`: {"schema_version": 1, "uuid", "entries": {key: {"backend", "tile_ms",
-/// "library_ms", "launches", "tile_skipped", "measured_at"}}}. A missing, unreadable or malformed file, or a
-/// malformed entry, reads as no entry (a cache is a shortcut, never an error).
+/// The entries of the cache at `path`: {"schema_version": 2, "uuid", "entries": {key: {"backend", "tile_ms",
+/// "library_ms", "tile_options", "candidate_ms", "launches", "tile_skipped", "measured_at"}}}. A missing,
+/// unreadable or malformed file, a file of another schema_version (1: the trial timed launches one by one, with the
+/// host's launch gaps), or a malformed entry, reads as no entry (a cache is a shortcut, never an error).
 std::map<std::string, BackendChoice> read_backend_cache(const std::string& path);
 
 /// Adds `choice` under `key` to the cache at `path` for GPU `uuid`: re-reads the file, then writes it atomically
@@ -55,11 +69,17 @@ std::string faster_backend(const BackendChoice& trial);
 std::unique_ptr<Variant> create_step_variant(const VariantInfo& info, const StepOptions& options,
                                              const nlohmann::json& given);
 
-/// Step `step` with backend "auto": `tile` makes its tile-kernel variant, `library` the `k_aligned` variant; setup
-/// reads the cache or runs the trial, then sets up the chosen one, whose launch groups the step times.
-/// `options` are the config's options of the step (for the cache key).
-std::unique_ptr<Variant> make_auto_backend(std::string step, nlohmann::json options,
-                                          std::function<std::unique_ptr<Variant>()> tile,
+/// The tile candidates of step `info` with the config's `given` options and their resolution `options`: the step's
+/// own configuration, then, when the schema has `schedule` and the config leaves it out, {"schedule": "pingpong"}
+/// (two 64(N) × 224(M) tiles per CTA instead of one 128 × 224: no idle rows where N is 64, 72 or 136) if the
+/// other given options admit it (config_detail::option_problems). Defined in registry.cpp.
+std::vector<TileCandidate> tile_candidates(const VariantInfo& info, const StepOptions& options,
+                                           const nlohmann::json& given);
+
+/// Step `step` with backend "auto": `tiles` are its tile-kernel candidates (the first: the step's own options),
+/// `library` makes the `k_aligned` variant; setup reads the cache or runs the trial, then sets up the chosen one,
+/// whose launch groups the step times. `options` are the config's options of the step (for the cache key).
+std::unique_ptr<Variant> make_auto_backend(std::string step, nlohmann::json options, std::vector<TileCandidate> tiles,
                                           std::function<std::unique_ptr<Variant>()> library);
 
 }  // namespace gpubench::lce

@@ -52,8 +52,21 @@ std::unique_ptr<Variant> create_step_variant(const VariantInfo& info, const Step
   const VariantInfo* library = find_variant("k_aligned");
   if (library == nullptr) throw InputError(info.name + ": options.backend \"auto\" needs the k_aligned step");
   return make_auto_backend(
-      info.name, given, [&info, options] { return info.create(options); },
+      info.name, given, tile_candidates(info, options, given),
       [library] { return library->create(StepOptions::resolve(*library->schema, nlohmann::json::object())); });
+}
+
+std::vector<TileCandidate> tile_candidates(const VariantInfo& info, const StepOptions& options,
+                                           const nlohmann::json& given) {
+  std::vector<TileCandidate> out{{nlohmann::json::object(), [&info, options] { return info.create(options); }}};
+  const nlohmann::json own = given.is_object() ? given : nlohmann::json::object();
+  if (info.schema->find("schedule") == nullptr || own.contains("schedule")) return out;
+  nlohmann::json pingpong = own;
+  pingpong["schedule"] = "pingpong";
+  if (!config_detail::option_problems(*info.schema, pingpong).empty()) return out;  // e.g. cluster "1x2" given
+  const StepOptions resolved = StepOptions::resolve(*info.schema, pingpong);
+  out.push_back({{{"schedule", "pingpong"}}, [&info, resolved] { return info.create(resolved); }});
+  return out;
 }
 
 std::vector<std::string> variant_names() {

@@ -58,9 +58,9 @@ OptionSchema backend() {
           .type = OptionType::kString,
           .values = {"tile", "auto"},
           .default_value = "auto",
-          .doc = "auto: a setup trial of the tile kernel against the library path (k_aligned's cuBLASLt GEMMs), the "
-                 "faster runs, cached per GPU, options, precision and problem size (docs/ikbo_lce.md); tile: the sm_90a "
-                 "tile kernel always"};
+          .doc = "auto: a setup trial of the tile kernel (pipelined without a given schedule: also its ping-pong "
+                 "schedule) against the library path (k_aligned's cuBLASLt GEMMs), the fastest runs, cached per GPU, "
+                 "options, precision and problem size (docs/ikbo_lce.md); tile: the sm_90a tile kernel always"};
 }
 
 }  // namespace sm90_options

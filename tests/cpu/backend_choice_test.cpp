@@ -1,10 +1,11 @@
 // Option backend "auto" of fused / pipelined (ops/ikbo_lce/backend_choice.hpp): the cache key, the cache file (read,
-// merge, atomic write, damage read as no entry) and the choice rule. The trial itself needs a GPU:
+// merge, atomic write, damage and schema 1 read as no entry), the choice rule and the tile candidates. The trial itself needs a GPU:
 // tests/gpu/backend_choice_gpu_test.cpp.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/errors.hpp"
 #include "ops/ikbo_lce/backend_choice.hpp"
 #include "ops/ikbo_lce/step_schemas.hpp"
+#include "ops/ikbo_lce/variant.hpp"
 
 namespace gpubench::lce {
 namespace {
@@ -104,13 +106,15 @@ TEST_F(BackendCache, EntriesRoundTripAndAccumulate) {
 }
 
 TEST_F(BackendCache, DamageReadsAsNoEntryAndIsReplacedByTheNextWrite) {
-  for (const std::string bad : {"", "{", "[]", R"({"schema_version": 2, "entries": {}})",
-                                R"({"schema_version": 1, "entries": []})"}) {
+  for (const std::string bad : {"", "{", "[]", R"({"schema_version": 3, "entries": {}})",
+                                R"({"schema_version": 2, "entries": []})"}) {
     write_file_atomic(path_, bad);
     EXPECT_TRUE(read_backend_cache(path_).empty()) << bad;
   }
-  write_file_atomic(path_, R"({"schema_version": 1, "entries": {
+  write_file_atomic(path_, R"({"schema_version": 2, "entries": {
       "ok": {"backend": "tile", "tile_ms": 0.3, "library_ms": 0.4},
+      "options": {"backend": "tile", "tile_ms": 0.3, "library_ms": 0.4, "tile_options": "pingpong"},
+      "times": {"backend": "tile", "tile_ms": 0.3, "library_ms": 0.4, "candidate_ms": {"{}": "fast"}},
       "word": {"backend": "cublas", "tile_ms": 0.3, "library_ms": 0.4},
       "type": {"backend": "tile", "tile_ms": "fast", "library_ms": 0.4},
       "shape": 7}})");
@@ -119,6 +123,53 @@ TEST_F(BackendCache, DamageReadsAsNoEntryAndIsReplacedByTheNextWrite) {
   EXPECT_EQ(cache.count("ok"), 1u);
   ASSERT_EQ(write_backend_choice(path_, "GPU-x", "new", choice("library", 0.1, 0.05)), "");
   EXPECT_EQ(read_backend_cache(path_).size(), 2u) << "the damaged entries are dropped, the good one kept";
+}
+
+TEST_F(BackendCache, KeepsTheWinningCandidateAndEachCandidatesTime) {
+  BackendChoice c = choice("tile", 0.21, 0.40);
+  c.tile_options = {{"schedule", "pingpong"}};
+  c.candidate_ms = {{"{}", 0.33}, {R"({"schedule":"pingpong"})", 0.21}};
+  ASSERT_EQ(write_backend_choice(path_, "GPU-x", "a", c), "");
+  const BackendChoice back = read_backend_cache(path_).at("a");
+  EXPECT_EQ(back.tile_options, nlohmann::json({{"schedule", "pingpong"}}));
+  ASSERT_EQ(back.candidate_ms.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.candidate_ms.at("{}"), 0.33);
+  EXPECT_DOUBLE_EQ(back.candidate_ms.at(R"({"schedule":"pingpong"})"), 0.21);
+  EXPECT_FALSE(back.cached) << "cached is set by the step that reads it, not stored";
+}
+
+TEST_F(BackendCache, AFileOfTheFirstSchemaIsMeasuredAgain) {
+  // Schema 1's trial timed launches one by one (host gaps included) and knew one tile configuration.
+  write_file_atomic(path_, R"({"schema_version": 1, "uuid": "GPU-x", "entries": {
+      "a": {"backend": "library", "tile_ms": 0.02, "library_ms": 0.019}}})");
+  EXPECT_TRUE(read_backend_cache(path_).empty());
+  ASSERT_EQ(write_backend_choice(path_, "GPU-x", "b", choice("tile", 0.3, 0.4)), "");
+  EXPECT_EQ(nlohmann::json::parse(read_file(path_)).at("schema_version"), 2);
+  EXPECT_EQ(read_backend_cache(path_).count("a"), 0u) << "the old entry is not carried over";
+}
+
+/// The overrides of each tile candidate of step `name` with the config's `given` options.
+std::vector<nlohmann::json> candidate_options(const std::string& name, const nlohmann::json& given) {
+  const VariantInfo* info = find_variant(name);
+  if (info == nullptr) throw std::runtime_error("no step " + name);
+  std::vector<nlohmann::json> out;
+  for (const auto& t : tile_candidates(*info, StepOptions::resolve(*info->schema, given), given))
+    out.push_back(t.options);
+  return out;
+}
+
+TEST(TileCandidates, PipelinedAlsoTriesThePingPongScheduleUnlessTheConfigSetsOrExcludesIt) {
+  const nlohmann::json own = nlohmann::json::object();
+  const nlohmann::json pingpong = {{"schedule", "pingpong"}};
+  EXPECT_EQ(candidate_options("pipelined", own), (std::vector<nlohmann::json>{own, pingpong}));
+  EXPECT_EQ(candidate_options("pipelined", {{"k_tail", "pad"}}), (std::vector<nlohmann::json>{own, pingpong}))
+      << "other options travel with both candidates";
+  EXPECT_EQ(candidate_options("pipelined", {{"schedule", "cooperative"}}), std::vector<nlohmann::json>{own})
+      << "a schedule the config names is kept";
+  EXPECT_EQ(candidate_options("pipelined", {{"cluster", "1x2"}}), std::vector<nlohmann::json>{own})
+      << "1x2 needs the cooperative schedule";
+  EXPECT_EQ(candidate_options("pipelined", {{"stages", 5}}), std::vector<nlohmann::json>{own});
+  EXPECT_EQ(candidate_options("fused", own), std::vector<nlohmann::json>{own}) << "fused has one schedule";
 }
 
 TEST_F(BackendCache, AnUnwritableFolderIsAReasonNotAnError) {

@@ -1,7 +1,8 @@
 // Option backend "auto" of fused / pipelined on the GPU (ops/ikbo_lce/backend_choice.hpp): where the tile kernel loses to
 // the library (M=16, one candidate per request: 2.3x slower in results/h200/2026-12-03_shapes) the step runs the
 // library path and says so; where it wins (the reference shape, 100 per request) it runs the tile kernel; either way
-// the output passes the check; the choice is cached per GPU and a second run reads it. Timing is not asserted here
+// the output passes the check; pipelined also tries its ping-pong schedule; the choice is cached per GPU and a second
+// run reads it. Timing is not asserted here
 // beyond the choice the trial made (the sweep in results/ is the benchmark).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -87,6 +88,10 @@ TEST_F(BackendAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
     EXPECT_EQ(small.at("config_variant").get<std::string>().rfind("backend auto → library: tile ", 0), 0u)
         << small.at("config_variant");
     EXPECT_NE(small.at("notes").dump().find("ran the library path"), std::string::npos) << small.at("notes");
+    // pipelined also tries its ping-pong schedule (the config leaves `schedule` out); fused has one configuration.
+    const bool pingpong = small.at("config_variant").get<std::string>().find(R"(tile (schedule "pingpong") )") !=
+                          std::string::npos;
+    EXPECT_EQ(pingpong, std::string(step) == "pipelined") << small.at("config_variant");
     // 100 per request: the tile kernel wins clearly (0.72 / 0.84 of k_aligned in the sweep); at one per request
     // `fused` loses 2.1x and `pipelined` is a near tie, so that case is not asserted.
     const nlohmann::json reference = variant(r1, "M=433 ", "fixed(length=100)", step);
@@ -99,7 +104,11 @@ TEST_F(BackendAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
   for (const auto& e : fs::directory_iterator(dir_ / "cache" / "gpubench"))
     if (e.path().filename().string().rfind("lce-backend-GPU-", 0) == 0) files.push_back(e.path());
   ASSERT_EQ(files.size(), 1u);
-  EXPECT_EQ(nlohmann::json::parse(slurp(files[0].string())).at("entries").size(), 8u);
+  const nlohmann::json cache = nlohmann::json::parse(slurp(files[0].string()));
+  EXPECT_EQ(cache.at("schema_version"), 2);
+  ASSERT_EQ(cache.at("entries").size(), 8u);
+  for (const auto& [key, e] : cache.at("entries").items())
+    EXPECT_EQ(e.at("candidate_ms").size(), key.rfind("pipelined ", 0) == 0 ? 2u : 1u) << key << ": " << e.dump();
   // A second run reads the choices instead of measuring them again.
   ASSERT_EQ(run({"run", cfg, "--variant", "pipelined", "-o", (dir_ / "r2").string(), "-f", "json", "-q"}, 300), 0) << err_;
   const nlohmann::json r2 = nlohmann::json::parse(slurp((dir_ / "r2.json").string()));

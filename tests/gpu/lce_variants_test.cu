@@ -35,7 +35,6 @@ constexpr size_t kGuardBytes = 4096;  // after Y: must still hold the poison aft
 
 using ::gpubench::testing::Stream;
 
-
 /// An edge shape. `optional`: a variant may refuse it in setup with InputError (then skipped).
 struct EdgeCase {
   std::string name;
@@ -98,19 +97,15 @@ bool still_poisoned(const void* p, size_t bytes) {
   return true;
 }
 
-using VariantCase = std::tuple<std::string, Precision, int>;
-
-class LceVariantEdge : public ::testing::TestWithParam<VariantCase> {};
-
-TEST_P(LceVariantEdge, MatchesFp64Reference) {
-  GPUBENCH_REQUIRE_GPU();
-  const auto& [name, precision, case_index] = GetParam();
-  const VariantInfo* info = find_variant(name);
-  ASSERT_NE(info, nullptr);
-  if (!supports(*info, precision)) GTEST_SKIP() << name << " does not list " << to_string(precision);
+/// Runs step `info` with `options` (create_kernel) on edge case `case_index` with inputs from `seed`, twice (the
+/// second time over a re-poisoned Y), and expects the fp64 reference, every output written and the guard bytes past
+/// Y untouched. Returns "" or, when the step refuses an optional edge shape, why (the caller skips).
+std::string expect_edge_case(const VariantInfo& info, const nlohmann::json& options, Precision precision,
+                             int case_index, uint64_t seed) {
+  std::string name = info.name;  // appends rather than +: GCC 12's -Wrestrict misfires on the temporaries
+  if (!options.empty()) name.append(" ").append(options.dump());
   const EdgeCase& c = edge_cases()[case_index];
   const RequestLayout layout = layout_from_lengths(c.lengths);
-  const uint64_t seed = 1000 + 10 * static_cast<uint64_t>(case_index) + static_cast<uint64_t>(precision);
   Stream st;
   const DeviceOperands d = make_device_operands(c.shape, layout, precision, seed, st.s);
   const std::vector<double> want = reference_fp64_host(make_host_operands(c.shape, layout, precision, seed));
@@ -119,11 +114,11 @@ TEST_P(LceVariantEdge, MatchesFp64Reference) {
   DeviceBuffer y(y_bytes + kGuardBytes);
   poison_output(y.get(), count + static_cast<int64_t>(kGuardBytes) / element_bytes(precision), precision, st.s);
 
-  std::unique_ptr<Variant> v = create_kernel(*info, nlohmann::json::object());
+  std::unique_ptr<Variant> v = create_kernel(info, options);
   try {
     v->setup(d.problem(y.get()), st.s);
   } catch (const InputError& e) {
-    if (c.optional) GTEST_SKIP() << name << " refuses optional shape " << c.name << ": " << e.what();
+    if (c.optional) return name + " refuses optional shape " + c.name + ": " + e.what();
     throw;
   }
   for (int run = 0; run < 2; ++run) {
@@ -134,11 +129,44 @@ TEST_P(LceVariantEdge, MatchesFp64Reference) {
     const ErrorStats s = compare_host(y.get(), precision, want, st.s);
     EXPECT_EQ(s.nonfinite, 0) << name << " " << c.name << " run " << run << ": unwritten or non-finite outputs";
     EXPECT_LT(s.rel_error, default_tolerance(precision))
-        << name << " " << c.name << " run " << run << " max_abs " << s.max_abs_error << " ref_norm " << s.ref_norm;
+        << name << " " << c.name << " seed " << seed << " run " << run << " max_abs " << s.max_abs_error
+        << " ref_norm " << s.ref_norm;
     EXPECT_GT(s.ref_norm, 0.0);
   }
   EXPECT_TRUE(still_poisoned(static_cast<const char*>(y.get()) + y_bytes, kGuardBytes))
       << name << " wrote past the end of Y";
+  return "";
+}
+
+using VariantCase = std::tuple<std::string, Precision, int>;
+
+class LceVariantEdge : public ::testing::TestWithParam<VariantCase> {};
+
+TEST_P(LceVariantEdge, MatchesFp64Reference) {
+  GPUBENCH_REQUIRE_GPU();
+  const auto& [name, precision, case_index] = GetParam();
+  const VariantInfo* info = find_variant(name);
+  ASSERT_NE(info, nullptr);
+  if (!supports(*info, precision)) GTEST_SKIP() << name << " does not list " << to_string(precision);
+  const uint64_t seed = 1000 + 10 * static_cast<uint64_t>(case_index) + static_cast<uint64_t>(precision);
+  const std::string skipped = expect_edge_case(*info, nlohmann::json::object(), precision, case_index, seed);
+  if (!skipped.empty()) GTEST_SKIP() << skipped;
+}
+
+// pipelined's ping-pong schedule (64(N) × 224(M) tiles), which backend "auto" also tries (tile_candidates): every
+// edge case, fp16 and bf16, two seeds each.
+TEST(LceVariantOptions, PipelinedPingPongOnEveryEdgeCase) {
+  GPUBENCH_REQUIRE_GPU();
+  const VariantInfo* info = find_variant("pipelined");
+  ASSERT_NE(info, nullptr);
+  int ran = 0;
+  for (int i = 0; i < static_cast<int>(edge_cases().size()); ++i)
+    for (Precision precision : {Precision::kFp16, Precision::kBf16})
+      for (uint64_t seed : {uint64_t{71}, uint64_t{72}}) {
+        // An optional shape it refuses (K_cand 0, N 5) returns its reason; the others must run.
+        if (expect_edge_case(*info, {{"schedule", "pingpong"}}, precision, i, seed + 10 * i).empty()) ++ran;
+      }
+  EXPECT_EQ(ran, 2 * 2 * (static_cast<int>(edge_cases().size()) - 2)) << "every edge case but the two optional ones";
 }
 
 INSTANTIATE_TEST_SUITE_P(
