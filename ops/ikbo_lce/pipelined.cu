@@ -42,9 +42,10 @@
 //               −3.5% at the reference shape) or false (each consumer warpgroup's thread 0 issues its
 //               stores, the round-8 kernel). Ping-pong, BK 32 and 5 stages have no TMA stores: there the
 //               default is false and true is refused.
-//   "narrow_tail": true (default) or false: when the last M tile holds at most 216 of its 224 rows (M = 433:
-//               209), its wgmmas are m64n216k16 instead of m64n224k16 (a last tile of more than 216 rows keeps
-//               m64n224k16); −0.4% fp16, −0.7% bf16 at the reference shape (results/h200/2026-12-01_narrow).
+//   "narrow_tail": true (default) or false: the last M tile's wgmmas are the narrowest of m64n32/n64/n128/n216k16
+//               that covers its rows instead of m64n224k16 (M = 433 leaves 209: n216, −0.4% fp16, −0.7% bf16 at the
+//               reference shape, results/h200/2026-12-01_narrow; M = 16: n32; M = 256: 224 + n32; a last tile
+//               of more than 216 rows keeps m64n224k16).
 // Kernel: ops/ikbo_lce/sm90/lce_tile_kernel.cuh.
 #include <cuda_runtime_api.h>
 
@@ -117,7 +118,7 @@ class PipelinedVariant final : public Variant {
     l_.params.defer_user = defer_;
     l_.params.k_tail_trim = trim_ ? 1 : 0;
     const int64_t last_rows = pr.M - int64_t{sm90::kTileM} * (l_.params.m_tiles - 1);
-    l_.params.narrow_tail = narrow_tail_ && last_rows <= 216 ? 1 : 0;
+    l_.params.tail_width = narrow_tail_ ? sm90::narrow_tail_width(last_rows) : sm90::kTileM;
   }
 
   /// Binds the instantiation of this variant's options (all with Y_user in fragment order).
@@ -216,7 +217,10 @@ class PipelinedVariant final : public Variant {
     return std::string(pingpong_ ? "ping-pong: tile 64(N)x224(M)x" + k + "(K) per consumer warpgroup"
                                  : "cooperative: tile 128(N)x224(M)x" + k + "(K) per CTA") +
            ", " + std::to_string(l_.stages) + " stages, TMA + wgmma m64n224k16" +
-           (l_.params.narrow_tail ? std::string(" (last M tile m64n216k16)") : std::string()) + ", cluster " + cl +
+           (l_.params.tail_width != sm90::kTileM
+                ? " (last M tile m64n" + std::to_string(l_.params.tail_width) + "k16)"
+                : std::string()) +
+           ", cluster " + cl +
            (l_.store_bufs ? ", TMA-store epilogue (" + std::to_string(l_.store_bufs) + " chunk buffers, stores issued by " +
                                 (store_warp_ ? std::string("two store warps)") : std::string("the consumer warpgroups)"))
                           : std::string(", direct epilogue")) +

@@ -100,8 +100,8 @@ const config_detail::StepSchema& pipelined_schema() {
             .type = OptionType::kBool,
             .values = {true, false},
             .default_value = true,
-            .doc = "the last M tile, when it holds at most 216 of its 224 rows, runs m64n216k16 wgmmas (M = 433 "
-                   "leaves 209)"},
+            .doc = "the last M tile runs the narrowest of m64n32, n64, n128 and n216k16 wgmmas that covers its rows "
+                   "(M = 433 leaves 209: n216; M = 16: n32), not m64n224k16"},
            so::backend()},
       .constraints = pipelined_constraints,
       .notes = pipelined_notes,

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/cuda_check.hpp"
@@ -293,9 +294,10 @@ TEST(LceVariantOptions, PipelinedTileOrderAndUserRowCache) {
   }
 }
 
-// pipelined's narrow last M tile (option narrow_tail): m64n216k16 when the last M tile holds at most 216 rows.
-// M 440: the last tile's 216 rows all hold output (a wrong register ↔ column mapping of the n216 fragment
-// shows); 441: 217 rows, so it keeps m64n224k16; 200: one M tile, both user and candidate tiles narrow.
+// pipelined's narrow last M tile (option narrow_tail): the narrowest of m64n32/n64/n128/n216k16 that covers the last
+// M tile's rows. Each width with its last tile full (a wrong register ↔ column mapping of the narrow fragment shows)
+// and nearly empty: M 440 (216 rows), 441 (217: keeps m64n224k16), 200 (one M tile: user and candidate tiles
+// narrow), 352 (224 + 128), 289 (224 + 65: n128), 64 and 33 (n64), 32 and 16 (n32), 256 (224 + 32).
 // Each with the default schedule, a 2x2 cluster, ping-pong and consumer-issued stores.
 TEST(LceVariantOptions, PipelinedNarrowTail) {
   GPUBENCH_REQUIRE_GPU();
@@ -308,12 +310,15 @@ TEST(LceVariantOptions, PipelinedNarrowTail) {
       {{"narrow_tail", true}, {"cluster", "2x2"}},
       {{"narrow_tail", true}, {"schedule", "pingpong"}},
       {{"narrow_tail", true}, {"store_warp", false}}};
-  for (const int64_t M : {440, 441, 200}) {
+  const std::vector<std::pair<int64_t, int>> widths = {{440, 216}, {441, 224}, {200, 216}, {352, 128}, {289, 128},
+                                                       {64, 64},   {33, 64},   {32, 32},   {16, 32},   {256, 32}};
+  for (const auto& [M, width] : widths) {
     const LceShape shape{M, 136, 70, 50};
-    const bool narrow = M - 224 * ((M + 223) / 224 - 1) <= 216;
+    const std::string narrow = "(last M tile m64n" + std::to_string(width) + "k16)";
     for (Precision precision : {Precision::kFp16, Precision::kBf16}) {
-      const DeviceOperands d = make_device_operands(shape, layout, precision, 4646, st.s);
-      const std::vector<double> want = reference_fp64_host(make_host_operands(shape, layout, precision, 4646));
+      const uint64_t seed = 4646 + static_cast<uint64_t>(M);
+      const DeviceOperands d = make_device_operands(shape, layout, precision, seed, st.s);
+      const std::vector<double> want = reference_fp64_host(make_host_operands(shape, layout, precision, seed));
       for (const nlohmann::json& options : option_sets) {
         std::unique_ptr<Variant> v = create_kernel(*find_variant("pipelined"), options);
         DeviceBuffer y(output_bytes(shape, layout.batch, precision));
@@ -322,7 +327,7 @@ TEST(LceVariantOptions, PipelinedNarrowTail) {
         } catch (const InputError& e) {  // not an sm_90 GPU: the edge cases skip the same way
           GTEST_SKIP() << e.what();
         }
-        EXPECT_EQ(v->configuration().find("m64n216k16") != std::string::npos, narrow)
+        EXPECT_EQ(v->configuration().find(narrow) != std::string::npos, width != 224)
             << "M " << M << " " << v->configuration();
         poison_output(y.get(), layout.batch * shape.M * shape.N, precision, st.s);
         run_all(*v, st.s);

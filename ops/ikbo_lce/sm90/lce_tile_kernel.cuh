@@ -201,10 +201,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int i = 0; i < kAccRegs; ++i) reg_fence(acc[i]);
       if (kPingPong && j >= 1) named_sync(kOrderBarrier + cw, 256);
-      // One ring stage: `steps` k16 wgmmas, m64n224k16 or (`width` 216) m64n216k16.
+      // One ring stage: `steps` k16 wgmmas m64n{width}k16 (224, or a narrow last M tile's 216, 128, 64, 32).
       auto ring_stage = [&](int kt, auto steps, auto width) {
         constexpr int kSteps = decltype(steps)::value;
-        constexpr bool kNarrow = decltype(width)::value == 216;
+        constexpr int kWidth = decltype(width)::value;
+        constexpr bool kF16 = std::is_same_v<T, __half>;
         const uint32_t s = idx % S;
         mbar_wait(&full[s], (idx / S) & 1);
         const uint8_t* st = smem + s * Cfg::kStageBytes;
@@ -215,16 +216,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         for (int kk = 0; kk < kSteps; ++kk) {
           const uint64_t da = make_desc<128>(a + kk * 16 * 128);          // 16 K rows of 128 bytes
           const uint64_t db = make_desc<Cfg::kSwizzleW>(b + kk * 16 * 2);  // 16 K elements along the row
-          if constexpr (kNarrow) {
-            if constexpr (std::is_same_v<T, __half>)
-              wgmma_m64n216k16_f16(acc, da, db, 1u);
-            else
-              wgmma_m64n216k16_bf16(acc, da, db, 1u);
+          if constexpr (kWidth == 32) {
+            if constexpr (kF16) wgmma_m64n32k16_f16(acc, da, db, 1u);
+            else wgmma_m64n32k16_bf16(acc, da, db, 1u);
+          } else if constexpr (kWidth == 64) {
+            if constexpr (kF16) wgmma_m64n64k16_f16(acc, da, db, 1u);
+            else wgmma_m64n64k16_bf16(acc, da, db, 1u);
+          } else if constexpr (kWidth == 128) {
+            if constexpr (kF16) wgmma_m64n128k16_f16(acc, da, db, 1u);
+            else wgmma_m64n128k16_bf16(acc, da, db, 1u);
+          } else if constexpr (kWidth == 216) {
+            if constexpr (kF16) wgmma_m64n216k16_f16(acc, da, db, 1u);
+            else wgmma_m64n216k16_bf16(acc, da, db, 1u);
           } else {
-            if constexpr (std::is_same_v<T, __half>)
-              wgmma_m64n224k16_f16(acc, da, db, 1u);
-            else
-              wgmma_m64n224k16_bf16(acc, da, db, 1u);
+            static_assert(kWidth == kTileM, "wgmma widths: 32, 64, 128, 216, 224");
+            if constexpr (kF16) wgmma_m64n224k16_f16(acc, da, db, 1u);
+            else wgmma_m64n224k16_bf16(acc, da, db, 1u);
           }
         }
         wgmma_commit();
@@ -236,7 +243,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       // is trimmed: the k16 steps past K hold only TMA zero fill). The branch selects whole stages
       // (fence … commit); one inside a stage, between its wgmmas, made ptxas serialize them (C7520).
       // The first stage is peeled: the previous tile's pending store chunk is written while its wgmmas run.
-      // A narrow last M tile (LceParams::narrow_tail) runs the whole mainloop with m64n216k16.
+      // A narrow last M tile (LceParams::tail_width) runs the whole mainloop with m64n{tail_width}k16.
       const int last = p.k_tail_trim ? (c.user ? p.ks_last_user : p.ks_last_cand) : Cfg::kBK / 16;
       auto mainloop = [&](auto width) {
         using I = std::integral_constant<int, Cfg::kBK / 16>;
@@ -263,8 +270,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           }
         }
       };
-      if (p.narrow_tail && c.mt == p.m_tiles - 1) mainloop(std::integral_constant<int, 216>{});
-      else mainloop(std::integral_constant<int, kTileM>{});
+      switch (c.mt == p.m_tiles - 1 ? p.tail_width : kTileM) {
+        case 32: mainloop(std::integral_constant<int, 32>{}); break;
+        case 64: mainloop(std::integral_constant<int, 64>{}); break;
+        case 128: mainloop(std::integral_constant<int, 128>{}); break;
+        case 216: mainloop(std::integral_constant<int, 216>{}); break;
+        default: mainloop(std::integral_constant<int, kTileM>{}); break;
+      }
       if (kPingPong && t_next >= 0) named_arrive(kOrderBarrier + (1 - cw), 256);
       wgmma_wait<0>();
 #pragma unroll

@@ -143,9 +143,21 @@ struct LceParams {
   int order_turns = 0;                ///< columns of `order`
   int row_cache = 0;                  ///< 1: a consumer warpgroup keeps its last user row (fragment order) in
                                       ///< registers and skips the reload when the next tile needs the same one
-  int narrow_tail = 0;                ///< 1: the last M tile (at most 216 rows: M − 224·(m_tiles − 1) ≤ 216) runs
-                                      ///< m64n216k16 instead of m64n224k16 (accumulators 108 … 111 stay unused)
+  int tail_width = kTileM;            ///< wgmma N of the last M tile: 224, or a narrower 216, 128, 64, 32 that still
+                                      ///< covers its M − 224·(m_tiles − 1) rows (narrow_tail_width; accumulators
+                                      ///< from tail_width / 2 on stay unused)
 };
+
+/// The narrowest wgmma N in {32, 64, 128, 216} that covers a last M tile of `last_rows` rows (1 … 224), else 224
+/// (kTileM). MMA work of that tile: width / 224 of m64n224 (M = 16: 32 of 224; M = 256: 224 + 32).
+constexpr int narrow_tail_width(long long last_rows) {
+  const int widths[] = {32, 64, 128, 216};
+  for (const int w : widths)
+    if (last_rows <= w) return w;
+  return kTileM;
+}
+static_assert(narrow_tail_width(16) == 32 && narrow_tail_width(64) == 64 && narrow_tail_width(65) == 128 &&
+              narrow_tail_width(209) == 216 && narrow_tail_width(217) == kTileM);
 
 
 /// This cluster's k-th cluster tile, or −1 past its last: round robin (cluster + k · clusters below
