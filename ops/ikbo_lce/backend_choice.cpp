@@ -18,6 +18,7 @@
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 #include "core/gpu_uuid.hpp"
+#include "core/stream_gate.hpp"
 #include "core/text_file.hpp"
 #include "core/timestamp.hpp"
 #include "result/statistics.hpp"
@@ -25,41 +26,11 @@
 namespace gpubench::lce {
 namespace {
 
-constexpr int kWarmup = 2;             ///< untimed graph launches per candidate before the trial's samples
-constexpr int kMinLaunches = 3;        ///< timed graph launches per candidate, at least …
+constexpr int kWarmup = 2;             ///< untimed launches per candidate before the trial's samples
+constexpr int kMinLaunches = 3;        ///< timed launches per candidate, at least …
 constexpr int kMaxLaunches = 10;       ///< … and at most
 constexpr double kTrialBudgetMs = 100; ///< GPU time per candidate after which the trial stops at kMinLaunches or more
-
-/// An instantiated CUDA graph of one candidate's launch groups, destroyed with it.
-class CapturedGroups {
- public:
-  /// Captures `groups` on `stream` (thread-local capture mode, as the runner's graph mode) and instantiates them.
-  /// Throws DeviceError; a launch that throws mid-capture ends the capture first, so the stream stays usable.
-  CapturedGroups(const std::vector<op::LaunchGroup>& groups, cudaStream_t stream) {
-    GPUBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    try {
-      for (const auto& g : groups) g.launch(stream);
-    } catch (...) {
-      cudaGraph_t partial = nullptr;
-      GPUBENCH_CUDA_NOTHROW(cudaStreamEndCapture(stream, &partial));
-      if (partial != nullptr) GPUBENCH_CUDA_NOTHROW(cudaGraphDestroy(partial));
-      throw;
-    }
-    GPUBENCH_CUDA(cudaStreamEndCapture(stream, &graph_));
-    GPUBENCH_CUDA(cudaGraphInstantiate(&exec_, graph_, 0));
-  }
-  ~CapturedGroups() {
-    if (exec_ != nullptr) GPUBENCH_CUDA_NOTHROW(cudaGraphExecDestroy(exec_));
-    if (graph_ != nullptr) GPUBENCH_CUDA_NOTHROW(cudaGraphDestroy(graph_));
-  }
-  CapturedGroups(const CapturedGroups&) = delete;
-  CapturedGroups& operator=(const CapturedGroups&) = delete;
-  void launch(cudaStream_t stream) const { GPUBENCH_CUDA(cudaGraphLaunch(exec_, stream)); }
-
- private:
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
-};
+constexpr int64_t kGateTimeoutNs = 200'000'000;  ///< the blocking kernel gives up after 200 ms (as the runner's)
 
 /// CUDA events, destroyed with it.
 struct EventPair {
@@ -81,30 +52,32 @@ struct EventPair {
   EventPair& operator=(const EventPair&) = delete;
 };
 
-/// Times `v`'s launch groups on `stream` close to `run` in cold mode: each launch behind a write of `flush` (twice
-/// the L2: the inputs are not in L2), the groups captured into one CUDA graph and launched whole between CUDA events,
-/// so the host's gaps between launches do not count (the run releases each sample whole from behind a blocking
-/// kernel; the memset in front covers the graph launch's own submission). Launched one by one, the gaps made the
-/// library's three launches look faster than the tile kernel's one on 6 cases at B = 8 where the run measured the
-/// tile kernel 5–16% faster (results/h200/2026-12-03_shapes_auto). Returns the median [ms] and sets `launches`.
+/// Times `v`'s launch groups on `stream` as `run` does in cold mode: each sample is enqueued behind the blocking
+/// kernel (core/stream_gate.hpp) and released whole, a write of `flush` (twice the L2: the inputs are not in L2)
+/// first, CUDA events around the groups; so the host's gaps between launches do not count. (Launched one by one
+/// without the gate, the gaps made the library's three launches look faster than the tile kernel's one on 6 cases at
+/// B = 8 where the run measured the tile kernel 5–16% faster; a CUDA graph of each side hid the gaps but also the
+/// launch latency between the library's kernels, which the run keeps: results/h200/2026-12-03_candidates.)
+/// Returns the median [ms] and sets `launches`.
 double time_launches(Variant& v, DeviceBuffer& flush, cudaStream_t stream, int& launches) {
-  const CapturedGroups graph(v.groups(), stream);
-  auto flush_l2 = [&](int i) {
-    GPUBENCH_CUDA(cudaMemsetAsync(flush.get(), i & 0xff, flush.bytes(), stream));
-  };
+  const std::vector<op::LaunchGroup> groups = v.groups();
+  StreamGate gate(kGateTimeoutNs);
+  bool gated = true;  // false once the blocking kernel timed out (a group that waits on the host)
   const EventPair ev;
-  for (int i = 0; i < kWarmup; ++i) {
-    flush_l2(i);
-    graph.launch(stream);
-  }
   std::vector<double> ms;
   double total = 0;
-  for (int i = 0; i < kMaxLaunches && !(i >= kMinLaunches && total >= kTrialBudgetMs); ++i) {
-    flush_l2(i);
+  for (int i = 0; i < kWarmup + kMaxLaunches; ++i) {
+    const int timed = i - kWarmup;
+    if (timed >= kMinLaunches && total >= kTrialBudgetMs) break;
+    if (gated) gate.hold(stream);
+    GPUBENCH_CUDA(cudaMemsetAsync(flush.get(), i & 0xff, flush.bytes(), stream));
     GPUBENCH_CUDA(cudaEventRecord(ev.start, stream));
-    graph.launch(stream);
+    for (const auto& g : groups) g.launch(stream);
     GPUBENCH_CUDA(cudaEventRecord(ev.end, stream));
+    if (gated) gate.release();
     GPUBENCH_CUDA(cudaEventSynchronize(ev.end));
+    if (gated && gate.timed_out()) gated = false;
+    if (timed < 0) continue;
     float t = 0;
     GPUBENCH_CUDA(cudaEventElapsedTime(&t, ev.start, ev.end));
     ms.push_back(t);
@@ -173,6 +146,8 @@ class AutoBackend final : public Variant {
       out.push_back(fmt::format("backend auto: ran the library path ({}'s cuBLASLt GEMMs and broadcast add), not the "
                                 "tile kernel: {}",
                                 "k_aligned", why()));
+    else  // the Markdown report shows notes, not the configuration: the choice is named either way
+      out.push_back(fmt::format("backend auto: ran the tile kernel{}: {}", candidate_label(choice_.tile_options), why()));
     if (!cache_problem_.empty()) out.push_back("backend auto: the choice was not cached: " + cache_problem_);
     return out;
   }
@@ -271,7 +246,7 @@ std::string backend_cache_path(const std::string& uuid) {
 
 namespace {
 
-constexpr int kCacheSchema = 2;  ///< 2: candidates, graph-timed trial; 1 (launches one by one) reads as no entry
+constexpr int kCacheSchema = 2;  ///< 2: candidates, gated trial; 1 (ungated launches) reads as no entry
 
 /// One cache entry (read_backend_cache).
 nlohmann::json entry_json(const BackendChoice& c) {

@@ -3,7 +3,8 @@
 // the library on a user's shape). "auto" (the default) runs, in untimed setup, a short trial of the tile kernel's
 // candidate configurations (the step's options; for `pipelined` without a given `schedule` also the ping-pong
 // schedule's 64-row N tile) against the library path (the `k_aligned` step: cuBLASLt GEMMs and the broadcast add) on
-// the real inputs, each side captured into a CUDA graph and timed whole, and the fastest runs as the step; "tile" runs the tile kernel always. The choice is cached per GPU UUID, step, options, precision
+// the real inputs, each sample enqueued behind the blocking kernel and released whole as `run` does, and the fastest
+// runs as the step; "tile" runs the tile kernel always. The choice is cached per GPU UUID, step, options, precision
 // and problem size in <cache>/lce-backend-<uuid>.json (core/cache_dir.hpp), so later runs skip the trial, and the
 // report's configuration and notes name the choice and the trial's times. docs/ikbo_lce.md "Backend choice".
 #include <functional>

@@ -31,16 +31,6 @@ __global__ void gpubench_harness_l2_flush_read(const uint4* buf, int64_t n16, ui
   if (acc == 0x9e3779b9u) *sink = acc;  // keeps the loads; the buffer never holds this pattern
 }
 
-__global__ void gpubench_harness_block(const volatile int* release, int* timed_out, int64_t timeout_ns) {
-  const uint64_t t0 = globaltimer_ns();
-  while (*release == 0) {
-    if (globaltimer_ns() - t0 > static_cast<uint64_t>(timeout_ns)) {
-      *timed_out = 1;
-      return;
-    }
-  }
-}
-
 __global__ void gpubench_harness_clock_probe(float* out_mhz, int64_t slot, int64_t spin_ns) {
   const uint64_t t0 = globaltimer_ns();
   const long long c0 = clock64();
@@ -72,11 +62,6 @@ void flush_l2(void* buffer, int64_t bytes, cudaStream_t stream) {
 
 void flush_l2_read(const void* buffer, int64_t bytes, uint32_t* sink, cudaStream_t stream) {
   gpubench_harness_l2_flush_read<<<1024, 256, 0, stream>>>(static_cast<const uint4*>(buffer), bytes / 16, sink);
-  GPUBENCH_LAUNCH_CHECK();
-}
-
-void block_stream(const volatile int* release, int* timed_out, int64_t timeout_ns, cudaStream_t stream) {
-  gpubench_harness_block<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
   GPUBENCH_LAUNCH_CHECK();
 }
 

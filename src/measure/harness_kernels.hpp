@@ -1,6 +1,6 @@
 #pragma once
 // Kernels the harness launches around samples (never inside the timed region): the L2 flush and
-// the SM-clock probe. Their names start with "gpubench_harness_" so reports and traces can tell
+// the SM-clock probe (the blocking kernel is core/stream_gate.hpp's, shared with op setup trials). Their names start with "gpubench_harness_" so reports and traces can tell
 // them from the measured work.
 #include <cuda_runtime_api.h>
 
@@ -19,13 +19,6 @@ void flush_l2(void* buffer, int64_t bytes, cudaStream_t stream);
 /// written only if the XOR of the buffer equals a pattern it never holds (keeps the loads).
 /// Throws DeviceError on launch failure.
 void flush_l2_read(const void* buffer, int64_t bytes, uint32_t* sink, cudaStream_t stream);
-
-/// Holds `stream` until the host sets `*release` (host-mapped pinned memory) to non-zero, so that the
-/// work enqueued behind it runs back to back without host launch gaps (nvbench's blocking kernel).
-/// Gives up after `timeout_ns` of %globaltimer and sets `*timed_out` (host-mapped) to 1: the caller
-/// must then stop blocking (an op that synchronizes the host would otherwise wait for the timeout).
-/// Throws DeviceError on launch failure.
-void block_stream(const volatile int* release, int* timed_out, int64_t timeout_ns, cudaStream_t stream);
 
 /// Measures the SM clock: one thread spins ≈ `spin_ns` of %globaltimer while counting clock64()
 /// cycles and writes cycles / ns × 1000 [MHz] to `out_mhz[slot]`. `%globaltimer` ticks at 1 GHz

@@ -98,6 +98,8 @@ TEST_F(BackendAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
     EXPECT_EQ(reference.at("correctness").at("status"), "pass") << step;
     EXPECT_EQ(reference.at("config_variant").get<std::string>().rfind("backend auto → tile: tile ", 0), 0u)
         << reference.at("config_variant");
+    EXPECT_NE(reference.at("notes").dump().find("backend auto: ran the tile kernel: tile "), std::string::npos)
+        << reference.at("notes");
   }
   // One cache file for the board, one entry per step and case (2 shapes × 2 request layouts × 2 steps).
   std::vector<fs::path> files;

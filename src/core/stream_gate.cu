@@ -1,0 +1,56 @@
+// The blocking kernel (core/stream_gate.hpp).
+#include "core/stream_gate.hpp"
+
+#include <atomic>
+
+#include "core/cuda_check.hpp"
+
+namespace gpubench {
+namespace {
+
+__device__ __forceinline__ uint64_t globaltimer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void gpubench_harness_block(const volatile int* release, int* timed_out, int64_t timeout_ns) {
+  const uint64_t t0 = globaltimer_ns();
+  while (*release == 0) {
+    if (globaltimer_ns() - t0 > static_cast<uint64_t>(timeout_ns)) {
+      *timed_out = 1;
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void block_stream(const volatile int* release, int* timed_out, int64_t timeout_ns, cudaStream_t stream) {
+  gpubench_harness_block<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
+  GPUBENCH_LAUNCH_CHECK();
+}
+
+StreamGate::StreamGate(int64_t timeout_ns) : timeout_ns_(timeout_ns) {
+  GPUBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&flags_), 2 * sizeof(int), cudaHostAllocMapped));
+  flags_[0] = flags_[1] = 0;
+}
+
+StreamGate::~StreamGate() {
+  if (flags_) GPUBENCH_CUDA_NOTHROW(cudaFreeHost(flags_));
+}
+
+void StreamGate::hold(cudaStream_t stream) {
+  volatile int* f = flags_;
+  f[0] = 0;
+  f[1] = 0;
+  block_stream(f, flags_ + 1, timeout_ns_, stream);
+}
+
+void StreamGate::release() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  volatile int* f = flags_;
+  f[0] = 1;
+}
+
+}  // namespace gpubench
