@@ -1,5 +1,5 @@
-// `gpubench config show [CONFIG.json]`: the resolved config (every default filled in) as JSON on stdout: what a
-// report records under `config` and what its hash covers. No GPU needed.
+// `gpubench config show [CONFIG.json] [--set KEY=VALUE]...`: the resolved config (every default filled in, the
+// overrides applied) as JSON on stdout: what a report records under `config` and what its hash covers. No GPU needed.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -19,11 +19,13 @@ VerbAction setup_config(CLI::App& sub) {
   show->add_option("config", *path, "config file (default: the embedded default config)")->type_name("FILE");
   auto plugins = std::make_shared<std::vector<std::string>>();
   add_plugin_option(*show, *plugins);
-  return [path, plugins]() -> int {
+  auto sets = std::make_shared<std::vector<std::string>>();
+  add_set_option(*show, *sets);  // as run, validate and plan take it: show what they would run
+  return [path, plugins, sets]() -> int {
     // A bad config is refused like everywhere else: every problem with its JSON pointer, exit 2. Its plugins (and
     // GPUBENCH_PLUGIN_PATH's) load first: their steps are valid names in /variants.
     load_plugins(*plugins, *path);
-    const Config c = load_config_or_default(*path);
+    const Config c = load_config_or_default(*path, *sets);
     refuse_gpu_free_issues(c, *path);
     const std::string text = c.resolved.dump(2) + "\n";
     std::fwrite(text.data(), 1, text.size(), report_stream());

@@ -82,6 +82,9 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
     std::string at;  // pointer of *node
     for (size_t i = 0; i < parts.size(); ++i) {
       const std::string& part = parts[i];
+      // A variant written as its bare name is {"name": …} (docs/config.md): expanded, so that a key inside it can be
+      // set (variants.1.options=…).
+      if (i == 2 && parts[0] == "variants" && node->is_string()) *node = nlohmann::json{{"name", *node}};
       if (node->is_array()) {
         const long long idx = list_index(part);
         if (idx < 0 || static_cast<size_t>(idx) >= node->size()) {

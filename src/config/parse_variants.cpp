@@ -20,6 +20,30 @@ void unknown_variant(Validator& v, const std::string& ptr, const std::string& na
                          rules.steps.empty() ? "(none registered)" : join(rules.steps)));
 }
 
+/// The steps other than `name` whose schema has option `key`, e.g. "fused, pipelined" for `backend`; "" when none.
+std::string steps_with_option(const std::vector<StepSchema>& schemas, const std::string& name, const std::string& key) {
+  std::vector<std::string> steps;
+  for (const StepSchema& s : schemas)
+    if (s.name != name && !s.test_only && s.find(key) != nullptr) steps.push_back(s.name);
+  return join(steps);
+}
+
+/// Where a refused string `value` of option `key` of step `name` is accepted instead, e.g. "cublas" →
+/// "k_aligned's option library"; "" when no other option lists it.
+std::string option_with_value(const std::vector<StepSchema>& schemas, const std::string& name, const std::string& key,
+                              const nlohmann::json& value) {
+  if (!value.is_string()) return "";
+  for (const StepSchema& s : schemas) {
+    if (s.test_only) continue;
+    for (const OptionSchema& o : s.options) {
+      if (s.name == name && o.name == key) continue;
+      if (std::find(o.values.begin(), o.values.end(), value) != o.values.end())
+        return s.name == name ? "option " + o.name : s.name + "'s option " + o.name;
+    }
+  }
+  return "";
+}
+
 /// Checks /variants/i/options against the option names the variant accepts.
 void parse_options(Validator& v, const nlohmann::json& opts, const std::string& ptr,
                    const std::string& name, const OpRules& rules, std::vector<std::string>& notes,
@@ -36,9 +60,11 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
     const std::string p = child(ptr, key);
     if (std::find(accepted.begin(), accepted.end(), key) == accepted.end()) {
       std::string guess = did_you_mean(key, accepted);
-      v.add(p, fmt::format("unknown option of {}{}; accepted: {}", name,
+      const std::string elsewhere = steps_with_option(rules.step_schemas, name, key);
+      v.add(p, fmt::format("unknown option of {}{}; accepted: {}{}", name,
                            guess.empty() ? "" : " (did you mean '" + guess + "'?)",
-                           accepted.empty() ? "none" : join(accepted)));
+                           accepted.empty() ? "none" : join(accepted),
+                           elsewhere.empty() ? "" : fmt::format(" ({} is an option of {})", key, elsewhere)));
       continue;
     }
     std::string why;
@@ -47,7 +73,7 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
     if (!value.is_boolean() && !value.is_string() && !(value.is_number() && to_number(value, why))) {
       const std::string got = why.empty() ? type_name(value) : show(value);
       const OptionSchema* rule = step ? step->find(key) : nullptr;  // the accepted values, when known
-      v.add(p, rule ? fmt::format("must be {}, got {}", rule->expected(), got)
+      v.add(p, rule ? fmt::format("must be {}, got {} (option of {})", rule->expected(), got, name)
                     : "expected a boolean, a number or a string, got " + got);
     } else
       known[key] = value;
@@ -55,8 +81,14 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
   // Values and combinations the variant's `create` would refuse at run time (e.g. fused {"stages": -1}).
   if (step) {
     const std::vector<OptionProblem> problems = option_problems(*step, known);
-    for (const OptionProblem& problem : problems)
-      v.add(child(ptr, problem.key), fmt::format("{} (option of {})", problem.message, name));
+    for (const OptionProblem& problem : problems) {
+      const std::string there = known.contains(problem.key)
+                                    ? option_with_value(rules.step_schemas, name, problem.key, known.at(problem.key))
+                                    : std::string();
+      v.add(child(ptr, problem.key), fmt::format("{} (option of {}){}", problem.message, name,
+                                                 there.empty() ? "" : fmt::format("; {} is a value of {}",
+                                                                                   known.at(problem.key).dump(), there)));
+    }
     // Accepted but without effect: say so rather than let a reader think it applied.
     if (problems.empty() && step->notes)
       for (const OptionProblem& note : step->notes(StepOptions(*step, known))) notes.push_back(child(ptr, note.key) + ": " + note.message);

@@ -107,6 +107,18 @@ TEST(ConfigOverride, ListElementsAreNamedByIndex) {
   }
 }
 
+TEST(ConfigOverride, AVariantGivenByItsNameTakesKeysLikeAnObject) {
+  auto j = good();
+  j["variants"] = nlohmann::json::array({"decomposed", "baseline"});
+  const Config c = with_sets({R"(variants.1.options={"time_broadcast":false})", "variants.0.min_speedup=1.5"}, j);
+  ASSERT_EQ(c.variants.size(), 2u);
+  EXPECT_EQ(c.variants[1].name, "baseline");
+  EXPECT_EQ(c.variants[1].options, nlohmann::json({{"time_broadcast", false}}));
+  EXPECT_EQ(c.variants[0].name, "decomposed");
+  ASSERT_TRUE(c.variants[0].min_speedup.has_value());
+  EXPECT_DOUBLE_EQ(*c.variants[0].min_speedup, 1.5);
+}
+
 TEST(ConfigOverride, APathThroughAValueIsAnErrorAtItsPointer) {
   try {
     (void)with_sets({"precision.x=1"});

@@ -164,6 +164,15 @@ TEST_F(PlanCli, ConfigShowPrintsTheResolvedConfigWithDefaults) {
   // No file: the embedded default, as plan and run use it.
   ASSERT_EQ(run({"config", "show"}), 0) << err_;
   EXPECT_EQ(nlohmann::json::parse(out_).at("name"), "ikbo_lce_default");
+  // --set as run, validate and plan take it: the resolved config they would run.
+  ASSERT_EQ(run({"config", "show", "--set", "precision=bf16", "--set", "variants.0.options={\"time_broadcast\":false}"}),
+            0)
+      << err_;
+  const nlohmann::json set = nlohmann::json::parse(out_);
+  EXPECT_EQ(set.at("precision"), "bf16");
+  EXPECT_EQ(set.at("variants").at(0).at("options").at("time_broadcast"), false);
+  EXPECT_EQ(run({"config", "show", "--set", "measure.warmup=-1"}), 2);
+  EXPECT_NE(err_.find("(set by --set measure.warmup=-1)"), std::string::npos) << err_;
   std::ofstream(cfg) << R"({"schema_version": 1, "measure": {"warmup": -1}})";
   EXPECT_EQ(run({"config", "show", cfg.string()}), 2);
   EXPECT_NE(err_.find("/measure/warmup"), std::string::npos) << err_;

@@ -141,7 +141,20 @@ TEST(StepSchema, ABadValueOfEachTypeNamesThePointerAndTheAllowedValues) {
        "must be \"cublaslt\" or \"cublas\", got \"mkl\" (option of k_aligned)"},
       {"pipelined", {{"cluster", "3x3"}}, "/variants/0/options/cluster",
        "must be false, true, \"2x2\", \"2x1\" or \"1x2\", got \"3x3\" (option of pipelined)"},
-      {"pipelined", {{"stages", json::array({4})}}, "/variants/0/options/stages", "must be 4 or 5, got array"},
+      {"pipelined", {{"stages", json::array({4})}}, "/variants/0/options/stages",
+       "must be 4 or 5, got array (option of pipelined)"},
+      {"pipelined", {{"backend", nullptr}}, "/variants/0/options/backend",
+       "must be \"tile\" or \"auto\", got null (option of pipelined)"},
+      // A value another option takes: the message says which (cuBLAS vs cuBLASLt is k_aligned's choice).
+      {"pipelined", {{"backend", "cublas"}}, "/variants/0/options/backend",
+       "must be \"tile\" or \"auto\", got \"cublas\" (option of pipelined); \"cublas\" is a value of k_aligned's "
+       "option library"},
+      {"fused", {{"cluster", "pingpong"}}, "/variants/0/options/cluster",
+       "must be \"none\", false, \"2x1\" or \"1x2\", got \"pingpong\" (option of fused); \"pingpong\" is a value "
+       "of pipelined's option schedule"},
+      // An option of other steps: the message names them.
+      {"k_aligned", {{"backend", "auto"}}, "/variants/0/options/backend",
+       "unknown option of k_aligned; accepted: library (backend is an option of fused, pipelined)"},
   };
   for (const Case& c : cases) {
     const auto issues = problems(c.step, c.options);
