@@ -168,6 +168,11 @@ std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t
     r.min_speedup = spec.min_speedup;
     r.min_speedup_vs = spec.min_speedup_vs;
     r.floor_speedup_vs_baseline = rows.empty() ? 1.0 : rows.front().floor.floor_ms / r.floor.floor_ms;
+    try {
+      r.advice = operation.step_advice(spec.name, spec.options, op::case_size(config, shape, B, U));
+    } catch (const InputError&) {  // a case the op refuses: step_callback_issues reports it
+      r.advice = {};
+    }
     if (config.end_to_end.given) {
       r.projected = given_end_to_end(*config.end_to_end.given, r.floor_speedup_vs_baseline, U, B,
                                      config.end_to_end.gpu_hour_usd, EndToEndSource::kProjected);

@@ -10,6 +10,7 @@
 
 #include "analysis/work.hpp"
 #include "config/config.hpp"
+#include "op/operation.hpp"
 #include "result/report.hpp"
 
 namespace gpubench {
@@ -59,6 +60,9 @@ struct PlanRow {
   /// floor_speedup_vs_baseline, request_ms = amdahl(given.request_ms, given.op_ms, speedup), speedup/gain
   /// vs the given request, product metrics at U and B (source "projected").
   std::optional<EndToEnd> projected;
+  /// The op's expectation of the step on this case (Operation::step_advice), e.g. a custom kernel's expected
+  /// loss to the library; an empty detail when none (or when the op refuses the case: step_callback_issues).
+  op::StepAdvice advice;
 };
 
 /// The plan of `config`'s ladder for the op's `shape` (a case's: WorkloadCase::shape) at batch `B` with `U` requests:

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -147,26 +148,18 @@ std::vector<ConfigIssue> step_callback_issues(const Config& c) {
   return out;
 }
 
-std::vector<std::string> step_advice_notes(const Config& c) {
+std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advice_of) {
   std::vector<std::string> out;
-  const op::Operation& operation = op::operation_of(c);
   for (size_t i = 0; i < c.variants.size(); ++i) {
     std::vector<std::string> examples;
     std::string consequence;
     size_t flagged = 0;
-    for (const WorkloadCase& wc : c.workload.cases) {
-      if (wc.batch > kCheapLayoutBatch) continue;
-      const int64_t U = make_request_layout(wc.batch, wc.requests).requests();
-      op::StepAdvice a;
-      try {
-        a = operation.step_advice(c.variants[i].name, c.variants[i].options, op::case_size(c, wc.shape, wc.batch, U));
-      } catch (const InputError&) {
-        continue;
-      }
-      if (a.detail.empty()) continue;
+    for (size_t k = 0; k < c.workload.cases.size(); ++k) {
+      const op::StepAdvice* a = advice_of(k, i);
+      if (a == nullptr || a->detail.empty()) continue;
       ++flagged;
-      consequence = a.consequence;
-      if (examples.size() < 3) examples.push_back(wc.label + ": " + a.detail);
+      consequence = a->consequence;
+      if (examples.size() < 3) examples.push_back(c.workload.cases[k].label + ": " + a->detail);
     }
     if (flagged == 0) continue;
     std::string line = fmt::format("/variants/{} ({}): on {} of {} case{} the step's own kernel is expected to lose "
@@ -178,6 +171,26 @@ std::vector<std::string> step_advice_notes(const Config& c) {
     out.push_back(line + ". " + consequence);
   }
   return out;
+}
+
+std::vector<std::string> step_advice_notes(const Config& c) {
+  const op::Operation& operation = op::operation_of(c);
+  // Each case's advice per step, [case][variant]; a case past kCheapLayoutBatch keeps none (not laid out).
+  std::vector<std::vector<std::optional<op::StepAdvice>>> advice(c.workload.cases.size());
+  for (size_t k = 0; k < c.workload.cases.size(); ++k) {
+    const WorkloadCase& wc = c.workload.cases[k];
+    advice[k].resize(c.variants.size());
+    if (wc.batch > kCheapLayoutBatch) continue;
+    const int64_t U = make_request_layout(wc.batch, wc.requests).requests();
+    for (size_t i = 0; i < c.variants.size(); ++i) {
+      try {
+        advice[k][i] = operation.step_advice(c.variants[i].name, c.variants[i].options,
+                                             op::case_size(c, wc.shape, wc.batch, U));
+      } catch (const InputError&) {  // a case the op refuses: step_callback_issues reports it
+      }
+    }
+  }
+  return step_advice_notes(c, [&](size_t k, size_t i) { return advice[k][i] ? &*advice[k][i] : nullptr; });
 }
 
 void refuse_gpu_free_issues(const Config& c, const std::string& source) {

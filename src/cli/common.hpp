@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the verbs: loading a config with the registry's variant names, and terminal checks.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "config/config.hpp"
 #include "config/parse.hpp"
 #include "measure/ceilings.hpp"
+#include "op/operation.hpp"
 #include "result/report.hpp"
 
 namespace gpubench::cli {
@@ -67,8 +69,15 @@ std::vector<ConfigIssue> step_callback_issues(const Config& c);
 /// step that flags any case, "/variants/i (name): on <n> of <m> cases the step's own kernel is expected to lose to
 /// the library: <case>: <detail>; … (up to three); and <k> more. <consequence>".
 /// Cases past kCheapLayoutBatch candidates are left out (their request count is not laid out). Never an error: a
-/// case the op refuses is step_callback_issues' to report.
+/// case the op refuses is step_callback_issues' to report. Lays out each case's requests (for `validate`).
 std::vector<std::string> step_advice_notes(const Config& c);
+
+/// The advice of variant `variant` (index into c.variants) on case `case_index` (into c.workload.cases); nullptr
+/// when the case is left out.
+using AdviceOf = std::function<const op::StepAdvice*(size_t case_index, size_t variant)>;
+
+/// The same notes from advice already computed (`plan`: its rows' PlanRow::advice), no request layout.
+std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advice_of);
 
 /// Throws ConfigError(`source`, …) with the problems `validate` finds beyond the config reader's and that need no
 /// GPU — metric names c.device.model's chip lacks (metric_name_issues), step callbacks' mistakes

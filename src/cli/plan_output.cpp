@@ -126,7 +126,8 @@ std::string render_json(const Plan& p) {
                    {"bound", r.floor.bound},
                    {"floor_speedup_vs_baseline", r.floor_speedup_vs_baseline},
                    {"min_speedup", optional_number(r.min_speedup)},
-                   {"min_speedup_vs", r.min_speedup ? json(r.min_speedup_vs) : json()}};
+                   {"min_speedup_vs", r.min_speedup ? json(r.min_speedup_vs) : json()},
+                   {"advice", r.advice.detail.empty() ? json() : json(r.advice.detail)}};
       if (r.projected) step["projected"] = *r.projected;
       steps.push_back(std::move(step));
     }
@@ -177,18 +178,18 @@ std::string csv_field(const std::string& s) {
 std::string render_csv(const Plan& p) {
   std::string out =
       "case,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
-      "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits\n";
+      "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice\n";
   for (const PlanCase& c : p.cases) {
     const std::string head = fmt::format("{},{},{}", csv_field(c.label), c.batch,
                                          c.lengths ? std::to_string(c.lengths->requests) : std::string());
     const std::string tail =
         fmt::format("{},{},{}", c.memory_need_bytes, p.memory_have_bytes, fits(p, c) ? "true" : "false");
-    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + "\n";  // a case that was not laid out
+    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + ",\n";  // a case that was not laid out
     for (const PlanRow& r : c.rows)
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", head, csv_field(r.variant), r.work_model,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", head, csv_field(r.variant), r.work_model,
                          r.work.flops, r.work.bytes_min, r.work.intensity, r.floor.floor_ms, r.floor.bound,
                          r.floor_speedup_vs_baseline, r.min_speedup ? fmt::format("{}", *r.min_speedup) : "",
-                         r.min_speedup ? r.min_speedup_vs : "", tail);
+                         r.min_speedup ? r.min_speedup_vs : "", tail, csv_field(r.advice.detail));
   }
   return out;
 }

@@ -40,7 +40,6 @@ Plan make_plan(const Config& c) {
   p.shape_sweep = c.workload.shape_sweep;
   p.notes = c.notes;
   for (auto& n : datasheet_pipeline_notes(c)) p.notes.push_back(std::move(n));
-  for (auto& n : step_advice_notes(c)) p.notes.push_back(std::move(n));
   p.memory_have_bytes = device ? device->memory_bytes : datasheet_memory_bytes(c.device.model);
   p.memory_where = device ? device->name : c.device.model + " (datasheet)";
   for (const auto& wc : c.workload.cases) {
@@ -61,6 +60,11 @@ Plan make_plan(const Config& c) {
     }
     p.cases.push_back(std::move(pc));
   }
+  // The advice notes from the rows (no second request layout); a case not laid out has no rows.
+  for (auto& n : step_advice_notes(c, [&](size_t k, size_t i) -> const op::StepAdvice* {
+         return i < p.cases[k].rows.size() ? &p.cases[k].rows[i].advice : nullptr;
+       }))
+    p.notes.push_back(std::move(n));
   if (c.end_to_end.given) {
     p.given = c.end_to_end.given;
     for (double sp : kWhatIfSpeedups) {

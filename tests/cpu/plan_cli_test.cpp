@@ -105,20 +105,21 @@ TEST_F(PlanCli, CsvHasOneRowPerCaseAndStepWithTheJsonFigures) {
   std::getline(in, header);
   EXPECT_EQ(header,
             "case,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
-            "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits");
+            "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice");
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);) rows.push_back(split(line, ','));
   ASSERT_EQ(rows.size(), 5u);
   const auto& steps = j.at("cases").at(0).at("steps");
   for (size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE(i);
-    ASSERT_EQ(rows[i].size(), 16u);
+    ASSERT_EQ(rows[i].size(), 17u);
     EXPECT_EQ(rows[i][0], "B=1024 fixed(length=70)");
     EXPECT_EQ(rows[i][2], "15");
     EXPECT_EQ(rows[i][3], steps.at(i).at("name").get<std::string>());
     EXPECT_DOUBLE_EQ(std::strtod(rows[i][5].c_str(), nullptr), steps.at(i).at("flops").get<double>());
     EXPECT_DOUBLE_EQ(std::strtod(rows[i][8].c_str(), nullptr), steps.at(i).at("floor_ms").get<double>());
     EXPECT_EQ(rows[i][15], "true");
+    EXPECT_EQ(rows[i][16], "") << "the reference shape fits the tile: no advice";
   }
   EXPECT_EQ(rows[0][11], "");  // the baseline has no threshold
   EXPECT_EQ(rows[3][11], "1.05");

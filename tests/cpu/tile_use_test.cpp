@@ -2,6 +2,8 @@
 // (issue 26: a step that cannot beat the library on a shape says so before the run).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 #include "core/errors.hpp"
@@ -65,6 +67,28 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
 
   ASSERT_EQ(run({"plan", shapes, "--set", "variants.2.options={\"backend\":\"tile\"}"}), 0) << err_;
   EXPECT_NE(out_.find("With backend \"tile\" the tile kernel runs anyway"), std::string::npos) << out_;
+
+  // plan's JSON and CSV mark each flagged case and step (the notes name only three), with the same count.
+  ASSERT_EQ(run({"plan", shapes, "--format", "json"}), 0) << err_;
+  const nlohmann::json plan = nlohmann::json::parse(out_);
+  int flagged[3] = {0, 0, 0};
+  for (const auto& c : plan.at("cases"))
+    for (int i = 0; i < 3; ++i)
+      if (!c.at("steps").at(i).at("advice").is_null()) ++flagged[i];
+  EXPECT_EQ(flagged[0], 0) << "k_aligned";
+  EXPECT_EQ(flagged[1], 78) << "fused";
+  EXPECT_EQ(flagged[2], 78) << "pipelined";
+  EXPECT_EQ(plan.at("cases").at(0).at("steps").at(2).at("advice"),
+            "3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of the schedule "
+            "(over half)");
+  EXPECT_NE(plan.at("notes").dump().find("on 78 of 99 cases"), std::string::npos) << "plan's note from its rows";
+  ASSERT_EQ(run({"plan", shapes, "--format", "csv"}), 0) << err_;
+  EXPECT_NE(out_.find(",fits,advice\n"), std::string::npos);
+  EXPECT_NE(out_.find(",pipelined,decomposed,"), std::string::npos);
+  EXPECT_NE(out_.find(",\"3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of "
+                      "the schedule (over half)\"\n"),
+            std::string::npos)
+      << "quoted: the detail holds commas";
 
   // The reference workload fits the tile: no note.
   ASSERT_EQ(run({"validate", std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_fp16.json"}), 0) << err_;
