@@ -147,7 +147,8 @@ class AutoBackend final : public Variant {
                                 "tile kernel: {}",
                                 "k_aligned", why()));
     else  // the Markdown report shows notes, not the configuration: the choice is named either way
-      out.push_back(fmt::format("backend auto: ran the tile kernel{}: {}", candidate_label(choice_.tile_options), why()));
+      out.push_back(
+          fmt::format("backend auto: ran the tile kernel{}: {}", candidate_label(choice_.tile_options), why()));
     if (!cache_problem_.empty()) out.push_back("backend auto: the choice was not cached: " + cache_problem_);
     return out;
   }
