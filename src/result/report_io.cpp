@@ -271,17 +271,30 @@ void check_repetitions(const Report& r, const std::string& source) {
   }
 }
 
-/// Each repetitions[k].samples of the file must be a whole JSON integer (1458.5 or 1e20 would be truncated or overflow
-/// on reading). Throws InputError naming the file, the pointer and the fix.
-void check_repetition_counts(const nlohmann::json& j, const std::string& source) {
+/// What every step (/cases/c/variants/v) of the file must hold before it is read, in the file's own keys: a `status`
+/// (a step without one would read as ok and pass a gate), schema 2's `launch_groups` rather than schema 1's `ops`
+/// (which would read as no launch groups), and each repetitions[k].samples a whole JSON integer (1458.5 or 1e20 would
+/// be truncated or overflow on reading). `v1`: the file is schema 1. Throws InputError naming the file, the pointer
+/// and the fix.
+void check_step_keys(const nlohmann::json& j, const std::string& source, bool v1) {
   const auto cases = j.find("cases");
   for (size_t c = 0; cases != j.end() && cases->is_array() && c < cases->size(); ++c) {
     const auto& cj = (*cases)[c];
     const auto variants = cj.is_object() ? cj.find("variants") : cj.end();
     for (size_t v = 0; cj.is_object() && variants != cj.end() && variants->is_array() && v < variants->size(); ++v) {
       const auto& vj = (*variants)[v];
-      const auto reps = vj.is_object() ? vj.find("repetitions") : vj.end();
-      for (size_t k = 0; vj.is_object() && reps != vj.end() && reps->is_array() && k < reps->size(); ++k) {
+      if (!vj.is_object()) continue;  // the reader names a step that is not an object
+      if (!vj.contains("status"))
+        throw InputError(fmt::format("{}: /cases/{}/variants/{} has no status (ok, failed or skipped); the report is "
+                                     "corrupt, re-run the benchmark to regenerate it",
+                                     source, c, v));
+      if (!v1 && vj.contains("ops") && !vj.contains("launch_groups"))
+        throw InputError(fmt::format("{}: /cases/{}/variants/{}/ops is schema 1's name of launch_groups, in a report "
+                                     "of schema_version {}; the report was edited or is corrupt, re-run the benchmark "
+                                     "to regenerate it",
+                                     source, c, v, j.at("schema_version").dump()));
+      const auto reps = vj.find("repetitions");
+      for (size_t k = 0; reps != vj.end() && reps->is_array() && k < reps->size(); ++k) {
         const auto& rj = (*reps)[k];
         const auto n = rj.is_object() ? rj.find("samples") : rj.end();
         if (rj.is_object() && n != rj.end() && !n->is_number_integer())
@@ -358,7 +371,7 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
   }
   const bool v1 = v == 1;
   check_timing_samples(j, source, v1 ? "ops" : "launch_groups");  // pointers in the file's own keys
-  check_repetition_counts(j, source);
+  check_step_keys(j, source, v1);
   nlohmann::json upgraded;  // only for version 1: a version-2 report is read in place, not copied
   if (v1) upgraded = upgrade_v1(j);
   const nlohmann::json& current = v1 ? upgraded : j;

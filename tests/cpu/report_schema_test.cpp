@@ -88,11 +88,27 @@ TEST(ReportSchemaV1, ErrorsNameTheFilesOwnKeys) {
   EXPECT_NE(msg.find("v1.json: malformed report: /cases/0/variants/0/ops: type must be array, but is string"),
             std::string::npos)
       << msg;
-  // A version-2 report is not read with version 1's keys: `ops` there is not a launch group list.
+  // A version-2 report is not read with version 1's keys: `ops` there would read as no launch groups, so it is refused.
   nlohmann::json v2 = load_report_json(kV1Report);
   v2["schema_version"] = 2;
-  const Report r = parse_report(v2, "v2.json");
-  EXPECT_TRUE(r.cases[0].variants[0].launch_groups.empty());
+  msg = testing::input_error_of([&] { (void)parse_report(v2, "v2.json"); });
+  EXPECT_NE(msg.find("v2.json: /cases/0/variants/0/ops is schema 1's name of launch_groups, in a report of "
+                     "schema_version 2"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(ReportSchemaV1, AStepWithoutStatusIsRefusedNotReadAsOk) {
+  for (const int version : {1, 2}) {
+    nlohmann::json j = load_report_json(kV1Report);
+    if (version == 2) j = nlohmann::json(parse_report(j, "v1.json"));  // the same run written as version 2
+    ASSERT_EQ(j.at("schema_version"), version);
+    EXPECT_NO_THROW((void)parse_report(j, "whole.json"));
+    j["cases"][0]["variants"][3].erase("status");
+    const std::string msg = testing::input_error_of([&] { (void)parse_report(j, "cut.json"); });
+    EXPECT_NE(msg.find("cut.json: /cases/0/variants/3 has no status (ok, failed or skipped)"), std::string::npos)
+        << version << ": " << msg;
+  }
 }
 
 TEST(ReportSchemaV1, CompareAgainstTheSameRunWrittenAsVersion2IsSame) {
