@@ -272,7 +272,8 @@ void check_repetitions(const Report& r, const std::string& source) {
 }
 
 /// What every step (/cases/c/variants/v) of the file must hold before it is read, in the file's own keys: a `status`
-/// (a step without one would read as ok and pass a gate), schema 2's `launch_groups` rather than schema 1's `ops`
+/// (a step without one would read as ok and pass a gate), status skipped when `selected` is false (compare leaves
+/// unselected steps out, so a measured one would vanish), schema 2's `launch_groups` rather than schema 1's `ops`
 /// (which would read as no launch groups), and each repetitions[k].samples a whole JSON integer (1458.5 or 1e20 would
 /// be truncated or overflow on reading). `v1`: the file is schema 1. Throws InputError naming the file, the pointer
 /// and the fix.
@@ -288,6 +289,11 @@ void check_step_keys(const nlohmann::json& j, const std::string& source, bool v1
         throw InputError(fmt::format("{}: /cases/{}/variants/{} has no status (ok, failed or skipped); the report is "
                                      "corrupt, re-run the benchmark to regenerate it",
                                      source, c, v));
+      if (const auto sel = vj.find("selected"); sel != vj.end() && *sel == false && vj.at("status") != "skipped")
+        throw InputError(fmt::format("{}: /cases/{}/variants/{} is not selected (`run --variant` left it out) but its "
+                                     "status is {}, not skipped; compare would drop a measured step: the report is "
+                                     "corrupt, re-run the benchmark to regenerate it",
+                                     source, c, v, vj.at("status").dump()));
       if (!v1 && vj.contains("ops") && !vj.contains("launch_groups"))
         throw InputError(fmt::format("{}: /cases/{}/variants/{}/ops is schema 1's name of launch_groups, in a report "
                                      "of schema_version {}; the report was edited or is corrupt, re-run the benchmark "

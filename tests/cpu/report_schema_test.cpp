@@ -109,6 +109,16 @@ TEST(ReportSchemaV1, AStepWithoutStatusIsRefusedNotReadAsOk) {
     EXPECT_NE(msg.find("cut.json: /cases/0/variants/3 has no status (ok, failed or skipped)"), std::string::npos)
         << version << ": " << msg;
   }
+  // Not selected (`run --variant` left it out) is skipped; a measured step marked so would vanish from compare.
+  nlohmann::json j = load_report_json(kV1Report);
+  j["cases"][0]["variants"][2]["selected"] = false;
+  const std::string msg = testing::input_error_of([&] { (void)parse_report(j, "sel.json"); });
+  EXPECT_NE(msg.find("sel.json: /cases/0/variants/2 is not selected (`run --variant` left it out) but its status is "
+                     "\"ok\", not skipped"),
+            std::string::npos)
+      << msg;
+  j["cases"][0]["variants"][2]["status"] = "skipped";
+  EXPECT_FALSE(parse_report(j, "sel.json").cases[0].variants[2].selected);
 }
 
 TEST(ReportSchemaV1, CompareAgainstTheSameRunWrittenAsVersion2IsSame) {
