@@ -180,9 +180,11 @@ class IkboLce final : public op::Operation {
     const VariantInfo* info = find_variant(step);
     if (info == nullptr || info->schema->find("backend") == nullptr) return {};
     const LceShape shape = lce_shape(c.shape);
-    const TileUse use = tile_use(shape, c.B, c.U);
+    const config_detail::StepOptions o = config_detail::StepOptions::resolve(*info->schema, options);
+    const bool pingpong = info->schema->find("schedule") != nullptr && o.text("schedule") == "pingpong";
+    const TileUse use = tile_use(shape, c.B, c.U, pingpong ? 64 : kTileUseN);
     if (!use.library_expected) return {};
-    const bool tile = config_detail::StepOptions::resolve(*info->schema, options).text("backend") == "tile";
+    const bool tile = o.text("backend") == "tile";
     return {tile_use_text(use),
             tile ? "With backend \"tile\" the tile kernel runs anyway; backend \"auto\" (the default) would run the "
                    "library path where a setup trial finds it faster"

@@ -27,7 +27,7 @@ std::vector<OptionProblem> pipelined_constraints(const StepOptions& o) {
     out.push_back({"block_k", fmt::format("must be 64 with a cluster, got {}", config_detail::show(o.value("block_k")))});
   if (one_dim && pingpong)
     out.push_back({"cluster", fmt::format("{} needs the cooperative schedule (schedule is \"pingpong\"); use "
-                                          "\"2x2\" or drop the cluster", o.value("cluster").dump())});
+                                          "\"2x2\" (1x4 with pingpong) or drop the cluster", o.value("cluster").dump())});
   if (o.integer("stages") == 5 && (pingpong || !bk64 || two_by_two))
     out.push_back({"stages", "5 needs the cooperative schedule, block_k 64 and no 2x2 cluster; use 4 or leave "
                              "stages out"});

@@ -169,7 +169,7 @@ struct Table {
       s.description = v.description.c_str();
       s.ladder_step = v.ladder_step;
       s.precisions = precision_bits(*v.schema);
-      s.flags = v.test_only ? GPUBENCH_STEP_TEST_ONLY : 0u;
+      s.flags = v.test_only ? static_cast<uint32_t>(GPUBENCH_STEP_TEST_ONLY) : 0u;
       s.step_data = const_cast<VariantInfo*>(&v);
       s.options_schema = schemas[i].c_str();
       s.check_options = &check_options;

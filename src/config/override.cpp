@@ -2,6 +2,8 @@
 // (parse.hpp: parse_config_override, apply_config_overrides, mark_override_issues).
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "config/parse.hpp"
 #include "core/json_depth.hpp"
 
@@ -31,7 +33,7 @@ std::string escape_token(const std::string& part) {
 /// The JSON pointer of a dotted key ("workload.batch" → "/workload/batch").
 std::string pointer_of(const std::string& key) {
   std::string p;
-  for (const auto& part : split_key(key)) p += "/" + escape_token(part);
+  for (const auto& part : split_key(key)) p.append("/").append(escape_token(part));  // append: GCC 12 -Wrestrict
   return p;
 }
 
@@ -42,7 +44,11 @@ long long list_index(const std::string& part) {
 }
 
 /// "KEY=VALUE" as the user wrote it, for messages.
-std::string shown(const ConfigOverride& o) { return "--set " + o.key + "=" + o.value.dump(); }
+std::string shown(const ConfigOverride& o) {
+  std::string out = "--set ";
+  out.append(o.key).append("=").append(o.text.empty() ? o.value.dump() : o.text);
+  return out;
+}
 
 }  // namespace
 
@@ -59,11 +65,12 @@ ConfigOverride parse_config_override(const std::string& arg) {
   if (split_key(o.key).front() == "plugins")  // read from the file before the config is parsed: an override is lost
     throw InputError("--set '" + arg + "': the plugins list is read before the config (plugins add its ops and "
                      "steps), so it cannot be overridden; give --plugin PATH instead");
-  const std::string text = arg.substr(eq + 1);
+  o.text = arg.substr(eq + 1);
   try {
-    o.value = parse_json_bounded(text);
+    o.value = parse_json_bounded(o.text);
   } catch (const std::exception&) {  // not JSON (or nested absurdly deep): the text itself, e.g. bf16
-    o.value = text;
+    o.value = o.text;
+    o.parsed = false;
   }
   return o;
 }
@@ -88,9 +95,22 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
       if (node->is_array()) {
         const long long idx = list_index(part);
         if (idx < 0 || static_cast<size_t>(idx) >= node->size()) {
-          std::string example;  // KEY with index 0 inserted at this list
-          for (size_t k = 0; k < parts.size(); ++k)
-            example += (k ? "." : "") + (k == i ? std::string("0") + (idx < 0 ? "." + parts[k] : "") : parts[k]);
+          // KEY with an index at this list: in place of `part` when it is a number out of range ("-1", "9") or the
+          // name of an element ("pipelined": {"name": "pipelined"} or "pipelined"), else 0 before it (a key of the
+          // elements: workload.requests.seed → workload.requests.0.seed).
+          std::string index;
+          if (part.find_first_not_of("-+0123456789") == std::string::npos) index = "0";
+          for (size_t k = 0; index.empty() && k < node->size(); ++k) {
+            const nlohmann::json& e = (*node)[k];
+            if (e == part || (e.is_object() && e.value("name", nlohmann::json()) == part)) index = std::to_string(k);
+          }
+          std::string example;
+          for (size_t k = 0; k < parts.size(); ++k) {
+            if (k) example += ".";
+            if (k != i) example += parts[k];
+            else if (!index.empty()) example += index;
+            else example.append("0.").append(parts[k]);
+          }
           throw ConfigError(source, {{at, fmt::format("{}: {} is a list of {} element{}; name one by its index "
                                                       "(0 to {}) in KEY, e.g. {}",
                                                       shown(o), at, node->size(), node->size() == 1 ? "" : "s",
@@ -106,7 +126,7 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
                                                     "itself or fix KEY",
                                                     shown(o), at, node->type_name(), part, at)}});
       }
-      at += "/" + escape_token(part);
+      at.append("/").append(escape_token(part));
     }
     *node = o.value;
   }
@@ -121,7 +141,10 @@ std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
         return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '/');
       };
       if (!issue.pointer.empty() && (under(issue.pointer, p) || under(p, issue.pointer))) {
-        issue.message += " (set by " + shown(*o) + ")";
+        issue.message.append(" (set by ").append(shown(*o)).append(")");
+        // VALUE that looks like JSON but did not parse ({"a": , 1e400) was read as a string: say so.
+        if (!o->parsed && !o->text.empty() && std::string_view("{[\"-0123456789").find(o->text[0]) != std::string::npos)
+          issue.message += "; VALUE is not valid JSON (or a number out of range), so it was read as a string";
         break;
       }
     }

@@ -98,6 +98,8 @@ Config parse_config(const nlohmann::json& j, const ConfigContext& ctx);
 struct ConfigOverride {
   std::string key;       ///< dotted path as given, e.g. "workload.batch"; a number selects a list element
   nlohmann::json value;  ///< VALUE parsed as JSON, or VALUE itself as a string when it is not JSON ("bf16")
+  std::string text;      ///< VALUE as typed, for messages ("" for an override built in code: value.dump() is shown)
+  bool parsed = true;    ///< false when VALUE did not parse as JSON and was taken as a string
 };
 
 /// Parses one "KEY=VALUE" argument of `--set`. Throws InputError (exit 2) when there is no '=' or KEY

@@ -33,6 +33,9 @@ std::string steps_with_option(const std::vector<StepSchema>& schemas, const std:
 std::string option_with_value(const std::vector<StepSchema>& schemas, const std::string& name, const std::string& key,
                               const nlohmann::json& value) {
   if (!value.is_string()) return "";
+  // A value the step's own option takes: the problem is a combination (schedule vs cluster), not the value.
+  if (const StepSchema* own = find_step_schema(schemas, name); own != nullptr)
+    if (const OptionSchema* o = own->find(key); o != nullptr && o->value_problem(value).empty()) return "";
   for (const StepSchema& s : schemas) {
     if (s.test_only) continue;
     for (const OptionSchema& o : s.options) {

@@ -121,7 +121,8 @@ bool parse_shape(Validator& v, const nlohmann::json& s, const std::string& sp, c
 std::string shape_keys(const OpRules& rules) {
   std::vector<std::string> keys;
   for (const ShapeParamRule& p : rules.shape) keys.push_back(p.name);
-  return "{" + join(keys) + "}";
+  std::string out = "{";  // append, not +: GCC 12 -Wrestrict misfires on the temporaries
+  return out.append(join(keys)).append("}");
 }
 
 /// Reads /workload/shape (pointer `sp`) of the workload object `w`: absent (the op's defaults), one object, or a

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 
 #include "config/validator.hpp"
@@ -57,11 +58,15 @@ std::string OptionSchema::expected() const {
 
 std::string OptionSchema::value_problem(const json& value) const {
   if (range) {
-    // An integer-typed JSON number (2.0 is refused) in range.
+    // A whole number in range: 2 or 2.0, as a listed value matches 64.0 (values below).
     const auto [lo, hi] = *range;
     bool ok = value.is_number_integer();
     if (ok && value.is_number_unsigned()) ok = value.get<uint64_t>() <= static_cast<uint64_t>(hi);
     else if (ok) ok = value.get<int64_t>() >= lo && value.get<int64_t>() <= hi;
+    else if (value.is_number_float()) {
+      const double d = value.get<double>();
+      ok = std::floor(d) == d && d >= static_cast<double>(lo) && d <= static_cast<double>(hi);
+    }
     return ok ? std::string() : fmt::format("must be {}, got {}", expected(), show(value));
   }
   for (const json& v : values)
@@ -283,7 +288,8 @@ std::string render_options_markdown(const std::vector<StepSchema>& steps) {
       } else {
         for (const json& v : o.values) values += (values.empty() ? "`" : " | `") + v.dump() + "`";
       }
-      const std::string def = o.default_value.is_null() ? o.default_doc : "`" + o.default_value.dump() + "`";
+      const std::string def =
+          o.default_value.is_null() ? o.default_doc : std::string("`").append(o.default_value.dump()).append("`");
       out += fmt::format("| `{}` | `{}` | {} | {} | {} |\n", s.name, o.name, cell(values), cell(def), cell(o.doc));
     }
     for (const std::string& c : s.constraint_docs) constraints += fmt::format("- `{}`: {}\n", s.name, c);

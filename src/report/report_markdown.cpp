@@ -260,7 +260,8 @@ std::string render_markdown(const Report& r) {
       out += "Requests: " + fmtx::key_values(c.lengths, {"requests", "min", "mean", "p50", "p99", "max"}) + "\n\n";
     }
     ladder_table(out, c);
-    if (const std::string legend = fmtx::acceptance_legend(c); !legend.empty()) out += "\n" + cell(legend) + "\n";
+    if (const std::string legend = fmtx::acceptance_legend(c); !legend.empty())
+      out.append("\n").append(cell(legend)).append("\n");  // append, not +: GCC 12 -Wrestrict misfires
     work_table(out, c);
     sampling_table(out, c);
     failures(out, c);

@@ -145,7 +145,33 @@ TEST(ConfigOverride, UnknownPathsAndBadValuesNameThePointerAndTheOverride) {
   EXPECT_NE(msg.find("/workload/batch: "), std::string::npos) << msg;
   EXPECT_NE(msg.find("(set by --set workload.batch=0)"), std::string::npos) << msg;
   EXPECT_EQ(load_error(path, {"workload.batch=2048"}), "");
+  // VALUE is echoed as typed, and one that looks like JSON but is not says it was read as a string.
+  msg = load_error(path, {"workload.batch=1e400"});
+  EXPECT_NE(msg.find("(set by --set workload.batch=1e400); VALUE is not valid JSON (or a number out of range), so it "
+                     "was read as a string"),
+            std::string::npos)
+      << msg;
+  msg = load_error(path, {"workload.batch=-0"});
+  EXPECT_NE(msg.find("(set by --set workload.batch=-0)"), std::string::npos) << msg;
   fs::remove(path);
+}
+
+TEST(ConfigOverride, AListWithoutAnIndexSuggestsTheElementByNameOrNumber) {
+  const auto error = [](const std::string& set) {
+    try {
+      (void)with_sets({set});
+    } catch (const ConfigError& e) {
+      return e.issues.at(0).message;
+    }
+    return std::string("accepted");
+  };
+  // good()'s variants: [{"name": "baseline", …}, "decomposed", "k_aligned"].
+  EXPECT_NE(error("variants.k_aligned.min_speedup=2").find("e.g. variants.2.min_speedup"), std::string::npos)
+      << error("variants.k_aligned.min_speedup=2");
+  EXPECT_NE(error("variants.baseline.options={}").find("e.g. variants.0.options"), std::string::npos);
+  EXPECT_NE(error("variants.-1.min_speedup=2").find("e.g. variants.0.min_speedup"), std::string::npos);
+  EXPECT_NE(error("variants.7.min_speedup=2").find("e.g. variants.0.min_speedup"), std::string::npos);
+  EXPECT_NE(error("variants.min_speedup=2").find("e.g. variants.0.min_speedup"), std::string::npos);
 }
 
 TEST(ConfigOverride, ValidateAndPlanTakeSet) {

@@ -293,7 +293,7 @@ namespace {
 
 TEST(ReportPaths, APrefixThatNamesAFolderIsRefusedBeforeTheRun) {
   const std::string dir = ::testing::TempDir();
-  for (const std::string bad : {dir + "/", dir + "/.", std::string("")}) {
+  for (const std::string& bad : {dir + "/", dir + "/.", std::string("")}) {
     try {
       check_report_paths(bad, {"json", "md"});
       FAIL() << "accepted " << bad;

@@ -152,6 +152,9 @@ TEST(StepSchema, ABadValueOfEachTypeNamesThePointerAndTheAllowedValues) {
       {"fused", {{"cluster", "pingpong"}}, "/variants/0/options/cluster",
        "must be \"none\", false, \"2x1\" or \"1x2\", got \"pingpong\" (option of fused); \"pingpong\" is a value "
        "of pipelined's option schedule"},
+      // A whole number is an integer wherever it is written with a fraction part (as 64.0 matches block_k's 64).
+      {"fused", {{"l2_prefetch", 2.5}}, "/variants/0/options/l2_prefetch",
+       "must be an integer 0 … 64, got 2.5 (option of fused)"},
       // An option of other steps: the message names them.
       {"k_aligned", {{"backend", "auto"}}, "/variants/0/options/backend",
        "unknown option of k_aligned; accepted: library (backend is an option of fused, pipelined)"},
@@ -163,6 +166,11 @@ TEST(StepSchema, ABadValueOfEachTypeNamesThePointerAndTheAllowedValues) {
     EXPECT_EQ(issues[0].message, c.message);
   }
   EXPECT_TRUE(problems("pipelined", {{"cluster", "2x1"}, {"block_k", 64.0}}).empty());
+  EXPECT_TRUE(problems("pipelined", {{"l2_prefetch", 2.0}}).empty());
+  // A combination the step refuses names no other step for a value its own option takes.
+  const auto combo = problems("pipelined", {{"schedule", "pingpong"}, {"cluster", "1x2"}});
+  ASSERT_EQ(combo.size(), 1u);
+  EXPECT_EQ(combo[0].message.find("is a value of"), std::string::npos) << combo[0].message;
 }
 
 TEST(StepSchema, CreateSeesTheDefaultsButTheResolvedConfigDoesNot) {

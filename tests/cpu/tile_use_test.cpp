@@ -46,6 +46,28 @@ TEST(TileUse, EachThresholdAloneFlagsTheCase) {
   EXPECT_DOUBLE_EQ(tile_use({448, 128, 0, 866}, 10, 1).user_share, 0.0);
 }
 
+TEST(TileUse, ThePingPongTileIs64RowsOfN) {
+  // M=448 N=64: half of a 128-row N tile (flagged), all of a 64-row one (not).
+  EXPECT_TRUE(tile_use({448, 64, 100, 100}, 1000, 10).library_expected);
+  const TileUse pp = tile_use({448, 64, 100, 100}, 1000, 10, 64);
+  EXPECT_DOUBLE_EQ(pp.mma_use, 1.0);
+  EXPECT_FALSE(pp.library_expected);
+  EXPECT_EQ(tile_use_text(tile_use({448, 72, 100, 100}, 1000, 10, 64)).rfind("56.2% of the 224(M) × 64(N) output", 0),
+            0u);
+  EXPECT_THROW(tile_use({448, 64, 100, 100}, 1000, 10, 32), InputError);
+}
+
+TEST(TileUse, TheTextNeverPrintsTheCutOffOrZeroForAShareBeyondIt) {
+  // K_user 513 vs K_cand 512, one candidate per request: 50.05% of the schedule, over half.
+  const TileUse near = tile_use({448, 128, 513, 512}, 100, 100);
+  ASSERT_TRUE(near.library_expected);
+  EXPECT_NE(tile_use_text(near).find("the user GEMM is 50.05% of the schedule (over half)"), std::string::npos)
+      << tile_use_text(near);
+  // M=1 N=7: 1/224 · 7/128 = 0.024% of the tile.
+  EXPECT_EQ(tile_use_text(tile_use({1, 7, 100, 100}, 100, 10)).rfind("0.02% of the 224(M) × 128(N)", 0), 0u)
+      << tile_use_text(tile_use({1, 7, 100, 100}, 100, 10));
+}
+
 class TileUseCli : public testing::CliTest {};
 
 TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
@@ -67,6 +89,11 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
 
   ASSERT_EQ(run({"plan", shapes, "--set", "variants.2.options={\"backend\":\"tile\"}"}), 0) << err_;
   EXPECT_NE(out_.find("With backend \"tile\" the tile kernel runs anyway"), std::string::npos) << out_;
+
+  // An explicit ping-pong schedule is judged on its 64-row N tile: M=2048 N=64 and M=1024 N=136 (9 cases each) fit.
+  ASSERT_EQ(run({"validate", shapes, "--set", "variants.2.options={\"schedule\":\"pingpong\"}"}), 0) << err_;
+  EXPECT_NE(out_.find("/variants/2 (pipelined): on 60 of 99 cases"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("× 64(N) output tile"), std::string::npos) << out_;
 
   // plan's JSON and CSV mark each flagged case and step (the notes name only three), with the same count.
   ASSERT_EQ(run({"plan", shapes, "--format", "json"}), 0) << err_;
