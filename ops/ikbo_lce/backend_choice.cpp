@@ -15,6 +15,7 @@
 #include "core/atomic_file.hpp"
 #include "core/cache_dir.hpp"
 #include "core/cuda_check.hpp"
+#include "core/cuda_event.hpp"
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 #include "core/gpu_uuid.hpp"
@@ -32,26 +33,6 @@ constexpr int kMaxLaunches = 10;       ///< … and at most
 constexpr double kTrialBudgetMs = 100; ///< GPU time per candidate after which the trial stops at kMinLaunches or more
 constexpr int64_t kGateTimeoutNs = 200'000'000;  ///< the blocking kernel gives up after 200 ms (as the runner's)
 
-/// CUDA events, destroyed with it.
-struct EventPair {
-  cudaEvent_t start = nullptr, end = nullptr;
-  EventPair() {
-    GPUBENCH_CUDA(cudaEventCreate(&start));
-    try {
-      GPUBENCH_CUDA(cudaEventCreate(&end));
-    } catch (...) {
-      GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(start));
-      throw;
-    }
-  }
-  ~EventPair() {
-    GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(start));
-    GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(end));
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-};
-
 /// Times `v`'s launch groups on `stream` as `run` does in cold mode: each sample is enqueued behind the blocking
 /// kernel (core/stream_gate.hpp) and released whole, a write of `flush` (twice the L2: the inputs are not in L2)
 /// first, CUDA events around the groups; so the host's gaps between launches do not count. (Launched one by one
@@ -63,7 +44,7 @@ double time_launches(Variant& v, DeviceBuffer& flush, cudaStream_t stream, int& 
   const std::vector<op::LaunchGroup> groups = v.groups();
   StreamGate gate(kGateTimeoutNs);
   bool gated = true;  // false once the blocking kernel timed out (a group that waits on the host)
-  const EventPair ev;
+  const Event start, end;
   std::vector<double> ms;
   double total = 0;
   for (int i = 0; i < kWarmup + kMaxLaunches; ++i) {
@@ -71,15 +52,14 @@ double time_launches(Variant& v, DeviceBuffer& flush, cudaStream_t stream, int& 
     if (timed >= kMinLaunches && total >= kTrialBudgetMs) break;
     if (gated) gate.hold(stream);
     GPUBENCH_CUDA(cudaMemsetAsync(flush.get(), i & 0xff, flush.bytes(), stream));
-    GPUBENCH_CUDA(cudaEventRecord(ev.start, stream));
+    start.record(stream);
     for (const auto& g : groups) g.launch(stream);
-    GPUBENCH_CUDA(cudaEventRecord(ev.end, stream));
+    end.record(stream);
     if (gated) gate.release();
-    GPUBENCH_CUDA(cudaEventSynchronize(ev.end));
+    GPUBENCH_CUDA(cudaEventSynchronize(end.e));
     if (gated && gate.timed_out()) gated = false;
     if (timed < 0) continue;
-    float t = 0;
-    GPUBENCH_CUDA(cudaEventElapsedTime(&t, ev.start, ev.end));
+    const float t = elapsed_ms(start, end);
     ms.push_back(t);
     total += t;
   }

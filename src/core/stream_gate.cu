@@ -4,15 +4,10 @@
 #include <atomic>
 
 #include "core/cuda_check.hpp"
+#include "core/device_clock.cuh"
 
 namespace gpubench {
 namespace {
-
-__device__ __forceinline__ uint64_t globaltimer_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __global__ void gpubench_harness_block(const volatile int* release, int* timed_out, int64_t timeout_ns) {
   const uint64_t t0 = globaltimer_ns();
@@ -25,11 +20,6 @@ __global__ void gpubench_harness_block(const volatile int* release, int* timed_o
 }
 
 }  // namespace
-
-void block_stream(const volatile int* release, int* timed_out, int64_t timeout_ns, cudaStream_t stream) {
-  gpubench_harness_block<<<1, 1, 0, stream>>>(release, timed_out, timeout_ns);
-  GPUBENCH_LAUNCH_CHECK();
-}
 
 StreamGate::StreamGate(int64_t timeout_ns) : timeout_ns_(timeout_ns) {
   GPUBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&flags_), 2 * sizeof(int), cudaHostAllocMapped));
@@ -44,7 +34,8 @@ void StreamGate::hold(cudaStream_t stream) {
   volatile int* f = flags_;
   f[0] = 0;
   f[1] = 0;
-  block_stream(f, flags_ + 1, timeout_ns_, stream);
+  gpubench_harness_block<<<1, 1, 0, stream>>>(f, flags_ + 1, timeout_ns_);
+  GPUBENCH_LAUNCH_CHECK();
 }
 
 void StreamGate::release() {

@@ -13,6 +13,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/cuda_check.hpp"
+#include "core/cuda_event.hpp"
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 
@@ -35,22 +36,16 @@ __global__ void fill_uniform(T* x, int64_t n, uint32_t seed) {
 
 template <class F>
 double median_ms(cudaStream_t stream, F&& body) {
-  cudaEvent_t a, b;
-  GPUBENCH_CUDA(cudaEventCreate(&a));
-  GPUBENCH_CUDA(cudaEventCreate(&b));
+  const Event a, b;
   for (int i = 0; i < 3; ++i) body();
   std::vector<double> ms;
   for (int i = 0; i < kRepeats; ++i) {
-    GPUBENCH_CUDA(cudaEventRecord(a, stream));
+    a.record(stream);
     body();
-    GPUBENCH_CUDA(cudaEventRecord(b, stream));
-    GPUBENCH_CUDA(cudaEventSynchronize(b));
-    float t = 0;
-    GPUBENCH_CUDA(cudaEventElapsedTime(&t, a, b));
-    ms.push_back(t);
+    b.record(stream);
+    GPUBENCH_CUDA(cudaEventSynchronize(b.e));
+    ms.push_back(elapsed_ms(a, b));
   }
-  GPUBENCH_CUDA(cudaEventDestroy(a));
-  GPUBENCH_CUDA(cudaEventDestroy(b));
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }

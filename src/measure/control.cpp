@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "core/cuda_event.hpp"
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 #include "measure/clock_guard.hpp"
@@ -21,19 +22,21 @@ namespace {
 /// Owns a stream, two events and a cuBLAS handle for one control phase.
 struct ControlContext {
   cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
+  Event start, stop;
   cublasHandle_t blas = nullptr;
   ControlContext() {
     GPUBENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    GPUBENCH_CUDA(cudaEventCreate(&start));
-    GPUBENCH_CUDA(cudaEventCreate(&stop));
-    GPUBENCH_CUBLAS(cublasCreate(&blas));
-    GPUBENCH_CUBLAS(cublasSetStream(blas, stream));
+    try {
+      GPUBENCH_CUBLAS(cublasCreate(&blas));
+      GPUBENCH_CUBLAS(cublasSetStream(blas, stream));
+    } catch (...) {
+      if (blas) cublasDestroy(blas);
+      GPUBENCH_CUDA_NOTHROW(cudaStreamDestroy(stream));
+      throw;
+    }
   }
   ~ControlContext() {
     if (blas) cublasDestroy(blas);
-    if (start) GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(start));
-    if (stop) GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(stop));
     if (stream) GPUBENCH_CUDA_NOTHROW(cudaStreamDestroy(stream));
   }
   ControlContext(const ControlContext&) = delete;
@@ -44,12 +47,11 @@ struct ControlContext {
   std::vector<double> time(const std::function<void()>& body) {
     std::vector<double> ms;
     for (int i = 0; i < 3 + kControlSamples; ++i) {
-      GPUBENCH_CUDA(cudaEventRecord(start, stream));
+      start.record(stream);
       body();
-      GPUBENCH_CUDA(cudaEventRecord(stop, stream));
-      GPUBENCH_CUDA(cudaEventSynchronize(stop));
-      float t = 0;
-      GPUBENCH_CUDA(cudaEventElapsedTime(&t, start, stop));
+      stop.record(stream);
+      GPUBENCH_CUDA(cudaEventSynchronize(stop.e));
+      const float t = elapsed_ms(start, stop);
       if (i >= 3) ms.push_back(t);
       std::this_thread::sleep_for(
           std::chrono::duration<double, std::milli>(std::min(kMaxCooldownMs, static_cast<double>(t))));

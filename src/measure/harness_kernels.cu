@@ -3,16 +3,11 @@
 #include <string>
 
 #include "core/cuda_check.hpp"
+#include "core/device_clock.cuh"
 #include "core/errors.hpp"
 
 namespace gpubench::measure {
 namespace {
-
-__device__ __forceinline__ uint64_t globaltimer_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __global__ void gpubench_harness_l2_flush(uint4* buf, int64_t n16, uint32_t salt) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;

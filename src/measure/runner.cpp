@@ -3,7 +3,6 @@
 #include <cuda_profiler_api.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <chrono>
 #include <thread>
@@ -26,18 +25,6 @@ constexpr int64_t kClockSpinNs = 50'000;  // clock probe length [ns]; see probe_
 constexpr int64_t kWarmupId = 0xFFFFFFFF;  // sample index reserved for warm-up
 
 }  // namespace
-
-Event::Event() { GPUBENCH_CUDA(cudaEventCreate(&e)); }
-
-Event::~Event() {
-  if (e) GPUBENCH_CUDA_NOTHROW(cudaEventDestroy(e));
-}
-
-float elapsed_ms(const Event& a, const Event& b) {
-  float ms = 0;
-  GPUBENCH_CUDA(cudaEventElapsedTime(&ms, a.e, b.e));
-  return ms;
-}
 
 GraphExecs::~GraphExecs() {
   for (auto g : execs) GPUBENCH_CUDA_NOTHROW(cudaGraphExecDestroy(g));
@@ -79,8 +66,7 @@ Runner::Runner(const DeviceInfo& device, const MeasureSpec& spec, bool use_cupti
   if (spec_.mode == TimingMode::kCold && spec_.l2_flush) flush_ = DeviceBuffer(static_cast<size_t>(2 * device.l2_bytes));
   clock_slot_ = DeviceBuffer(2 * sizeof(float));
   GPUBENCH_CUDA(cudaMallocHost(reinterpret_cast<void**>(&clock_host_), sizeof(float)));
-  GPUBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&block_host_), 2 * sizeof(int), cudaHostAllocMapped));
-  block_host_[0] = block_host_[1] = 0;
+  gate_.emplace(kBlockTimeoutNs);
   if (const char* m = std::getenv("GPUBENCH_L2_FLUSH"); m && std::string(m) == "write") flush_method_ = "write";
   if (flush_.get()) {  // defined contents for the read flush (a pattern, never the sink's)
     GPUBENCH_CUDA(cudaMemsetAsync(flush_.get(), 0x5a, flush_.bytes(), stream_));
@@ -99,7 +85,6 @@ Runner::Runner(const DeviceInfo& device, const MeasureSpec& spec, bool use_cupti
 Runner::~Runner() {
   if (cupti_) CuptiActivity::stop();
   if (clock_host_) GPUBENCH_CUDA_NOTHROW(cudaFreeHost(clock_host_));
-  if (block_host_) GPUBENCH_CUDA_NOTHROW(cudaFreeHost(block_host_));
   if (stream_) GPUBENCH_CUDA_NOTHROW(cudaStreamDestroy(stream_));
 }
 
@@ -190,12 +175,9 @@ void Runner::sample_until_stopped(MeasurePass& pass, StoppingCriterion& criterio
 }
 
 Sample Runner::take_sample(MeasurePass& pass, int64_t s, bool& blocking, std::vector<std::string>& notes) {
-  volatile int* release = block_host_;
   if (blocking) {
-    release[0] = 0;
-    block_host_[1] = 0;
     if (cupti_) CuptiActivity::push(encode_external_id(pass.serial, s, kHarnessOp));
-    block_stream(release, block_host_ + 1, kBlockTimeoutNs, stream_);
+    gate_->hold(stream_);
     if (cupti_) CuptiActivity::pop();
   }
   flush_before(pass, s);
@@ -204,12 +186,9 @@ Sample Runner::take_sample(MeasurePass& pass, int64_t s, bool& blocking, std::ve
   probe_sm_clock(clock_slot_.as<float>(), 0, kClockSpinNs, stream_);
   if (cupti_) CuptiActivity::pop();
   GPUBENCH_CUDA(cudaMemcpyAsync(clock_host_, clock_slot_.get(), sizeof(float), cudaMemcpyDeviceToHost, stream_));
-  if (blocking) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    release[0] = 1;
-  }
+  if (blocking) gate_->release();
   GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
-  if (blocking && block_host_[1] != 0) {  // a group waited on the host: enqueue unblocked from now on
+  if (blocking && gate_->timed_out()) {  // a group waited on the host: enqueue unblocked from now on
     blocking = false;
     notes.push_back("blocking kernel timed out at sample " + std::to_string(s) +
                     " (a launch group synchronizes with the host); later samples include host launch gaps");

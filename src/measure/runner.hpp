@@ -5,11 +5,13 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
 #include "core/device_buffer.hpp"
+#include "core/stream_gate.hpp"
 #include "op/operation.hpp"
 #include "measure/device_info.hpp"
 #include "measure/progress.hpp"
@@ -142,7 +144,7 @@ class Runner {
   DeviceBuffer flush_;
   DeviceBuffer clock_slot_;  // [0] clock probe [MHz], [1] flush-read sink
   float* clock_host_ = nullptr;  // pinned
-  int* block_host_ = nullptr;    // pinned, mapped: [0] release flag, [1] timed-out flag
+  std::optional<StreamGate> gate_;  // the blocking kernel and its flags (made after cudaSetDevice)
   std::string flush_method_ = "read";
   bool cupti_ = false;
   std::string cupti_note_;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda_event.hpp"
 #include "op/operation.hpp"
 
 namespace gpubench::measure {
@@ -15,19 +16,6 @@ namespace gpubench::measure {
 inline constexpr int kHarnessOp = 0xFFFF;
 /// Group field of an external correlation id for a whole graph launch (graph mode).
 inline constexpr int kGraphOp = 0xFFFE;
-
-/// RAII CUDA event. Throws DeviceError when it cannot be created.
-struct Event {
-  cudaEvent_t e = nullptr;
-  Event();
-  ~Event();
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  Event(Event&& o) noexcept : e(o.e) { o.e = nullptr; }
-};
-
-/// Time from event `a` to event `b` [ms]. Throws DeviceError.
-float elapsed_ms(const Event& a, const Event& b);
 
 /// One timed sample as the sampling loop sees it.
 struct Sample {

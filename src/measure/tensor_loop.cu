@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/cuda_check.hpp"
+#include "core/cuda_event.hpp"
+#include "core/device_clock.cuh"
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 
@@ -23,12 +25,6 @@ constexpr int kBBytes = 256 * kBlockK * 2;       ///< B [256 N][64 K] fp16, shar
 constexpr int kSmemBytes = 1024 + kWarpgroups * kABytes + kBBytes;  ///< + 1 KiB to align to the swizzle atom
 constexpr int kPasses = 30000;                   ///< per launch: ≈ 20 ms at ≈ 1.5 GHz on an H200
 constexpr double kFlopPerPass = 2.0 * 64 * 256 * kBlockK * kWarpgroups;  ///< per CTA
-
-__device__ __forceinline__ uint64_t globaltimer_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 /// K-major descriptor over 8-row atoms of 128-byte rows, 128-byte swizzle (the layout TMA writes; the values are never
 /// read back as a matrix, only the tensor cores' work matters): start >> 4, both byte offsets the 1024-byte atom >> 4
@@ -112,35 +108,24 @@ TensorLoopResult tensor_loop(const DeviceInfo& device, const std::string& operan
   const int ctas = device.sm_count;
   DeviceBuffer mhz(static_cast<size_t>(ctas) * sizeof(float));
   DeviceBuffer sink(sizeof(float));
-  cudaEvent_t start, stop;
-  GPUBENCH_CUDA(cudaEventCreate(&start));
-  GPUBENCH_CUDA(cudaEventCreate(&stop));
+  const Event start, stop;
   TensorLoopResult r;
   r.operands = operands;
   std::vector<double> tflops, clock;
   std::vector<float> host(static_cast<size_t>(ctas));
   const auto t0 = std::chrono::steady_clock::now();
-  try {
-    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
-      GPUBENCH_CUDA(cudaEventRecord(start));
-      gpubench_harness_tensor_loop<<<ctas, kThreads, kSmemBytes>>>(kPasses, operands == "zeros", mhz.as<float>(),
-                                                                   sink.as<float>());
-      GPUBENCH_CUDA(cudaGetLastError());
-      GPUBENCH_CUDA(cudaEventRecord(stop));
-      GPUBENCH_CUDA(cudaEventSynchronize(stop));
-      float ms = 0;
-      GPUBENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
-      GPUBENCH_CUDA(cudaMemcpy(host.data(), mhz.get(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
-      tflops.push_back(kFlopPerPass * kPasses * ctas / (ms * 1e-3) / 1e12);
-      clock.push_back(median(std::vector<double>(host.begin(), host.end())));
-    }
-  } catch (...) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    throw;
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
+    start.record(nullptr);
+    gpubench_harness_tensor_loop<<<ctas, kThreads, kSmemBytes>>>(kPasses, operands == "zeros", mhz.as<float>(),
+                                                                 sink.as<float>());
+    GPUBENCH_CUDA(cudaGetLastError());
+    stop.record(nullptr);
+    GPUBENCH_CUDA(cudaEventSynchronize(stop.e));
+    const float ms = elapsed_ms(start, stop);
+    GPUBENCH_CUDA(cudaMemcpy(host.data(), mhz.get(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    tflops.push_back(kFlopPerPass * kPasses * ctas / (ms * 1e-3) / 1e12);
+    clock.push_back(median(std::vector<double>(host.begin(), host.end())));
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.launches = static_cast<int>(tflops.size());
   r.first_tflops = tflops.front();
