@@ -86,9 +86,11 @@ std::string render_text(const Plan& p) {
     out += fmt::format("  {:<11} {:<17} {:>10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>11}\n", "step", "work model",
                        "GFLOP", "min GB", "FLOP/B", "floor ms", "vs base", "bound", "min_spd vs");
     for (const PlanRow& row : c.rows)
-      out += fmt::format("  {:<11} {:<17} {:>10.1f} {:>10.3f} {:>9.1f} {:>10.4f} {:>9.2f}x {:>8} {:>11}\n", row.variant,
-                         row.work_model, row.work.flops / 1e9, row.work.bytes_min / 1e9, row.work.intensity,
-                         row.floor.floor_ms, row.floor_speedup_vs_baseline, row.floor.bound, min_speedup_cell(row));
+      out += fmt::format("  {:<11} {:<17} {:>10} {:>10} {:>9.1f} {:>10} {:>9.2f}x {:>8} {:>11}\n", row.variant,
+                         row.work_model, fmtx::amount(row.work.flops / 1e9), fmtx::amount(row.work.bytes_min / 1e9),
+                         row.work.intensity,
+                         fmtx::amount(row.floor.floor_ms), row.floor_speedup_vs_baseline, row.floor.bound,
+                         min_speedup_cell(row));
     out += "  " + memory_line(p, c) + "\n";
   }
   if (p.given) {
@@ -222,9 +224,10 @@ std::string render_md(const Plan& p) {
       out += "| step | work model | GFLOP | min GB | FLOP/B | floor ms | floor vs baseline | bound | min speedup |\n";
       out += "|---|---|---:|---:|---:|---:|---:|---|---|\n";
       for (const PlanRow& r : c.rows)
-        out += fmt::format("| {} | {} | {:.1f} | {:.3f} | {:.1f} | {:.4f} | {:.2f}x | {} | {} |\n", md_cell(r.variant),
-                           r.work_model, r.work.flops / 1e9, r.work.bytes_min / 1e9, r.work.intensity,
-                           r.floor.floor_ms, r.floor_speedup_vs_baseline, r.floor.bound,
+        out += fmt::format("| {} | {} | {} | {} | {:.1f} | {} | {:.2f}x | {} | {} |\n", md_cell(r.variant),
+                           r.work_model, fmtx::amount(r.work.flops / 1e9), fmtx::amount(r.work.bytes_min / 1e9),
+                           r.work.intensity,
+                           fmtx::amount(r.floor.floor_ms), r.floor_speedup_vs_baseline, r.floor.bound,
                            fmtx::min_speedup(r.min_speedup, r.min_speedup_vs));
       out += "\n";
     }

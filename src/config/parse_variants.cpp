@@ -97,6 +97,13 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
       for (const OptionProblem& note : step->notes(StepOptions(*step, known))) notes.push_back(child(ptr, note.key) + ": " + note.message);
   }
   spec.options = opts;
+  // A whole number written with a fraction part (block_k 64.0) is kept as the integer it is: the resolved config, its
+  // hash and the report then do not depend on how the number was written.
+  if (step)
+    for (auto& [key, value] : spec.options.items())
+      if (const OptionSchema* o = step->find(key); o && o->type == OptionType::kInteger && value.is_number_float() &&
+                                                    o->value_problem(value).empty())
+        value = static_cast<int64_t>(value.get<double>());
 }
 
 /// "fp16, bf16".

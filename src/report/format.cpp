@@ -21,6 +21,12 @@ std::string ms(double v) {
   return fmt::format("{:.0f}", v);
 }
 
+std::string amount(double v) {
+  if (v >= 1) return ms(v);
+  if (v == 0) return "0";
+  return fmt::format("{:.3g}", v);
+}
+
 std::string speedup(const std::optional<double>& v) { return v ? fmt::format("{:.2f}x", *v) : kDash; }
 
 std::string percent(double fraction, int digits) { return fmt::format("{:.{}f}%", fraction * 100.0, digits); }

@@ -13,6 +13,9 @@ namespace gpubench::fmtx {
 
 /// A time [ms] with 4 significant digits in fixed notation: 0.4821, 1.230, 12.35, 123.5, 1235; "—" for ≤ 0.
 std::string ms(double v);
+/// A non-negative amount (GFLOP, GB) that never prints a non-zero value as 0: as ms() from 1 up (464.0, 12.35),
+/// 3 significant digits below (0.464, 0.00312, 3.1e-06), "0" for 0.
+std::string amount(double v);
 /// A speedup "2.20x"; "—" when absent.
 std::string speedup(const std::optional<double>& v);
 /// A fraction as a percentage with `digits` decimals: 0.005 → "0.50%".

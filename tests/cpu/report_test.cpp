@@ -286,6 +286,11 @@ TEST(ReportFormat, KeyValuesSkipsEmptyAndRoundsFloats) {
   EXPECT_EQ(fmtx::ms(0.48213), "0.4821");
   EXPECT_EQ(fmtx::ms(12.345), "12.35");
   EXPECT_EQ(fmtx::ms(0), "—");
+  // An amount never prints a non-zero value as 0 (plan's GFLOP / GB of a tiny case).
+  EXPECT_EQ(fmtx::amount(464.0), "464.0");
+  EXPECT_EQ(fmtx::amount(0.003124), "0.00312");
+  EXPECT_EQ(fmtx::amount(3.1e-6), "3.1e-06");
+  EXPECT_EQ(fmtx::amount(0), "0");
 }
 
 namespace gpubench {

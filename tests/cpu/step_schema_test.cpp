@@ -167,6 +167,17 @@ TEST(StepSchema, ABadValueOfEachTypeNamesThePointerAndTheAllowedValues) {
   }
   EXPECT_TRUE(problems("pipelined", {{"cluster", "2x1"}, {"block_k", 64.0}}).empty());
   EXPECT_TRUE(problems("pipelined", {{"l2_prefetch", 2.0}}).empty());
+  // … and is kept as that integer, so 64.0 and 64 make the same config (hash, report, cache key).
+  auto parsed = [](const json& options) {
+    const json j = {{"schema_version", 1}, {"variants", json::array({{{"name", "pipelined"}, {"options", options}}})}};
+    return parse_config(j, op::registry_context());
+  };
+  const Config written_float = parsed({{"block_k", 64.0}, {"l2_prefetch", 2.0}});
+  const Config written_int = parsed({{"block_k", 64}, {"l2_prefetch", 2}});
+  EXPECT_TRUE(written_float.variants[0].options.at("l2_prefetch").is_number_integer());
+  EXPECT_EQ(written_float.variants[0].options.dump(), written_int.variants[0].options.dump());
+  EXPECT_EQ(written_float.hash, written_int.hash);
+  EXPECT_NE(parsed({{"l2_prefetch", 3}}).hash, written_int.hash);
   // A combination the step refuses names no other step for a value its own option takes.
   const auto combo = problems("pipelined", {{"schedule", "pingpong"}, {"cluster", "1x2"}});
   ASSERT_EQ(combo.size(), 1u);

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -142,19 +143,28 @@ TEST_P(L2FlushMethod, EvictsAReadThatFitsInL2) {
                                }}};
   auto spec_cold = quick_spec(TimingMode::kCold);
   spec_cold.rotate_inputs = false;
-  VariantResult hot, cold;
+  // Hot before and after cold, the faster taken: a ~12 µs read is near the noise, and one hot pass once ran slower
+  // than the cold one (0.0151 vs 0.0136 ms, an H200 on 2026-12-03) though its samples passed the clock guard.
+  VariantResult hot_before, cold, hot_after;
   {
     Runner r(d, quick_spec(TimingMode::kHot), false);
-    r.measure({ops}, "hot", hot);
+    r.measure({ops}, "hot", hot_before);
   }
   {
     Runner r(d, spec_cold, false);
     EXPECT_EQ(r.flush_method(), GetParam());
     r.measure({ops}, "cold", cold);
   }
+  {
+    Runner r(d, quick_spec(TimingMode::kHot), false);
+    r.measure({ops}, "hot", hot_after);
+  }
   ::unsetenv("GPUBENCH_L2_FLUSH");
-  EXPECT_GT(cold.region.median, hot.region.median * 1.15)
-      << GetParam() << " flush: cold " << cold.region.median << " ms vs hot " << hot.region.median << " ms";
+  const double hot = std::min(hot_before.region.median, hot_after.region.median);
+  EXPECT_GT(cold.region.median, hot * 1.15)
+      << GetParam() << " flush: cold " << cold.region.median << " ms (SM clock " << cold.sampling.mean_sm_clock_mhz
+      << " MHz) vs hot " << hot_before.region.median << " then " << hot_after.region.median << " ms ("
+      << hot_before.sampling.mean_sm_clock_mhz << ", " << hot_after.sampling.mean_sm_clock_mhz << " MHz)";
 }
 
 INSTANTIATE_TEST_SUITE_P(MeasureGpu, L2FlushMethod, ::testing::Values("read", "write"));
