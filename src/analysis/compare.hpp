@@ -30,6 +30,9 @@ inline constexpr int kMaxResamples = 100000;
 /// Knobs of the comparison; defaults are the CLI defaults.
 struct CompareOptions {
   double threshold = 0.03;    ///< equivalence band ±t on the median ratio (0.03 = 3%)
+  /// Smallest difference of medians that can count [ms]: an entry's band is at least ±min_difference_ms / OLD's
+  /// median (a 4 µs launch group with 0.0005 gets ±12.5%); 0 (default): the band is ±threshold everywhere.
+  double min_difference_ms = 0;
   double confidence = 0.95;   ///< two-sided confidence level of the bootstrap interval, in (0, 1)
   int resamples = 2000;       ///< bootstrap resamples B per entry, in [100, kMaxResamples]
   uint64_t seed = 0x6770756265ULL;  ///< fixed RNG seed: the same inputs always give the same output

@@ -25,6 +25,7 @@ namespace {
 struct CompareArgs {
   std::string old_path, new_path;
   std::string threshold = "3%";
+  double min_difference_ms = 0;
   std::string confidence = "95%";
   std::string format = "text";
   std::string output;
@@ -65,6 +66,11 @@ VerbAction setup_compare(CLI::App& sub) {
                  "equivalence band on the median ratio, e.g. 3% or 0.03; SLOWER only when the whole "
                  "confidence interval lies beyond it (default 3%)")
       ->type_name("BAND");
+  sub.add_option("--min-difference", args->min_difference_ms,
+                 "smallest difference of medians that can count [ms], e.g. 0.0005: an entry's band is at least this "
+                 "much of its OLD median, so launch groups of a few µs do not gate on a few hundred ns (default 0)")
+      ->check(CLI::NonNegativeNumber)
+      ->type_name("MS");
   sub.add_option("--confidence", args->confidence, "confidence level of the bootstrap interval (default 95%)")
       ->type_name("LEVEL");
   sub.add_option("--format", args->format, "output format: text | md | json (default text)")
@@ -113,6 +119,9 @@ VerbAction setup_compare(CLI::App& sub) {
     CompareOptions o;
     o.threshold = parse_fraction("--threshold", args->threshold);
     o.confidence = parse_fraction("--confidence", args->confidence);
+    if (!std::isfinite(args->min_difference_ms))
+      throw InputError("--min-difference: must be a finite number of ms ≥ 0, e.g. 0.0005");
+    o.min_difference_ms = args->min_difference_ms;
     o.resamples = args->resamples;
     o.allow_mismatch = args->allow_mismatch;
     o.fail_on_unsure = args->fail_on_unsure;

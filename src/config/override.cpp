@@ -2,6 +2,7 @@
 // (parse.hpp: parse_config_override, apply_config_overrides, mark_override_issues).
 #include <fmt/format.h>
 
+#include <cctype>
 #include <string_view>
 
 #include "config/parse.hpp"
@@ -140,7 +141,17 @@ std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
       const auto under = [](const std::string& a, const std::string& b) {  // a is b or inside b
         return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '/');
       };
-      if (!issue.pointer.empty() && (under(issue.pointer, p) || under(p, issue.pointer))) {
+      // Or a problem elsewhere that names the override's pointer as its fix ("set /precision to one of those").
+      const auto names = [](const std::string& message, const std::string& ptr) {
+        for (size_t at = message.find(ptr); at != std::string::npos; at = message.find(ptr, at + 1)) {
+          const size_t end = at + ptr.size();
+          if (end == message.size() || !(std::isalnum(static_cast<unsigned char>(message[end])) ||
+                                         message[end] == '_' || message[end] == '/'))
+            return true;
+        }
+        return false;
+      };
+      if (!issue.pointer.empty() && (under(issue.pointer, p) || under(p, issue.pointer) || names(issue.message, p))) {
         issue.message.append(" (set by ").append(shown(*o)).append(")");
         // VALUE that looks like JSON but did not parse ({"a": , 1e400) was read as a string: say so.
         if (!o->parsed && !o->text.empty() && std::string_view("{[\"-0123456789").find(o->text[0]) != std::string::npos)

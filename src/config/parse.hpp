@@ -114,7 +114,8 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
                             const std::string& source);
 
 /// `issues` with " (set by --set KEY=VALUE)" added to each one at, above or below an override's JSON
-/// pointer, so a problem an override causes (an unknown key, a bad value) names where it came from.
+/// pointer, or whose message names that pointer (a step that does not run the precision the override set: "set
+/// /precision to one of those"), so a problem an override causes names where it came from.
 std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
                                               const std::vector<ConfigOverride>& overrides);
 

@@ -163,9 +163,13 @@ std::string compare_summary_line(const CompareResult& r) {
   if (unsure > 0 && !(reg == 0 && r.options.fail_on_unsure))
     head += fmt::format(", but could not decide {} entr{} (UNSURE; --fail-on-unsure fails on these)", unsure,
                         unsure == 1 ? "y" : "ies");
-  return fmt::format("gpubench {}: {}; {} faster, {} same, {} unsure; {} unmatched (threshold ±{}, {}% CI)",
+  return fmt::format("gpubench {}: {}; {} faster, {} same, {} unsure; {} unmatched (threshold ±{}{}, {}% CI)",
                      r.verb, head, r.count(Verdict::kFaster), r.count(Verdict::kSame), unsure, r.unmatched.size(),
-                     pct(r.options.threshold), confidence_pct(r));
+                     pct(r.options.threshold),
+                     r.options.min_difference_ms > 0
+                         ? fmt::format(", min difference {} ms", r.options.min_difference_ms)
+                         : std::string(),
+                     confidence_pct(r));
 }
 
 std::string render_compare_text(const CompareResult& r) {
@@ -293,7 +297,7 @@ nlohmann::json compare_to_json(const CompareResult& r) {
       {"old", r.old_path},
       {"new", r.new_path},
       {"options",
-       {{"threshold", o.threshold}, {"confidence", o.confidence}, {"resamples", o.resamples}, {"seed", o.seed},
+       {{"threshold", o.threshold}, {"min_difference_ms", o.min_difference_ms}, {"confidence", o.confidence}, {"resamples", o.resamples}, {"seed", o.seed},
         {"min_samples", o.min_samples}, {"allow_mismatch", o.allow_mismatch}, {"fail_on_unsure", o.fail_on_unsure},
         {"cases", o.cases}, {"steps", o.steps}, {"launch_groups", o.launch_groups}, {"regions_only", o.regions_only},
         {"normalize", o.normalize_control ? "control" : "none"}}},

@@ -215,5 +215,35 @@ TEST_F(CompareOptionsCli, ExitCodesOfUnsureResamplesFiltersAndThreshold) {
   EXPECT_NE(out_.find("4 with --fail-on-unsure"), std::string::npos) << out_;
 }
 
+TEST(CompareMinDifference, ATinyEntryMovedByAFewHundredNanosecondsIsSameOnlyWithIt) {
+  // The same build twice: one launch group of 3.81 µs ran 4.03 µs in the second process (an H200, 2026-12-03), a
+  // tight within-run interval around 1.059: SLOWER at ±3%, SAME once 0.0005 ms may not count.
+  Report a = report(200, 0.002), b = report(200, 0.002, 7);
+  a.cases[0].variants[1].launch_groups[1].samples_ms = testing::noisy(0.00381, 0.002, 200, 11);
+  b.cases[0].variants[1].launch_groups[1].samples_ms = testing::noisy(0.00403, 0.002, 200, 12);
+  const auto topk = [](const CompareResult& r) {
+    for (const CompareEntry& e : r.entries)
+      if (e.variant == "fused" && e.launch_group == "topk") return e;
+    ADD_FAILURE() << "no fused/topk entry";
+    return CompareEntry{};
+  };
+  EXPECT_EQ(topk(run(a, b)).verdict, Verdict::kSlower);
+  CompareOptions o;
+  o.min_difference_ms = 0.0005;  // ±13% of 3.81 µs
+  const CompareResult r = run(a, b, o);
+  const CompareEntry e = topk(r);
+  EXPECT_EQ(e.verdict, Verdict::kSame);
+  EXPECT_NE(e.note.find("SAME by --min-difference 0.0005 ms"), std::string::npos) << e.note;
+  EXPECT_EQ(r.count(Verdict::kSlower), 0);
+  EXPECT_NE(compare_summary_line(r).find("min difference 0.0005 ms"), std::string::npos) << compare_summary_line(r);
+  // It widens the band of small entries only: a 0.5 ms group 10% slower is still SLOWER.
+  b.cases[0].variants[1].launch_groups[0].samples_ms = testing::noisy(0.55, 0.002, 200, 13);
+  const CompareResult slower = run(a, b, o);
+  EXPECT_EQ(slower.count(Verdict::kSlower), 1);
+  // And 4 µs → 5 µs is still SLOWER with it (1 µs is over 0.5 µs).
+  b.cases[0].variants[1].launch_groups[1].samples_ms = testing::noisy(0.005, 0.002, 200, 12);
+  EXPECT_EQ(topk(run(a, b, o)).verdict, Verdict::kSlower);
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -154,6 +154,16 @@ TEST(ConfigOverride, UnknownPathsAndBadValuesNameThePointerAndTheOverride) {
   msg = load_error(path, {"workload.batch=-0"});
   EXPECT_NE(msg.find("(set by --set workload.batch=-0)"), std::string::npos) << msg;
   fs::remove(path);
+  // A problem at another pointer that the override caused, and whose fix names the override's pointer.
+  nlohmann::json j = good();
+  j["variants"] = {"k_aligned", "fused"};
+  const fs::path fused = fs::temp_directory_path() / ("gpubench_override_fused_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(fused) << j.dump();
+  msg = load_error(fused.string(), {"precision=fp32"});
+  EXPECT_NE(msg.find("/variants/1: fused does not support precision fp32"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(set by --set precision=fp32)"), std::string::npos) << msg;
+  EXPECT_EQ(load_error(fused.string(), {"measure.warmup=-1"}).find("/variants/1"), std::string::npos);
+  fs::remove(fused);
 }
 
 TEST(ConfigOverride, AListWithoutAnIndexSuggestsTheElementByNameOrNumber) {
