@@ -87,28 +87,35 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
     return;
   }
   if (e.verdict == Verdict::kUnsure) {
+    // The band as the notes name it: where --min-difference widened it, say so (the fix is then that option too).
+    const bool widened = band > o.threshold;
+    const std::string band_text =
+        widened ? fmt::format("±{} (--min-difference {} ms of OLD's {:.4g} ms median)", pct(band), o.min_difference_ms,
+                              e.old_side.median_ms)
+                : "±" + pct(band);
     const bool wide = e.ci->high - e.ci->low > 2 * band;
     if (e.ci->high - e.ci->low < 0.25 * band) {  // more samples would not move it off the edge
       e.note = fmt::format(
           "change sits on the threshold: interval [{:.3f}, {:.3f}] is tight (rel. stdev old {}, new {}) but touches "
-          "an edge of the ±{} band; the data is clear, the threshold decides: choose it with --threshold",
-          e.ci->low, e.ci->high, pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev), pct(band));
+          "an edge of the {} band; the data is clear, the band decides: choose it with --threshold{}",
+          e.ci->low, e.ci->high, pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev), band_text,
+          widened ? " or --min-difference" : "");
       return;
     }
     if (between) {
       e.note = fmt::format(
-          "{}: interval [{:.3f}, {:.3f}] {} the ±{} band (run-to-run rel. stdev old {}, new {}, over {} and {} "
+          "{}: interval [{:.3f}, {:.3f}] {} the {} band (run-to-run rel. stdev old {}, new {}, over {} and {} "
           "repetitions); take more repetitions (run --repeat), or A/B both builds on one board (gpubench ab)",
           wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
-          wide ? "is wider than" : "straddles an edge of", pct(band), pct(e.old_side.repetition_rel_stdev),
+          wide ? "is wider than" : "straddles an edge of", band_text, pct(e.old_side.repetition_rel_stdev),
           pct(e.new_side.repetition_rel_stdev), old_s.reps.size(), new_s.reps.size());
       return;
     }
     e.note = fmt::format(
-        "{}: interval [{:.3f}, {:.3f}] {} the ±{} band (rel. stdev old {}, new {}); take more samples "
+        "{}: interval [{:.3f}, {:.3f}] {} the {} band (rel. stdev old {}, new {}); take more samples "
         "(measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
         wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
-        wide ? "is wider than" : "straddles an edge of", pct(band), pct(e.old_side.rel_stdev),
+        wide ? "is wider than" : "straddles an edge of", band_text, pct(e.old_side.rel_stdev),
         pct(e.new_side.rel_stdev));
   }
 }

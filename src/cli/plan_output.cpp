@@ -49,7 +49,7 @@ bool any_min_speedup(const Plan& p) {
 
 /// The "device memory" line of a case (text and md).
 std::string memory_line(const Plan& p, const PlanCase& c) {
-  return fmt::format("device memory: at least {:.2f} GB of {:.0f} GB on {}{}", c.memory_need_bytes / 1e9,
+  return fmt::format("device memory: at least {} GB of {:.0f} GB on {}{}", fmtx::amount(c.memory_need_bytes / 1e9),
                      p.memory_have_bytes / 1e9, p.memory_where,
                      fits(p, c) ? ""
                                 : "; does not fit: run refuses it (shrink /workload/batch or /workload/shape, or use "

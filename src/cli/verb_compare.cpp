@@ -2,6 +2,7 @@
 // FAILED), 2 bad input (missing / corrupt file, unknown schema, GPU / driver / config / request layout
 // mismatch), 4 with --fail-on-unsure when no regression but an entry could not be decided (UNSURE).
 // Method: analysis/compare.hpp; formats: report/compare_render.hpp; CI recipe: docs/ci.md.
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,10 +23,14 @@
 namespace gpubench::cli {
 namespace {
 
+/// The widest --min-difference [ms]: past 1 ms the band swallows whole kernels (a step's 0.3 ms region would be SAME
+/// at +300%), so a typo cannot switch the gate off.
+constexpr double kMaxMinDifferenceMs = 1.0;
+
 struct CompareArgs {
   std::string old_path, new_path;
   std::string threshold = "3%";
-  double min_difference_ms = 0;
+  std::string min_difference = "0";
   std::string confidence = "95%";
   std::string format = "text";
   std::string output;
@@ -58,6 +63,26 @@ void refuse_output_over_reports(const std::string& output, const std::string& ol
   }
 }
 
+/// --min-difference MS: a decimal number of ms in [0, kMaxMinDifferenceMs]. Throws InputError naming the option, the
+/// value and the range (hex, units, inf, nan and the empty string are refused).
+double parse_min_difference(const std::string& text) {
+  const auto refuse = [&text](const std::string& why) {
+    return InputError(fmt::format("--min-difference: {} ({}); give the smallest difference of medians that can count, "
+                                  "in ms from 0 to {}, e.g. 0.0005 (0.5 µs)",
+                                  why, text.empty() ? "empty" : "got " + text, kMaxMinDifferenceMs));
+  };
+  double v = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  const auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);
+  if (text.empty() || ec != std::errc() || end != last) throw refuse("not a decimal number of ms");
+  if (!std::isfinite(v)) throw refuse("not a finite number");
+  if (v < 0) throw refuse("negative");
+  if (v > kMaxMinDifferenceMs)
+    throw refuse(fmt::format("over {} ms, a band that would hide whole-kernel regressions", kMaxMinDifferenceMs));
+  return v == 0 ? 0.0 : v;  // -0 → 0
+}
+
 VerbAction setup_compare(CLI::App& sub) {
   auto args = std::make_shared<CompareArgs>();
   sub.add_option("OLD", args->old_path, "baseline report (.json) or folder of reports")->required()->type_name("REPORT");
@@ -66,10 +91,9 @@ VerbAction setup_compare(CLI::App& sub) {
                  "equivalence band on the median ratio, e.g. 3% or 0.03; SLOWER only when the whole "
                  "confidence interval lies beyond it (default 3%)")
       ->type_name("BAND");
-  sub.add_option("--min-difference", args->min_difference_ms,
-                 "smallest difference of medians that can count [ms], e.g. 0.0005: an entry's band is at least this "
-                 "much of its OLD median, so launch groups of a few µs do not gate on a few hundred ns (default 0)")
-      ->check(CLI::NonNegativeNumber)
+  sub.add_option("--min-difference", args->min_difference,
+                 "smallest difference of medians that can count [ms], 0 to 1, e.g. 0.0005: an entry's band is at least "
+                 "this much of its OLD median, so launch groups of a few µs do not gate on a few hundred ns (default 0)")
       ->type_name("MS");
   sub.add_option("--confidence", args->confidence, "confidence level of the bootstrap interval (default 95%)")
       ->type_name("LEVEL");
@@ -119,9 +143,7 @@ VerbAction setup_compare(CLI::App& sub) {
     CompareOptions o;
     o.threshold = parse_fraction("--threshold", args->threshold);
     o.confidence = parse_fraction("--confidence", args->confidence);
-    if (!std::isfinite(args->min_difference_ms))
-      throw InputError("--min-difference: must be a finite number of ms ≥ 0, e.g. 0.0005");
-    o.min_difference_ms = args->min_difference_ms;
+    o.min_difference_ms = parse_min_difference(args->min_difference);
     o.resamples = args->resamples;
     o.allow_mismatch = args->allow_mismatch;
     o.fail_on_unsure = args->fail_on_unsure;

@@ -115,8 +115,12 @@ std::string method_line(const CompareResult& r) {
       "Method: ratio of medians new/old with a {}% bootstrap percentile interval (Efron & Tibshirani 1993; "
       "{} resamples, fixed seed; noise within-run: the samples of one run per side; between-run: the mean of the "
       "repetitions' medians, repetitions then samples resampled); SLOWER/FASTER only when the whole interval lies "
-      "beyond ±{}, SAME when it lies inside; correctness pass → fail is FAILED whatever the timing.",
-      confidence_pct(r), r.options.resamples, pct(r.options.threshold));
+      "beyond ±{}{}, SAME when it lies inside; correctness pass → fail is FAILED whatever the timing.",
+      confidence_pct(r), r.options.resamples, pct(r.options.threshold),
+      r.options.min_difference_ms > 0
+          ? fmt::format(" (or ±{} ms of the OLD median, where that is wider: --min-difference)",
+                        r.options.min_difference_ms)
+          : std::string());
 }
 
 std::string md_escape(std::string_view s) {

@@ -213,6 +213,17 @@ TEST_F(CompareOptionsCli, ExitCodesOfUnsureResamplesFiltersAndThreshold) {
   EXPECT_EQ(err_.find("inf%"), std::string::npos) << err_;
   EXPECT_EQ(compare({"--help"}), 0);
   EXPECT_NE(out_.find("4 with --fail-on-unsure"), std::string::npos) << out_;
+  // --min-difference: a decimal number of ms from 0 to 1, each refusal one short line naming the option and the range.
+  for (const char* bad : {"-1", "inf", "nan", "abc", "", "0.5ms", "1e400", "0x10", "2"}) {
+    EXPECT_EQ(compare({"--min-difference", bad}), 2) << bad << ": " << out_;
+    EXPECT_NE(err_.find("--min-difference: "), std::string::npos) << bad << ": " << err_;
+    EXPECT_NE(err_.find("in ms from 0 to 1, e.g. 0.0005"), std::string::npos) << bad << ": " << err_;
+    EXPECT_LT(err_.size(), 400u) << bad << ": " << err_;
+  }
+  EXPECT_EQ(compare({"--min-difference", "-0"}), 0) << err_;
+  EXPECT_EQ(out_.find("min difference"), std::string::npos) << out_;
+  EXPECT_EQ(compare({"--min-difference", "1e-3"}), 0) << err_;
+  EXPECT_NE(out_.find("min difference 0.001 ms"), std::string::npos) << out_;
 }
 
 TEST(CompareMinDifference, ATinyEntryMovedByAFewHundredNanosecondsIsSameOnlyWithIt) {
