@@ -123,8 +123,11 @@ class Runner {
   /// Idles the host after a sample of `region_ms` (MeasureSpec::cooldown; none when 0).
   void cool_down(double region_ms) const;
 
-  /// Enqueues the groups of one set between the per-group events; `tag`: CUPTI external ids for `sample`.
-  void enqueue_groups(MeasurePass& pass, const std::vector<op::LaunchGroup>& groups, int64_t sample, bool tag);
+  /// Enqueues the groups of one set; `tag`: CUPTI external ids for `sample`; `group_events`: a CUDA event before
+  /// each group and after the last (MeasurePass::op_events: the groups' times without CUPTI). Each event recorded
+  /// between two launches lengthens the region (≈ 1.1–1.3 µs on an H200), so with CUPTI none is recorded.
+  void enqueue_groups(MeasurePass& pass, const std::vector<op::LaunchGroup>& groups, int64_t sample, bool tag,
+                      bool group_events);
   /// Cold mode: the L2 flush before a sample (tagged as harness work when CUPTI is on).
   void flush_before(const MeasurePass& pass, int64_t sample);
   /// The timed region of sample `sample`: its input set's groups (or graph) between the region events.

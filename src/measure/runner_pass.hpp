@@ -20,7 +20,7 @@ inline constexpr int kGraphOp = 0xFFFE;
 /// One timed sample as the sampling loop sees it.
 struct Sample {
   double region_ms = 0;             ///< region between the two region events [ms]
-  std::vector<double> op_event_ms;  ///< per launch group, from events [ms] (empty in graph mode)
+  std::vector<double> op_event_ms;  ///< per launch group, from events [ms] (empty in graph mode and with CUPTI)
   double clock_mhz = 0;             ///< SM clock probed right after the sample [MHz]
 };
 
@@ -47,7 +47,7 @@ struct MeasurePass {
   const int64_t n_sets;             ///< input sets rotated
   const bool cold;                  ///< cold mode (L2 flush before each sample)
   const bool graph_mode;            ///< each set replayed as one CUDA graph
-  std::vector<Event> op_events;     ///< n_ops + 1: before each group and after the last
+  std::vector<Event> op_events;     ///< n_ops + 1: before each group and after the last (recorded without CUPTI only)
   Event region_start, region_end;
   GraphExecs graphs;                ///< graph mode only
   std::vector<int64_t> kernels_per_op;  ///< records per group in the tagged warm-up run (graph attribution)
