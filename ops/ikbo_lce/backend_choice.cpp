@@ -19,6 +19,7 @@
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
 #include "core/gpu_uuid.hpp"
+#include "core/l2_flush.hpp"
 #include "core/stream_gate.hpp"
 #include "core/text_file.hpp"
 #include "core/timestamp.hpp"
@@ -29,18 +30,21 @@ namespace {
 
 constexpr int kWarmup = 2;             ///< untimed launches per candidate before the trial's samples
 constexpr int kMinLaunches = 3;        ///< timed launches per candidate, at least …
-constexpr int kMaxLaunches = 10;       ///< … and at most
+/// … and at most: at B = 8 a sample with its flush takes ≈ 0.05 ms, so 30 cost ≈ 2 ms per candidate, and the
+/// trial's medians of two candidates 1–3% apart no longer turn on one or two samples of ten.
+constexpr int kMaxLaunches = 30;
 constexpr double kTrialBudgetMs = 100; ///< GPU time per candidate after which the trial stops at kMinLaunches or more
 constexpr int64_t kGateTimeoutNs = 200'000'000;  ///< the blocking kernel gives up after 200 ms (as the runner's)
 
-/// Times `v`'s launch groups on `stream` as `run` does in cold mode: each sample is enqueued behind the blocking
-/// kernel (core/stream_gate.hpp) and released whole, a write of `flush` (twice the L2: the inputs are not in L2)
-/// first, CUDA events around the groups; so the host's gaps between launches do not count. (Launched one by one
-/// without the gate, the gaps made the library's three launches look faster than the tile kernel's one on 6 cases at
-/// B = 8 where the run measured the tile kernel 5–16% faster; a CUDA graph of each side hid the gaps but also the
-/// launch latency between the library's kernels, which the run keeps: results/h200/2026-12-03_candidates.)
-/// Returns the median [ms] and sets `launches`.
-double time_launches(Variant& v, DeviceBuffer& flush, cudaStream_t stream, int& launches) {
+/// Times `v`'s launch groups on `stream` as `run` does in cold mode with CUPTI: each sample is enqueued behind the
+/// blocking kernel (core/stream_gate.hpp) and released whole, a read of `flush` (twice the L2, core/l2_flush.hpp;
+/// `sink`: its one-word output) first, two CUDA events around the groups and none between them; so the host's gaps
+/// between launches do not count. (Launched one by one without the gate, the gaps made the library's three launches
+/// look faster than the tile kernel's one at B = 8; a CUDA graph of each side hid the gaps but also the launch latency
+/// between the library's kernels, which the run keeps: results/h200/2026-12-03_candidates. A *write* flush left
+/// dirty lines whose write-back landed in the sample: the library path's trial medians read 0.1–1.6 µs over its run
+/// at B = 8, results/h200/2026-12-03_b8_gap.) Returns the median [ms] and sets `launches`.
+double time_launches(Variant& v, const DeviceBuffer& flush, uint32_t* sink, cudaStream_t stream, int& launches) {
   const std::vector<op::LaunchGroup> groups = v.groups();
   StreamGate gate(kGateTimeoutNs);
   bool gated = true;  // false once the blocking kernel timed out (a group that waits on the host)
@@ -51,7 +55,7 @@ double time_launches(Variant& v, DeviceBuffer& flush, cudaStream_t stream, int& 
     const int timed = i - kWarmup;
     if (timed >= kMinLaunches && total >= kTrialBudgetMs) break;
     if (gated) gate.hold(stream);
-    GPUBENCH_CUDA(cudaMemsetAsync(flush.get(), i & 0xff, flush.bytes(), stream));
+    flush_l2_read(flush.get(), static_cast<int64_t>(flush.bytes()), sink, stream);
     start.record(stream);
     for (const auto& g : groups) g.launch(stream);
     end.record(stream);
@@ -156,14 +160,16 @@ class AutoBackend final : public Variant {
     int device = 0, l2 = 0;
     GPUBENCH_CUDA(cudaGetDevice(&device));
     GPUBENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-    DeviceBuffer flush(static_cast<size_t>(std::max(l2, 1 << 20)) * 2);
+    DeviceBuffer flush(static_cast<size_t>(std::max(l2, 1 << 20)) * 2), sink(sizeof(uint32_t));
+    // Defined contents for the read flush, never the pattern that makes it write its sink (as the runner's).
+    GPUBENCH_CUDA(cudaMemsetAsync(flush.get(), 0x5a, flush.bytes(), stream));
     int tile_launches = kMaxLaunches, library_launches = 0;
     for (const auto& t : tiles_) {
       try {
         auto tile = t.make();
         tile->setup(problem, stream);
         int n = 0;
-        const double ms = time_launches(*tile, flush, stream, n);
+        const double ms = time_launches(*tile, flush, sink.as<uint32_t>(), stream, n);
         c.candidate_ms[t.options.dump()] = ms;
         tile_launches = std::min(tile_launches, n);
         if (c.tile_ms <= 0 || ms < c.tile_ms) {
@@ -177,7 +183,7 @@ class AutoBackend final : public Variant {
     if (c.tile_ms > 0) c.tile_skipped.clear();
     auto library = library_();
     library->setup(problem, stream);
-    c.library_ms = time_launches(*library, flush, stream, library_launches);
+    c.library_ms = time_launches(*library, flush, sink.as<uint32_t>(), stream, library_launches);
     c.launches = std::min(tile_launches, library_launches);
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     c.backend = faster_backend(c);
@@ -227,7 +233,9 @@ std::string backend_cache_path(const std::string& uuid) {
 
 namespace {
 
-constexpr int kCacheSchema = 2;  ///< 2: candidates, gated trial; 1 (ungated launches) reads as no entry
+/// 3: read flush, no events between groups (as `run` with CUPTI); 2 (write flush) and 1 (ungated launches) read as
+/// no entry.
+constexpr int kCacheSchema = 3;
 
 /// One cache entry (read_backend_cache).
 nlohmann::json entry_json(const BackendChoice& c) {

@@ -48,10 +48,11 @@ std::string backend_key(const std::string& step, const nlohmann::json& options, 
 /// The cache file of GPU `uuid`: gpubench_cache_dir() + "/lce-backend-<uuid>.json".
 std::string backend_cache_path(const std::string& uuid);
 
-/// The entries of the cache at `path`: {"schema_version": 2, "uuid", "entries": {key: {"backend", "tile_ms",
+/// The entries of the cache at `path`: {"schema_version": 3, "uuid", "entries": {key: {"backend", "tile_ms",
 /// "library_ms", "tile_options", "candidate_ms", "launches", "tile_skipped", "measured_at"}}}. A missing,
 /// unreadable or malformed file, a file of another schema_version (1: the trial timed launches one by one, with the
-/// host's launch gaps), or a malformed entry, reads as no entry (a cache is a shortcut, never an error).
+/// host's launch gaps; 2: it flushed L2 with a memset), or a malformed entry, reads as no entry (a cache is a
+/// shortcut, never an error).
 std::map<std::string, BackendChoice> read_backend_cache(const std::string& path);
 
 /// Adds `choice` under `key` to the cache at `path` for GPU `uuid`: re-reads the file, then writes it atomically

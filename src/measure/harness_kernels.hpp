@@ -1,24 +1,13 @@
 #pragma once
-// Kernels the harness launches around samples (never inside the timed region): the L2 flush and
-// the SM-clock probe (the blocking kernel is core/stream_gate.hpp's, shared with op setup trials). Their names start with "gpubench_harness_" so reports and traces can tell
-// them from the measured work.
+// Kernels the harness launches around samples (never inside the timed region): the SM-clock probe, the fill of
+// /workload/input_values and a spin kernel for tests. The L2 flush (core/l2_flush.hpp) and the blocking kernel
+// (core/stream_gate.hpp) are core's, shared with op setup trials. Their names start with "gpubench_harness_" so
+// reports and traces can tell them from the measured work.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 
 namespace gpubench::measure {
-
-/// Evicts L2 by writing `bytes` (≥ the L2 size; we use 2× L2) of `buffer` with a grid-stride
-/// kernel, as nvbench's cold measurement does. Throws DeviceError on launch failure.
-void flush_l2(void* buffer, int64_t bytes, cudaStream_t stream);
-
-/// Evicts L2 by *reading* `bytes` (≥ 2× the L2 size) of `buffer`: dirty lines of earlier work are
-/// written back during the flush, and L2 is left holding clean lines of the flush buffer, the state
-/// `ncu --cache-control all` gives (flush + invalidate). A write flush instead leaves L2 full of dirty
-/// lines whose write-back then lands inside the next timed sample. `sink`: one device word that is
-/// written only if the XOR of the buffer equals a pattern it never holds (keeps the loads).
-/// Throws DeviceError on launch failure.
-void flush_l2_read(const void* buffer, int64_t bytes, uint32_t* sink, cudaStream_t stream);
 
 /// Measures the SM clock: one thread spins ≈ `spin_ns` of %globaltimer while counting clock64()
 /// cycles and writes cycles / ns × 1000 [MHz] to `out_mhz[slot]`. `%globaltimer` ticks at 1 GHz

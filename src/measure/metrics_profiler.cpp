@@ -21,6 +21,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
+#include "core/l2_flush.hpp"
 #include "measure/cupti_activity.hpp"
 #include "measure/harness_kernels.hpp"
 #include "measure/metrics.hpp"

@@ -9,6 +9,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
+#include "core/l2_flush.hpp"
 #include "core/stream_gate.hpp"
 #include "measure/clock_guard.hpp"
 #include "measure/cupti_activity.hpp"

@@ -107,7 +107,7 @@ TEST_F(BackendAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
     if (e.path().filename().string().rfind("lce-backend-GPU-", 0) == 0) files.push_back(e.path());
   ASSERT_EQ(files.size(), 1u);
   const nlohmann::json cache = nlohmann::json::parse(slurp(files[0].string()));
-  EXPECT_EQ(cache.at("schema_version"), 2);
+  EXPECT_EQ(cache.at("schema_version"), 3);
   ASSERT_EQ(cache.at("entries").size(), 8u);
   for (const auto& [key, e] : cache.at("entries").items())
     EXPECT_EQ(e.at("candidate_ms").size(), key.rfind("pipelined ", 0) == 0 ? 2u : 1u) << key << ": " << e.dump();
