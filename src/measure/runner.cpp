@@ -75,7 +75,7 @@ Runner::Runner(const DeviceInfo& device, const MeasureSpec& spec, bool use_cupti
   }
   // The events between launch groups are inside the region (enqueue_groups): say so where they are recorded.
   const std::string events = "launch-group times from CUDA events between the groups, which lengthen the region "
-                             "(≈ 1.2 µs per event on an H200: it matters for steps of a few µs)";
+                             "(≈ 1.4 µs per event on an H200: it matters for steps of a few µs)";
   if (!use_cupti) {
     cupti_note_ = "CUPTI off (--no-cupti or measure.cupti=false): " + events;
   } else if (const std::string why = CuptiActivity::start(); !why.empty()) {
@@ -238,7 +238,7 @@ void Runner::run_region(MeasurePass& pass, int64_t sample, bool tag) {
     if (tag) CuptiActivity::pop();
   } else {
     // Events between the groups only where they time the groups (no CUPTI): each one recorded between two launches
-    // adds ≈ 1.1–1.3 µs to the region on an H200 (results/h200/2026-12-03_b8_gap), which CUPTI's times do not need.
+    // adds ≈ 1.4 µs to the region on an H200 (results/h200/2026-12-03_b8_gap), which CUPTI's times do not need.
     enqueue_groups(pass, pass.input_sets[static_cast<size_t>(set)], sample, tag, !cupti_);
   }
   GPUBENCH_CUDA(cudaEventRecord(pass.region_end.e, stream_));

@@ -125,7 +125,7 @@ class Runner {
 
   /// Enqueues the groups of one set; `tag`: CUPTI external ids for `sample`; `group_events`: a CUDA event before
   /// each group and after the last (MeasurePass::op_events: the groups' times without CUPTI). Each event recorded
-  /// between two launches lengthens the region (≈ 1.1–1.3 µs on an H200), so with CUPTI none is recorded.
+  /// between two launches lengthens the region (≈ 1.4 µs on an H200), so with CUPTI none is recorded.
   void enqueue_groups(MeasurePass& pass, const std::vector<op::LaunchGroup>& groups, int64_t sample, bool tag,
                       bool group_events);
   /// Cold mode: the L2 flush before a sample (tagged as harness work when CUPTI is on).
