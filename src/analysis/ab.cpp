@@ -167,24 +167,31 @@ void judge_paired(CompareEntry& e, const PairedSamples& p, const CompareOptions&
   }
   e.noise = "paired";
   e.ci = bootstrap_paired_median_ratio(usable.a_ms, usable.b_ms, o.confidence, o.resamples, o.seed);
-  e.verdict = classify_interval(*e.ci, o.threshold);
+  const double band = equivalence_band(o, e.old_side.median_ms);  // --min-difference may widen ±threshold
+  e.verdict = classify_interval(*e.ci, band);
   e.regression = e.verdict == Verdict::kSlower;
   e.note = head + zeros;
+  if (band > o.threshold && e.verdict == Verdict::kSame && classify_interval(*e.ci, o.threshold) != Verdict::kSame)
+    e.note += fmt::format("; SAME by --min-difference {} ms: the band is ±{} of A's {} ms (±{} by --threshold)",
+                          o.min_difference_ms, pct(band), e.old_side.median_ms, pct(o.threshold));
   if (e.verdict != Verdict::kUnsure) return;
   const double width = e.ci->high - e.ci->low;
-  if (!(o.threshold > 0)) {
+  const std::string band_text = band > o.threshold ? fmt::format("±{} (--min-difference {} ms of A's {:.4g} ms median)",
+                                                                 pct(band), o.min_difference_ms, e.old_side.median_ms)
+                                                   : "±" + pct(band);
+  if (!(band > 0)) {
     e.note += fmt::format("; interval [{:.3f}, {:.3f}] holds 1 and the band is ±0%: never SAME; give the change you "
                           "accept as no change, e.g. --threshold 1%", e.ci->low, e.ci->high);
-  } else if (width < 0.25 * o.threshold) {
+  } else if (width < 0.25 * band) {
     e.note += fmt::format("; change sits on the threshold: interval [{:.3f}, {:.3f}] is tight but touches an edge of "
-                          "the ±{} band; the data is clear, the threshold decides: choose it with --threshold",
-                          e.ci->low, e.ci->high, pct(o.threshold));
+                          "the {} band; the data is clear, the band decides: choose it with --threshold{}",
+                          e.ci->low, e.ci->high, band_text, band > o.threshold ? " or --min-difference" : "");
   } else {
-    e.note += fmt::format("; {}: interval [{:.3f}, {:.3f}] {} the ±{} band (rel. stdev A {}, B {}); take more pairs "
+    e.note += fmt::format("; {}: interval [{:.3f}, {:.3f}] {} the {} band (rel. stdev A {}, B {}); take more pairs "
                           "(measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
-                          width > 2 * o.threshold ? "too noisy to decide" : "change near the threshold", e.ci->low,
-                          e.ci->high, width > 2 * o.threshold ? "is wider than" : "straddles an edge of",
-                          pct(o.threshold), pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev));
+                          width > 2 * band ? "too noisy to decide" : "change near the threshold", e.ci->low,
+                          e.ci->high, width > 2 * band ? "is wider than" : "straddles an edge of", band_text,
+                          pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev));
   }
 }
 
@@ -206,9 +213,12 @@ CompareResult compare_ab(const std::vector<measure::AbCase>& cases, const AbDesc
   res.method = fmt::format(
       "median of the per-pair ratios B/A over ABBA pairs sampled interleaved in one process on one board ({}), with "
       "a {:.6g}% bootstrap percentile interval resampling pairs (Efron & Tibshirani 1993; {} resamples, fixed seed); "
-      "SLOWER/FASTER only when the whole interval lies beyond ±{}, SAME when it lies inside; a failed step (check, "
+      "SLOWER/FASTER only when the whole interval lies beyond ±{}{}, SAME when it lies inside; a failed step (check, "
       "setup) is FAILED. The interval covers this process on this board, not another run or board.",
-      board, o.confidence * 100, o.resamples, pct(o.threshold));
+      board, o.confidence * 100, o.resamples, pct(o.threshold),
+      o.min_difference_ms > 0
+          ? fmt::format(" (or ±{} ms of A's median, where that is wider: --min-difference)", o.min_difference_ms)
+          : std::string());
   res.notes.push_back(fmt::format("interval from interleaved ABBA pairs of one process on {}: old = A, new = B",
                                   board));
   double log_sum = 0;

@@ -72,7 +72,7 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
   }
   // --min-difference: the band is at least that many ms around OLD's median, so a launch group of a few µs that
   // moves by a few hundred ns between processes (seen: 3.81 → 4.03 µs, same build, one H200) is not a regression.
-  const double band = std::max(o.threshold, o.min_difference_ms / e.old_side.median_ms);
+  const double band = equivalence_band(o, e.old_side.median_ms);
   e.verdict = classify_interval(*e.ci, band);
   if (band > o.threshold && e.verdict == Verdict::kSame && classify_interval(*e.ci, o.threshold) != Verdict::kSame)
     e.note = fmt::format("SAME by --min-difference {} ms: the band is ±{} of this entry's {} ms (±{} by --threshold)",

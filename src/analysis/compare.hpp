@@ -83,6 +83,10 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& old_ms, const st
 /// Verdict of an interval against the band [1 − threshold, 1 + threshold] (see the file comment).
 Verdict classify_interval(const RatioInterval& ci, double threshold);
 
+/// An entry's equivalence band on the median ratio: ±threshold, widened to ±min_difference_ms / `old_median_ms` where
+/// that is wider (CompareOptions::min_difference_ms; `compare` and `ab` both judge against it).
+double equivalence_band(const CompareOptions& o, double old_median_ms);
+
 /// Shortest launch group (OLD's median) that `--normalize control` divides by the control ratio [ms]: below it a
 /// launch group is bound by kernel launches (a few µs each), which neither control kernel predicts (docs/ci.md).
 inline constexpr double kMinNormalizedMs = 0.05;

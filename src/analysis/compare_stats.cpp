@@ -92,4 +92,8 @@ Verdict classify_interval(const RatioInterval& ci, double threshold) {
   return Verdict::kUnsure;
 }
 
+double equivalence_band(const CompareOptions& o, double old_median_ms) {
+  return old_median_ms > 0 ? std::max(o.threshold, o.min_difference_ms / old_median_ms) : o.threshold;
+}
+
 }  // namespace gpubench

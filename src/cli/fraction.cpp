@@ -1,7 +1,11 @@
 #include "cli/fraction.hpp"
 
+#include <fmt/format.h>
+
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <system_error>
 
 #include "core/errors.hpp"
 
@@ -21,6 +25,24 @@ double parse_fraction(const std::string& option, const std::string& text) {
   if (percent) return v / 100.0;
   if (v >= 1) throw InputError(option + ": '" + text + "' is ambiguous (write " + text + "% or a fraction below 1)");
   return v;
+}
+
+double parse_min_difference(const std::string& text) {
+  const auto refuse = [&text](const std::string& why) {
+    return InputError(fmt::format("--min-difference: {} ({}); give the smallest difference of medians that can count, "
+                                  "in ms from 0 to {}, e.g. 0.0005 (0.5 µs)",
+                                  why, text.empty() ? "empty" : "got " + text, kMaxMinDifferenceMs));
+  };
+  double v = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  const auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);
+  if (text.empty() || ec != std::errc() || end != last) throw refuse("not a decimal number of ms");
+  if (!std::isfinite(v)) throw refuse("not a finite number");
+  if (v < 0) throw refuse("negative");
+  if (v > kMaxMinDifferenceMs)
+    throw refuse(fmt::format("over {} ms, a band that would hide whole-kernel regressions", kMaxMinDifferenceMs));
+  return v == 0 ? 0.0 : v;  // -0 → 0
 }
 
 }  // namespace gpubench::cli

@@ -46,6 +46,7 @@ struct AbArgs {
   std::string step;            // --step (two configs, or --plugin-b)
   std::string plugin_b;        // --plugin-b FILE: build B of the config's plugin
   std::string threshold = "3%";
+  std::string min_difference = "0";  // --min-difference MS
   std::string confidence = "95%";
   int resamples = 2000;
   bool fail_on_unsure = false;
@@ -122,6 +123,7 @@ CompareOptions verdict_options(const AbArgs& a) {
   CompareOptions o;
   o.threshold = parse_fraction("--threshold", a.threshold);
   o.confidence = parse_fraction("--confidence", a.confidence);
+  o.min_difference_ms = parse_min_difference(a.min_difference);
   o.resamples = a.resamples;
   o.fail_on_unsure = a.fail_on_unsure;
   (void)compare_ab({}, {}, o);
@@ -288,6 +290,10 @@ VerbAction setup_ab(CLI::App& sub) {
                  "equivalence band on the median pair ratio B/A, e.g. 3% or 0.03; SLOWER only when the whole "
                  "confidence interval lies beyond it (default 3%)")
       ->type_name("BAND");
+  sub.add_option("--min-difference", a->min_difference,
+                 "smallest difference of medians that can count [ms], 0 to 1, e.g. 0.0005: an entry's band is at least "
+                 "this much of A's median, so launch groups of a few µs do not gate on a few hundred ns (default 0)")
+      ->type_name("MS");
   sub.add_option("--confidence", a->confidence, "confidence level of the bootstrap interval (default 95%)")
       ->type_name("LEVEL");
   sub.add_option("--resamples", a->resamples,

@@ -2,7 +2,6 @@
 // FAILED), 2 bad input (missing / corrupt file, unknown schema, GPU / driver / config / request layout
 // mismatch), 4 with --fail-on-unsure when no regression but an entry could not be decided (UNSURE).
 // Method: analysis/compare.hpp; formats: report/compare_render.hpp; CI recipe: docs/ci.md.
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -25,7 +24,6 @@ namespace {
 
 /// The widest --min-difference [ms]: past 1 ms the band swallows whole kernels (a step's 0.3 ms region would be SAME
 /// at +300%), so a typo cannot switch the gate off.
-constexpr double kMaxMinDifferenceMs = 1.0;
 
 struct CompareArgs {
   std::string old_path, new_path;
@@ -61,26 +59,6 @@ void refuse_output_over_reports(const std::string& output, const std::string& ol
                                    "(e.g. -o compare.md)",
                                    output, same_file ? "is the report" : "would be a report file in the folder", in));
   }
-}
-
-/// --min-difference MS: a decimal number of ms in [0, kMaxMinDifferenceMs]. Throws InputError naming the option, the
-/// value and the range (hex, units, inf, nan and the empty string are refused).
-double parse_min_difference(const std::string& text) {
-  const auto refuse = [&text](const std::string& why) {
-    return InputError(fmt::format("--min-difference: {} ({}); give the smallest difference of medians that can count, "
-                                  "in ms from 0 to {}, e.g. 0.0005 (0.5 µs)",
-                                  why, text.empty() ? "empty" : "got " + text, kMaxMinDifferenceMs));
-  };
-  double v = 0;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  const auto [end, ec] = std::from_chars(first, last, v, std::chars_format::general);
-  if (text.empty() || ec != std::errc() || end != last) throw refuse("not a decimal number of ms");
-  if (!std::isfinite(v)) throw refuse("not a finite number");
-  if (v < 0) throw refuse("negative");
-  if (v > kMaxMinDifferenceMs)
-    throw refuse(fmt::format("over {} ms, a band that would hide whole-kernel regressions", kMaxMinDifferenceMs));
-  return v == 0 ? 0.0 : v;  // -0 → 0
 }
 
 VerbAction setup_compare(CLI::App& sub) {

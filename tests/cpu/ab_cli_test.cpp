@@ -166,6 +166,8 @@ TEST_F(AbCli, VerdictOptionsAreCheckedBeforeTheGpu) {
   EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--format", "html"}), 2);
   EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--report", ""}), 2);
   EXPECT_NE(err_.find("--report: empty prefix"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--min-difference", "2"}), 2);
+  EXPECT_NE(err_.find("--min-difference: over 1 ms"), std::string::npos) << err_;
 }
 
 }  // namespace

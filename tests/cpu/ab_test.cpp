@@ -119,6 +119,28 @@ TEST(AbStats, FivePercentSlowerIsSlowerAndExitsOne) {
   EXPECT_NEAR(*r.geomean_ratio, e.ci->ratio, 1e-12);  // one region entry
 }
 
+TEST(AbStats, MinDifferenceWidensTheBandOfShortEntriesOnly) {
+  // B is 5% slower: 25 µs of A's 0.5 ms region, 20 µs of its 0.4 ms launch group. --min-difference 0.0225 ms widens
+  // the region's band to ±4.5% (still SLOWER) and the group's to ±5.6% (SAME, and its note says why).
+  const Pairs p = drifting_pairs(200, 0.0, 1.05, 0.002, 13);
+  CompareOptions o;
+  o.min_difference_ms = 0.0225;
+  const CompareResult r = compare_ab({ab_case(p)}, description(), o);
+  ASSERT_EQ(r.entries.size(), 2u);
+  EXPECT_EQ(r.entries[0].verdict, Verdict::kSlower) << r.entries[0].note;
+  EXPECT_EQ(r.entries[0].note, "paired: 200 ABBA pairs");
+  EXPECT_EQ(r.entries[1].verdict, Verdict::kSame) << r.entries[1].note;
+  EXPECT_NE(r.entries[1].note.find("SAME by --min-difference 0.0225 ms: the band is ±5.6% of A's"), std::string::npos)
+      << r.entries[1].note;
+  EXPECT_NE(r.method.find("(or ±0.0225 ms of A's median, where that is wider: --min-difference)"), std::string::npos)
+      << r.method;
+  EXPECT_EQ(r.exit_code(), 1);  // the region still gates
+  o.min_difference_ms = 0;      // without it both are SLOWER
+  const CompareResult plain = compare_ab({ab_case(p)}, description(), o);
+  EXPECT_EQ(plain.entries[1].verdict, Verdict::kSlower);
+  EXPECT_EQ(plain.method.find("--min-difference"), std::string::npos);
+}
+
 TEST(AbStats, TwoPercentFasterIsToldApartAtAOnePercentThreshold) {
   // A 2% gain under a 20% drift and 0.3% noise: the paired interval sits inside (0.97, 0.99).
   const Pairs p = drifting_pairs(300, 0.20, 0.98, 0.003, 5);
