@@ -32,6 +32,12 @@ Config load_config_or_default(const std::string& path, const std::vector<std::st
   return load_config(path, registry_context(), overrides, raw);
 }
 
+std::vector<ConfigIssue> mark_sets(std::vector<ConfigIssue> issues, const std::vector<std::string>& sets) {
+  std::vector<ConfigOverride> overrides;
+  for (const auto& s : sets) overrides.push_back(parse_config_override(s));
+  return mark_override_issues(std::move(issues), overrides);
+}
+
 void add_set_option(CLI::App& sub, std::vector<std::string>& sets) {
   sub.add_option("--set", sets,
                  "override a config value before validation, e.g. --set workload.batch=[512,1024] or --set "
@@ -193,10 +199,10 @@ std::vector<std::string> step_advice_notes(const Config& c) {
   return step_advice_notes(c, [&](size_t k, size_t i) { return advice[k][i] ? &*advice[k][i] : nullptr; });
 }
 
-void refuse_gpu_free_issues(const Config& c, const std::string& source) {
+void refuse_gpu_free_issues(const Config& c, const std::string& source, const std::vector<std::string>& sets) {
   std::vector<ConfigIssue> issues = metric_name_issues(c);
   for (ConfigIssue& i : step_callback_issues(c)) issues.push_back(std::move(i));
-  if (!issues.empty()) throw ConfigError(source.empty() ? "<default>" : source, std::move(issues));
+  if (!issues.empty()) throw ConfigError(source.empty() ? "<default>" : source, mark_sets(std::move(issues), sets));
 }
 
 std::vector<ConfigIssue> metric_name_issues(const Config& c) {

@@ -25,6 +25,11 @@ ConfigContext registry_context();
 Config load_config_or_default(const std::string& path, const std::vector<std::string>& sets = {},
                               nlohmann::json* raw = nullptr);
 
+/// `issues` found after loading (datasheet memory, step callbacks), each one a `--set` override in `sets` caused
+/// marked " (set by --set KEY=VALUE)" as load_config marks its own (mark_override_issues). Throws InputError on a
+/// malformed override (load_config_or_default has already refused those).
+std::vector<ConfigIssue> mark_sets(std::vector<ConfigIssue> issues, const std::vector<std::string>& sets);
+
 /// Adds the repeatable `--set KEY=VALUE` option (a config override, see load_config_or_default) to a verb,
 /// storing the arguments in `sets`.
 void add_set_option(CLI::App& sub, std::vector<std::string>& sets);
@@ -81,8 +86,9 @@ std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advi
 
 /// Throws ConfigError(`source`, …) with the problems `validate` finds beyond the config reader's and that need no
 /// GPU — metric names c.device.model's chip lacks (metric_name_issues), step callbacks' mistakes
-/// (step_callback_issues) — so that `plan` and `config show` refuse what `validate` refuses (exit 2).
-void refuse_gpu_free_issues(const Config& c, const std::string& source);
+/// (step_callback_issues) — so that `plan` and `config show` refuse what `validate` refuses (exit 2); each one an
+/// override of `sets` caused is marked with it (mark_sets).
+void refuse_gpu_free_issues(const Config& c, const std::string& source, const std::vector<std::string>& sets);
 
 /// Batches up to this many candidates are always laid out to size a case exactly (64 MB of host memory); a
 /// larger one only when even one request's need fits the GPU (else "at least" that need is reported).

@@ -26,7 +26,7 @@ VerbAction setup_config(CLI::App& sub) {
     // GPUBENCH_PLUGIN_PATH's) load first: their steps are valid names in /variants.
     load_plugins(*plugins, *path);
     const Config c = load_config_or_default(*path, *sets);
-    refuse_gpu_free_issues(c, *path);
+    refuse_gpu_free_issues(c, *path, *sets);
     const std::string text = c.resolved.dump(2) + "\n";
     std::fwrite(text.data(), 1, text.size(), report_stream());
     return 0;

@@ -100,7 +100,7 @@ VerbAction setup_plan(CLI::App& sub) {
       throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
     if (!a->output.empty()) check_writable(a->output);  // before the work, naming the path and the fix
     const Config config = load_config_or_default(a->config, *sets);
-    refuse_gpu_free_issues(config, a->config);
+    refuse_gpu_free_issues(config, a->config, *sets);
     const std::string text = render_plan(make_plan(config), a->format);
     if (a->output.empty()) {
       std::fwrite(text.data(), 1, text.size(), report_stream());

@@ -203,9 +203,9 @@ int run(const RunArgs& a) {
   }
   // A case too big for the config's GPU model's datasheet memory is bad input on any machine (as validate says).
   if (auto issues = datasheet_memory_issues(config); !issues.empty())
-    throw ConfigError(a.config.empty() ? "<default>" : a.config, std::move(issues));
+    throw ConfigError(a.config.empty() ? "<default>" : a.config, mark_sets(std::move(issues), a.sets));
   if (auto issues = step_callback_issues(config); !issues.empty())
-    throw ConfigError(a.config.empty() ? "<default>" : a.config, std::move(issues));
+    throw ConfigError(a.config.empty() ? "<default>" : a.config, mark_sets(std::move(issues), a.sets));
   // A split run (docs/scale-out.md): --shard, else the engine's environment — but not in an isolated child, which
   // gets its cases from its parent (--cases), nor in a worker of --devices (its parent passes --shard).
   const std::vector<std::string> steps = selected_steps(a, config);

@@ -43,7 +43,7 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
     auto issues = datasheet_memory_issues(c);
     for (auto& i : metric_name_issues(c)) issues.push_back(std::move(i));
     for (auto& i : step_callback_issues(c)) issues.push_back(std::move(i));
-    if (!issues.empty()) throw ConfigError(path, std::move(issues));
+    if (!issues.empty()) throw ConfigError(path, mark_sets(std::move(issues), sets));
     fmt::print(report_stream(), "{}: OK: {} ({} case{}, {} variant{}, config hash {})\n", path, c.name, c.workload.cases.size(),
                c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);
     for (const auto& n : c.notes) fmt::print(report_stream(), "{}: note: {}\n", path, n);

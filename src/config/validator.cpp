@@ -147,7 +147,10 @@ bool Validator::integer(const nlohmann::json& obj, const std::string& ptr, const
   std::string why;
   auto x = to_int64(*it, why);
   if (!x) {
-    add(p, why);
+    // A whole number beyond int64 (1e20): the field's own range names its real limit, not int64's.
+    const double d = it->is_number() ? it->get<double>() : 0.0;
+    std::string bad = it->is_number() && std::isfinite(d) && d == std::floor(d) ? range.violation(d) : "";
+    add(p, bad.empty() ? why : bad);
     return false;
   }
   if (auto bad = range.violation(static_cast<double>(*x)); !bad.empty()) {

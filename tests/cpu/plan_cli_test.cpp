@@ -181,6 +181,25 @@ TEST_F(PlanCli, ConfigShowPrintsTheResolvedConfigWithDefaults) {
   EXPECT_EQ(run({"config"}), 2);  // the sub-command is required
 }
 
+TEST_F(PlanCli, AProblemFoundAfterLoadingNamesTheOverrideThatMadeIt) {
+  // The datasheet memory refusal (validate, run, ab) and a step's case refusal are found after the config loads; an
+  // override that caused them is named as load's own problems name it.
+  const fs::path cfg = dir_ / "small.json";
+  std::ofstream(cfg) << R"({"schema_version": 1, "name": "small", "variants": ["baseline", "k_aligned"]})";
+  ASSERT_EQ(run({"validate", cfg.string()}), 0) << err_;
+  EXPECT_EQ(run({"validate", cfg.string(), "--set", "workload.shape.M=100000000"}), 2);
+  EXPECT_NE(err_.find("GB of device memory"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("(set by --set workload.shape.M=100000000)"), std::string::npos) << err_;
+  EXPECT_EQ(run({"run", cfg.string(), "--set", "workload.shape.M=100000000"}), 2);
+  EXPECT_NE(err_.find("(set by --set workload.shape.M=100000000)"), std::string::npos) << err_;
+  // A refusal the override did not cause is not marked.
+  std::ofstream(cfg) << R"({"schema_version": 1, "name": "small", "variants": ["baseline", "k_aligned"],
+                          "workload": {"shape": {"M": 100000000}}})";
+  EXPECT_EQ(run({"validate", cfg.string(), "--set", "measure.warmup=2"}), 2);
+  EXPECT_NE(err_.find("GB of device memory"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("set by"), std::string::npos) << err_;
+}
+
 TEST_F(PlanCli, DevicesWithoutAGpuPrintsTheVersionsThenTheReason) {
   if (measure::device_count() > 0) GTEST_SKIP() << "a GPU is usable here";
   ASSERT_EQ(run({"devices"}), 3) << err_;
