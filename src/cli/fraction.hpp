@@ -9,7 +9,8 @@ namespace gpubench::cli {
 /// rejected; so are "inf" and "nan". Throws InputError naming `option` on anything else.
 double parse_fraction(const std::string& option, const std::string& text);
 
-/// Largest --min-difference [ms]: a wider band would hide whole-kernel regressions.
+/// The widest --min-difference [ms]: past 1 ms the band swallows whole kernels (a step's 0.3 ms region would be SAME
+/// at +300%), so a typo cannot switch the gate off.
 inline constexpr double kMaxMinDifferenceMs = 1.0;
 
 /// --min-difference MS: a decimal number of ms in [0, kMaxMinDifferenceMs]. Throws InputError naming the option, the

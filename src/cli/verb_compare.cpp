@@ -22,9 +22,6 @@
 namespace gpubench::cli {
 namespace {
 
-/// The widest --min-difference [ms]: past 1 ms the band swallows whole kernels (a step's 0.3 ms region would be SAME
-/// at +300%), so a typo cannot switch the gate off.
-
 struct CompareArgs {
   std::string old_path, new_path;
   std::string threshold = "3%";
