@@ -196,12 +196,7 @@ void judge_paired(CompareEntry& e, const PairedSamples& p, const CompareOptions&
 }
 
 CompareResult compare_ab(const std::vector<measure::AbCase>& cases, const AbDescription& d, const CompareOptions& o) {
-  if (!(o.threshold >= 0 && o.threshold < 1))
-    throw InputError(fmt::format("--threshold: {} is outside [0, 1)", o.threshold));
-  if (!(o.confidence > 0 && o.confidence < 1))
-    throw InputError(fmt::format("--confidence: {} is outside (0, 1)", o.confidence));
-  if (o.resamples < 100 || o.resamples > kMaxResamples)
-    throw InputError(fmt::format("--resamples: {} is outside [100, {}]", o.resamples, kMaxResamples));
+  check_compare_options(o);
   CompareResult res;
   res.options = o;
   res.verb = "ab";

@@ -370,15 +370,19 @@ int CompareResult::exit_code() const {
   return static_cast<int>(ExitCode::kOk);
 }
 
+void check_compare_options(const CompareOptions& o) {
+  if (!(o.threshold >= 0 && o.threshold < 1))
+    throw InputError(fmt::format("--threshold: {} is outside [0, 1)", o.threshold));
+  if (!(o.confidence > 0 && o.confidence < 1))
+    throw InputError(fmt::format("--confidence: {} is outside (0, 1)", o.confidence));
+  if (o.resamples < 100 || o.resamples > kMaxResamples)
+    throw InputError(fmt::format("--resamples: {} is outside [100, {}]; the default 2000 suffices for a 95% interval, "
+                                 "20000 for 99.9%", o.resamples, kMaxResamples));
+}
+
 CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
                               const std::vector<LoadedReport>& new_reports, const CompareOptions& options) {
-  if (!(options.threshold >= 0 && options.threshold < 1))
-    throw InputError(fmt::format("--threshold: {} is outside [0, 1)", options.threshold));
-  if (!(options.confidence > 0 && options.confidence < 1))
-    throw InputError(fmt::format("--confidence: {} is outside (0, 1)", options.confidence));
-  if (options.resamples < 100 || options.resamples > kMaxResamples)
-    throw InputError(fmt::format("--resamples: {} is outside [100, {}]; the default 2000 suffices for a 95% interval, "
-                                 "20000 for 99.9%", options.resamples, kMaxResamples));
+  check_compare_options(options);
   for (const auto* side : {&old_reports, &new_reports})
     for (const LoadedReport& lr : *side) check_comparable_steps(lr);
   const CompareFilter filter = resolve_compare_filter(options, old_reports, new_reports);

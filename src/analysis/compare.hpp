@@ -51,6 +51,10 @@ struct CompareOptions {
   bool normalize_control = false;
 };
 
+/// Checks the statistical knobs shared by `compare` and `ab`: threshold in [0, 1), confidence in (0, 1), resamples in
+/// [100, kMaxResamples]. Throws InputError naming the flag and the range (with a hint for --resamples).
+void check_compare_options(const CompareOptions& o);
+
 /// Verdict of one entry. Only kSlower and kFailed are regressions.
 enum class Verdict { kFaster, kSlower, kSame, kUnsure, kFailed };
 

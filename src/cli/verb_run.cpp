@@ -78,8 +78,13 @@ void apply_metrics(const RunArgs& a, Config& config) {
     if (m == std::vector<std::string>{"none"}) config.measure.metrics.clear();
   }
   if (config.measure.metrics.empty()) return;
-  const std::vector<std::string> names = measure::resolve_metrics(config.measure.metrics);
-  (void)measure::check_metric_names(names, measure::chip_for_model(config.device.model));
+  try {
+    const std::vector<std::string> names = measure::resolve_metrics(config.measure.metrics);
+    (void)measure::check_metric_names(names, measure::chip_for_model(config.device.model));
+  } catch (const InputError& e) {
+    if (a.metrics.empty()) throw;
+    throw InputError("--metrics: " + std::string(e.what()));  // the names came from the flag: say so
+  }
 }
 
 /// Flag combinations that cannot work, refused before the GPU check (exit 2 on any machine).

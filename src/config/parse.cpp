@@ -140,7 +140,7 @@ void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
   const auto& o = *it;
   if (std::string mode = to_string(m.mode); v.string(o, p, "mode", mode, timing_mode_words()))
     m.mode = *parse_timing_mode(mode);
-  v.integer(o, p, "warmup", m.warmup, Range::at_least(0));
+  v.integer(o, p, "warmup", m.warmup, Range::at_least(1));
   const bool min_ok = v.integer(o, p, "min_samples", m.min_samples, Range::at_least(1));
   int max_samples = m.max_samples;
   if (v.integer(o, p, "max_samples", max_samples, Range::at_least(1))) {

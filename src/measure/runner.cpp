@@ -138,7 +138,7 @@ void Runner::capture_graphs(MeasurePass& pass) {
 
 void Runner::warm_up(MeasurePass& pass, const StoppingCriterion& criterion) {
   if (progress_) report_progress(pass, criterion, "warm-up", 0);
-  pass.warmup = std::max(1, spec_.warmup);
+  pass.warmup = std::max(1, spec_.warmup);  // the config refuses 0; a direct caller may pass it
   for (int64_t w = 0; w < pass.warmup; ++w) {
     flush_before(pass, kWarmupId);
     GPUBENCH_CUDA(cudaEventRecord(pass.region_start.e, stream_));

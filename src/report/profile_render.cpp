@@ -38,10 +38,11 @@ std::string attribution_line(const ProfileSummary& s) {
 }
 
 std::string iterations_line(const ProfileSummary& s) {
-  return s.iterations_marked ? fmt::format("{} iterations (annotations matching '{}')", s.iterations,
+  const char* noun = s.iterations == 1 ? "iteration" : "iterations";
+  return s.iterations_marked ? fmt::format("{} {} (annotations matching '{}')", s.iterations, noun,
                                            s.iteration_pattern)
-                             : fmt::format("{} iteration(s): no annotation matched '{}', so each file is one",
-                                           s.iterations, s.iteration_pattern);
+                             : fmt::format("{} {}: no annotation matched '{}', so each file is one", s.iterations,
+                                           noun, s.iteration_pattern);
 }
 
 /// Dollar lines, or "" without --gpu-hour-usd.

@@ -49,6 +49,13 @@ TEST(Config, ZeroMIsRejected) {
   expect_one(j, "/workload/shape/M", "must be ≥ 1, got 0");
 }
 
+// The runner always runs at least one untimed pass (module load, library heuristics), so 0 is refused, not run as 1.
+TEST(Config, ZeroWarmupIsRejected) {
+  auto j = good();
+  j["measure"]["warmup"] = 0;
+  expect_one(j, "/measure/warmup", "must be ≥ 1, got 0");
+}
+
 TEST(Config, NegativeSigmaIsRejected) {
   auto j = good();
   j["workload"]["requests"]["params"]["sigma"] = -1;

@@ -160,6 +160,18 @@ TEST(MetricConfig, CliNoneCombinedWithSetsExitsTwo) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(MetricConfig, CliUnknownSetNamesTheFlag) {
+  const std::string bin = testing::gpubench_binary();
+  if (bin.empty()) GTEST_SKIP() << "SKIPPED: gpubench binary not found";
+  const auto dir = std::filesystem::temp_directory_path() / ("gpubench_metrics_bogus_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  testing::Child child(bin, {"run", "--metrics=bogus"}, dir);
+  EXPECT_EQ(child.wait(60), 2);
+  const std::string err = testing::slurp(dir / "err.txt");
+  EXPECT_NE(err.find("--metrics: unknown metric set 'bogus'"), std::string::npos) << err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(MetricConfig, MeasureMetricsParsedAndValidated) {
   nlohmann::json j = {{"schema_version", 1}, {"measure", {{"metrics", {"memory", "dram__bytes_read.sum"}}}}};
   ConfigContext ctx = gpubench::testing::lce_rules_context();

@@ -8,6 +8,7 @@
 
 #include "analysis/profile_rank.hpp"
 #include "core/errors.hpp"
+#include "report/profile_render.hpp"
 #include "report/trace.hpp"
 #include "result/profile.hpp"
 #include "support/profile_traces.hpp"
@@ -196,6 +197,10 @@ TEST_F(ProfileTest, WithoutIterationRangesEachFileIsOneIteration) {
   EXPECT_DOUBLE_EQ(s.wall_ms.mean, 0.050);  // first start to last end
   EXPECT_DOUBLE_EQ(s.busy_ms.mean, 0.040);
   EXPECT_EQ(s.ops[0].op, "(unannotated)");
+  EXPECT_NE(profile_text(s, 10).find("2 iterations: no annotation matched"), std::string::npos) << profile_text(s, 10);
+  // One file is one iteration, in the singular.
+  const std::string one = profile_text(summarize({trace}), 10);
+  EXPECT_NE(one.find("1 iteration: no annotation matched"), std::string::npos) << one;
 }
 
 TEST_F(ProfileTest, BillAndTheTopOpsTwoX) {
