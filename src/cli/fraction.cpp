@@ -22,8 +22,10 @@ double parse_fraction(const std::string& option, const std::string& text) {
     throw InputError(option + ": '" + text + "' is not a finite number (write e.g. " + example + ")");
   }
   if (v < 0) throw InputError(option + ": '" + text + "' is negative (write e.g. " + example + ")");
-  if (percent && v >= 100)  // caught here, so that the message shows what was typed (not 3 for 300%)
-    throw InputError(option + ": '" + text + "' is not below 100% (write e.g. " + example + ")");
+  // Caught here, so that the message shows what was typed (not 3 for 300%).
+  if (percent && v >= 100) throw InputError(option + ": '" + text + "' is not below 100% (write e.g. " + example + ")");
+  if (option == "--confidence" && v == 0)
+    throw InputError(option + ": '" + text + "' is no confidence level (write e.g. " + example + ")");
   if (percent) return v / 100.0;
   if (v >= 1) throw InputError(option + ": '" + text + "' is ambiguous (write " + text + "% or a fraction below 1)");
   return v;

@@ -6,7 +6,8 @@
 namespace gpubench::cli {
 
 /// Parses a fraction written "3%" (percent) or "0.03" (fraction) into 0.03. A bare number ≥ 1 ("3") is ambiguous and
-/// rejected; so are "inf" and "nan". Throws InputError naming `option` on anything else.
+/// rejected; so are "inf", "nan", percentages of 100% or more, and 0 for --confidence. Throws InputError naming
+/// `option` and quoting `text` on anything else.
 double parse_fraction(const std::string& option, const std::string& text);
 
 /// The widest --min-difference [ms]: past 1 ms the band swallows whole kernels (a step's 0.3 ms region would be SAME

@@ -153,8 +153,11 @@ std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
       };
       if (!issue.pointer.empty() && (under(issue.pointer, p) || under(p, issue.pointer) || names(issue.message, p))) {
         issue.message.append(" (set by ").append(shown(*o)).append(")");
-        // VALUE that looks like JSON but did not parse ({"a": , 1e400) was read as a string: say so.
-        if (!o->parsed && !o->text.empty() && std::string_view("{[\"-0123456789").find(o->text[0]) != std::string::npos)
+        // VALUE that looks like JSON but did not parse ({"a": , 1e400) was read as a string: say so, where the
+        // problem is the string's type ("2x2" refused as a value of the right type needs no such note).
+        const bool looks_like_json =
+            !o->text.empty() && std::string_view("{[\"-0123456789").find(o->text[0]) != std::string::npos;
+        if (!o->parsed && looks_like_json && issue.message.find("got string") != std::string::npos)
           issue.message += "; VALUE is not valid JSON (or a number out of range), so it was read as a string";
         break;
       }

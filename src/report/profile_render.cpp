@@ -37,6 +37,10 @@ std::string attribution_line(const ProfileSummary& s) {
   return by;
 }
 
+std::string files_count(const ProfileSummary& s) {
+  return fmt::format("{} {}", s.inputs.size(), s.inputs.size() == 1 ? "file" : "files");
+}
+
 std::string iterations_line(const ProfileSummary& s) {
   const char* noun = s.iterations == 1 ? "iteration" : "iterations";
   return s.iterations_marked ? fmt::format("{} {} (annotations matching '{}')", s.iterations, noun,
@@ -111,7 +115,7 @@ json profile_json(const ProfileSummary& s) {
 }
 
 std::string profile_text(const ProfileSummary& s, int max_ops) {
-  std::string out = fmt::format("gpubench profile: {} file(s), {}; ops by {}\n", s.inputs.size(), iterations_line(s),
+  std::string out = fmt::format("gpubench profile: {}, {}; ops by {}\n", files_count(s), iterations_line(s),
                                 attribution_line(s));
   for (const auto& i : s.inputs) {
     out += fmt::format("  {}  {} · {} GPU activities ({} linked to their launch) · {} ranges\n", i.path, i.format,
@@ -163,7 +167,7 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
 }
 
 std::string profile_markdown(const ProfileSummary& s) {
-  std::string out = fmt::format("# gpubench profile\n\n{} file(s), {}; ops by {}.\n\n", s.inputs.size(),
+  std::string out = fmt::format("# gpubench profile\n\n{}, {}; ops by {}.\n\n", files_count(s),
                                 iterations_line(s), attribution_line(s));
   out += "| file | format | GPU activities | linked to launch | ranges | iterations |\n|---|---|---:|---:|---:|---:|\n";
   for (const auto& i : s.inputs)

@@ -142,16 +142,17 @@ class ChromeReader {
       trace_.activities[i].anchor_ns = it->second.second;
       ++trace_.linked;
     }
+    // "<what>: <count>" (count last: the words read right for 1 and for many).
     auto note = [&](int64_t n, const std::string& what) {
-      if (n > 0) trace_.notes.push_back(fmt::format("{} {}", n, what));
+      if (n > 0) trace_.notes.push_back(fmt::format("{}: {}", what, n));
     };
-    note(skipped_, "trace events that are not objects were skipped");
-    note(no_time_, "events without a usable ts/dur were skipped");
-    note(begin_end_, "ph B/E events were skipped (only complete ph X events are read)");
-    note(harness_, "gpubench harness records (L2 flush, clock probe) were left out");
+    note(skipped_, "trace events that are not objects, skipped");
+    note(no_time_, "events without a usable ts/dur, skipped");
+    note(begin_end_, "ph B/E events, skipped (only complete ph X events are read)");
+    note(harness_, "gpubench harness records (L2 flush, clock probe), left out");
     const auto unlinked = static_cast<int64_t>(trace_.activities.size()) - trace_.linked;
     if (trace_.format == "kineto" && unlinked > 0)
-      note(unlinked, "GPU activities have no launch call in the trace (attributed by their own stream and time)");
+      note(unlinked, "GPU activities with no launch call in the trace (attributed by their own stream and time)");
     return std::move(trace_);
   }
 

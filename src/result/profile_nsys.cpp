@@ -132,9 +132,9 @@ class NsysReader {
   }
 
  private:
-  /// Adds the note "<count> <what>" when count > 0.
+  /// Adds the note "<what>: <count>" when count > 0 (count last: the words read right for 1 and for many).
   void count_note(int64_t count, const char* what) {
-    if (count > 0) trace_.notes.push_back(fmt::format("{} {}", count, what));
+    if (count > 0) trace_.notes.push_back(fmt::format("{}: {}", what, count));
   }
   /// Adds the note `what` when `when`.
   void note(bool when, std::string what) {

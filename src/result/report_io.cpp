@@ -370,10 +370,13 @@ Report parse_report(const nlohmann::json& j, const std::string& source) {
                                  source, v, readable));
   }
   if (!j.contains("cases")) {  // a config has a schema_version too
+    // `run` reads plain JSON configs only: a gzipped one is decompressed first.
+    const bool gz = source.size() > 3 && source.compare(source.size() - 3, 3, ".gz") == 0;
+    const std::string run_it = gz ? "gunzip -k " + source + " and run it first, `gpubench run " +
+                                        source.substr(0, source.size() - 3) + " -o PREFIX`"
+                                  : "run it first, `gpubench run " + source + " -o PREFIX`";
     throw InputError(source + ": not a gpubench report (no /cases" +
-                     (j.contains("workload") ? std::string("; it looks like a config: run it first, `gpubench run " +
-                                                           source + " -o PREFIX`)")
-                                             : std::string(")")));
+                     (j.contains("workload") ? "; it looks like a config: " + run_it + ")" : std::string(")")));
   }
   const bool v1 = v == 1;
   check_timing_samples(j, source, v1 ? "ops" : "launch_groups");  // pointers in the file's own keys

@@ -401,6 +401,11 @@ TEST_F(CompareInput, AConfigIsNotAReport) {
   const std::string cfg = write("config.json", {{"schema_version", 1}, {"workload", {{"batch", 64}}}});
   const std::string msg = testing::input_error_of([&] { load_report(cfg); });
   EXPECT_NE(msg.find("not a gpubench report (no /cases; it looks like a config: run it first"), std::string::npos) << msg;
+  // Gzipped, the advice decompresses it first: `run` reads plain JSON configs.
+  gzip_file(cfg, cfg + ".gz");
+  const std::string gz = testing::input_error_of([&] { load_report(cfg + ".gz"); });
+  EXPECT_NE(gz.find("it looks like a config: gunzip -k " + cfg + ".gz and run it first, `gpubench run " + cfg + " -o"),
+            std::string::npos) << gz;
 }
 
 }  // namespace

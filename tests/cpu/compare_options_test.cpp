@@ -213,6 +213,8 @@ TEST_F(CompareOptionsCli, ExitCodesOfUnsureResamplesFiltersAndThreshold) {
   EXPECT_EQ(err_.find("inf%"), std::string::npos) << err_;
   EXPECT_EQ(compare({"--threshold", "300%"}), 2) << out_;  // the message shows the typed value, not 3
   EXPECT_NE(err_.find("--threshold: '300%' is not below 100%"), std::string::npos) << err_;
+  EXPECT_EQ(compare({"--confidence", "0%"}), 2) << out_;
+  EXPECT_NE(err_.find("--confidence: '0%' is no confidence level (write e.g. 95% or 0.95)"), std::string::npos) << err_;
   EXPECT_EQ(compare({"--help"}), 0);
   EXPECT_NE(out_.find("4 with --fail-on-unsure"), std::string::npos) << out_;
   // --min-difference: a decimal number of ms from 0 to 1, each refusal one short line naming the option and the range.

@@ -151,6 +151,10 @@ TEST(ConfigOverride, UnknownPathsAndBadValuesNameThePointerAndTheOverride) {
                      "was read as a string"),
             std::string::npos)
       << msg;
+  // Read as a string and refused for its value, not its type: no such note.
+  msg = load_error(path, {"workload.requests.distribution=2x2"});
+  EXPECT_NE(msg.find("(set by --set workload.requests.distribution=2x2)"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("VALUE is not valid JSON"), std::string::npos) << msg;
   msg = load_error(path, {"workload.batch=-0"});
   EXPECT_NE(msg.find("(set by --set workload.batch=-0)"), std::string::npos) << msg;
   fs::remove(path);

@@ -190,7 +190,8 @@ TEST_F(NsysImport, ReadsKernelsMemcpyMemsetWithNames) {
   ASSERT_NE(relu, nullptr);
   EXPECT_EQ(t.names.name(relu->name), "relu_kernel");
   EXPECT_EQ(find_activity(t, 4000), nullptr);
-  EXPECT_TRUE(has_note(t, "1 GPU activities")) << testing::PrintToString(t.notes);
+  EXPECT_TRUE(has_note(t, "GPU activities with no start or end, or ending before they start, skipped: 1"))
+      << testing::PrintToString(t.notes);
   EXPECT_EQ(t.names.name(find_activity(t, 1200)->name), "Memcpy HtoD");
   EXPECT_EQ(t.names.name(find_activity(t, 1400)->name), "Memcpy DtoH");
   EXPECT_EQ(t.names.name(find_activity(t, 1600)->name), "Memcpy DtoD");
@@ -240,7 +241,8 @@ TEST_F(NsysImport, CorrelationIdsLinkWithinTheirProcess) {
   EXPECT_EQ(t.names.name(find_activity(t, 2000)->anchor_track), "tid " + std::to_string(kOtherTid));
   EXPECT_EQ(find_activity(t, 2000)->anchor_ns, 100);
   EXPECT_EQ(find_activity(t, 3000)->anchor_ns, 300);
-  EXPECT_TRUE(has_note(t, "1 activities linked to a launch of another process")) << testing::PrintToString(t.notes);
+  EXPECT_TRUE(has_note(t, "activities linked to a launch of another process (same correlationId): check the links: 1"))
+      << testing::PrintToString(t.notes);
 }
 
 TEST_F(NsysImport, ReadsNvtxRangesAndIterations) {
@@ -265,7 +267,7 @@ TEST_F(NsysImport, ReadsNvtxRangesAndIterations) {
   EXPECT_EQ(warmup->end_ns, 200);
   EXPECT_FALSE(warmup->iteration);
   EXPECT_EQ(find_range(t, 300), nullptr);  // the mark
-  EXPECT_TRUE(has_note(t, "1 NVTX ranges with no end")) << testing::PrintToString(t.notes);
+  EXPECT_TRUE(has_note(t, "NVTX ranges with no end (never closed) skipped: 1")) << testing::PrintToString(t.notes);
 }
 
 TEST_F(NsysImport, IterationPatternIsAnOption) {

@@ -240,9 +240,9 @@ TEST_F(ProfileTest, MissingFieldsAreToleratedAndNoted) {
   EXPECT_EQ(t.activities[0].stream, 7);
   std::string notes;
   for (const auto& n : t.notes) notes += n + "\n";
-  EXPECT_NE(notes.find("1 events without a usable ts/dur"), std::string::npos) << notes;
-  EXPECT_NE(notes.find("1 ph B/E events"), std::string::npos) << notes;
-  EXPECT_NE(notes.find("1 trace events that are not objects"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("events without a usable ts/dur, skipped: 1"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("ph B/E events, skipped (only complete ph X events are read): 1"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("trace events that are not objects, skipped: 1"), std::string::npos) << notes;
   // A bare list of events is a Chrome trace too.
   EXPECT_EQ(read_chrome_trace(file("list.json", ev.dump()), {}).activities.size(), 2u);
 }
