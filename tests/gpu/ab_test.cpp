@@ -1,7 +1,8 @@
 // `gpubench ab` end to end (label `gpu`): a small config of the default op, one step against itself, interleaved on the
-// GPU. The op is ≈ 0.1 ms, not ≈ 20 µs: on some boards a 20 µs op spread 28–43% (rel. stdev) inside one `ab` call,
-// wider than the ±3% band (results/h200/2026-12-04_gpu_tests). Exit 0 and SAME for the region (the same kernels in ABBA pairs: a ratio near 1 with a tight interval), every
+// GPU. Exit 0 and SAME for the region (the same kernels in ABBA pairs: a ratio near 1 with a tight interval), every
 // pair counted on both sides, and the --report holds both sides' kept samples, as many as the pairs say.
+// The op is ≈ 0.1 ms (estimated from its FLOPs), not ≈ 20 µs: on one board a 20 µs op spread 28–43% (rel. stdev)
+// inside one `ab` call, wider than the ±3% band (results/h200/2026-12-04_gpu_tests).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>

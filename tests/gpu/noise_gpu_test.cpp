@@ -44,8 +44,9 @@ class Noise : public ::testing::Test {
     err_ = child.err();
     return rc;
   }
-  /// A two-step ladder on a small shape, 10+ samples a step. Each step is ≈ 0.1 ms: at ≈ 10 µs the three repetitions'
-  /// medians spread ±2% on some boards and the self-compare was UNSURE (results/h200/2026-12-04_gpu_tests).
+  /// A two-step ladder on a small shape, 10+ samples a step. Each step is ≈ 0.1 ms (estimated from its FLOPs): at
+  /// ≈ 10 µs the three repetitions' medians spread ±2% on one board and the self-compare was UNSURE
+  /// (results/h200/2026-12-04_gpu_tests).
   std::string config() {
     const nlohmann::json c = {
         {"schema_version", 1},
