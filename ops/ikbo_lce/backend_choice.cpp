@@ -36,39 +36,77 @@ constexpr int kMaxLaunches = 30;
 constexpr double kTrialBudgetMs = 100; ///< GPU time per candidate after which the trial stops at kMinLaunches or more
 constexpr int64_t kGateTimeoutNs = 200'000'000;  ///< the blocking kernel gives up after 200 ms (as the runner's)
 
-/// Times `v`'s launch groups on `stream` as `run` does in cold mode with CUPTI: each sample is enqueued behind the
-/// blocking kernel (core/stream_gate.hpp) and released whole, a read of `flush` (twice the L2, core/l2_flush.hpp;
-/// `sink`: its one-word output) first, two CUDA events around the groups and none between them; so the host's gaps
-/// between launches do not count. (Launched one by one without the gate, the gaps made the library's three launches
-/// look faster than the tile kernel's one at B = 8; a CUDA graph of each side hid the gaps but also the launch latency
-/// between the library's kernels, which the run keeps: results/h200/2026-12-03_candidates. A *write* flush left
-/// dirty lines whose write-back landed in the sample: the library path's trial medians read 0.1–1.6 µs over its run
-/// at B = 8, results/h200/2026-12-03_b8_gap.) Returns the median [ms] and sets `launches`.
-double time_launches(Variant& v, const DeviceBuffer& flush, uint32_t* sink, cudaStream_t stream, int& launches) {
-  const std::vector<op::LaunchGroup> groups = v.groups();
+/// One candidate of the trial: a tile configuration (`options`, TileCandidate::options) or the library path
+/// (`library` true), its step once set up, and its timed samples [ms].
+struct Arm {
+  nlohmann::json options = nlohmann::json::object();
+  bool library = false;
+  std::function<std::unique_ptr<Variant>()> make;
+  std::unique_ptr<Variant> step;  ///< null until set up, and after a refusal or free
+  std::vector<op::LaunchGroup> groups;
+  std::vector<double> ms;
+  double total_ms = 0;
+};
+
+/// Times `arms` (each set up) on `stream` as `run` does in cold mode with CUPTI, interleaved: in each round every arm
+/// takes one sample, in forward order on even rounds and backward on odd ones (ABBA), so a drift of the board's clock
+/// or a transient stall lands on every candidate alike instead of on the one whose block it falls in (timed one after
+/// another, a trial once read the library path 2.5 µs above its run at B = 8 and chose a tile kernel 23% slower;
+/// seven later trials of that case did not repeat it: rounds 19 and 20 of ops/ikbo_lce/NOTES.md). A sample is enqueued behind the blocking kernel (core/stream_gate.hpp) and released whole, a read of
+/// `flush` (twice the L2, core/l2_flush.hpp; `sink`: its one-word output) first, two CUDA events around the step's
+/// groups and none between them: the host's gaps between launches do not count. (Launched one by one without the
+/// gate, the gaps made the library's three launches look faster than the tile kernel's one at B = 8; a CUDA graph of
+/// each side hid the gaps but also the launch latency between the library's kernels, which the run keeps:
+/// results/h200/2026-12-03_candidates. A *write* flush left dirty lines whose write-back landed in the sample: the
+/// library path's trial medians read 0.1–1.6 µs over its run at B = 8, results/h200/2026-12-03_b8_gap.) kWarmup
+/// untimed rounds, then at least kMinLaunches and at most kMaxLaunches timed ones, until the slowest arm has spent
+/// kTrialBudgetMs. Fills each arm's `ms`.
+void time_interleaved(const std::vector<Arm*>& arms, const DeviceBuffer& flush, uint32_t* sink, cudaStream_t stream) {
   StreamGate gate(kGateTimeoutNs);
   bool gated = true;  // false once the blocking kernel timed out (a group that waits on the host)
   const Event start, end;
-  std::vector<double> ms;
-  double total = 0;
-  for (int i = 0; i < kWarmup + kMaxLaunches; ++i) {
-    const int timed = i - kWarmup;
-    if (timed >= kMinLaunches && total >= kTrialBudgetMs) break;
-    if (gated) gate.hold(stream);
-    flush_l2_read(flush.get(), static_cast<int64_t>(flush.bytes()), sink, stream);
-    start.record(stream);
-    for (const auto& g : groups) g.launch(stream);
-    end.record(stream);
-    if (gated) gate.release();
-    GPUBENCH_CUDA(cudaEventSynchronize(end.e));
-    if (gated && gate.timed_out()) gated = false;
-    if (timed < 0) continue;
-    const float t = elapsed_ms(start, end);
-    ms.push_back(t);
-    total += t;
+  for (int round = 0; round < kWarmup + kMaxLaunches; ++round) {
+    const int timed = round - kWarmup;
+    const bool spent =
+        std::any_of(arms.begin(), arms.end(), [](const Arm* a) { return a->total_ms >= kTrialBudgetMs; });
+    if (timed >= kMinLaunches && spent) break;
+    for (size_t i = 0; i < arms.size(); ++i) {
+      Arm& arm = *arms[round % 2 == 0 ? i : arms.size() - 1 - i];
+      if (gated) gate.hold(stream);
+      flush_l2_read(flush.get(), static_cast<int64_t>(flush.bytes()), sink, stream);
+      start.record(stream);
+      for (const auto& g : arm.groups) g.launch(stream);
+      end.record(stream);
+      if (gated) gate.release();
+      GPUBENCH_CUDA(cudaEventSynchronize(end.e));
+      if (gated && gate.timed_out()) gated = false;
+      if (timed < 0) continue;
+      const float t = elapsed_ms(start, end);
+      arm.ms.push_back(t);
+      arm.total_ms += t;
+    }
   }
-  launches = static_cast<int>(ms.size());
-  return compute_stats(ms).median;
+}
+
+/// Sets up `arm` on `problem` (its groups too); false, with `refusal` set on the first one, when a tile configuration
+/// refuses the shape (InputError: the other candidates or the library run it). The library's refusal propagates.
+bool set_up(Arm& arm, const Problem& problem, cudaStream_t stream, std::string& refusal) {
+  try {
+    arm.step = arm.make();
+    arm.step->setup(problem, stream);
+    arm.groups = arm.step->groups();
+    return true;
+  } catch (const InputError& e) {
+    arm.step.reset();
+    if (arm.library) throw;
+    if (refusal.empty()) refusal = e.what();
+    return false;
+  }
+}
+
+void free_arm(Arm& arm) {
+  arm.groups.clear();
+  arm.step.reset();
 }
 
 /// A candidate's overrides as the report shows them: "" for the step's own, else ` (schedule "pingpong")`.
@@ -152,8 +190,9 @@ class AutoBackend final : public Variant {
     return nullptr;
   }
 
-  /// Each tile candidate, then the library path, each set up, timed and freed in turn (one set of workspaces at a
-  /// time).
+  /// Every tile candidate and the library path, set up together and timed interleaved (time_interleaved). When they do
+  /// not fit on the GPU together (a DeviceError while setting them up, e.g. out of memory at a large B), each is set
+  /// up, timed alone and freed in turn.
   BackendChoice trial(const Problem& problem, cudaStream_t stream) {
     BackendChoice c;
     c.measured_at = utc_timestamp();
@@ -163,28 +202,44 @@ class AutoBackend final : public Variant {
     DeviceBuffer flush(static_cast<size_t>(std::max(l2, 1 << 20)) * 2), sink(sizeof(uint32_t));
     // Defined contents for the read flush, never the pattern that makes it write its sink (as the runner's).
     GPUBENCH_CUDA(cudaMemsetAsync(flush.get(), 0x5a, flush.bytes(), stream));
-    int tile_launches = kMaxLaunches, library_launches = 0;
-    for (const auto& t : tiles_) {
-      try {
-        auto tile = t.make();
-        tile->setup(problem, stream);
-        int n = 0;
-        const double ms = time_launches(*tile, flush, sink.as<uint32_t>(), stream, n);
-        c.candidate_ms[t.options.dump()] = ms;
-        tile_launches = std::min(tile_launches, n);
-        if (c.tile_ms <= 0 || ms < c.tile_ms) {
-          c.tile_ms = ms;
-          c.tile_options = t.options;
-        }
-      } catch (const InputError& e) {  // a shape this configuration refuses: the others (or the library) run it
-        if (c.tile_skipped.empty()) c.tile_skipped = e.what();
+    std::vector<Arm> arms;
+    for (const auto& t : tiles_) arms.push_back(Arm{t.options, false, t.make});
+    arms.push_back(Arm{nlohmann::json::object(), true, library_});
+    std::vector<Arm*> ready;
+    std::string refusal;
+    try {
+      for (auto& a : arms)
+        if (set_up(a, problem, stream, refusal)) ready.push_back(&a);
+      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+      time_interleaved(ready, flush, sink.as<uint32_t>(), stream);
+      c.interleaved = true;
+    } catch (const DeviceError&) {  // not all at once: one at a time (a sticky error fails here again and propagates)
+      for (auto& a : arms) free_arm(a);
+      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+      for (auto& a : arms) {
+        a.ms.clear();
+        a.total_ms = 0;
+        if (!set_up(a, problem, stream, refusal)) continue;
+        time_interleaved({&a}, flush, sink.as<uint32_t>(), stream);
+        free_arm(a);
       }
     }
-    if (c.tile_ms > 0) c.tile_skipped.clear();
-    auto library = library_();
-    library->setup(problem, stream);
-    c.library_ms = time_launches(*library, flush, sink.as<uint32_t>(), stream, library_launches);
-    c.launches = std::min(tile_launches, library_launches);
+    c.launches = kMaxLaunches;
+    for (const auto& a : arms) {
+      if (a.ms.empty()) continue;
+      const double ms = compute_stats(a.ms).median;
+      c.launches = std::min(c.launches, static_cast<int>(a.ms.size()));
+      if (a.library) {
+        c.library_ms = ms;
+        continue;
+      }
+      c.candidate_ms[a.options.dump()] = ms;
+      if (c.tile_ms <= 0 || ms < c.tile_ms) {
+        c.tile_ms = ms;
+        c.tile_options = a.options;
+      }
+    }
+    if (c.tile_ms <= 0) c.tile_skipped = refusal;
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     c.backend = faster_backend(c);
     return c;
@@ -194,7 +249,8 @@ class AutoBackend final : public Variant {
   std::string why() const {
     const std::string source =
         choice_.cached ? "cached in " + cache_file_ + " (" + choice_.measured_at + ")"
-                       : fmt::format("setup trial, median of {} cold-L2 launches each", choice_.launches);
+                       : fmt::format("setup trial, median of {} cold-L2 launches each{}", choice_.launches,
+                                     choice_.interleaved ? ", interleaved" : "");
     if (!choice_.tile_skipped.empty())
       return fmt::format("the tile kernel cannot run this shape ({}); library {} ({})", choice_.tile_skipped,
                          ms_text(choice_.library_ms), source);
@@ -233,9 +289,8 @@ std::string backend_cache_path(const std::string& uuid) {
 
 namespace {
 
-/// 3: read flush, no events between groups (as `run` with CUPTI); 2 (write flush) and 1 (ungated launches) read as
-/// no entry.
-constexpr int kCacheSchema = 3;
+/// 4: candidates interleaved; 3 (timed one after another), 2 (write flush) and 1 (ungated launches) read as no entry.
+constexpr int kCacheSchema = 4;
 
 /// One cache entry (read_backend_cache).
 nlohmann::json entry_json(const BackendChoice& c) {

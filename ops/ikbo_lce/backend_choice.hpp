@@ -3,8 +3,8 @@
 // the library on a user's shape). "auto" (the default) runs, in untimed setup, a short trial of the tile kernel's
 // candidate configurations (the step's options; for `pipelined` without a given `schedule` also the ping-pong
 // schedule's 64-row N tile) against the library path (the `k_aligned` step: cuBLASLt GEMMs and the broadcast add) on
-// the real inputs, each sample enqueued behind the blocking kernel and released whole as `run` does, and the fastest
-// runs as the step; "tile" runs the tile kernel always. The choice is cached per GPU UUID, step, options, precision
+// the real inputs, timed interleaved, each sample enqueued behind the blocking kernel and released whole as `run` does,
+// and the fastest runs as the step; "tile" runs the tile kernel always. The choice is cached per GPU UUID, step, options, precision
 // and problem size in <cache>/lce-backend-<uuid>.json (core/cache_dir.hpp), so later runs skip the trial, and the
 // report's configuration and notes name the choice and the trial's times. docs/ikbo_lce.md "Backend choice".
 #include <functional>
@@ -36,6 +36,9 @@ struct BackendChoice {
   std::map<std::string, double> candidate_ms;
   double library_ms = 0;       ///< trial median of the library path [ms]
   int launches = 0;            ///< timed launches per backend in the trial (0: read from the cache)
+  /// The trial timed its candidates interleaved, one sample of each per round (false: one after another, as they
+  /// did not fit on the GPU together; not cached).
+  bool interleaved = false;
   std::string tile_skipped;    ///< why the tile kernel could not run this problem ("" when it could)
   std::string measured_at;     ///< UTC time of the trial (utc_timestamp)
   bool cached = false;         ///< read from the cache file rather than measured by this run
@@ -48,11 +51,11 @@ std::string backend_key(const std::string& step, const nlohmann::json& options, 
 /// The cache file of GPU `uuid`: gpubench_cache_dir() + "/lce-backend-<uuid>.json".
 std::string backend_cache_path(const std::string& uuid);
 
-/// The entries of the cache at `path`: {"schema_version": 3, "uuid", "entries": {key: {"backend", "tile_ms",
+/// The entries of the cache at `path`: {"schema_version": 4, "uuid", "entries": {key: {"backend", "tile_ms",
 /// "library_ms", "tile_options", "candidate_ms", "launches", "tile_skipped", "measured_at"}}}. A missing,
 /// unreadable or malformed file, a file of another schema_version (1: the trial timed launches one by one, with the
-/// host's launch gaps; 2: it flushed L2 with a memset), or a malformed entry, reads as no entry (a cache is a
-/// shortcut, never an error).
+/// host's launch gaps; 2: it flushed L2 with a memset; 3: it timed its candidates one after another), or a malformed
+/// entry, reads as no entry (a cache is a shortcut, never an error).
 std::map<std::string, BackendChoice> read_backend_cache(const std::string& path);
 
 /// Adds `choice` under `key` to the cache at `path` for GPU `uuid`: re-reads the file, then writes it atomically

@@ -106,12 +106,12 @@ TEST_F(BackendCache, EntriesRoundTripAndAccumulate) {
 }
 
 TEST_F(BackendCache, DamageReadsAsNoEntryAndIsReplacedByTheNextWrite) {
-  for (const std::string bad : {"", "{", "[]", R"({"schema_version": 4, "entries": {"a": {"backend": "tile",
-                                "tile_ms": 0.3, "library_ms": 0.4}}})", R"({"schema_version": 3, "entries": []})"}) {
+  for (const std::string bad : {"", "{", "[]", R"({"schema_version": 3, "entries": {"a": {"backend": "tile",
+                                "tile_ms": 0.3, "library_ms": 0.4}}})", R"({"schema_version": 4, "entries": []})"}) {
     write_file_atomic(path_, bad);
     EXPECT_TRUE(read_backend_cache(path_).empty()) << bad;
   }
-  write_file_atomic(path_, R"({"schema_version": 3, "entries": {
+  write_file_atomic(path_, R"({"schema_version": 4, "entries": {
       "ok": {"backend": "tile", "tile_ms": 0.3, "library_ms": 0.4},
       "options": {"backend": "tile", "tile_ms": 0.3, "library_ms": 0.4, "tile_options": "pingpong"},
       "times": {"backend": "tile", "tile_ms": 0.3, "library_ms": 0.4, "candidate_ms": {"{}": "fast"}},
@@ -140,13 +140,14 @@ TEST_F(BackendCache, KeepsTheWinningCandidateAndEachCandidatesTime) {
 
 TEST_F(BackendCache, AFileOfAnEarlierSchemaIsMeasuredAgain) {
   // Schema 1's trial timed launches one by one (host gaps included) and knew one tile configuration; schema 2's
-  // flushed L2 with a memset, whose write-back landed in the library path's samples.
-  for (const int version : {1, 2}) {
+  // flushed L2 with a memset, whose write-back landed in the library path's samples; schema 3's timed its candidates
+  // one after another, so a transient stall could land on one of them.
+  for (const int version : {1, 2, 3}) {
     write_file_atomic(path_, R"({"schema_version": )" + std::to_string(version) + R"(, "uuid": "GPU-x", "entries": {
         "a": {"backend": "library", "tile_ms": 0.02, "library_ms": 0.019}}})");
     EXPECT_TRUE(read_backend_cache(path_).empty()) << version;
     ASSERT_EQ(write_backend_choice(path_, "GPU-x", "b", choice("tile", 0.3, 0.4)), "");
-    EXPECT_EQ(nlohmann::json::parse(read_file(path_)).at("schema_version"), 3);
+    EXPECT_EQ(nlohmann::json::parse(read_file(path_)).at("schema_version"), 4);
     EXPECT_EQ(read_backend_cache(path_).count("a"), 0u) << "the old entry is not carried over";
   }
 }

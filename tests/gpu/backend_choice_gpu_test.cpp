@@ -88,6 +88,8 @@ TEST_F(BackendAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
     EXPECT_EQ(small.at("config_variant").get<std::string>().rfind("backend auto → library: tile ", 0), 0u)
         << small.at("config_variant");
     EXPECT_NE(small.at("notes").dump().find("ran the library path"), std::string::npos) << small.at("notes");
+    EXPECT_NE(small.at("config_variant").get<std::string>().find(" launches each, interleaved)"), std::string::npos)
+        << small.at("config_variant");
     // pipelined also tries its ping-pong schedule (the config leaves `schedule` out); fused has one configuration.
     const bool pingpong = small.at("config_variant").get<std::string>().find(R"(tile (schedule "pingpong") )") !=
                           std::string::npos;
@@ -107,7 +109,7 @@ TEST_F(BackendAuto, TheLibraryRunsWhereTheTileKernelLosesAndTheChoiceIsCached) {
     if (e.path().filename().string().rfind("lce-backend-GPU-", 0) == 0) files.push_back(e.path());
   ASSERT_EQ(files.size(), 1u);
   const nlohmann::json cache = nlohmann::json::parse(slurp(files[0].string()));
-  EXPECT_EQ(cache.at("schema_version"), 3);
+  EXPECT_EQ(cache.at("schema_version"), 4);
   ASSERT_EQ(cache.at("entries").size(), 8u);
   for (const auto& [key, e] : cache.at("entries").items())
     EXPECT_EQ(e.at("candidate_ms").size(), key.rfind("pipelined ", 0) == 0 ? 2u : 1u) << key << ": " << e.dump();

@@ -4,15 +4,15 @@
 # request of 8): the case alone, each run with an empty backend cache (a fresh trial), five times isolated and twice
 # in one process, the trial's times (cache file) beside the run's medians; then `ab` of fused and pipelined against
 # k_aligned (paired samples in one process).
-#   GPUBENCH_GIT_SHA=<sha> results/h200/2026-12-04_trial_b8/call.sh $OUT BUDGET_S
+#   GPUBENCH_GIT_SHA=<sha> results/h200/2026-12-04_trial_b8/call.sh $OUT BUDGET_S   (BUDGET_S 0: part (b) only)
 set -uo pipefail
 out="$1"; budget="$2"
 here=results/h200/2026-12-04_trial_b8
-GPUBENCH_BUILD_TARGETS="gpubench gpubench_gpu_tests" DEVICE_CHECK_BUDGET_S="$budget" scripts/device-check "$out" \
+[ "$budget" -gt 0 ] && GPUBENCH_BUILD_TARGETS="gpubench gpubench_gpu_tests" DEVICE_CHECK_BUDGET_S="$budget" scripts/device-check "$out" \
   --tests 'Noise|AbGpu' \
   --configs "e2e_pipeline ikbo_lce_ebnerd ikbo_lce_lognormal ikbo_lce_ratios ikbo_lce_bsweep ikbo_lce_triton embedding_bag embedding_bag_d256" \
   > "$out/device-check.log" 2>&1
-gb=build-device/gpubench
+gb=build/gpubench  # device-check links build/ to its build-device/
 work="${TMPDIR:-/tmp}/gpubench-device-check"
 mkdir -p "$out/trial"
 for i in 1 2 3 4 5 6 7; do
@@ -32,3 +32,4 @@ for s in fused pipelined; do
 done
 cp "$XDG_CACHE_HOME"/gpubench/lce-backend-*.json "$out/trial/cache_ab.json" 2>/dev/null
 nvidia-smi --query-gpu=uuid --format=csv,noheader >> "$out/trial/summary.txt"
+tar czf "$out/trial.tgz" -C "$out" trial && rm -rf "$out/trial"  # the device tool returns at most 8 files
