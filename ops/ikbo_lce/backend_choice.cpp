@@ -59,9 +59,10 @@ struct Arm {
 /// each side hid the gaps but also the launch latency between the library's kernels, which the run keeps:
 /// results/h200/2026-12-03_candidates. A *write* flush left dirty lines whose write-back landed in the sample: the
 /// library path's trial medians read 0.1–1.6 µs over its run at B = 8, results/h200/2026-12-03_b8_gap.) kWarmup
-/// untimed rounds, then at least kMinLaunches and at most kMaxLaunches timed ones, until the slowest arm has spent
-/// kTrialBudgetMs. Fills each arm's `ms`.
-void time_interleaved(const std::vector<Arm*>& arms, const DeviceBuffer& flush, uint32_t* sink, cudaStream_t stream) {
+/// untimed rounds without the gate, then at least kMinLaunches and at most kMaxLaunches timed ones, until the slowest arm has spent
+/// kTrialBudgetMs. Fills each arm's `ms`; returns false when the blocking kernel timed out (later samples then carry
+/// the host's launch gaps).
+bool time_interleaved(const std::vector<Arm*>& arms, const DeviceBuffer& flush, uint32_t* sink, cudaStream_t stream) {
   StreamGate gate(kGateTimeoutNs);
   bool gated = true;  // false once the blocking kernel timed out (a group that waits on the host)
   const Event start, end;
@@ -72,6 +73,14 @@ void time_interleaved(const std::vector<Arm*>& arms, const DeviceBuffer& flush, 
     if (timed >= kMinLaunches && spent) break;
     for (size_t i = 0; i < arms.size(); ++i) {
       Arm& arm = *arms[round % 2 == 0 ? i : arms.size() - 1 - i];
+      // The warm-up rounds run without the gate: they load the flush and the step's kernels, whose first launch
+      // behind the blocking kernel would wait for it (lazy loading: core/stream_gate.hpp) and time it out.
+      if (timed < 0) {
+        flush_l2_read(flush.get(), static_cast<int64_t>(flush.bytes()), sink, stream);
+        for (const auto& g : arm.groups) g.launch(stream);
+        GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+        continue;
+      }
       if (gated) gate.hold(stream);
       flush_l2_read(flush.get(), static_cast<int64_t>(flush.bytes()), sink, stream);
       start.record(stream);
@@ -80,12 +89,12 @@ void time_interleaved(const std::vector<Arm*>& arms, const DeviceBuffer& flush, 
       if (gated) gate.release();
       GPUBENCH_CUDA(cudaEventSynchronize(end.e));
       if (gated && gate.timed_out()) gated = false;
-      if (timed < 0) continue;
       const float t = elapsed_ms(start, end);
       arm.ms.push_back(t);
       arm.total_ms += t;
     }
   }
+  return gated;
 }
 
 /// Sets up `arm` on `problem` (its groups too); false, with `refusal` set on the first one, when a tile configuration
@@ -211,7 +220,7 @@ class AutoBackend final : public Variant {
       for (auto& a : arms)
         if (set_up(a, problem, stream, refusal)) ready.push_back(&a);
       GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-      time_interleaved(ready, flush, sink.as<uint32_t>(), stream);
+      c.gate_timed_out = !time_interleaved(ready, flush, sink.as<uint32_t>(), stream);
       c.interleaved = true;
     } catch (const DeviceError&) {  // not all at once: one at a time (a sticky error fails here again and propagates)
       for (auto& a : arms) free_arm(a);
@@ -220,7 +229,7 @@ class AutoBackend final : public Variant {
         a.ms.clear();
         a.total_ms = 0;
         if (!set_up(a, problem, stream, refusal)) continue;
-        time_interleaved({&a}, flush, sink.as<uint32_t>(), stream);
+        if (!time_interleaved({&a}, flush, sink.as<uint32_t>(), stream)) c.gate_timed_out = true;
         free_arm(a);
       }
     }
@@ -249,8 +258,11 @@ class AutoBackend final : public Variant {
   std::string why() const {
     const std::string source =
         choice_.cached ? "cached in " + cache_file_ + " (" + choice_.measured_at + ")"
-                       : fmt::format("setup trial, median of {} cold-L2 launches each{}", choice_.launches,
-                                     choice_.interleaved ? ", interleaved" : "");
+                       : fmt::format("setup trial, median of {} cold-L2 launches each{}{}", choice_.launches,
+                                     choice_.interleaved ? ", interleaved" : "",
+                                     choice_.gate_timed_out ? "; the blocking kernel timed out, so host launch gaps "
+                                                              "are in these times"
+                                                            : "");
     if (!choice_.tile_skipped.empty())
       return fmt::format("the tile kernel cannot run this shape ({}); library {} ({})", choice_.tile_skipped,
                          ms_text(choice_.library_ms), source);

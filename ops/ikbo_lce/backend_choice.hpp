@@ -39,6 +39,7 @@ struct BackendChoice {
   /// The trial timed its candidates interleaved, one sample of each per round (false: one after another, as they
   /// did not fit on the GPU together; not cached).
   bool interleaved = false;
+  bool gate_timed_out = false;  ///< the trial's blocking kernel timed out: host launch gaps in its times (not cached)
   std::string tile_skipped;    ///< why the tile kernel could not run this problem ("" when it could)
   std::string measured_at;     ///< UTC time of the trial (utc_timestamp)
   bool cached = false;         ///< read from the cache file rather than measured by this run

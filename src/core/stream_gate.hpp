@@ -13,6 +13,10 @@ namespace gpubench {
 /// must stop holding, since a launch that synchronizes the host would otherwise wait for the timeout every time).
 /// The kernel waits at most `timeout_ns` of %globaltimer; it is named gpubench_harness_block, so reports and traces
 /// tell it from measured work. Allocate it after cudaSetDevice (the flags are mapped into the current device).
+/// Every kernel enqueued behind hold() must have run once before in this process: under CUDA's lazy loading
+/// (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) a kernel's first launch loads it, and loading waits for the
+/// running blocking kernel, which waits for release(): a deadlock until the timeout (CUDA Programming Guide, "Lazy
+/// Loading", concurrent execution). So warm up without the gate.
 /// Throws DeviceError when the pinned flags cannot be allocated. Not copyable.
 class StreamGate {
  public:

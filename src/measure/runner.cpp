@@ -69,10 +69,12 @@ Runner::Runner(const DeviceInfo& device, const MeasureSpec& spec, bool use_cupti
   GPUBENCH_CUDA(cudaMallocHost(reinterpret_cast<void**>(&clock_host_), sizeof(float)));
   gate_.emplace(kBlockTimeoutNs);
   if (const char* m = std::getenv("GPUBENCH_L2_FLUSH"); m && std::string(m) == "write") flush_method_ = "write";
-  if (flush_.get()) {  // defined contents for the read flush (a pattern, never the sink's)
+  if (flush_.get())  // defined contents for the read flush (a pattern, never the sink's)
     GPUBENCH_CUDA(cudaMemsetAsync(flush_.get(), 0x5a, flush_.bytes(), stream_));
-    GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
-  }
+  // Every kernel a sample enqueues behind the blocking kernel must have run once before it (core/stream_gate.hpp:
+  // lazy loading). The step's groups and the flush run in the warm-up; the clock probe runs here, with the stream free.
+  probe_sm_clock(clock_slot_.as<float>(), 0, kClockSpinNs, stream_);
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
   // The events between launch groups are inside the region (enqueue_groups): say so where they are recorded.
   const std::string events = "launch-group times from CUDA events between the groups, which lengthen the region "
                              "(≈ 1.4 µs per event on an H200: it matters for steps of a few µs)";
@@ -194,7 +196,8 @@ Sample Runner::take_sample(MeasurePass& pass, int64_t s, bool& blocking, std::ve
   if (blocking && gate_->timed_out()) {  // a group waited on the host: enqueue unblocked from now on
     blocking = false;
     notes.push_back("blocking kernel timed out at sample " + std::to_string(s) +
-                    " (a launch group synchronizes with the host); later samples include host launch gaps");
+                    " (a launch group synchronizes with the host, or a kernel first launched behind it was loaded "
+                    "lazily); later samples include host launch gaps");
   }
   Sample smp;
   smp.region_ms = elapsed_ms(pass.region_start, pass.region_end);

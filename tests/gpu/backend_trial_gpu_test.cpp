@@ -91,6 +91,7 @@ TEST_F(BackendTrial, TimesItsCandidatesInterleavedAndRunsTheFastest) {
   EXPECT_EQ(config.rfind(R"(backend auto → tile (schedule "pingpong"): )", 0), 0u) << config;
   EXPECT_NE(config.find(", interleaved)"), std::string::npos) << config;
   EXPECT_NE(config.find("stand-in 1"), std::string::npos) << config;
+  EXPECT_EQ(config.find("timed out"), std::string::npos) << "the warm-up rounds load every kernel before the gate";
   // Rounds of the three candidates, forward then backward: 0 1 2 2 1 0 0 1 2 …, 2 untimed + 3 to 30 timed rounds.
   const auto& order = ledger_.order;
   ASSERT_EQ(order.size() % 3, 0u);
