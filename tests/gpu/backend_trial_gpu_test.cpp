@@ -66,14 +66,15 @@ class BackendTrial : public ::testing::Test {
     ::unsetenv("XDG_CACHE_HOME");
     if (!dir_.empty()) fs::remove_all(dir_);
   }
-  /// Tile candidates 0 ({}: 60 µs) and 1 ({"schedule": "pingpong"}: `pingpong_ns`), library 2 (`library_ns`); set up
-  /// on a small problem. Returns the step's configuration text.
-  std::string choose(int64_t pingpong_ns, int64_t library_ns) {
+  /// Step `step` with tile candidates 0 ({}: 60 µs) and 1 ({"schedule": "pingpong"}: `pingpong_ns`), library 2
+  /// (`library_ns`), set up on a small problem. Returns the step's configuration text. Each test names its own step:
+  /// the process keeps a step's choice per key (its other input sets reuse it), and gtest may run both in one process.
+  std::string choose(const std::string& step_name, int64_t pingpong_ns, int64_t library_ns) {
     std::vector<TileCandidate> tiles = {
         {nlohmann::json::object(), [this] { return std::make_unique<Stand>(0, 60'000, ledger_); }},
         {{{"schedule", "pingpong"}}, [this, pingpong_ns] { return std::make_unique<Stand>(1, pingpong_ns, ledger_); }}};
     auto step = make_auto_backend(
-        "stand_in", nlohmann::json::object(), tiles,
+        step_name, nlohmann::json::object(), tiles,
         [this, library_ns] { return std::unique_ptr<Variant>(std::make_unique<Stand>(2, library_ns, ledger_)); });
     Problem p;
     p.M = 16, p.N = 64, p.K_user = 128, p.K_cand = 64, p.B = 8, p.U = 1;
@@ -87,7 +88,7 @@ class BackendTrial : public ::testing::Test {
 };
 
 TEST_F(BackendTrial, TimesItsCandidatesInterleavedAndRunsTheFastest) {
-  const std::string config = choose(/*pingpong_ns=*/20'000, /*library_ns=*/40'000);
+  const std::string config = choose("stand_in_interleaved", /*pingpong_ns=*/20'000, /*library_ns=*/40'000);
   EXPECT_EQ(config.rfind(R"(backend auto → tile (schedule "pingpong"): )", 0), 0u) << config;
   EXPECT_NE(config.find(", interleaved)"), std::string::npos) << config;
   EXPECT_NE(config.find("stand-in 1"), std::string::npos) << config;
@@ -105,7 +106,7 @@ TEST_F(BackendTrial, TimesItsCandidatesInterleavedAndRunsTheFastest) {
 
 TEST_F(BackendTrial, CandidatesThatDoNotFitTogetherAreTimedOneAfterAnother) {
   ledger_.refuse_together = true;
-  const std::string config = choose(/*pingpong_ns=*/60'000, /*library_ns=*/20'000);
+  const std::string config = choose("stand_in_apart", /*pingpong_ns=*/60'000, /*library_ns=*/20'000);
   EXPECT_EQ(config.rfind("backend auto → library: ", 0), 0u) << config;
   EXPECT_EQ(config.find("interleaved"), std::string::npos) << config;
   EXPECT_NE(config.find("stand-in 2"), std::string::npos) << config;
