@@ -161,10 +161,10 @@ void Runner::sample_until_stopped(MeasurePass& pass, StoppingCriterion& criterio
   double last_progress = wall_seconds();
   // Each sample is enqueued behind a blocking kernel and released at once, so the flush, the groups and the
   // clock probe run back to back: host launch gaps between groups stay out of the region time.
-  bool blocking = true;
+  Gate gate;
   while (!criterion.is_finished()) {
     if (interrupt_requested()) break;
-    const Sample smp = take_sample(pass, static_cast<int64_t>(pass.samples.size()), blocking, notes);
+    const Sample smp = take_sample(pass, static_cast<int64_t>(pass.samples.size()), gate, notes);
     pass.samples.push_back(smp);
     if (clock_ok_while_sampling(smp)) criterion.add_sample(smp.region_ms);
     cool_down(smp.region_ms);
@@ -179,8 +179,8 @@ void Runner::sample_until_stopped(MeasurePass& pass, StoppingCriterion& criterio
   pass.interrupted = interrupt_requested();
 }
 
-Sample Runner::take_sample(MeasurePass& pass, int64_t s, bool& blocking, std::vector<std::string>& notes) {
-  if (blocking) {
+Sample Runner::take_sample(MeasurePass& pass, int64_t s, Gate& gate, std::vector<std::string>& notes) {
+  if (gate.blocking) {
     if (cupti_) CuptiActivity::push(encode_external_id(pass.serial, s, kHarnessOp));
     gate_->hold(stream_);
     if (cupti_) CuptiActivity::pop();
@@ -191,13 +191,20 @@ Sample Runner::take_sample(MeasurePass& pass, int64_t s, bool& blocking, std::ve
   probe_sm_clock(clock_slot_.as<float>(), 0, kClockSpinNs, stream_);
   if (cupti_) CuptiActivity::pop();
   GPUBENCH_CUDA(cudaMemcpyAsync(clock_host_, clock_slot_.get(), sizeof(float), cudaMemcpyDeviceToHost, stream_));
-  if (blocking) gate_->release();
+  if (gate.blocking) gate_->release();
   GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
-  if (blocking && gate_->timed_out()) {  // a group waited on the host: enqueue unblocked from now on
-    blocking = false;
-    notes.push_back("blocking kernel timed out at sample " + std::to_string(s) +
-                    " (a launch group synchronizes with the host, or a kernel first launched behind it was loaded "
-                    "lazily); later samples include host launch gaps");
+  if (gate.blocking) {
+    if (!gate_->timed_out()) {
+      gate.retrying = false;
+    } else if (!gate.retrying) {  // once: retried at the next sample
+      gate.retrying = true;
+      notes.push_back("blocking kernel timed out at sample " + std::to_string(s) +
+                      " (a kernel first launched behind it, or the host descheduled); retried at the next sample");
+    } else {  // twice in a row: a group waits on the host; enqueue unblocked from now on
+      gate.blocking = false;
+      notes.push_back("blocking kernel timed out again at sample " + std::to_string(s) +
+                      " (a launch group synchronizes with the host); later samples include host launch gaps");
+    }
   }
   Sample smp;
   smp.region_ms = elapsed_ms(pass.region_start, pass.region_end);

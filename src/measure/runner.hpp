@@ -105,9 +105,16 @@ class Runner {
   /// Sample until the stopping rule holds (or a signal arrives): one take_sample per iteration, the clock guard
   /// feeds the rule, the cooldown sleeps, progress is reported. Notes a blocking-kernel timeout in `notes`.
   void sample_until_stopped(MeasurePass& pass, StoppingCriterion& criterion, std::vector<std::string>& notes);
-  /// One timed sample `s`: blocking kernel (while `blocking`), L2 flush, the groups between events, clock probe,
-  /// then one stream sync. Clears `blocking` and notes why when the blocking kernel timed out.
-  Sample take_sample(MeasurePass& pass, int64_t s, bool& blocking, std::vector<std::string>& notes);
+  /// Whether a pass's samples are still enqueued behind the blocking kernel. A timeout is retried on the next sample
+  /// (a one-off: a kernel loaded lazily behind the gate, the host descheduled for 200 ms); a second in a row ends the
+  /// gate for the rest of the pass (a launch group that synchronizes with the host would cost 200 ms a sample).
+  struct Gate {
+    bool blocking = true;
+    bool retrying = false;  ///< the last held sample timed out
+  };
+  /// One timed sample `s`: blocking kernel (while `gate.blocking`), L2 flush, the groups between events, clock probe,
+  /// then one stream sync. Updates `gate` and notes each timeout in `notes`.
+  Sample take_sample(MeasurePass& pass, int64_t s, Gate& gate, std::vector<std::string>& notes);
   /// Summarize (runner_summary.cpp): clock guard, CUPTI records per sample and group, statistics into `out`.
   /// `records`: the CUPTI records taken after sampling (take_records(); empty without CUPTI), of this pass and any
   /// other (each pass picks its own by serial). Throws DeviceError when no sample survives.

@@ -47,7 +47,7 @@ void Runner::measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>
   ca.initialize();
   cb.initialize();
   bool a_done = false, b_done = false;  // latched: a side whose rule held keeps its stop reason while the other samples
-  bool blocking = true;                 // one blocking kernel for both sides (Runner::take_sample)
+  Gate gate;                            // one blocking kernel for both sides (Runner::take_sample)
   double last_progress = wall_seconds();
   int64_t pair = 0;
   while (!(a_done && b_done)) {
@@ -57,7 +57,7 @@ void Runner::measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>
     for (const bool is_a : order) {
       MeasurePass& pass = is_a ? pa : pb;
       StoppingCriterion& criterion = is_a ? ca : cb;
-      const Sample smp = take_sample(pass, pair, blocking, is_a ? out.a.notes : out.b.notes);
+      const Sample smp = take_sample(pass, pair, gate, is_a ? out.a.notes : out.b.notes);
       pass.samples.push_back(smp);
       if (clock_ok_while_sampling(smp)) criterion.add_sample(smp.region_ms);
       cool_down(smp.region_ms);
