@@ -51,17 +51,17 @@ struct Arm {
 /// Times `arms` (each set up) on `stream` as `run` does in cold mode with CUPTI, interleaved: in each round every arm
 /// takes one sample, in forward order on even rounds and backward on odd ones (ABBA), so a drift of the board's clock
 /// or a transient stall lands on every candidate alike instead of on the one whose block it falls in (timed one after
-/// another, a trial once read the library path 2.5 µs above its run at B = 8 and chose a tile kernel 23% slower;
-/// seven later trials of that case did not repeat it: rounds 19 and 20 of ops/ikbo_lce/NOTES.md). A sample is enqueued behind the blocking kernel (core/stream_gate.hpp) and released whole, a read of
-/// `flush` (twice the L2, core/l2_flush.hpp; `sink`: its one-word output) first, two CUDA events around the step's
-/// groups and none between them: the host's gaps between launches do not count. (Launched one by one without the
-/// gate, the gaps made the library's three launches look faster than the tile kernel's one at B = 8; a CUDA graph of
-/// each side hid the gaps but also the launch latency between the library's kernels, which the run keeps:
-/// results/h200/2026-12-03_candidates. A *write* flush left dirty lines whose write-back landed in the sample: the
-/// library path's trial medians read 0.1–1.6 µs over its run at B = 8, results/h200/2026-12-03_b8_gap.) kWarmup
-/// untimed rounds without the gate, then at least kMinLaunches and at most kMaxLaunches timed ones, until the slowest arm has spent
-/// kTrialBudgetMs. Fills each arm's `ms`; returns false when the blocking kernel timed out (later samples then carry
-/// the host's launch gaps).
+/// another, a trial once read the library path 2.5 µs above its run at B = 8 and chose a tile kernel 23% slower; seven
+/// later trials of that case did not repeat it: rounds 19 and 20 of ops/ikbo_lce/NOTES.md). A sample is enqueued behind
+/// the blocking kernel (core/stream_gate.hpp) and released whole, a read of `flush` (twice the L2, core/l2_flush.hpp;
+/// `sink`: its one-word output) first, two CUDA events around the step's groups and none between them: the host's gaps
+/// between launches do not count. (Launched one by one without the gate, the gaps made the library's three launches
+/// look faster than the tile kernel's one at B = 8; a CUDA graph of each side hid the gaps but also the launch latency
+/// between the library's kernels, which the run keeps: results/h200/2026-12-03_candidates. A *write* flush left dirty
+/// lines whose write-back landed in the sample: the library path's trial medians read 0.1–1.6 µs over its run at B = 8,
+/// results/h200/2026-12-03_b8_gap.) kWarmup untimed rounds without the gate, then at least kMinLaunches and at most
+/// kMaxLaunches timed ones, until the slowest arm has spent kTrialBudgetMs. Fills each arm's `ms`; returns false when
+/// the blocking kernel timed out (later samples then carry the host's launch gaps).
 bool time_interleaved(const std::vector<Arm*>& arms, const DeviceBuffer& flush, uint32_t* sink, cudaStream_t stream) {
   StreamGate gate(kGateTimeoutNs);
   bool gated = true;  // false once the blocking kernel timed out (a group that waits on the host)
