@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <new>
 #include <string>
@@ -81,7 +82,8 @@ std::string option_guesses(const CLI::App& cmd, int argc, char** argv) {
 /// After CLI11's "… not expected": " ('--quiet' goes after the command: gpubench run --quiet …)" for each
 /// option placed before the command `verb` (CLI11 takes it for the command's and blames the command), and
 /// " (--metrics takes its value with '=': --metrics=compute)" when a value follows --metrics after a space
-/// (the optional value is not taken, so the word becomes the config and the config an extra argument).
+/// (the optional value is not taken, so the word becomes the config and the config an extra argument, or, after
+/// the config, the word is the extra argument): a metric word, or any word that names no existing file.
 std::string placement_hints(const std::string& verb, int argc, char** argv) {
   std::string out;
   int at = argc;
@@ -97,8 +99,10 @@ std::string placement_hints(const std::string& verb, int argc, char** argv) {
   }
   for (int i = at + 1; i + 1 < argc; ++i) {
     const std::string arg = argv[i], next = argv[i + 1];
+    std::error_code ec;
     const bool metric_word = next == "memory" || next == "compute" || next == "all" || next == "none" ||
-                             next.find("__") != std::string::npos;
+                             next.find("__") != std::string::npos ||
+                             (!next.empty() && next[0] != '-' && !std::filesystem::exists(next, ec));
     if (arg == "--metrics" && metric_word)
       out += fmt::format(" (--metrics takes its value with '=': --metrics={})", next);
   }

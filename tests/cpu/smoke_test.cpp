@@ -277,6 +277,12 @@ TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
   EXPECT_NE(r.err.find("not expected: c.json (--metrics takes its value with '=': --metrics=compute)"),
             std::string::npos)
       << r.err;
+  // After an existing config, any word that is no file (here a misspelt set) gets the same hint.
+  const std::string cfg = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_fp16.json";
+  r = gpubench_cli({"run", cfg, "--metrics", "bogus"}, "metrics_space_word");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("not expected: bogus (--metrics takes its value with '=': --metrics=bogus)"), std::string::npos)
+      << r.err;
 }
 
 TEST(Cli, ParseErrorsNameTheCommandAndHelpNamesTheValues) {
