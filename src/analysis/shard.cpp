@@ -38,15 +38,18 @@ bool has(const std::function<const char*(const char*)>& getenv, const char* name
   return v != nullptr && *v != '\0';
 }
 
-/// Checks I < N and an agreeing --shards; returns the spec.
-ShardSpec checked(int64_t index, int64_t count, std::string source, int64_t shards, const std::string& from) {
+/// Checks I < N and an agreeing given count (`shards`, from `shards_from`: --shards or GPUBENCH_SHARDS); returns the
+/// spec.
+ShardSpec checked(int64_t index, int64_t count, std::string source, int64_t shards, const std::string& from,
+                  const std::string& shards_from = "--shards") {
   if (count < 1 || count > kMaxShards || index >= count)
     throw InputError(fmt::format("{}: shard index {} is not below the shard count {} (1 … {} shards); fix the job's "
                                  "environment, or give --shard I/N",
                                  from, index, count, kMaxShards));
   if (shards > 0 && shards != count)
-    throw InputError(fmt::format("--shards {} disagrees with {} (which gives {} shards); drop --shards", shards, from,
-                                 count));
+    throw InputError(fmt::format("{}{}{} disagrees with {} (which gives {} shards); {} {}", shards_from,
+                                 shards_from == "--shards" ? " " : "=", shards, from, count,
+                                 shards_from == "--shards" ? "drop" : "unset", shards_from));
   return ShardSpec{index, count, std::move(source)};
 }
 
@@ -131,9 +134,9 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
     if (id < min || (id - min) % step != 0)
       throw InputError(fmt::format("SLURM_ARRAY_TASK_ID={} is not on the array MIN={} STEP={}; give --shard I/N", id,
                                    min, step));
-    int64_t range = 0;  // tasks of the range MIN..MAX:STEP
+    int64_t range = 0, max = 0;  // tasks of the range MIN..MAX:STEP
     if (has(getenv, "SLURM_ARRAY_TASK_MAX")) {
-      const int64_t max = env_count(getenv, "SLURM_ARRAY_TASK_MAX");
+      max = env_count(getenv, "SLURM_ARRAY_TASK_MAX");
       if (max < min) throw InputError("SLURM_ARRAY_TASK_MAX is below SLURM_ARRAY_TASK_MIN; give --shard I/N");
       range = (max - min) / step + 1;
     }
@@ -141,10 +144,10 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
     if (has(getenv, "SLURM_ARRAY_TASK_COUNT")) {
       count = env_count(getenv, "SLURM_ARRAY_TASK_COUNT");
       if (range > 0 && range != count)
-        throw InputError(fmt::format("SLURM_ARRAY_TASK_COUNT={} but the array's range MIN={} … MAX:STEP={} holds {} "
-                                     "tasks: an array written as a list (--array=1,4,9) has no shard order; submit a "
-                                     "range (--array=0-{}), or set GPUBENCH_SHARDS and number the tasks 0 … N−1",
-                                     count, min, step, range, count - 1));
+        throw InputError(fmt::format("SLURM_ARRAY_TASK_COUNT={} but the array's range MIN={} … MAX={}:STEP={} holds "
+                                     "{} tasks: an array written as a list (--array=1,4,9) has no shard order; submit "
+                                     "a range (--array=0-{}), or set GPUBENCH_SHARDS and number the tasks 0 … N−1",
+                                     count, min, max, step, range, count - 1));
     }
     if (count == 0)
       throw InputError("SLURM_ARRAY_TASK_ID is set without SLURM_ARRAY_TASK_COUNT or SLURM_ARRAY_TASK_MAX; set "
@@ -172,7 +175,7 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
                                    rank ? l.rank : l.size, rank ? l.size : l.rank));
     if (rank)
       return checked(env_count(getenv, l.rank), env_count(getenv, l.size), l.source, given,
-                     fmt::format("{} and {}", l.rank, l.size));
+                     fmt::format("{} and {}", l.rank, l.size), given_from);
   }
   if (given > 0 && given_from == "GPUBENCH_SHARDS")
     throw InputError("GPUBENCH_SHARDS is set but no engine variable gives this process's index (SLURM_ARRAY_TASK_ID, "

@@ -101,8 +101,8 @@ void refuse_overwriting_inputs(const MergeArgs& a, const std::vector<ShardInput>
     for (const auto& in : inputs)
       if (fs::equivalent(out, in.path, ec))
         throw InputError(fmt::format("merge: -o {} would overwrite the shard report {}; write the merged report "
-                                     "elsewhere (e.g. -o {}/merged)",
-                                     a.output, in.path, fs::path(in.path).parent_path().string()));
+                                     "elsewhere (e.g. -o {})",
+                                     a.output, in.path, (fs::path(in.path).parent_path() / "merged").string()));
   }
 }
 

@@ -98,7 +98,12 @@ VerbAction setup_plan(CLI::App& sub) {
     load_plugins(*plugins, a->config);
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
-    if (!a->output.empty()) check_writable(a->output);  // before the work, naming the path and the fix
+    if (!a->output.empty()) {  // before the work, naming the path and the fix
+      check_writable(a->output);
+      std::vector<std::string> read = *plugins;
+      read.push_back(a->config);
+      refuse_output_over_input("-o", a->output, read, "plan", "plan.json");
+    }
     const Config config = load_config_or_default(a->config, *sets);
     refuse_gpu_free_issues(config, a->config, *sets);
     const std::string text = render_plan(make_plan(config), a->format);

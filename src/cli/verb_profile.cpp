@@ -119,8 +119,14 @@ VerbAction setup_profile(CLI::App& sub) {
     ImportOptions import;
     import.iteration_pattern = a->iteration;
     import.operator_ranges = a->operators;
+    const std::vector<std::string> files = expand(a->traces);
+    if (!a->output.empty()) {
+      std::vector<std::string> read = files;
+      read.push_back(a->rules);
+      refuse_output_over_input("-o", a->output, read, "profile", "profile.md");
+    }
     std::vector<ProfileTrace> traces;
-    for (const auto& path : expand(a->traces)) traces.push_back(read_profile_file(path, import));
+    for (const auto& path : files) traces.push_back(read_profile_file(path, import));
     const auto summary = summarize_profile(traces, attribution, a->iteration, bill,
                                            a->op.empty() ? std::nullopt : std::optional<std::string>(a->op));
     std::string text;

@@ -232,7 +232,15 @@ int run(const RunArgs& a) {
                                                : "gpubench_" + config.name;
   // The output paths are written after the GPU work: a bad one must fail now, not lose the measurement.
   check_report_paths(prefix, a.formats);
-  if (!a.trace.empty()) check_writable(a.trace);
+  std::vector<std::string> read = a.plugins;  // what this run reads, which no output may replace
+  read.push_back(a.config);
+  for (const auto& f : a.formats)
+    refuse_output_over_input("-o", prefix + "." + find_report_writer(f)->extension, read, "run",
+                             "out/" + config.name);
+  if (!a.trace.empty()) {
+    check_writable(a.trace);
+    refuse_output_over_input("--trace", a.trace, read, "run", "out/trace.json");
+  }
   if (shard) {
     if (!a.quiet)
       fmt::print(stderr, "shard {}/{} ({}): {} of {} work units, estimated {:.0f} s\n", shard->spec.index,

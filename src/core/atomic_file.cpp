@@ -134,4 +134,13 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+void refuse_output_over_input(const std::string& flag, const std::string& output, const std::vector<std::string>& inputs,
+                              const std::string& verb, const std::string& example) {
+  std::error_code ec;
+  for (const auto& in : inputs)
+    if (!in.empty() && std::filesystem::equivalent(output, in, ec))
+      throw InputError(flag + " " + output + " would overwrite " + in + ", which " + verb +
+                       " reads; write the output elsewhere (e.g. " + flag + " " + example + ")");
+}
+
 }  // namespace gpubench

@@ -2,6 +2,7 @@
 // Atomic file writes: a report or cache is either the old file or the complete new one, never a torn mix.
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpubench {
 
@@ -18,6 +19,13 @@ void write_file_atomic(const std::string& path, std::string_view content);
 /// limit; a device or named pipe only needs write permission). Throws InputError naming the path and the fix,
 /// as write_file_atomic would.
 void check_writable(const std::string& path);
+
+/// Throws InputError when the file `output` (given with option `flag`, e.g. "-o") is one of `inputs`, the files the
+/// command `verb` reads (the same file by std::filesystem::equivalent: links and relative paths included; a missing
+/// file matches nothing): "-o c.json would overwrite c.json, which run reads; write the output elsewhere (e.g. -o
+/// EXAMPLE)". Writing it would replace an input with the output, and exit 0.
+void refuse_output_over_input(const std::string& flag, const std::string& output, const std::vector<std::string>& inputs,
+                              const std::string& verb, const std::string& example);
 
 /// Reads a whole file; throws InputError naming the path when it is missing or unreadable.
 std::string read_file(const std::string& path);

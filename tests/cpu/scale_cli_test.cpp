@@ -164,6 +164,7 @@ TEST_F(ScaleCli, MergeRefusesMissingMismatchedAndDuplicatedShardsWithExitTwo) {
   // -o naming an input would overwrite a shard: refused, the shard kept.
   EXPECT_EQ(run({"merge", "-o", (dir_ / "s0").string(), s0, s1, s2}), 2);
   EXPECT_NE(err_.find("would overwrite the shard report"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("(e.g. -o " + (dir_ / "merged").string() + ")"), std::string::npos) << err_;
   EXPECT_TRUE(read(s0).contains("shard"));
 }
 

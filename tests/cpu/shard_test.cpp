@@ -98,9 +98,16 @@ TEST(ShardEnvironment, SlurmWithTheCountGivenTakesTheTaskIdAsTheIndexToRerunOneS
 }
 
 TEST(ShardEnvironment, AGivenCountMustAgreeWithTheLaunchersSizeAndNeedsAnIndex) {
-  EXPECT_NE(testing::input_error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "3"}}, 4); }).find("disagrees"), std::string::npos);
-  EXPECT_NE(testing::input_error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"GPUBENCH_SHARDS", "3"}}); }).find("disagrees"),
+  EXPECT_NE(testing::input_error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "3"}}, 4); })
+                .find("--shards 4 disagrees with RANK and WORLD_SIZE (which gives 3 shards); drop --shards"),
             std::string::npos);
+  // The count came from the environment: the message names the variable, not a --shards that was never given.
+  const std::string env = testing::input_error_of(
+      [] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"GPUBENCH_SHARDS", "3"}}); });
+  EXPECT_NE(env.find("GPUBENCH_SHARDS=3 disagrees with RANK and WORLD_SIZE (which gives 4 shards); unset "
+                     "GPUBENCH_SHARDS"),
+            std::string::npos)
+      << env;
   EXPECT_EQ(from_env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"GPUBENCH_SHARDS", "4"}}).count, 4);
   EXPECT_NE(testing::input_error_of([] { from_env({{"GPUBENCH_SHARDS", "3"}}); }).find("no engine variable"), std::string::npos);
   for (const char* bad : {"0", "x", "2000000"})
@@ -137,7 +144,7 @@ TEST(ShardEnvironment, ASlurmListArrayHasNoShardOrder) {
     from_env({{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"},
               {"SLURM_ARRAY_TASK_MAX", "9"}});
   });
-  EXPECT_NE(e.find("holds 9 tasks"), std::string::npos) << e;
+  EXPECT_NE(e.find("MIN=1 … MAX=9:STEP=1 holds 9 tasks"), std::string::npos) << e;
   EXPECT_NE(e.find("GPUBENCH_SHARDS"), std::string::npos) << e;
 }
 
