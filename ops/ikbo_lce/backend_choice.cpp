@@ -75,20 +75,16 @@ bool time_interleaved(const std::vector<Arm*>& arms, const DeviceBuffer& flush, 
       Arm& arm = *arms[round % 2 == 0 ? i : arms.size() - 1 - i];
       // The warm-up rounds run without the gate: they load the flush and the step's kernels, whose first launch
       // behind the blocking kernel would wait for it (lazy loading: core/stream_gate.hpp) and time it out.
-      if (timed < 0) {
-        flush_l2_read(flush.get(), static_cast<int64_t>(flush.bytes()), sink, stream);
-        for (const auto& g : arm.groups) g.launch(stream);
-        GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-        continue;
-      }
-      if (gated) gate.hold(stream);
+      const bool hold = gated && timed >= 0;
+      if (hold) gate.hold(stream);
       flush_l2_read(flush.get(), static_cast<int64_t>(flush.bytes()), sink, stream);
       start.record(stream);
       for (const auto& g : arm.groups) g.launch(stream);
       end.record(stream);
-      if (gated) gate.release();
+      if (hold) gate.release();
       GPUBENCH_CUDA(cudaEventSynchronize(end.e));
-      if (gated && gate.timed_out()) gated = false;
+      if (hold && gate.timed_out()) gated = false;
+      if (timed < 0) continue;
       const float t = elapsed_ms(start, end);
       arm.ms.push_back(t);
       arm.total_ms += t;
