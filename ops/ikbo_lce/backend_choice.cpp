@@ -208,7 +208,8 @@ class AutoBackend final : public Variant {
     // Defined contents for the read flush, never the pattern that makes it write its sink (as the runner's).
     GPUBENCH_CUDA(cudaMemsetAsync(flush.get(), 0x5a, flush.bytes(), stream));
     std::vector<Arm> arms;
-    for (const auto& t : tiles_) arms.push_back(Arm{t.options, false, t.make});
+    for (const auto& t : tiles_)
+      if (!t.applies || t.applies(problem)) arms.push_back(Arm{t.options, false, t.make});
     arms.push_back(Arm{nlohmann::json::object(), true, library_});
     std::vector<Arm*> ready;
     std::string refusal;
@@ -297,8 +298,9 @@ std::string backend_cache_path(const std::string& uuid) {
 
 namespace {
 
-/// 4: candidates interleaved; 3 (timed one after another), 2 (write flush) and 1 (ungated launches) read as no entry.
-constexpr int kCacheSchema = 4;
+/// 5: `pipelined` also tries user_gemm "inline"; 4 (no inline candidate), 3 (timed one after another), 2 (write flush)
+/// and 1 (ungated launches) read as no entry.
+constexpr int kCacheSchema = 5;
 
 /// One cache entry (read_backend_cache).
 nlohmann::json entry_json(const BackendChoice& c) {

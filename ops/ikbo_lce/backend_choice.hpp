@@ -25,7 +25,17 @@ namespace gpubench::lce {
 struct TileCandidate {
   nlohmann::json options = nlohmann::json::object();
   std::function<std::unique_ptr<Variant>()> make;
+  /// Whether the trial times this candidate on a problem (empty: always), e.g. the inline user GEMM only where its
+  /// repeated user work is small (inline_user_may_pay).
+  std::function<bool(const Problem&)> applies;
 };
+
+/// Whether `pipelined` with option user_gemm "inline" (each candidate tile runs the user GEMM's K_user stages itself)
+/// is worth a trial on `pr`: K_user > 0 and either its ring stages are at most 5/4 of the user tiles' (B·(kt_u + kt_c)
+/// ≤ 1.25·(U·kt_u + B·kt_c), kt = ceil(K / 64): few candidates per request, or K_user ≪ K_cand), or its candidate
+/// tiles (B · ceil(M / 224) · ceil(N / 128)) fit in one wave of `sms` CTAs (small B: launch- and latency-bound, where
+/// the user tiles' flag wait and the memset cost more than the repeated work). The 5/4 is a judgement, not measured.
+bool inline_user_may_pay(const Problem& pr, int sms);
 
 /// The backend a step with `backend: "auto"` runs on one problem, and why.
 struct BackendChoice {
@@ -79,7 +89,8 @@ std::unique_ptr<Variant> create_step_variant(const VariantInfo& info, const Step
 /// The tile candidates of step `info` with the config's `given` options and their resolution `options`: the step's
 /// own configuration, then, when the schema has `schedule` and the config leaves it out, {"schedule": "pingpong"}
 /// (two 64(N) × 224(M) tiles per CTA instead of one 128 × 224: no idle rows where N is 64, 72 or 136) if the
-/// other given options admit it (config_detail::option_problems). Defined in registry.cpp.
+/// other given options admit it (config_detail::option_problems), then, when the schema has `user_gemm` and the config
+/// leaves it out, {"user_gemm": "inline"} on the problems inline_user_may_pay admits. Defined in registry.cpp.
 std::vector<TileCandidate> tile_candidates(const VariantInfo& info, const StepOptions& options,
                                            const nlohmann::json& given);
 

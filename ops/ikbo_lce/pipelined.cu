@@ -42,6 +42,10 @@
 //               −3.5% at the reference shape) or false (each consumer warpgroup's thread 0 issues its
 //               stores, the round-8 kernel). Ping-pong, BK 32 and 5 stages have no TMA stores: there the
 //               default is false and true is refused.
+//   "user_gemm": "tiles" (default: user tiles compute Y_user once per request, candidate tiles add its row after
+//               a ready flag) or "inline" (no user tiles: each candidate tile runs W_user·E_user[u] first in its own
+//               mainloop over K_user + K_cand; B / U times the user work, but no flags, no memset, no Y_user round trip:
+//               for small B and one candidate per request; backend "auto" also tries it there, backend_choice.hpp);
 //   "narrow_tail": true (default) or false: the last M tile's wgmmas are the narrowest of m64n32/n64/n128/n216k16
 //               that covers its rows instead of m64n224k16 (M = 433 leaves 209: n216, −0.4% fp16, −0.7% bf16 at the
 //               reference shape, results/h200/2026-12-01_narrow; M = 16: n32; M = 256: 224 + n32; a last tile
@@ -77,9 +81,9 @@ class PipelinedVariant final : public Variant {
   /// balanced: option "grid";
   /// defer: option "defer_user_row" as LceParams::defer_user (0 none, 1 first, 2 any).
   /// trim: option "k_tail"; contiguous: option "tile_order"; row_cache: option "user_row_cache";
-  /// store_warp: option "store_warp"; narrow_tail: option "narrow_tail".
+  /// store_warp: option "store_warp"; narrow_tail: option "narrow_tail"; inline_user: option user_gemm "inline".
   PipelinedVariant(bool pingpong, std::optional<Cluster> cluster, int block_k, int stages, int l2_ahead, bool balanced, int defer,
-                   bool trim, bool contiguous, bool row_cache, bool store_warp, bool narrow_tail)
+                   bool trim, bool contiguous, bool row_cache, bool store_warp, bool narrow_tail, bool inline_user)
       : pingpong_(pingpong),
         cluster_(cluster),
         block_k_(block_k),
@@ -91,7 +95,8 @@ class PipelinedVariant final : public Variant {
         contiguous_(contiguous),
         row_cache_(row_cache),
         store_warp_(store_warp),
-        narrow_tail_(narrow_tail) {}
+        narrow_tail_(narrow_tail),
+        inline_user_(inline_user) {}
 
   void setup(const Problem& pr, cudaStream_t stream) override {
     sm90::check_problem(pr, "pipelined");
@@ -101,15 +106,21 @@ class PipelinedVariant final : public Variant {
     if (pr.K_user > 0) w_user_ = sm90::pad_columns(pr.W, pr.M, k_total, 0, pr.K_user, stream);
     l_ = {};
     bind(pr);
-    // Y_user in 16-bit fragment order (lce_user_row.cuh, frag_index): [U, m_tiles, n_blocks64, 64 × 224].
-    y_user_ = DeviceBuffer(static_cast<size_t>(pr.U) * l_.params.m_tiles * l_.params.n_blocks64 * sm90::kWgRows *
-                           sm90::kTileM * 2);
-    flags_count_ = static_cast<size_t>(pr.U) * l_.params.n_blocks64 * l_.params.m_tiles;
-    ready_ = DeviceBuffer(flags_count_ * sizeof(uint32_t));
     l_.params.cand_to_user = pr.cand_to_user;
-    l_.params.y_user = y_user_.as<float>();
     l_.params.y = pr.Y;
-    l_.params.ready = pr.K_user > 0 ? ready_.as<uint32_t>() : nullptr;
+    if (l_.params.user_tiles > 0) {  // not with the inline user GEMM, nor without user features
+      // Y_user in 16-bit fragment order (lce_user_row.cuh, frag_index): [U, m_tiles, n_blocks64, 64 × 224].
+      y_user_ = DeviceBuffer(static_cast<size_t>(pr.U) * l_.params.m_tiles * l_.params.n_blocks64 * sm90::kWgRows *
+                             sm90::kTileM * 2);
+      flags_count_ = static_cast<size_t>(pr.U) * l_.params.n_blocks64 * l_.params.m_tiles;
+      ready_ = DeviceBuffer(flags_count_ * sizeof(uint32_t));
+      l_.params.y_user = y_user_.as<float>();
+      l_.params.ready = ready_.as<uint32_t>();
+    } else {
+      flags_count_ = 0;
+      l_.params.y_user = nullptr;
+      l_.params.ready = nullptr;
+    }
     l_.params.l2_ahead = l2_ahead_;
     ordered_ = contiguous_ &&
                sm90::apply_contiguous_order(l_, l_.params.user_tiles > 0 ? static_cast<int>(pr.U) : 0, pr.B, order_, stream);
@@ -129,7 +140,9 @@ class PipelinedVariant final : public Variant {
     using sm90::TileConfig;
     using sm90::TileShape;
     const void *wu = w_user_.get(), *wc = w_cand_.get();
-    auto with = [&](auto cfg) { sm90::bind_config<sm90::UserFrag<decltype(cfg)>, kTag>(pr, wu, wc, true, true, l_); };
+    auto with = [&](auto cfg) {
+      sm90::bind_config<sm90::UserFrag<decltype(cfg)>, kTag>(pr, wu, wc, true, true, l_, inline_user_);
+    };
     // Auto (no "cluster" option): 1(M)×2(N) when the 128-row N tiles pair up, else none.
     bound_cluster_ = cluster_ ? *cluster_ : (((pr.N + 127) / 128) % 2 == 0 ? Cluster::k1x2 : Cluster::kNone);
     if (pingpong_) {
@@ -204,6 +217,9 @@ class PipelinedVariant final : public Variant {
   }
 
   std::vector<std::string> notes() const override {
+    if (l_.params.inline_user)
+      return {"user GEMM inline: each candidate tile runs K_user + K_cand in one mainloop (no user tiles, no ready "
+              "flags, no memset)"};
     return {"user and candidate tiles in one persistent kernel; ready flags zeroed by a timed memset"};
   }
 
@@ -227,8 +243,10 @@ class PipelinedVariant final : public Variant {
            ", L2 prefetch of E " + (l2_ahead_ ? std::to_string(l2_ahead_) + " stages ahead" : std::string("off")) +
            ", persistent grid " + std::to_string(l_.grid) +
            (ordered_ ? " (contiguous tile order)" : balanced_ ? " (balanced, round robin)" : " (round robin)") +
-           ", user row " + (row_cache_ ? "kept in registers across tiles" : "reloaded per tile") + ", " +
-           std::to_string(l_.params.user_tiles) +
+           (l_.params.inline_user ? std::string(", user GEMM inline in each candidate tile")
+                                  : ", user row " +
+                                        std::string(row_cache_ ? "kept in registers across tiles" : "reloaded per tile")) +
+           ", " + std::to_string(l_.params.user_tiles) +
            " user + " +
            std::to_string(l_.params.total_tiles - l_.params.user_tiles) + " candidate tiles";
   }
@@ -239,7 +257,7 @@ class PipelinedVariant final : public Variant {
   int block_k_, stages_, l2_ahead_;
   bool balanced_;
   int defer_;
-  bool trim_, contiguous_, row_cache_, store_warp_, narrow_tail_;
+  bool trim_, contiguous_, row_cache_, store_warp_, narrow_tail_, inline_user_;
   bool ordered_ = false;          ///< the contiguous order is bound (contiguous_ and enough clusters)
   Cluster bound_cluster_ = Cluster::kNone;  ///< cluster_ resolved for the bound problem
   Problem pr_;
@@ -276,7 +294,8 @@ GPUBENCH_REGISTER_LCE_VARIANT(
           return std::make_unique<PipelinedVariant>(
               pingpong, cluster, block_k, stages, static_cast<int>(o.integer("l2_prefetch")),
               o.text("grid") == "balanced", defer == "none" ? 0 : defer == "first" ? 1 : 2, o.text("k_tail") == "trim",
-              o.text("tile_order") == "contiguous", o.boolean("user_row_cache"), store_warp, o.boolean("narrow_tail"));
+              o.text("tile_order") == "contiguous", o.boolean("user_row_cache"), store_warp, o.boolean("narrow_tail"),
+              o.text("user_gemm") == "inline");
         },
     });
 

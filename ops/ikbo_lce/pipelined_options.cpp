@@ -37,11 +37,17 @@ std::vector<OptionProblem> pipelined_constraints(const StepOptions& o) {
   return out;
 }
 
-/// `grid` applies to the round-robin tile order only (the contiguous order sets its own grid).
+/// `grid` applies to the round-robin tile order only (the contiguous order sets its own grid); `defer_user_row` and
+/// `user_row_cache` to user tiles (user_gemm "tiles") only.
 std::vector<OptionProblem> pipelined_notes(const StepOptions& o) {
+  std::vector<OptionProblem> out;
   if (o.given("grid") && o.text("tile_order") != "round_robin")
-    return {{"grid", "applies to tile_order \"round_robin\" only (the contiguous order, the default, sets its own grid)"}};
-  return {};
+    out.push_back(
+        {"grid", "applies to tile_order \"round_robin\" only (the contiguous order, the default, sets its own grid)"});
+  for (const char* key : {"defer_user_row", "user_row_cache"})
+    if (o.given(key) && o.text("user_gemm") == "inline")
+      out.push_back({key, "applies to user_gemm \"tiles\" only (inline: no user rows to wait for or keep)"});
+  return out;
 }
 
 }  // namespace
@@ -96,6 +102,13 @@ const config_detail::StepSchema& pipelined_schema() {
             .default_doc = "true with the TMA-store epilogue (cooperative, block_k 64, 4 stages), else false",
             .doc = "two warps of the producer warpgroup issue and track the TMA stores (false: each consumer "
                    "warpgroup issues its own)"},
+           {.name = "user_gemm",
+            .type = OptionType::kString,
+            .values = {"tiles", "inline"},
+            .default_value = "tiles",
+            .doc = "tiles: user tiles compute each request's user row once, candidate tiles add it after a ready flag; "
+                   "inline: each candidate tile runs the user GEMM's K_user stages itself (B / U times the user work, "
+                   "no flags, memset or Y_user: small B, one candidate per request); backend auto tries it there"},
            {.name = "narrow_tail",
             .type = OptionType::kBool,
             .values = {true, false},
@@ -108,7 +121,8 @@ const config_detail::StepSchema& pipelined_schema() {
       .constraint_docs = {"a cluster needs block_k 64; \"2x1\" and \"1x2\" need the cooperative schedule",
                           "stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster",
                           "store_warp true needs the TMA-store epilogue: cooperative, block_k 64, 4 stages",
-                          "grid applies to tile_order \"round_robin\" only (a note otherwise)"},
+                          "grid applies to tile_order \"round_robin\" only (a note otherwise)",
+                          "defer_user_row and user_row_cache apply to user_gemm \"tiles\" only (a note otherwise)"},
   };
   return s;
 }

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <cuda_runtime_api.h>
+
 #include "core/errors.hpp"
 #include "ops/ikbo_lce/backend_choice.hpp"
 #include "ops/ikbo_lce/variant.hpp"
@@ -58,15 +60,32 @@ std::unique_ptr<Variant> create_step_variant(const VariantInfo& info, const Step
 
 std::vector<TileCandidate> tile_candidates(const VariantInfo& info, const StepOptions& options,
                                            const nlohmann::json& given) {
-  std::vector<TileCandidate> out{{nlohmann::json::object(), [&info, options] { return info.create(options); }}};
+  std::vector<TileCandidate> out{{nlohmann::json::object(), [&info, options] { return info.create(options); }, {}}};
   const nlohmann::json own = given.is_object() ? given : nlohmann::json::object();
-  if (info.schema->find("schedule") == nullptr || own.contains("schedule")) return out;
-  nlohmann::json pingpong = own;
-  pingpong["schedule"] = "pingpong";
-  if (!config_detail::option_problems(*info.schema, pingpong).empty()) return out;  // e.g. cluster "1x2" given
-  const StepOptions resolved = StepOptions::resolve(*info.schema, pingpong);
-  out.push_back({{{"schedule", "pingpong"}}, [&info, resolved] { return info.create(resolved); }});
+  // One override of the given options, when the schema has it, the config leaves it out and the rest admit it.
+  auto add = [&](const std::string& key, const nlohmann::json& value, std::function<bool(const Problem&)> applies) {
+    if (info.schema->find(key) == nullptr || own.contains(key)) return;
+    nlohmann::json overridden = own;
+    overridden[key] = value;
+    if (!config_detail::option_problems(*info.schema, overridden).empty()) return;  // e.g. cluster "1x2" given
+    const StepOptions resolved = StepOptions::resolve(*info.schema, overridden);
+    out.push_back({{{key, value}}, [&info, resolved] { return info.create(resolved); }, std::move(applies)});
+  };
+  add("schedule", "pingpong", {});
+  add("user_gemm", "inline", [](const Problem& pr) {
+    int device = 0, sms = 0;
+    return cudaGetDevice(&device) == cudaSuccess &&
+           cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
+           inline_user_may_pay(pr, sms);
+  });
   return out;
+}
+
+bool inline_user_may_pay(const Problem& pr, int sms) {
+  if (pr.K_user <= 0) return false;
+  const int64_t kt_u = (pr.K_user + 63) / 64, kt_c = (pr.K_cand + 63) / 64;
+  if (4 * pr.B * (kt_u + kt_c) <= 5 * (pr.U * kt_u + pr.B * kt_c)) return true;
+  return pr.B * ((pr.M + 223) / 224) * ((pr.N + 127) / 128) <= sms;
 }
 
 std::vector<std::string> variant_names() {

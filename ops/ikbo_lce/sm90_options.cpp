@@ -58,8 +58,8 @@ OptionSchema backend() {
           .type = OptionType::kString,
           .values = {"tile", "auto"},
           .default_value = "auto",
-          .doc = "auto: a setup trial of the tile kernel (pipelined without a given schedule: also its ping-pong "
-                 "schedule) against the library path (k_aligned's cuBLASLt GEMMs), the fastest runs, cached per GPU, "
+          .doc = "auto: a setup trial of the tile kernel (pipelined: also its ping-pong schedule and, at small B or "
+                 "few candidates per request, its inline user GEMM, unless given) against the library path (k_aligned's cuBLASLt GEMMs), the fastest runs, cached per GPU, "
                  "options, precision and problem size (docs/ikbo_lce.md); tile: the sm_90a tile kernel always"};
 }
 

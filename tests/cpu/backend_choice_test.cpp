@@ -107,11 +107,11 @@ TEST_F(BackendCache, EntriesRoundTripAndAccumulate) {
 
 TEST_F(BackendCache, DamageReadsAsNoEntryAndIsReplacedByTheNextWrite) {
   for (const std::string bad : {"", "{", "[]", R"({"schema_version": 3, "entries": {"a": {"backend": "tile",
-                                "tile_ms": 0.3, "library_ms": 0.4}}})", R"({"schema_version": 4, "entries": []})"}) {
+                                "tile_ms": 0.3, "library_ms": 0.4}}})", R"({"schema_version": 5, "entries": []})"}) {
     write_file_atomic(path_, bad);
     EXPECT_TRUE(read_backend_cache(path_).empty()) << bad;
   }
-  write_file_atomic(path_, R"({"schema_version": 4, "entries": {
+  write_file_atomic(path_, R"({"schema_version": 5, "entries": {
       "ok": {"backend": "tile", "tile_ms": 0.3, "library_ms": 0.4},
       "options": {"backend": "tile", "tile_ms": 0.3, "library_ms": 0.4, "tile_options": "pingpong"},
       "times": {"backend": "tile", "tile_ms": 0.3, "library_ms": 0.4, "candidate_ms": {"{}": "fast"}},
@@ -141,13 +141,14 @@ TEST_F(BackendCache, KeepsTheWinningCandidateAndEachCandidatesTime) {
 TEST_F(BackendCache, AFileOfAnEarlierSchemaIsMeasuredAgain) {
   // Schema 1's trial timed launches one by one (host gaps included) and knew one tile configuration; schema 2's
   // flushed L2 with a memset, whose write-back landed in the library path's samples; schema 3's timed its candidates
-  // one after another, so a transient stall could land on one of them.
-  for (const int version : {1, 2, 3}) {
+  // one after another, so a transient stall could land on one of them; schema 4's never tried pipelined's inline
+  // user GEMM.
+  for (const int version : {1, 2, 3, 4}) {
     write_file_atomic(path_, R"({"schema_version": )" + std::to_string(version) + R"(, "uuid": "GPU-x", "entries": {
         "a": {"backend": "library", "tile_ms": 0.02, "library_ms": 0.019}}})");
     EXPECT_TRUE(read_backend_cache(path_).empty()) << version;
     ASSERT_EQ(write_backend_choice(path_, "GPU-x", "b", choice("tile", 0.3, 0.4)), "");
-    EXPECT_EQ(nlohmann::json::parse(read_file(path_)).at("schema_version"), 4);
+    EXPECT_EQ(nlohmann::json::parse(read_file(path_)).at("schema_version"), 5);
     EXPECT_EQ(read_backend_cache(path_).count("a"), 0u) << "the old entry is not carried over";
   }
 }
@@ -162,18 +163,45 @@ std::vector<nlohmann::json> candidate_options(const std::string& name, const nlo
   return out;
 }
 
-TEST(TileCandidates, PipelinedAlsoTriesThePingPongScheduleUnlessTheConfigSetsOrExcludesIt) {
+TEST(TileCandidates, PipelinedAlsoTriesThePingPongScheduleAndTheInlineUserGemmUnlessTheConfigSetsThem) {
   const nlohmann::json own = nlohmann::json::object();
   const nlohmann::json pingpong = {{"schedule", "pingpong"}};
-  EXPECT_EQ(candidate_options("pipelined", own), (std::vector<nlohmann::json>{own, pingpong}));
-  EXPECT_EQ(candidate_options("pipelined", {{"k_tail", "pad"}}), (std::vector<nlohmann::json>{own, pingpong}))
-      << "other options travel with both candidates";
-  EXPECT_EQ(candidate_options("pipelined", {{"schedule", "cooperative"}}), std::vector<nlohmann::json>{own})
+  const nlohmann::json inl = {{"user_gemm", "inline"}};
+  EXPECT_EQ(candidate_options("pipelined", own), (std::vector<nlohmann::json>{own, pingpong, inl}));
+  EXPECT_EQ(candidate_options("pipelined", {{"k_tail", "pad"}}), (std::vector<nlohmann::json>{own, pingpong, inl}))
+      << "other options travel with every candidate";
+  EXPECT_EQ(candidate_options("pipelined", {{"schedule", "cooperative"}}), (std::vector<nlohmann::json>{own, inl}))
       << "a schedule the config names is kept";
-  EXPECT_EQ(candidate_options("pipelined", {{"cluster", "1x2"}}), std::vector<nlohmann::json>{own})
+  EXPECT_EQ(candidate_options("pipelined", {{"cluster", "1x2"}}), (std::vector<nlohmann::json>{own, inl}))
       << "1x2 needs the cooperative schedule";
-  EXPECT_EQ(candidate_options("pipelined", {{"stages", 5}}), std::vector<nlohmann::json>{own});
+  EXPECT_EQ(candidate_options("pipelined", {{"stages", 5}}), (std::vector<nlohmann::json>{own, inl}));
+  EXPECT_EQ(candidate_options("pipelined", {{"user_gemm", "tiles"}}), (std::vector<nlohmann::json>{own, pingpong}))
+      << "a user_gemm the config names is kept";
   EXPECT_EQ(candidate_options("fused", own), std::vector<nlohmann::json>{own}) << "fused has one schedule";
+}
+
+TEST(TileCandidates, TheInlineUserGemmIsTriedWhereItsRepeatedUserWorkIsSmallOrOneWaveHoldsIt) {
+  Problem pr;
+  pr.M = 433;
+  pr.N = 256;
+  pr.K_user = 1178;  // 19 stages of 64
+  pr.K_cand = 866;   // 14
+  pr.B = 16384;
+  pr.U = 16384;  // one candidate per request: inline repeats nothing (B·33 = U·19 + B·14)
+  EXPECT_TRUE(inline_user_may_pay(pr, 132));
+  pr.U = 164;  // 100 per request: B·33 = 540672 > 1.25 · (164·19 + 16384·14) = 290615
+  EXPECT_FALSE(inline_user_may_pay(pr, 132));
+  pr.B = 66;  // 2 · 2 · 66 = 264 candidate tiles > 132: more than one wave
+  pr.U = 1;
+  EXPECT_FALSE(inline_user_may_pay(pr, 132));
+  pr.B = 33;  // 2 · 2 · 33 = 132 tiles: one wave
+  EXPECT_TRUE(inline_user_may_pay(pr, 132));
+  EXPECT_FALSE(inline_user_may_pay(pr, 131));
+  pr.K_user = 0;
+  EXPECT_FALSE(inline_user_may_pay(pr, 132)) << "no user features: nothing to inline";
+  pr.K_user = 64;  // 1 stage against K_cand's 14: B·15 ≤ 1.25 · (U·1 + B·14) for any U
+  pr.B = 4096;
+  EXPECT_TRUE(inline_user_may_pay(pr, 132));
 }
 
 TEST_F(BackendCache, AnUnwritableFolderIsAReasonNotAnError) {

@@ -170,6 +170,50 @@ TEST(LceVariantOptions, PipelinedPingPongOnEveryEdgeCase) {
   EXPECT_EQ(ran, 2 * 2 * (static_cast<int>(edge_cases().size()) - 2)) << "every edge case but the two optional ones";
 }
 
+// pipelined's inline user GEMM (user_gemm "inline": each candidate tile runs K_user then K_cand in one mainloop, user
+// stages from E_user[cand_to_user[b]]), which backend "auto" also tries at small B: every edge case, fp16 and bf16,
+// two seeds with the default configuration, one with each other tile configuration it combines with (a wrong user
+// row, a K offset that does not restart at the candidate stages, or a K tail left unmasked shows as a wrong output).
+TEST(LceVariantOptions, PipelinedInlineUserGemmOnEveryEdgeCase) {
+  GPUBENCH_REQUIRE_GPU();
+  const VariantInfo* info = find_variant("pipelined");
+  ASSERT_NE(info, nullptr);
+  const nlohmann::json inl = {{"user_gemm", "inline"}};
+  std::vector<std::pair<nlohmann::json, std::vector<uint64_t>>> configs = {{inl, {81, 82}}};
+  for (const nlohmann::json& extra :
+       {nlohmann::json{{"schedule", "pingpong"}}, nlohmann::json{{"cluster", "2x2"}}, nlohmann::json{{"cluster", "2x1"}},
+        nlohmann::json{{"cluster", false}, {"store_warp", false}}, nlohmann::json{{"stages", 5}},
+        nlohmann::json{{"block_k", 32}}, nlohmann::json{{"l2_prefetch", 2}}, nlohmann::json{{"k_tail", "pad"}},
+        nlohmann::json{{"tile_order", "round_robin"}}}) {
+    nlohmann::json options = inl;
+    options.update(extra);
+    configs.push_back({options, {83}});
+  }
+  for (const auto& [options, seeds] : configs) {
+    int ran = 0, tried = 0;
+    for (int i = 0; i < static_cast<int>(edge_cases().size()); ++i)
+      for (Precision precision : {Precision::kFp16, Precision::kBf16})
+        for (uint64_t seed : seeds) {
+          ++tried;
+          if (expect_edge_case(*info, options, precision, i, seed + 10 * i).empty()) ++ran;
+        }
+    EXPECT_EQ(ran, tried - 2 * 2 * static_cast<int>(seeds.size())) << options.dump()
+        << ": every edge case but the two optional ones (K_cand 0, N 5)";
+  }
+  // The configuration says so, and the op has one launch (no memset of ready flags).
+  const LceShape shape{250, 136, 70, 50};
+  const RequestLayout layout = layout_from_lengths({1, 3, 2});
+  Stream st;
+  const DeviceOperands d = make_device_operands(shape, layout, Precision::kFp16, 85, st.s);
+  DeviceBuffer y(output_bytes(shape, layout.batch, Precision::kFp16));
+  std::unique_ptr<Variant> v = create_kernel(*info, inl);
+  v->setup(d.problem(y.get()), st.s);
+  EXPECT_NE(v->configuration().find("user GEMM inline in each candidate tile, 0 user + "), std::string::npos)
+      << v->configuration();
+  ASSERT_EQ(v->notes().size(), 1u);
+  EXPECT_NE(v->notes()[0].find("no memset"), std::string::npos) << v->notes()[0];
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Lce, LceVariantEdge,
     ::testing::Combine(::testing::ValuesIn(all_variant_names()),

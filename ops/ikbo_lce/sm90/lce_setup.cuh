@@ -133,9 +133,11 @@ inline CUtensorMap make_y_map(void* y, int64_t M, int64_t N, int64_t batch, bool
   return make_tensor_map_2byte(y, bf16, 3, dims, strides, box, 128, "Y");
 }
 
-/// Tile counts of `params` for problem `pr` (user tiles only when `user_in_kernel`), in cluster tiles.
+/// Tile counts of `params` for problem `pr` (user tiles only when `user_in_kernel` and not `inline_user`), in
+/// cluster tiles. `inline_user` (needs `user_in_kernel`): candidate tiles run the user stages themselves
+/// (LceParams::inline_user), so there are no user tiles and no Y_user to add.
 template <class Cfg>
-inline void fill_tile_counts(const Problem& pr, bool user_in_kernel, LceParams& params) {
+inline void fill_tile_counts(const Problem& pr, bool user_in_kernel, LceParams& params, bool inline_user = false) {
   params.M = static_cast<int>(pr.M);
   params.N = static_cast<int>(pr.N);
   params.m_tiles = static_cast<int>((pr.M + kTileM - 1) / kTileM);
@@ -151,7 +153,10 @@ inline void fill_tile_counts(const Problem& pr, bool user_in_kernel, LceParams& 
   params.m_groups = (params.m_tiles + Cfg::kCM - 1) / Cfg::kCM;
   params.n_groups = (params.n_tiles + Cfg::kCN - 1) / Cfg::kCN;
   const int per_batch = params.m_groups * params.n_groups;  // cluster tiles
-  params.user_tiles = (user_in_kernel && pr.K_user > 0) ? static_cast<int>(pr.U) * per_batch : 0;
+  params.inline_user = user_in_kernel && inline_user && pr.K_user > 0 ? 1 : 0;
+  if (params.inline_user) params.has_user = 0;  // the user stages are in each candidate tile's own accumulators
+  params.user_tiles =
+      (user_in_kernel && pr.K_user > 0 && !params.inline_user) ? static_cast<int>(pr.U) * per_batch : 0;
   params.total_tiles = params.user_tiles + static_cast<int>(pr.B) * per_batch;
 }
 
@@ -202,10 +207,11 @@ inline int configure_tile_kernel(int clusters, bool persistent) {
 /// Fills `l` for configuration Cfg: tensor maps (W from the K-padded copies `w_user_pad` /
 /// `w_cand_pad`, [M, round_up8(K)]; w_user_pad unused when the user GEMM runs elsewhere), tile
 /// counts, kernel attributes, grid and launch function. `l.params` pointers (y, y_user, ready,
-/// cand_to_user) are the caller's.
+/// cand_to_user) are the caller's. `inline_user`: candidate tiles run the user GEMM's stages themselves
+/// (fill_tile_counts; needs `user_in_kernel`).
 template <class Cfg, int kTag>
 inline void bind_config(const Problem& pr, const void* w_user_pad, const void* w_cand_pad, bool user_in_kernel,
-                        bool persistent, LceLaunch& l) {
+                        bool persistent, LceLaunch& l, bool inline_user = false) {
   const bool bf16 = pr.precision == Precision::kBf16;
   l.bf16 = bf16;
   l.pingpong = Cfg::kPingPong;
@@ -219,7 +225,7 @@ inline void bind_config(const Problem& pr, const void* w_user_pad, const void* w
     l.e_user = l.e_cand;
   }
   l.y = Cfg::kTmaStore ? make_y_map<Cfg>(pr.Y, pr.M, pr.N, pr.B, bf16) : l.e_cand;
-  fill_tile_counts<Cfg>(pr, user_in_kernel, l.params);
+  fill_tile_counts<Cfg>(pr, user_in_kernel, l.params, inline_user);
   if (bf16) {
     l.grid = configure_tile_kernel<__nv_bfloat16, Cfg, kTag>(l.params.total_tiles, persistent);
     l.launch = &launch_tile_kernel<__nv_bfloat16, Cfg, kTag>;

@@ -21,6 +21,8 @@
 //     mainloops so one's epilogue overlaps the other's mainloop.
 //   TileShape::cluster: kCM × kCN CTAs share E boxes (along M) and W rows (along N) by TMA multicast; each
 //     consumer warp then releases a stage in every CTA that writes into its shared memory.
+// With LceParams::inline_user there are no user tiles: each candidate tile runs K_user + K_cand in one mainloop
+// (user stages from W_user and E_user[cand_to_user[b]] first), which pays at small B and one candidate per request.
 // Tiles: t < user_tiles are user tiles (Y_user[u] = W_user·E_user[u], stored in 16-bit fragment
 // order (fp32 row-major for the tests' non-UserFrag configs), then a ready flag released per
 // [u, 64-row N block, M tile]); the rest are candidate tiles, whose accumulators start as the row
@@ -109,13 +111,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int i = 0; i < p.l2_ahead && pt >= 0; ++i) advance();
       for (int k = 0, t = cluster_tile(p, cluster, clusters, 0); t >= 0; t = cluster_tile(p, cluster, clusters, ++k)) {
         const TileCoord c = decode_tile<CM, CN>(p, t, rm, rn);
-        const CUtensorMap* wm = c.user ? &w_user : &w_cand;
-        const CUtensorMap* em = c.user ? &e_user : &e_cand;
+        // Inline user GEMM (LceParams::inline_user): a candidate tile's first kt_user stages read W_user and the
+        // request's user features E_user[cand_to_user[b]], the rest W_cand and E_cand[b].
+        const int ku = !c.user && p.inline_user ? p.kt_user : 0;
+        const int u_row = ku > 0 ? __ldg(p.cand_to_user + c.batch) : 0;
         // Boxes wholly outside the tensor are clamped to row/column 0: they only feed outputs
         // that are never stored (N or M past the end), and every box then carries its full bytes.
         int w_row = c.mt * kTileM + rn * Cfg::kWRows;
         if (w_row >= p.M) w_row = 0;
         for (int kt = 0; kt < c.k_tiles; ++kt, ++idx) {
+          const bool us = c.user || kt < ku;  // a user stage
+          const CUtensorMap* wm = us ? &w_user : &w_cand;
+          const CUtensorMap* em = us ? &e_user : &e_cand;
+          const int k0 = (kt < ku ? kt : kt - ku) * Cfg::kBK;  // K offset within its operand
+          const int eb = kt < ku ? u_row : c.batch;            // E's batch index: the user row or the candidate
           const uint32_t s = idx % S;
           mbar_wait(&empty[s], ((idx / S) & 1) ^ 1);
           mbar_arrive_expect_tx(&full[s], Cfg::kStageBytes);
@@ -126,21 +135,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             int n = c.nt * Cfg::kTileN + a * kWgRows;
             if (n >= p.N) n = 0;
             if constexpr (CM > 1)
-              tma_load_3d_mc(st + a * Cfg::kABytes, em, &full[s], n, kt * Cfg::kBK, c.batch, mask_m);
+              tma_load_3d_mc(st + a * Cfg::kABytes, em, &full[s], n, k0, eb, mask_m);
             else
-              tma_load_3d(st + a * Cfg::kABytes, em, &full[s], n, kt * Cfg::kBK, c.batch);
+              tma_load_3d(st + a * Cfg::kABytes, em, &full[s], n, k0, eb);
           }
           uint8_t* wdst = st + Cfg::kConsumersPerTile * Cfg::kABytes + rn * Cfg::kWRows * Cfg::kSwizzleW;
           if constexpr (CN > 1)
-            tma_load_2d_mc(wdst, wm, &full[s], kt * Cfg::kBK, w_row, mask_n);
+            tma_load_2d_mc(wdst, wm, &full[s], k0, w_row, mask_n);
           else
-            tma_load_2d(wdst, wm, &full[s], kt * Cfg::kBK, w_row);
+            tma_load_2d(wdst, wm, &full[s], k0, w_row);
           if (p.l2_ahead > 0 && pt >= 0) {
             const CUtensorMap* pm = pc.user ? &e_user : &e_cand;
+            const int pku = !pc.user && p.inline_user ? p.kt_user : 0;  // inline user stages: not prefetched
 #pragma unroll
             for (int a = 0; a < Cfg::kConsumersPerTile; ++a) {
               const int n = pc.nt * Cfg::kTileN + a * kWgRows;
-              if (a % CM == rm && n < p.N) tma_prefetch_l2_3d(pm, n, pkt * Cfg::kBK, pc.batch);
+              if (a % CM == rm && n < p.N && pkt >= pku) tma_prefetch_l2_3d(pm, n, (pkt - pku) * Cfg::kBK, pc.batch);
             }
             advance();
           }

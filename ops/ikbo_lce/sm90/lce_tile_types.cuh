@@ -143,6 +143,9 @@ struct LceParams {
   int order_turns = 0;                ///< columns of `order`
   int row_cache = 0;                  ///< 1: a consumer warpgroup keeps its last user row (fragment order) in
                                       ///< registers and skips the reload when the next tile needs the same one
+  int inline_user = 0;                ///< 1: no user tiles; each candidate tile first runs kt_user stages of
+                                      ///< W_user · E_user[cand_to_user[b]], then its kt_cand stages (one mainloop over
+                                      ///< K_user + K_cand: no Y_user, no ready flags, no memset)
   int tail_width = kTileM;            ///< wgmma N of the last M tile: 224, or a narrower 216, 128, 64, 32 that still
                                       ///< covers its M − 224·(m_tiles − 1) rows (narrow_tail_width; accumulators
                                       ///< from tail_width / 2 on stay unused)
@@ -168,7 +171,8 @@ __device__ __forceinline__ int cluster_tile(const LceParams& p, int cluster, int
   return t < p.total_tiles ? t : -1;
 }
 
-/// One tile's coordinates.
+/// One tile's coordinates. k_tiles: ring stages of its mainloop (with LceParams::inline_user a candidate tile's
+/// kt_user user stages come first).
 struct TileCoord {
   bool user;
   int batch, mt, nt, k_tiles;
@@ -184,7 +188,7 @@ __device__ __forceinline__ TileCoord decode_tile(const LceParams& p, int t, int 
   int r = c.user ? t : t - p.user_tiles;
   c.mt = (r % p.m_groups) * kCM + rm;
   r /= p.m_groups;
-  c.k_tiles = c.user ? p.kt_user : p.kt_cand;
+  c.k_tiles = c.user ? p.kt_user : p.kt_cand + (p.inline_user ? p.kt_user : 0);
   c.nt = (r % p.n_groups) * kCN + rn;
   c.batch = r / p.n_groups;
   return c;
