@@ -90,7 +90,8 @@ VerbAction setup_profile(CLI::App& sub) {
   CLI::Option* price_opt =
       sub.add_option("--gpu-hour-usd", a->gpu_hour_usd, "price of one GPU hour [USD]: monthly dollars per op")
           ->type_name("USD");
-  sub.add_option("--gpus", a->gpus, "GPUs running this workload (default 1)")->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  CLI::Option* gpus_opt = sub.add_option("--gpus", a->gpus, "GPUs running this workload, with --gpu-hour-usd (default 1)")
+                             ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   sub.add_option("--format", a->format, "output format: text | md | json | csv (default text)")
       ->check(CLI::IsMember({"text", "md", "json", "csv"}));
   CLI::Option* output_opt =
@@ -101,16 +102,21 @@ VerbAction setup_profile(CLI::App& sub) {
   sub.footer(
       "Exit codes: 0 ok; 2 bad input (a file that is missing, truncated, corrupt or of no supported format, named "
       "with what is wrong; a bad option).");
-  return [a, output_opt, price_opt]() -> int {
+  return [a, output_opt, price_opt, gpus_opt]() -> int {
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file, or leave -o out for stdout");
     BillOptions bill;
+    // The same range as a config's end_to_end.gpu_hour_usd (> 0): a price of 0 makes every bill 0.
     if (price_opt->count() > 0) {
-      if (!std::isfinite(a->gpu_hour_usd) || a->gpu_hour_usd < 0)
-        throw InputError(fmt::format("--gpu-hour-usd: {} is no price; give a finite number ≥ 0, e.g. 3.5",
+      if (!std::isfinite(a->gpu_hour_usd) || a->gpu_hour_usd <= 0)
+        throw InputError(fmt::format("--gpu-hour-usd: {} is no price; give a finite number > 0, e.g. 3.5",
                                      a->gpu_hour_usd));
       bill.gpu_hour_usd = a->gpu_hour_usd;
     }
+    if (gpus_opt->count() > 0 && price_opt->count() == 0)
+      throw InputError(fmt::format("--gpus {}: the GPU count scales the monthly bill, which needs a price; add "
+                                   "--gpu-hour-usd P (e.g. 3.5), or leave --gpus out",
+                                   a->gpus));
     bill.gpus = a->gpus;
     AttributionOptions attribution;
     attribution.by = a->by;

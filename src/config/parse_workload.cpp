@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "config/parse.hpp"
 #include "config/validator.hpp"
 #include "core/precision.hpp"
 
@@ -183,8 +184,19 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
   std::vector<std::string> op_names;
   for (const OpRules& r : ctx.ops) op_names.push_back(r.name);
   w.op = ctx.default_op;
-  if (!v.string(wj, ptr, "op", w.op, op_names) || (op_names.empty() && !w.op.empty()))
+  const auto op_it = wj.is_object() ? wj.find("op") : wj.end();
+  if (op_it != wj.end() && op_it->is_string() && !op_names.empty() &&
+      std::find(op_names.begin(), op_names.end(), op_it->get<std::string>()) == op_names.end()) {
+    // An op no loaded file declares: often a plugin's op without its plugin.
+    const std::string name = op_it->get<std::string>(), guess = did_you_mean(name, op_names);
+    v.add(child(ptr, "op"),
+          fmt::format("must be one of {}, got '{}'{}; an op from a plugin needs the plugin loaded: --plugin FILE.so, "
+                      "the config's \"plugins\" list or GPUBENCH_PLUGIN_PATH (docs/plugins.md)",
+                      join(op_names, " | "), name, guess.empty() ? "" : " (did you mean '" + guess + "'?)"));
     w.op.clear();
+  } else if (!v.string(wj, ptr, "op", w.op, op_names) || (op_names.empty() && !w.op.empty())) {
+    w.op.clear();
+  }
   const OpRules* rules = ctx.find_op(w.op);
   if (!rules && wj.is_object() && !wj.contains("op"))
     v.add(child(ptr, "op"), op_names.empty() ? "required: no operations are registered to default to"

@@ -131,7 +131,9 @@ OpenedPlugin open_plugin(const std::string& path) {
   if (path.empty()) throw InputError("plugin: empty path; give the plugin's .so file");
   if (!fs::exists(path, ec))
     throw InputError(fmt::format("plugin {}: no such file; check the path given to --plugin, the config's plugins "
-                                 "list (relative to the config) or GPUBENCH_PLUGIN_PATH", path));
+                                 "list (relative to the config) or GPUBENCH_PLUGIN_PATH; a plugin is built first "
+                                 "(docs/plugins.md)",
+                                 path));
   if (fs::is_directory(path, ec))
     throw InputError(fmt::format("plugin {}: is a folder; give the .so file (a folder works in "
                                  "GPUBENCH_PLUGIN_PATH)", path));

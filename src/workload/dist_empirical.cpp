@@ -15,13 +15,19 @@ namespace {
 
 std::vector<ParamIssue> check(const nlohmann::json& params, const std::string& base_dir) {
   std::vector<ParamIssue> issues;
+  const std::string file = params.at("file").get<std::string>();
+  const std::string path = resolve_path(base_dir, file);
   try {
-    (void)read_empirical(resolve_path(base_dir, params.at("file").get<std::string>()));
+    (void)read_empirical(path);
   } catch (const InputError& e) {
     // read_empirical reports every bad row, one per line: one issue each, all at params/file.
     std::istringstream lines(e.what());
     for (std::string line; std::getline(lines, line);)
       if (!line.empty()) issues.push_back({"file", line});
+    // A relative name that does not open: say where it was looked for.
+    if (path != file && std::string(e.what()).find("cannot open") != std::string::npos)
+      issues.back().message += " (\"" + file + "\" is read relative to the config's folder, " +
+                               (base_dir.empty() ? std::string(".") : base_dir) + "; give a path from there)";
   }
   return issues;
 }

@@ -213,6 +213,11 @@ TEST(Config, MissingEmpiricalFileIsAnErrorAtItsParam) {
   EXPECT_EQ(issue.pointer, "/workload/requests/params/file");
   EXPECT_NE(issue.message.find("no_such_file.csv"), std::string::npos) << issue.message;
   EXPECT_NE(issue.message.find("cannot open"), std::string::npos) << issue.message;
+  // Where it was looked for: relative to the config's folder, not the working directory.
+  EXPECT_NE(issue.message.find("(\"empirical/no_such_file.csv\" is read relative to the config's folder, " + kFixtures +
+                               "; give a path from there)"),
+            std::string::npos)
+      << issue.message;
 }
 
 TEST(Config, DuplicateKeysAreReportedWithTheOtherProblems) {

@@ -94,6 +94,12 @@ TEST_F(ProfileCli, BadInputExitsTwoNamingTheCause) {
   EXPECT_NE(err_.find("trunc.json: not valid JSON"), std::string::npos) << err_;
   EXPECT_EQ(run({"profile", kTrace, "--gpu-hour-usd", "-1"}), 2);
   EXPECT_NE(err_.find("--gpu-hour-usd"), std::string::npos) << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--gpu-hour-usd", "0"}), 2) << "as a config's gpu_hour_usd: a price is > 0";
+  EXPECT_NE(err_.find("--gpu-hour-usd: 0 is no price; give a finite number > 0"), std::string::npos) << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--gpus", "64"}), 2) << "a GPU count without a price was ignored";
+  EXPECT_NE(err_.find("--gpus 64: the GPU count scales the monthly bill, which needs a price; add --gpu-hour-usd"),
+            std::string::npos)
+      << err_;
   EXPECT_EQ(run({"profile", kTrace, "--op", "nope"}), 2);
   EXPECT_NE(err_.find("lce, embedding, mlp, top_k"), std::string::npos) << err_;
   EXPECT_EQ(run({"profile", kTrace, "--rules", (dir_ / "none_rules.json").string()}), 2);
