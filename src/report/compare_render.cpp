@@ -152,11 +152,13 @@ std::string compare_summary_line(const CompareResult& r) {
   const int64_t unsure = r.count(Verdict::kUnsure);
   std::string head;
   if (reg > 0) {
+    // A report of OLD missing in NEW leads, so the line never reads "0 of n entries regressed" as its regression.
     const int64_t missing = r.missing_reports();
-    head = fmt::format("REGRESSION: {} of {} entr{} regressed ({} slower, {} failed{})", reg - missing, n,
-                       n == 1 ? "y" : "ies", r.count(Verdict::kSlower), r.count(Verdict::kFailed),
-                       missing > 0 ? fmt::format(", {} report{} of OLD missing in NEW", missing, missing == 1 ? "" : "s")
-                                   : std::string());
+    const std::string entries = fmt::format("{} of {} entr{} regressed ({} slower, {} failed)", reg - missing, n,
+                                            n == 1 ? "y" : "ies", r.count(Verdict::kSlower), r.count(Verdict::kFailed));
+    head = missing > 0 ? fmt::format("REGRESSION: {} report{} of OLD missing in NEW; {}", missing,
+                                     missing == 1 ? "" : "s", entries)
+                       : "REGRESSION: " + entries;
   } else if (unsure > 0 && r.options.fail_on_unsure) {
     head = fmt::format("UNDECIDED: no regression found, but could not decide {} of {} entr{} (--fail-on-unsure)",
                        unsure, n, n == 1 ? "y" : "ies");

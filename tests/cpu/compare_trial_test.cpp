@@ -107,7 +107,9 @@ TEST_F(CompareTrialCli, AReportOfOldsFolderMissingInNewsIsARegression) {
   write_report("old/bag.json", 1.0, 3, "B=64 fixed(length=1)");
   write_report("new/lce.json", 1.0, 2);  // bag.json's run wrote nothing
   EXPECT_EQ(run({"compare", (dir_ / "old").string(), (dir_ / "new").string()}), 1) << out_ << err_;
-  EXPECT_NE(out_.find("1 report of OLD missing in NEW"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("REGRESSION: 1 report of OLD missing in NEW; 0 of 1 entry regressed (0 slower, 0 failed)"),
+            std::string::npos)
+      << out_;
   EXPECT_NE(out_.find("bag.json — missing in NEW"), std::string::npos) << out_;
   // A report only in NEW's folder (a new benchmark) is listed, not a failure.
   write_report("new/bag.json", 1.0, 4, "B=64 fixed(length=1)");
