@@ -25,16 +25,18 @@ namespace gpubench::cli {
 namespace {
 
 /// Validates one file with the `--set` overrides `sets` and the plugins it needs (`plugins` and its own list):
-/// prints its OK line and notes (stdout) or its problems (stderr). Returns 0 or 2. A malformed --set throws
-/// InputError (the same for every file).
+/// prints its OK line and notes (stdout) or its problems (stderr). Returns 0 or 2. A plugin that does not load is
+/// reported first, then the config's own problems too (its op or steps may be missing with the plugin), so one pass
+/// shows every fix. A malformed --set throws InputError (the same for every file).
 int validate_one(const std::string& path, const std::vector<std::string>& sets,
                  const std::vector<std::string>& plugins) {
   nlohmann::json raw;  // the document as read (after the overrides): null when it did not read or parse
+  bool plugin_failed = false;
   try {
     load_plugins(plugins, path);
   } catch (const InputError& e) {
     fmt::print(stderr, "{}: {}\n", path, e.what());
-    return static_cast<int>(ExitCode::kBadInput);
+    plugin_failed = true;
   }
   try {
     const Config c = load_config_or_default(path, sets, &raw);
@@ -44,6 +46,10 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
     for (auto& i : metric_name_issues(c)) issues.push_back(std::move(i));
     for (auto& i : step_callback_issues(c)) issues.push_back(std::move(i));
     if (!issues.empty()) throw ConfigError(path, mark_sets(std::move(issues), sets));
+    if (plugin_failed) {
+      fmt::print(stderr, "{}: the rest of the config validates; fix the plugin above\n", path);
+      return static_cast<int>(ExitCode::kBadInput);
+    }
     fmt::print(report_stream(), "{}: OK: {} ({} case{}, {} variant{}, config hash {})\n", path, c.name, c.workload.cases.size(),
                c.workload.cases.size() == 1 ? "" : "s", c.variants.size(), c.variants.size() == 1 ? "" : "s", c.hash);
     for (const auto& n : c.notes) fmt::print(report_stream(), "{}: note: {}\n", path, n);

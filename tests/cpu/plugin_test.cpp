@@ -264,6 +264,29 @@ TEST_F(PluginCli, AConfigsMissingBuildIsReplacedByTheSameFileGivenByFlag) {
   EXPECT_EQ(run({"validate", c}), 2);
 }
 
+TEST_F(PluginCli, APluginThatDoesNotLoadStillLeavesTheConfigsOwnProblemsReported) {
+  // One pass shows every fix: the missing plugin, then the config's own mistakes (its op is the plugin's, so it is
+  // unknown too, with the hint to load the plugin).
+  const std::string c = config("p.json", R"({"name": "copy"})",
+                               R"("plugins": ["absent/libx.so"], "precision": "fp8", "measure": {"warmup": 0}, )");
+  EXPECT_EQ(run({"validate", c}), 2);
+  EXPECT_NE(err_.find("absent/libx.so: no such file"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("/precision"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("/measure/warmup"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("/workload/op: must be one of ikbo_lce, got 'toy_copy'; an op from a plugin needs the plugin"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(out_, "");
+  // A config with no problem of its own says so, and still exits 2 for the plugin.
+  const std::string fine = config("f.json", R"({"name": "baseline"})", R"("plugins": ["absent/libx.so"], )");
+  std::string text = testing::slurp(fine);
+  text.replace(text.find(R"("op": "toy_copy", "shape": {"D": 512})"), 37, R"("op": "ikbo_lce")");
+  std::ofstream(fine) << text;
+  EXPECT_EQ(run({"validate", fine}), 2);
+  EXPECT_NE(err_.find("the rest of the config validates; fix the plugin above"), std::string::npos) << err_;
+  EXPECT_EQ(out_, "");
+}
+
 TEST_F(PluginCli, TwoDifferentPluginsWithOneNameAreRefused) {
   // dup_op is named test_plugin like good, but declares another op: not two builds of one plugin.
   EXPECT_EQ(run({"list", "--plugin", plugin("good"), "--plugin", plugin("dup_op")}), 2);
