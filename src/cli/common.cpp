@@ -291,4 +291,14 @@ std::string shell_quote(const std::string& word) {
   return out + "'";
 }
 
+CLI::Validator whole_number(const std::string& range) {
+  return CLI::Validator(
+      [range](std::string& s) -> std::string {
+        size_t i = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+        if (i < s.size() && s.find_first_not_of("0123456789", i) == std::string::npos) return {};
+        return "must be a whole number, " + range + ", written out (e.g. 20000, not 2e4); got '" + s + "'";
+      },
+      "N");
+}
+
 }  // namespace gpubench::cli

@@ -110,6 +110,10 @@ std::vector<ConfigIssue> raw_metric_name_issues(const nlohmann::json& j, const s
 /// and marks that case's pipeline failed — naming the need and the fix. Empty otherwise.
 std::vector<std::string> datasheet_pipeline_notes(const Config& c);
 
+/// CLI11 check for an integer option such as --resamples: refuses a word that is not written as a whole number
+/// (CLI11 would say only "Could not convert"), naming the accepted `range` (e.g. "100 to 100000") and the form.
+CLI::Validator whole_number(const std::string& range);
+
 /// `word` quoted for a POSIX shell, so that a printed command pastes correctly: as is when it holds only
 /// [A-Za-z0-9_./:@%+=,-] (and is not empty), else in single quotes with each ' written as '\''.
 std::string shell_quote(const std::string& word);

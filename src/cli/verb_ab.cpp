@@ -301,6 +301,7 @@ VerbAction setup_ab(CLI::App& sub) {
       ->type_name("LEVEL");
   sub.add_option("--resamples", a->resamples,
                  fmt::format("bootstrap resamples per entry, 100 to {} (default 2000)", kMaxResamples))
+      ->check(whole_number(fmt::format("100 to {}", kMaxResamples)))
       ->type_name("N");
   sub.add_flag("--fail-on-unsure", a->fail_on_unsure,
                "exit 4 when there is no regression but an entry could not be decided (UNSURE)");

@@ -13,6 +13,7 @@
 
 #include "analysis/compare.hpp"
 #include "core/report_stream.hpp"
+#include "cli/common.hpp"
 #include "cli/fraction.hpp"
 #include "cli/verb.hpp"
 #include "core/atomic_file.hpp"
@@ -79,6 +80,7 @@ VerbAction setup_compare(CLI::App& sub) {
       sub.add_option("--output,-o", args->output, "write the output to FILE (atomically) instead of stdout")->type_name("FILE");
   sub.add_option("--resamples", args->resamples,
                  fmt::format("bootstrap resamples per entry, 100 to {} (default 2000)", kMaxResamples))
+      ->check(whole_number(fmt::format("100 to {}", kMaxResamples)))
       ->type_name("N");
   sub.add_flag("--allow-mismatch", args->allow_mismatch,
                "compare across GPU model, driver, config or request layout differences (the output says MISMATCH "

@@ -164,6 +164,18 @@ TEST_F(AbCli, VerdictOptionsAreCheckedBeforeTheGpu) {
   EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--resamples", "10"}), 2);
   EXPECT_NE(err_.find("--resamples: 10 is outside [100, 100000]; the default 2000 suffices"), std::string::npos)
       << err_;  // compare's hint too: one check for both verbs
+  for (const char* verb : {"ab", "compare"}) {  // CLI11 alone said only "Could not convert"
+    const std::vector<std::string> args =
+        std::string(verb) == "ab" ? std::vector<std::string>{"ab", cfg, "--a", "baseline", "--b", "decomposed"}
+                                  : std::vector<std::string>{"compare", cfg, cfg};
+    std::vector<std::string> with = args;
+    with.insert(with.end(), {"--resamples", "1e6"});
+    EXPECT_EQ(run(with), 2) << verb;
+    EXPECT_NE(err_.find("--resamples: must be a whole number, 100 to 100000, written out (e.g. 20000, not 2e4); got "
+                        "'1e6'"),
+              std::string::npos)
+        << verb << ": " << err_;
+  }
   EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--format", "html"}), 2);
   EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--report", ""}), 2);
   EXPECT_NE(err_.find("--report: empty prefix"), std::string::npos) << err_;
