@@ -39,8 +39,9 @@ struct CompareArgs {
   std::string normalize = "none";  ///< --normalize none | control
 };
 
-/// Throws InputError when `output` (-o) is the report OLD or NEW, or a report file (*.json, *.json.gz) inside an
-/// OLD or NEW folder: writing the comparison there would replace a baseline that was read.
+/// Throws InputError when `output` (-o) is the report OLD or NEW, a report file (*.json, *.json.gz) inside an OLD or
+/// NEW folder, or an existing one beside an OLD or NEW file (another report of the set, e.g. the bf16 one beside the
+/// fp16 one compared): writing the comparison there would replace a report.
 void refuse_output_over_reports(const std::string& output, const std::string& old_path, const std::string& new_path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -48,14 +49,25 @@ void refuse_output_over_reports(const std::string& output, const std::string& ol
   const std::string name = out.filename().string();
   const bool report_name = out.extension() == ".json" ||
                            (name.size() > 8 && name.compare(name.size() - 8, 8, ".json.gz") == 0);
+  for (const std::string& in : {old_path, new_path})  // the report itself first: the plainest message
+    if (fs::equivalent(out, in, ec))
+      throw InputError(fmt::format("-o / --output: {} is the report {}, which compare reads; write the comparison "
+                                   "elsewhere (e.g. -o compare.md)",
+                                   output, in));
+  const fs::path out_dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   for (const std::string& in : {old_path, new_path}) {
-    const bool same_file = fs::equivalent(out, in, ec);
-    const bool in_folder = report_name && fs::is_directory(in, ec) &&
-                           fs::equivalent(out.has_parent_path() ? out.parent_path() : fs::path("."), in, ec);
-    if (same_file || in_folder)
-      throw InputError(fmt::format("-o / --output: {} {} {}, which compare reads; write the comparison elsewhere "
-                                   "(e.g. -o compare.md)",
-                                   output, same_file ? "is the report" : "would be a report file in the folder", in));
+    const bool in_folder = report_name && fs::is_directory(in, ec) && fs::equivalent(out_dir, in, ec);
+    const fs::path in_dir = fs::path(in).has_parent_path() ? fs::path(in).parent_path() : fs::path(".");
+    const bool beside = report_name && fs::is_regular_file(in, ec) && fs::exists(out, ec) &&
+                        fs::equivalent(out_dir, in_dir, ec);
+    if (in_folder)
+      throw InputError(fmt::format("-o / --output: {} would be a report file in the folder {}, which compare reads; "
+                                   "write the comparison elsewhere (e.g. -o compare.md)",
+                                   output, in));
+    if (beside)
+      throw InputError(fmt::format("-o / --output: {} exists beside {} and would be replaced (a report of the same "
+                                   "set?); write the comparison to a new name or elsewhere (e.g. -o compare.md)",
+                                   output, in));
   }
 }
 

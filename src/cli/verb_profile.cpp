@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,9 @@ bool looks_like_trace(const std::filesystem::path& p) {
   return ends(".json") || ends(".json.gz") || ends(".sqlite");
 }
 
-/// The files named on the command line, folders expanded to their trace files (sorted).
-std::vector<std::string> expand(const std::vector<std::string>& args) {
+/// The files named on the command line, folders expanded to their trace files (sorted); `from_folder` gets the
+/// ones a folder brought (a JSON there that is no trace, e.g. a report or a `profile -o` output, is skipped).
+std::vector<std::string> expand(const std::vector<std::string>& args, std::set<std::string>& from_folder) {
   std::vector<std::string> out;
   for (const auto& a : args) {
     std::error_code ec;
@@ -61,6 +63,7 @@ std::vector<std::string> expand(const std::vector<std::string>& args) {
     if (found.empty())
       throw InputError(fmt::format("{}: a folder with no trace file (.json, .json.gz, .sqlite) in it", a));
     std::sort(found.begin(), found.end());
+    from_folder.insert(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;
@@ -125,14 +128,31 @@ VerbAction setup_profile(CLI::App& sub) {
     ImportOptions import;
     import.iteration_pattern = a->iteration;
     import.operator_ranges = a->operators;
-    const std::vector<std::string> files = expand(a->traces);
+    std::set<std::string> from_folder;
+    const std::vector<std::string> files = expand(a->traces, from_folder);
     if (!a->output.empty()) {
       std::vector<std::string> read = files;
       read.push_back(a->rules);
       refuse_output_over_input("-o", a->output, read, "profile", "profile.md");
     }
     std::vector<ProfileTrace> traces;
-    for (const auto& path : files) traces.push_back(read_profile_file(path, import));
+    std::vector<std::string> skipped;
+    for (const auto& path : files) {
+      try {
+        traces.push_back(read_profile_file(path, import));
+      } catch (const InputError& e) {
+        // In a folder, a JSON that is no trace (a gpubench report, a profile -o output) is skipped, as merge does.
+        if (!from_folder.count(path) || std::string(e.what()).find("JSON without a traceEvents list") ==
+                                             std::string::npos)
+          throw;
+        std::fprintf(stderr, "profile: skipped %s: JSON without a traceEvents list, not a trace\n", path.c_str());
+        skipped.push_back(path);
+      }
+    }
+    if (traces.empty())
+      throw InputError(fmt::format("no trace among {} file{} read ({} JSON without a traceEvents list); give PyTorch "
+                                   "profiler traces, gpubench run --trace files or Nsight Systems SQLite exports",
+                                   files.size(), files.size() == 1 ? "" : "s", skipped.size()));
     const auto summary = summarize_profile(traces, attribution, a->iteration, bill,
                                            a->op.empty() ? std::nullopt : std::optional<std::string>(a->op));
     std::string text;

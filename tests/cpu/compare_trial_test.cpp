@@ -100,6 +100,13 @@ TEST_F(CompareTrialCli, OutputThatWouldReplaceAReportCompareReadsIsRefused) {
       << err_;
   EXPECT_NE(err_.find("in the folder"), std::string::npos) << err_;
   EXPECT_EQ(run({"compare", old_p, new_p, "-o", (dir_ / "compare.md").string()}), 0) << err_;
+  // Comparing files: another report beside them (the bf16 one beside the fp16 ones) is not replaced; a new JSON name
+  // there is fine.
+  const std::string other = write_report("bf16.json", 1.0, 3), other_before = read_file(other);
+  EXPECT_EQ(run({"compare", old_p, new_p, "-o", other, "--format", "json"}), 2) << err_;
+  EXPECT_NE(err_.find("exists beside " + old_p + " and would be replaced"), std::string::npos) << err_;
+  EXPECT_EQ(read_file(other), other_before);
+  EXPECT_EQ(run({"compare", old_p, new_p, "-o", (dir_ / "compare.json").string(), "--format", "json"}), 0) << err_;
 }
 
 TEST_F(CompareTrialCli, AReportOfOldsFolderMissingInNewsIsARegression) {

@@ -113,5 +113,24 @@ TEST_F(ProfileCli, BadInputExitsTwoNamingTheCause) {
   EXPECT_NE(err_.find("no trace file"), std::string::npos) << err_;
 }
 
+TEST_F(ProfileCli, AFolderSkipsJsonThatIsNoTraceButAFileNamedAloneMustBeOne) {
+  // A folder holding a trace and this verb's own -o JSON (or a gpubench report): the trace is read, the rest skipped.
+  fs::create_directories(dir_ / "traces");
+  fs::copy_file(kTrace, dir_ / "traces" / "rank0.json.gz");
+  const std::string out_json = (dir_ / "traces" / "profile.json").string();
+  ASSERT_EQ(run({"profile", (dir_ / "traces").string(), "--format", "json", "-o", out_json}), 0) << err_;
+  ASSERT_EQ(run({"profile", (dir_ / "traces").string(), "--format", "json"}), 0) << err_;
+  EXPECT_NE(err_.find("profile: skipped " + out_json + ": JSON without a traceEvents list, not a trace"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_), nlohmann::json::parse(testing::slurp(out_json))) << "the same one trace";
+  EXPECT_EQ(run({"profile", out_json}), 2) << "named alone, it must be a trace";
+  EXPECT_NE(err_.find("JSON without a traceEvents list"), std::string::npos) << err_;
+  fs::create_directories(dir_ / "reports");
+  fs::copy_file(out_json, dir_ / "reports" / "x.json");
+  EXPECT_EQ(run({"profile", (dir_ / "reports").string()}), 2);
+  EXPECT_NE(err_.find("no trace among 1 file read (1 JSON without a traceEvents list)"), std::string::npos) << err_;
+}
+
 }  // namespace
 }  // namespace gpubench
