@@ -182,14 +182,26 @@ class IkboLce final : public op::Operation {
     const LceShape shape = lce_shape(c.shape);
     const config_detail::StepOptions o = config_detail::StepOptions::resolve(*info->schema, options);
     const bool pingpong = info->schema->find("schedule") != nullptr && o.text("schedule") == "pingpong";
+    const bool tile = o.text("backend") == "tile";
+    const std::string consequence =
+        tile ? "With backend \"tile\" the tile kernel runs anyway; backend \"auto\" (the default) would run the "
+               "library path where a setup trial finds it faster"
+             : "With backend \"auto\" (the default) a setup trial on the GPU picks the faster of the two for each "
+               "case and the report names the choice";
+    // Shapes the tile kernel refuses at setup (sm90/lce_setup.cuh check_problem), before the model's judgement.
+    std::string refusal;
+    if (shape.N % 8 != 0)
+      refusal = fmt::format("the tile kernel cannot run N = {} (not a multiple of 8: TMA needs 16-byte rows of E and "
+                            "Y)",
+                            shape.N);
+    else if (shape.K_cand == 0)
+      refusal = "the tile kernel cannot run K_cand = 0";
+    if (!refusal.empty())
+      return {refusal + (tile ? ", so with backend \"tile\" this case fails at setup" : ", so the library path runs"),
+              consequence};
     const TileUse use = tile_use(shape, c.B, c.U, pingpong ? 64 : kTileUseN);
     if (!use.library_expected) return {};
-    const bool tile = o.text("backend") == "tile";
-    return {tile_use_text(use),
-            tile ? "With backend \"tile\" the tile kernel runs anyway; backend \"auto\" (the default) would run the "
-                   "library path where a setup trial finds it faster"
-                 : "With backend \"auto\" (the default) a setup trial on the GPU picks the faster of the two for each "
-                   "case and the report names the choice"};
+    return {tile_use_text(use), consequence};
   }
 
   bool has_pipeline() const override { return true; }

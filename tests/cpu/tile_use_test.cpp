@@ -118,8 +118,25 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
       << "quoted: the detail holds commas";
 
   // The reference workload fits the tile: no note.
-  ASSERT_EQ(run({"validate", std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_fp16.json"}), 0) << err_;
+  const std::string fp16 = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_fp16.json";
+  ASSERT_EQ(run({"validate", fp16}), 0) << err_;
   EXPECT_EQ(out_.find("expected to lose"), std::string::npos) << out_;
+
+  // An N the tile kernel refuses at setup (not a multiple of 8) is named before the GPU, with what happens then.
+  ASSERT_EQ(run({"validate", fp16, "--set", "workload.shape.N=100"}), 0) << err_;
+  EXPECT_NE(out_.find("the tile kernel cannot run N = 100 (not a multiple of 8: TMA needs 16-byte rows of E and Y), so "
+                      "the library path runs"),
+            std::string::npos)
+      << out_;
+  ASSERT_EQ(run({"validate", fp16, "--set", "workload.shape.N=100", "--set",
+                 "variants.4.options={\"backend\":\"tile\"}"}),
+            0)
+      << err_;
+  EXPECT_NE(out_.find("/variants/4 (pipelined): on 1 of 1 case the step's own kernel is expected to lose to the "
+                      "library: B=1024 fixed(length=70): the tile kernel cannot run N = 100 (not a multiple of 8: TMA "
+                      "needs 16-byte rows of E and Y), so with backend \"tile\" this case fails at setup"),
+            std::string::npos)
+      << out_;
 }
 
 }  // namespace
