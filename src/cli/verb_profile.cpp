@@ -93,8 +93,9 @@ VerbAction setup_profile(CLI::App& sub) {
   CLI::Option* price_opt =
       sub.add_option("--gpu-hour-usd", a->gpu_hour_usd, "price of one GPU hour [USD]: monthly dollars per op")
           ->type_name("USD");
-  CLI::Option* gpus_opt = sub.add_option("--gpus", a->gpus, "GPUs running this workload, with --gpu-hour-usd (default 1)")
-                             ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  CLI::Option* gpus_opt =
+      sub.add_option("--gpus", a->gpus, "GPUs running this workload, with --gpu-hour-usd (default 1)")
+          ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   sub.add_option("--format", a->format, "output format: text | md | json | csv (default text)")
       ->check(CLI::IsMember({"text", "md", "json", "csv"}));
   CLI::Option* output_opt =
