@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "analysis/compare.hpp"
 #include "core/report_stream.hpp"
@@ -39,9 +41,18 @@ struct CompareArgs {
   std::string normalize = "none";  ///< --normalize none | control
 };
 
+/// True when `path` holds an earlier `compare` / `ab` JSON output (a top-level "verb" of compare or ab), which a new
+/// comparison may replace; false for a run report, anything else or a file that does not parse.
+bool is_comparison_output(const std::string& path) {
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("verb") && j.contains("entries") &&
+         (j["verb"] == "compare" || j["verb"] == "ab");
+}
+
 /// Throws InputError when `output` (-o) is the report OLD or NEW, a report file (*.json, *.json.gz) inside an OLD or
-/// NEW folder, or an existing one beside an OLD or NEW file (another report of the set, e.g. the bf16 one beside the
-/// fp16 one compared): writing the comparison there would replace a report.
+/// NEW folder, or an existing one beside an OLD or NEW file that is not an earlier comparison (another report of the
+/// set, e.g. the bf16 one beside the fp16 one compared): writing the comparison there would replace a report.
 void refuse_output_over_reports(const std::string& output, const std::string& old_path, const std::string& new_path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -59,7 +70,7 @@ void refuse_output_over_reports(const std::string& output, const std::string& ol
     const bool in_folder = report_name && fs::is_directory(in, ec) && fs::equivalent(out_dir, in, ec);
     const fs::path in_dir = fs::path(in).has_parent_path() ? fs::path(in).parent_path() : fs::path(".");
     const bool beside = report_name && fs::is_regular_file(in, ec) && fs::exists(out, ec) &&
-                        fs::equivalent(out_dir, in_dir, ec);
+                        fs::equivalent(out_dir, in_dir, ec) && !is_comparison_output(output);
     if (in_folder)
       throw InputError(fmt::format("-o / --output: {} would be a report file in the folder {}, which compare reads; "
                                    "write the comparison elsewhere (e.g. -o compare.md)",
