@@ -30,11 +30,8 @@ struct TileCandidate {
   std::function<bool(const Problem&)> applies;
 };
 
-/// Whether `pipelined` with option user_gemm "inline" (each candidate tile runs the user GEMM's K_user stages itself)
-/// is worth a trial on `pr`: K_user > 0 and either its ring stages are at most 5/4 of the user tiles' (B·(kt_u + kt_c)
-/// ≤ 1.25·(U·kt_u + B·kt_c), kt = ceil(K / 64): few candidates per request, or K_user ≪ K_cand), or its candidate
-/// tiles (B · ceil(M / 224) · ceil(N / 128)) fit in one wave of `sms` CTAs (small B: launch- and latency-bound, where
-/// the user tiles' flag wait and the memset cost more than the repeated work). The 5/4 is a judgement, not measured.
+/// Whether `pipelined` with option user_gemm "inline" is worth a trial on `pr` (sizes only): tile_use.hpp's
+/// inline_user_may_pay, which states the rule.
 bool inline_user_may_pay(const Problem& pr, int sms);
 
 /// The backend a step with `backend: "auto"` runs on one problem, and why.

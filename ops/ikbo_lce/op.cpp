@@ -199,7 +199,10 @@ class IkboLce final : public op::Operation {
     if (!refusal.empty())
       return {refusal + (tile ? ", so with backend \"tile\" this case fails at setup" : ", so the library path runs"),
               consequence};
-    const TileUse use = tile_use(shape, c.B, c.U, pingpong ? 64 : kTileUseN);
+    // The inline user GEMM runs where given, or where backend "auto"'s trial tries it (user_gemm left out).
+    const bool inline_user = info->schema->find("user_gemm") != nullptr &&
+                             (o.text("user_gemm") == "inline" || (!tile && !options.contains("user_gemm")));
+    const TileUse use = tile_use(shape, c.B, c.U, pingpong ? 64 : kTileUseN, inline_user ? kModelSms : 0);
     if (!use.library_expected) return {};
     return {tile_use_text(use), consequence};
   }

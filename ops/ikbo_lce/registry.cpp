@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "ops/ikbo_lce/backend_choice.hpp"
+#include "ops/ikbo_lce/tile_use.hpp"
 #include "ops/ikbo_lce/variant.hpp"
 
 namespace gpubench::lce {
@@ -82,10 +83,7 @@ std::vector<TileCandidate> tile_candidates(const VariantInfo& info, const StepOp
 }
 
 bool inline_user_may_pay(const Problem& pr, int sms) {
-  if (pr.K_user <= 0) return false;
-  const int64_t kt_u = (pr.K_user + 63) / 64, kt_c = (pr.K_cand + 63) / 64;
-  if (4 * pr.B * (kt_u + kt_c) <= 5 * (pr.U * kt_u + pr.B * kt_c)) return true;
-  return pr.B * ((pr.M + 223) / 224) * ((pr.N + 127) / 128) <= sms;
+  return inline_user_may_pay(LceShape{pr.M, pr.N, pr.K_user, pr.K_cand}, pr.B, pr.U, sms);
 }
 
 std::vector<std::string> variant_names() {

@@ -25,7 +25,14 @@ std::string percent(double share, double limit) {
 }
 }  // namespace
 
-TileUse tile_use(const LceShape& s, int64_t B, int64_t U, int64_t n_tile) {
+bool inline_user_may_pay(const LceShape& s, int64_t B, int64_t U, int sms) {
+  if (s.K_user <= 0) return false;
+  const int64_t kt_u = (s.K_user + 63) / 64, kt_c = (s.K_cand + 63) / 64;
+  if (4 * B * (kt_u + kt_c) <= 5 * (U * kt_u + B * kt_c)) return true;
+  return B * ((s.M + kTileUseM - 1) / kTileUseM) * ((s.N + kTileUseN - 1) / kTileUseN) <= sms;
+}
+
+TileUse tile_use(const LceShape& s, int64_t B, int64_t U, int64_t n_tile, int inline_sms) {
   if (n_tile != 64 && n_tile != 128) throw InputError(fmt::format("tile use: the N tile is 64 or 128, got {}", n_tile));
   if (s.M < 1 || s.N < 1 || s.K_user < 0 || s.K_cand < 0 || s.K_user + s.K_cand < 1 || B < 1 || U < 1 || U > B)
     throw InputError(fmt::format("tile use: M, N, B, U and K_user + K_cand must be ≥ 1, K_user and K_cand ≥ 0 and "
@@ -36,7 +43,8 @@ TileUse tile_use(const LceShape& s, int64_t B, int64_t U, int64_t n_tile) {
   use.mma_use = fill(s.M, kTileUseM) * fill(s.N, n_tile);
   const double user = static_cast<double>(U) * static_cast<double>(s.K_user);
   use.user_share = user / (user + static_cast<double>(B) * static_cast<double>(s.K_cand));
-  use.library_expected = use.mma_use < kMinMmaUse || use.user_share > kMaxUserShare;
+  use.inline_user = inline_sms > 0 && inline_user_may_pay(s, B, U, inline_sms);
+  use.library_expected = use.mma_use < kMinMmaUse || (use.user_share > kMaxUserShare && !use.inline_user);
   return use;
 }
 
@@ -45,7 +53,9 @@ std::string tile_use_text(const TileUse& use) {
                                       percent(use.mma_use, kMinMmaUse), kTileUseM, use.n_tile,
                                       use.mma_use < kMinMmaUse ? fmt::format(" (under {:.0f}%)", 100 * kMinMmaUse) : "");
   const std::string user = fmt::format("the user GEMM is {}% of the schedule{}", percent(use.user_share, kMaxUserShare),
-                                       use.user_share > kMaxUserShare ? " (over half)" : "");
+                                       use.user_share <= kMaxUserShare ? ""
+                                       : use.inline_user               ? " (inline here: not counted)"
+                                                                       : " (over half)");
   return mma + ", " + user;
 }
 

@@ -23,21 +23,43 @@ inline constexpr int64_t kTileUseN = 128;
 inline constexpr double kMinMmaUse = 0.55;
 inline constexpr double kMaxUserShare = 0.5;
 
+/// SMs of the GPUs the model speaks for (`device.model` h200 and h100_sxm: 132 each), where `validate` and `plan`
+/// have no GPU to ask.
+inline constexpr int kModelSms = 132;
+
+/// Whether `pipelined`'s inline user GEMM (option user_gemm "inline": each candidate tile runs the user GEMM's K_user
+/// stages itself, no user tiles) is worth a trial for B candidates in U requests of shape `s` on `sms` SMs: K_user > 0
+/// and either its ring stages are at most 5/4 of the user tiles' (B·(kt_u + kt_c) ≤ 1.25·(U·kt_u + B·kt_c),
+/// kt = ⌈K / 64⌉: few candidates per request, or K_user ≪ K_cand), or its candidate tiles (B·⌈M / 224⌉·⌈N / 128⌉) fit
+/// in one wave of `sms` CTAs (small B: launch- and latency-bound, where the user tiles' flag wait and the memset cost
+/// more than the repeated work). The 5/4 is a judgement, not measured. Backend "auto"'s trial
+/// (backend_choice.hpp) and the model below both ask it.
+bool inline_user_may_pay(const LceShape& s, int64_t B, int64_t U, int sms);
+
 /// The model of one case.
 struct TileUse {
   int64_t n_tile = kTileUseN;  ///< the N tile the model assumed: 128 (cooperative) or 64 (ping-pong)
   double mma_use = 0;     ///< useful share of the tile's MMA work: M/(224·⌈M/224⌉) · N/(n_tile·⌈N/n_tile⌉)
   double user_share = 0;  ///< the user GEMM's share of the schedule's reduction: U·K_user / (U·K_user + B·K_cand)
-  bool library_expected = false;  ///< mma_use < kMinMmaUse or user_share > kMaxUserShare
+  /// The step may run the inline user GEMM here (tile_use's `inline_sms` > 0 and inline_user_may_pay): it has no user
+  /// tiles, so user_share does not flag the case.
+  bool inline_user = false;
+  bool library_expected = false;  ///< mma_use < kMinMmaUse, or user_share > kMaxUserShare without inline_user
 };
 
 /// The model for shape `s` with B candidates in U requests on an N tile of `n_tile` rows (128, or 64 for the
-/// ping-pong schedule). K_user or K_cand may be 0 (an LCE without that part). Throws InputError when M, N, B, U or
-/// K_user + K_cand is below 1, U > B, or n_tile is neither 64 nor 128.
-TileUse tile_use(const LceShape& s, int64_t B, int64_t U, int64_t n_tile = kTileUseN);
+/// ping-pong schedule). `inline_sms` > 0: the step may run the inline user GEMM (given user_gemm "inline", or backend
+/// "auto" with user_gemm left out, whose trial tries it) on a GPU of that many SMs; where inline_user_may_pay admits
+/// the case the user-share rule is waived. On the H200 sweep with the inline candidate
+/// (results/h200/2026-12-04_shapes_inline, 99 cases) that took `pipelined`'s flags from 78 to 72 and its flags on
+/// cases the tile kernel won by more than 3% from 14 to 9, at one more unflagged case it lost (2 → 3).
+/// K_user or K_cand may be 0 (an LCE without that part). Throws InputError when M, N, B, U or K_user + K_cand is
+/// below 1, U > B, or n_tile is neither 64 nor 128.
+TileUse tile_use(const LceShape& s, int64_t B, int64_t U, int64_t n_tile = kTileUseN, int inline_sms = 0);
 
 /// One line on `use`, naming the rule that fired, e.g. "4.0% of the 224(M) × 128(N) output tile holds data (under
-/// 55%), the user GEMM is 66.7% of the schedule (over half)": one decimal, more where one would print the cut-off
+/// 55%), the user GEMM is 66.7% of the schedule (over half)" ("(inline here: not counted)" where TileUse::inline_user
+/// waived that rule): one decimal, more where one would print the cut-off
 /// itself (50.05%) or 0.
 std::string tile_use_text(const TileUse& use);
 
