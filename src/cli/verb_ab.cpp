@@ -334,7 +334,10 @@ VerbAction setup_ab(CLI::App& sub) {
       "(unknown step, configs of different workloads); 3 no usable GPU; 4 with --fail-on-unsure: an entry could not "
       "be decided; 130/143 interrupted (what was measured is still printed). The interval is from ABBA pairs "
       "measured interleaved in this process on this GPU (docs/ci.md).");
-  return [a, output, report]() -> int { return run_ab(*a, output->count() > 0, report->count() > 0); };
+  return [a, output, report]() -> int {
+    if (!a->report.empty()) a->report = report_prefix(a->report);  // --report raw.json: raw.json
+    return run_ab(*a, output->count() > 0, report->count() > 0);
+  };
 }
 
 }  // namespace

@@ -130,7 +130,9 @@ VerbAction setup_merge(CLI::App& sub) {
   sub.add_option("SHARD", a->inputs, "shard reports (.json, .json.gz) or folders of them")
       ->required()
       ->type_name("REPORT|FOLDER");
-  sub.add_option("-o,--output", a->output, "merged report path prefix; writes PREFIX.json, PREFIX.md, ...")
+  sub.add_option("-o,--output", a->output,
+                 "merged report path prefix; writes PREFIX.json, PREFIX.md, ... (a trailing .json, .md or .csv is "
+                 "dropped)")
       ->required()
       ->type_name("PREFIX");
   sub.add_option("-f,--format", a->formats, "report formats: json, md, csv (default: json md)")
@@ -143,7 +145,10 @@ VerbAction setup_merge(CLI::App& sub) {
                "merge without some shards (their units are reported as not run)");
   sub.add_flag("-q,--quiet", a->quiet, "no table on stdout (the report paths only)");
   add_plugin_option(sub, a->plugins);
-  return [a]() -> int { return merge(*a); };
+  return [a]() -> int {
+    a->output = report_prefix(a->output);  // -o merged.json: merged.json, merged.md
+    return merge(*a);
+  };
 }
 
 }  // namespace

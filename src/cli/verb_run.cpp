@@ -227,7 +227,7 @@ int run(const RunArgs& a) {
     if (const int64_t d = local_rank_device([](const char* n) { return std::getenv(n); }); d >= 0)
       config.device.index = static_cast<int>(d);
   }
-  const std::string prefix = !a.output.empty() ? a.output
+  const std::string prefix = !a.output.empty() ? report_prefix(a.output)
                              : shard           ? shard_prefix(config.name, shard->spec)
                                                : "gpubench_" + config.name;
   // The output paths are written after the GPU work: a bad one must fail now, not lose the measurement.
@@ -326,7 +326,9 @@ CLI::Validator non_empty(const std::string& fix) {
 VerbAction setup_run(CLI::App& sub) {
   auto a = std::make_shared<RunArgs>();
   sub.add_option("config", a->config, "config file (default: the embedded default config)")->type_name("FILE");
-  sub.add_option("-o,--output", a->output, "report path prefix (default: gpubench_<name>); writes PREFIX.json, PREFIX.md, ...")
+  sub.add_option("-o,--output", a->output,
+                 "report path prefix (default: gpubench_<name>); writes PREFIX.json, PREFIX.md, ... (a trailing .json, "
+                 ".md or .csv is dropped: -o out/run.json writes out/run.json, out/run.md)")
       ->check(non_empty("give a path prefix, or leave -o out for gpubench_<name>"))
       ->type_name("PREFIX");
   // One value per occurrence (comma lists for -f; repeat --variant): a config path written after them stays

@@ -50,6 +50,18 @@ std::vector<std::string> report_format_names() {
   return names;
 }
 
+std::string report_prefix(const std::string& output) {
+  std::string stem = output;
+  if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".gz") == 0) stem.resize(stem.size() - 3);
+  const std::string name = std::filesystem::path(stem).filename().string();
+  for (const auto& w : writers()) {
+    const std::string ext = "." + w.extension;
+    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
+      return stem.substr(0, stem.size() - ext.size());
+  }
+  return output;
+}
+
 void check_report_paths(const std::string& prefix, const std::vector<std::string>& formats, const std::string& flag) {
   // "out/" or "out/." would write the hidden files out/.json, out/.md: a prefix names files, not a folder.
   const std::string stem = std::filesystem::path(prefix).filename().string();

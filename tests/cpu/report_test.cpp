@@ -259,6 +259,19 @@ TEST(ReportWriters, AFailedWriteRescuesTheJsonReport) {
   fs::remove_all(dir);
 }
 
+TEST(ReportWriter, AnOutputNamingAReportFileGivesItsPrefix) {
+  // -o out/run.json means the file out/run.json, not out/run.json.json; gzip and every writer's extension alike.
+  EXPECT_EQ(report_prefix("out/run.json"), "out/run");
+  EXPECT_EQ(report_prefix("out/run.md"), "out/run");
+  EXPECT_EQ(report_prefix("run.csv"), "run");
+  EXPECT_EQ(report_prefix("out/run.json.gz"), "out/run");
+  EXPECT_EQ(report_prefix("out/run"), "out/run");
+  EXPECT_EQ(report_prefix("out/run.v2"), "out/run.v2");
+  EXPECT_EQ(report_prefix("out/run.gz"), "out/run.gz") << "gz alone is not a report format";
+  EXPECT_EQ(report_prefix("out.json/run"), "out.json/run") << "a folder's extension is not the file's";
+  EXPECT_EQ(report_prefix("out/.json"), "out/.json") << "all extension: left as given";
+}
+
 TEST(ReportTerminal, PlanTable) {
   Config cfg = gpubench::testing::lce_config();
   cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}};

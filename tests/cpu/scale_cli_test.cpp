@@ -132,6 +132,11 @@ TEST_F(ScaleCli, MergeJoinsFilesFoldersAndGzipInAnyOrderAndCompareReadsTheResult
   EXPECT_EQ(m["exit_code"], 0);
   EXPECT_TRUE(m["cases"][0]["variants"][1].contains("speedup_vs_prev"));  // analyzed
   EXPECT_TRUE(fs::exists(f + ".md") && fs::exists(f + ".csv"));
+  // -o naming the JSON file: the same report at that path, its Markdown beside it (not f.json.json).
+  ASSERT_EQ(run({"merge", "-o", (dir_ / "named.json").string(), files[0], files[1], files[2]}), 0) << err_;
+  EXPECT_EQ(testing::slurp((dir_ / "named.json").string()), testing::slurp(a + ".json"));
+  EXPECT_TRUE(fs::exists(dir_ / "named.md"));
+  EXPECT_FALSE(fs::exists(dir_ / "named.json.json"));
   // The whole run, analyzed by a merge of itself as one shard, compares SAME with the merge of three.
   Report one = whole;
   one.shard = ShardRun{};
