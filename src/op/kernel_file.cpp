@@ -202,8 +202,9 @@ void check_tensor_types(const KernelFileStep& s, const Operation& op, const Kern
       const std::string want = signature_elem(spec.dtype, prec);
       if (t.elem != want) {
         p.add(fmt::format("{}/signature/{}", l.pointer, i),
-              fmt::format("{} points to {}, but tensor {} is {} at precision {}; write *{}{}", t.text(), t.elem,
-                          spec.name, want, to_string(prec), want,
+              fmt::format("{} points to {}, but tensor {} is {} at the step's precision {} (its \"precisions\"); "
+                          "write *{}{}",
+                          t.text(), t.elem, spec.name, want, to_string(prec), want,
                           spec.dtype == "precision" && s.precisions.size() > 1 ? " (or describe one step per precision)"
                                                                                : ""));
         break;

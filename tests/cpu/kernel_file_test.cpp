@@ -207,7 +207,8 @@ TEST(KernelFileParse, EachProblemNamesItsPointerAndTheFix) {
       {"/steps/0/launches/0/args/1", "M", "the signature has *fp16 here, so the argument must name a tensor"},
       {"/steps/0/launches/0/args/3", 1.5, "1.5 is not an integer"},
       {"/steps/0/launches/0/signature", "*fp32, *bf16, *fp16, i32, i32, i32, i32, i32",
-       "/steps/0/launches/0/signature/1: *bf16 points to bf16, but tensor W is fp16 at precision fp16"},
+       "/steps/0/launches/0/signature/1: *bf16 points to bf16, but tensor W is fp16 at the step's precision fp16 (its "
+       "\"precisions\")"},
       {"/steps/0/launches/0/signature", "*fp32, *fp16, *fp16, i32, i32, i32, i32",
        "/steps/0/launches/0/args: 8 arguments for a signature of 7 parameters"},
       {"/steps/0/launches/0/kernel", "lce_user", "has no kernel 'lce_user' (it has "},

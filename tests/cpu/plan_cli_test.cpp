@@ -179,6 +179,17 @@ TEST_F(PlanCli, ConfigShowPrintsTheResolvedConfigWithDefaults) {
   EXPECT_NE(err_.find("/measure/warmup"), std::string::npos) << err_;
   EXPECT_EQ(out_, "");
   EXPECT_EQ(run({"config"}), 2);  // the sub-command is required
+  // A relative empirical length file is shown as written, with a note on where it is read from.
+  const std::string ebnerd = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_ebnerd.json";
+  ASSERT_EQ(run({"config", "show", ebnerd}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_).at("workload").at("requests").at("params").at("file"),
+            "data/ebnerd_inview_lengths.csv");
+  EXPECT_NE(err_.find("note: the empirical length file \"data/ebnerd_inview_lengths.csv\" is read from the config's "
+                      "folder " + std::string(GPUBENCH_SOURCE_DIR) + "/configs;"),
+            std::string::npos)
+      << err_;
+  ASSERT_EQ(run({"config", "show"}), 0) << err_;  // no empirical file, no note
+  EXPECT_EQ(err_.find("empirical length file"), std::string::npos) << err_;
 }
 
 TEST_F(PlanCli, AProblemFoundAfterLoadingNamesTheOverrideThatMadeIt) {
