@@ -63,10 +63,11 @@ double relative_error(const std::vector<__half>& w, const std::vector<__half>& e
 /// `launches`: launches in a row, the output poisoned and the flags zeroed before each, the worst
 /// error returned; `defer`: LceParams::defer_user (0 wait for the user row, 1 defer it on a CTA's
 /// first tile, 2 on any tile); `trim`: LceParams::k_tail_trim; `contiguous`: the contiguous tile order
-/// (tile_order.hpp) instead of round robin; `cache`: LceParams::row_cache.
+/// (tile_order.hpp) instead of round robin; `cache`: LceParams::row_cache; `inline_user`: LceParams::inline_user (no
+/// user tiles, no flags: each candidate tile runs the user stages first).
 template <class Cfg>
 double run_case(int M, int N, int Ku, int Kc, int B, int launches = 1, int defer = 0, int trim = 0,
-                bool contiguous = false, int cache = 0) {
+                bool contiguous = false, int cache = 0, bool inline_user = false) {
   std::mt19937 rng(M * 131 + N * 7 + Ku + Kc * 3 + B);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   const int Kt = Ku + Kc;
@@ -90,11 +91,11 @@ double run_case(int M, int N, int Ku, int Kc, int B, int launches = 1, int defer
   pr.cand_to_user = dc2u.as<int32_t>();
   DeviceBuffer wu = pad_columns(pr.W, M, Kt, 0, Ku, nullptr), wc = pad_columns(pr.W, M, Kt, Ku, Kc, nullptr);
   LceLaunch l;
-  bind_config<Cfg, kTestTag>(pr, wu.get(), wc.get(), /*user_in_kernel=*/true, /*persistent=*/true, l);
+  bind_config<Cfg, kTestTag>(pr, wu.get(), wc.get(), /*user_in_kernel=*/true, /*persistent=*/true, l, inline_user);
   l.params.cand_to_user = pr.cand_to_user;
   l.params.y_user = dyu.as<float>();
   l.params.y = pr.Y;
-  l.params.ready = Ku > 0 ? dready.as<uint32_t>() : nullptr;
+  l.params.ready = Ku > 0 && !inline_user ? dready.as<uint32_t>() : nullptr;
   l.params.defer_user = defer;
   l.params.k_tail_trim = trim;
   l.params.row_cache = cache;
@@ -127,6 +128,17 @@ TEST(Sm90TileKernel, RaggedTailsAndUserTiles) {
   EXPECT_LT((run_case<TileConfig<TileShape{}>>(30, 24, 19, 40, 2)), 2e-3);
   EXPECT_LT((run_case<TileConfig<TileShape{.schedule = Schedule::kPingPong, .block_k = 32}>>(250, 72, 9, 77, 3)), 2e-3);
   EXPECT_LT((run_case<TileConfig<TileShape{.cluster = ClusterShape::k2x2}>>(250, 136, 9, 77, 3)), 2e-3);
+}
+
+TEST(Sm90TileKernel, InlineUserGemm) {
+  GPUBENCH_REQUIRE_GPU();
+  if (!is_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+  // The user stages inside each candidate tile's mainloop (pipelined's user_gemm "inline"): ragged M, N, K_user and
+  // K_cand, two launches; small enough for compute-sanitizer racecheck (scripts/device-check --sanitize).
+  EXPECT_LT((run_case<UserFrag<TileConfig<TileShape{}>>>(30, 24, 19, 40, 2, 2, 0, 0, false, 0, true)), 2e-3);
+  EXPECT_LT((run_case<UserFrag<TileConfig<TileShape{.schedule = Schedule::kPingPong}>>>(250, 72, 70, 77, 3, 2, 0, 1,
+                                                                                     false, 0, true)),
+            2e-3);
 }
 
 TEST(Sm90TileKernel, TmaStoreEpilogue) {
