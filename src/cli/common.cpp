@@ -8,6 +8,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/analyze.hpp"
 #include "analysis/counters.hpp"
@@ -25,11 +26,27 @@ namespace gpubench::cli {
 
 ConfigContext registry_context() { return op::registry_context(); }
 
-Config load_config_or_default(const std::string& path, const std::vector<std::string>& sets, nlohmann::json* raw) {
+Config load_config_or_default(const std::string& path, const std::vector<std::string>& sets, nlohmann::json* raw,
+                              const std::vector<std::string>& selected) {
   std::vector<ConfigOverride> overrides;
   for (const auto& s : sets) overrides.push_back(parse_config_override(s));
-  if (path.empty()) return default_config(registry_context(), overrides);
-  return load_config(path, registry_context(), overrides, raw);
+  ConfigContext ctx = registry_context();
+  ctx.selected_steps = selected;
+  if (path.empty()) return default_config(ctx, overrides);
+  return load_config(path, ctx, overrides, raw);
+}
+
+void check_variant_names(const std::vector<std::string>& names, const Config& config) {
+  std::vector<std::string> ladder;  // the config's steps, for the message
+  for (const auto& s : config.variants) ladder.push_back(s.name);
+  for (const auto& v : names) {
+    if (std::find(ladder.begin(), ladder.end(), v) == ladder.end()) {
+      const std::string guess = did_you_mean(v, ladder);
+      throw InputError(fmt::format("--variant: '{}' is not in this config's /variants{}; its steps: {} (one name "
+                                   "per --variant; repeat the flag for more)",
+                                   v, guess.empty() ? "" : " (did you mean '" + guess + "'?)", fmt::join(ladder, ", ")));
+    }
+  }
 }
 
 std::vector<ConfigIssue> mark_sets(std::vector<ConfigIssue> issues, const std::vector<std::string>& sets) {

@@ -20,15 +20,19 @@ ConfigContext registry_context();
 
 /// Loads `path`, or the embedded default when `path` is empty, with the `--set KEY=VALUE` arguments `sets`
 /// applied to its JSON before validation (parse_config_override, load_config). `raw`, when given, receives
-/// the file's JSON after the overrides (null when it did not read or parse). Throws ConfigError, or
-/// InputError for a malformed --set (exit 2).
+/// the file's JSON after the overrides (null when it did not read or parse). `selected`: `run --variant`'s steps
+/// (ConfigContext::selected_steps; empty: all). Throws ConfigError, or InputError for a malformed --set (exit 2).
 Config load_config_or_default(const std::string& path, const std::vector<std::string>& sets = {},
-                              nlohmann::json* raw = nullptr);
+                              nlohmann::json* raw = nullptr, const std::vector<std::string>& selected = {});
 
 /// `issues` found after loading (datasheet memory, step callbacks), each one a `--set` override in `sets` caused
 /// marked " (set by --set KEY=VALUE)" as load_config marks its own (mark_override_issues). Throws InputError on a
 /// malformed override (load_config_or_default has already refused those).
 std::vector<ConfigIssue> mark_sets(std::vector<ConfigIssue> issues, const std::vector<std::string>& sets);
+
+/// Throws InputError when a `--variant` name in `names` is not one of `config`'s steps (with "did you mean" and the
+/// config's steps).
+void check_variant_names(const std::vector<std::string>& names, const Config& config);
 
 /// Adds the repeatable `--set KEY=VALUE` option (a config override, see load_config_or_default) to a verb,
 /// storing the arguments in `sets`.

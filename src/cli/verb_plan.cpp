@@ -1,5 +1,6 @@
-// `gpubench plan CONFIG.json [--format text|json|csv|md] [-o FILE]`: work counts, roofline floors and the Amdahl
-// projection; no GPU needed. The renderings are in cli/plan_output.cpp.
+// `gpubench plan CONFIG.json [--format text|json|csv|md] [-o FILE] [--variant STEP …]`: work counts, roofline
+// floors and the Amdahl projection; no GPU needed. The renderings are in cli/plan_output.cpp.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -94,7 +95,12 @@ VerbAction setup_plan(CLI::App& sub) {
       sub.add_option("--output,-o", a->output, "write the plan to FILE (atomically) instead of stdout")->type_name("FILE");
   auto plugins = std::make_shared<std::vector<std::string>>();
   add_plugin_option(sub, *plugins);
-  return [a, sets, output_opt, plugins]() -> int {
+  auto variants = std::make_shared<std::vector<std::string>>();
+  sub.add_option("--variant", *variants,
+                 "plan only this step (repeatable; as run --variant: steps left out are not checked against the "
+                 "precision)")
+      ->type_name("STEP");
+  return [a, sets, output_opt, plugins, variants]() -> int {
     load_plugins(*plugins, a->config);
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
@@ -104,7 +110,12 @@ VerbAction setup_plan(CLI::App& sub) {
       read.push_back(a->config);
       refuse_output_over_input("-o", a->output, read, "plan", "plan.json");
     }
-    const Config config = load_config_or_default(a->config, *sets);
+    Config config = load_config_or_default(a->config, *sets, nullptr, *variants);
+    check_variant_names(*variants, config);
+    if (!variants->empty())  // the selected steps, in ladder order
+      std::erase_if(config.variants, [&](const VariantSpec& v) {
+        return std::find(variants->begin(), variants->end(), v.name) == variants->end();
+      });
     refuse_gpu_free_issues(config, a->config, *sets);
     const std::string text = render_plan(make_plan(config), a->format);
     if (a->output.empty()) {

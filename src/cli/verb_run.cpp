@@ -187,7 +187,7 @@ int run(const RunArgs& a) {
     throw InputError("no config file '" + a.config + "'; to choose hardware counters write --metrics=" + a.config +
                      " (with '=': a bare --metrics means all)");
   load_plugins(a.plugins, a.config);
-  Config config = load_config_or_default(a.config, a.sets);
+  Config config = load_config_or_default(a.config, a.sets, nullptr, a.variants);
   if (!a.mode.empty()) {  // the override is part of what ran: resolved config and hash follow it
     config.measure.mode = *parse_timing_mode(a.mode);  // CLI11 checked the word (--mode's IsMember)
     config.resolved["measure"]["mode"] = a.mode;
@@ -196,16 +196,7 @@ int run(const RunArgs& a) {
   apply_metrics(a, config);
   for (const auto& f : a.formats)
     if (!find_report_writer(f)) throw InputError("--format: unknown format '" + f + "' (see `gpubench list`)");
-  std::vector<std::string> ladder;  // the config's steps, for the message below
-  for (const auto& s : config.variants) ladder.push_back(s.name);
-  for (const auto& v : a.variants) {
-    if (std::find(ladder.begin(), ladder.end(), v) == ladder.end()) {
-      const std::string guess = did_you_mean(v, ladder);
-      throw InputError(fmt::format("--variant: '{}' is not in this config's /variants{}; its steps: {} (one name "
-                                   "per --variant; repeat the flag for more)",
-                                   v, guess.empty() ? "" : " (did you mean '" + guess + "'?)", fmt::join(ladder, ", ")));
-    }
-  }
+  check_variant_names(a.variants, config);
   // A case too big for the config's GPU model's datasheet memory is bad input on any machine (as validate says).
   if (auto issues = datasheet_memory_issues(config); !issues.empty())
     throw ConfigError(a.config.empty() ? "<default>" : a.config, mark_sets(std::move(issues), a.sets));
@@ -258,6 +249,7 @@ int run(const RunArgs& a) {
     for (const auto& p : a.plugins) plan += " --plugin " + shell_quote(p);
     if (!a.config.empty()) plan += " " + shell_quote(a.config);
     for (const auto& s : a.sets) plan += " --set " + shell_quote(s);
+    for (const auto& v : a.variants) plan += " --variant " + shell_quote(v);
     fmt::print(stderr,
                "gpubench run needs an NVIDIA Hopper GPU (sm_90a: H100/H200) and its driver: {}. "
                "`{}` shows work counts and floors without one.\n",

@@ -1,5 +1,6 @@
 // ConfigError, load_config, parse_config_text, default_config and did_you_mean (config/parse.hpp).
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -222,6 +223,13 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  const auto lower = [](std::string t) {
+    for (char& ch : t) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return t;
+  };
+  // The same word in another case first ("n" → "N", not the equally distant "M").
+  for (const auto& c : candidates)
+    if (lower(c) == lower(word)) return c;
   const size_t limit = std::max<size_t>(2, word.size() / 3);
   std::string best;
   size_t best_d = limit + 1;

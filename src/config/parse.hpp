@@ -80,6 +80,9 @@ struct ConfigContext {
   /// Short label of a request spec for case labels, e.g. "fixed(length=70)".
   std::function<std::string(const RequestSpec& spec)> describe_requests;
   std::string base_dir = ".";               ///< folder for relative paths (empirical files)
+  /// The steps that will run (`run --variant`), empty: every one. A step left out is not checked against
+  /// /precision (it never runs: `--set precision=fp32 --variant baseline` on a config whose tile steps refuse fp32).
+  std::vector<std::string> selected_steps;
   std::string source = "<inline>";          ///< named in errors
   /// The rules of op `name`, or nullptr.
   const OpRules* find_op(const std::string& name) const;
@@ -147,7 +150,8 @@ inline constexpr const char* kUnhashedConfigKeys[] = {"name", "description"};
 /// `resolved` (e.g. a command-line override) so reports keep keying what really ran.
 std::string config_hash(const nlohmann::json& resolved);
 
-/// Closest candidate by edit distance, or "" when none is close (distance > max(2, len/3)).
+/// The candidate equal to `word` but for case ("n" → "N"), else the closest by edit distance, or "" when none is
+/// close (distance > max(2, len/3)).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 /// Levenshtein distance between `a` and `b` (insert, delete, substitute each cost 1); used for every

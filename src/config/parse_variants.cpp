@@ -192,7 +192,9 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
       continue;
     }
     seen.emplace_back(spec.name, name_ptr);
-    check_precision(v, name_ptr, spec.name, c.precision, *op);
+    const auto& sel = ctx.selected_steps;
+    if (sel.empty() || std::find(sel.begin(), sel.end(), spec.name) != sel.end())
+      check_precision(v, name_ptr, spec.name, c.precision, *op);
     // Accepted but without effect: say so rather than let a reader think it applied.
     if (c.variants.empty() && spec.min_speedup)
       c.notes.push_back(child(ip, "min_speedup") + ": the first step has no previous step to beat; ignored");

@@ -204,6 +204,11 @@ TEST(Config, DidYouMeanOnlySuggestsCloseWords) {
   EXPECT_EQ(did_you_mean("mesure", words), "measure");
   EXPECT_EQ(did_you_mean("variant", words), "variants");
   EXPECT_EQ(did_you_mean("xyz", words), "");
+  // A key in the wrong case gets its own name, not an equally distant neighbour ("n": "M" and "N" are both 1 away).
+  const std::vector<std::string> shape = {"M", "N", "K_user", "K_cand"};
+  EXPECT_EQ(did_you_mean("n", shape), "N");
+  EXPECT_EQ(did_you_mean("m", shape), "M");
+  EXPECT_EQ(did_you_mean("k_CAND", shape), "K_cand");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The binary's comforts without a GPU: `plan --format json|csv|md|text` and `-o`, `config show`, what
-// `devices` prints without a GPU, and run's `gpubench plan <path>` hint quoted for the shell.
+// The binary's comforts without a GPU: `plan --format json|csv|md|text` and `-o`, `plan --variant`, `config show`,
+// what `devices` prints without a GPU, and run's `gpubench plan <path>` hint quoted for the shell.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -209,6 +209,34 @@ TEST_F(PlanCli, AProblemFoundAfterLoadingNamesTheOverrideThatMadeIt) {
   EXPECT_EQ(run({"validate", cfg.string(), "--set", "measure.warmup=2"}), 2);
   EXPECT_NE(err_.find("GB of device memory"), std::string::npos) << err_;
   EXPECT_EQ(err_.find("set by"), std::string::npos) << err_;
+}
+
+TEST_F(PlanCli, VariantLeavesOutStepsThatCannotRunThePrecision) {
+  // fused and pipelined run fp16 and bf16 only: fp32 is refused for them, unless --variant leaves them out.
+  const std::string cfg = (fs::path(GPUBENCH_SOURCE_DIR) / "configs" / "ikbo_lce_fp16.json").string();
+  EXPECT_EQ(run({"plan", cfg, "--set", "precision=fp32"}), 2);
+  EXPECT_NE(err_.find("fused does not support precision fp32"), std::string::npos) << err_;
+  ASSERT_EQ(run({"plan", cfg, "--set", "precision=fp32", "--variant", "decomposed", "--variant", "baseline", "--format",
+                 "json"}),
+            0)
+      << err_;
+  const nlohmann::json j = nlohmann::json::parse(out_);
+  EXPECT_EQ(j.at("precision"), "fp32");
+  const auto& steps = j.at("cases").at(0).at("steps");
+  ASSERT_EQ(steps.size(), 2u);  // in ladder order, whatever the flags' order
+  EXPECT_EQ(steps.at(0).at("name"), "baseline");
+  EXPECT_EQ(steps.at(1).at("name"), "decomposed");
+  // A selected step that cannot run the precision is still refused; an unknown one gets "did you mean".
+  EXPECT_EQ(run({"plan", cfg, "--set", "precision=fp32", "--variant", "fused"}), 2);
+  EXPECT_NE(err_.find("fused does not support precision fp32"), std::string::npos) << err_;
+  EXPECT_EQ(run({"plan", cfg, "--variant", "fusd"}), 2);
+  EXPECT_NE(err_.find("--variant: 'fusd' is not in this config's /variants (did you mean 'fused'?)"), std::string::npos)
+      << err_;
+  // run: the config loads (exit 3 without a GPU, not 2), and its plan hint keeps the selection.
+  if (measure::device_count() > 0) return;  // a GPU is usable here: run would measure
+  EXPECT_EQ(run({"run", cfg, "--set", "precision=fp32", "--variant", "baseline", "-o", (dir_ / "out").string()}), 3)
+      << err_;
+  EXPECT_NE(err_.find(" --set precision=fp32 --variant baseline` shows work counts"), std::string::npos) << err_;
 }
 
 TEST_F(PlanCli, DevicesWithoutAGpuPrintsTheVersionsThenTheReason) {
