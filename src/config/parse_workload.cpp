@@ -60,6 +60,10 @@ std::vector<std::pair<int64_t, std::string>> parse_batches(Validator& v, const n
     return out;
   }
   const std::string at = child(ptr, "batch");
+  if (!it->is_number()) {  // "1024", {…}, true: say that a list is the other form
+    v.add(at, fmt::format("expected an integer or a list of integers (1024 or [512, 1024]), got {}", it->type_name()));
+    return out;
+  }
   if (auto b = parse_batch(v, *it, at)) out.emplace_back(*b, at);
   return out;
 }

@@ -204,6 +204,12 @@ ProfileTrace read_chrome_trace(const std::string& path, const ImportOptions& opt
     throw InputError(fmt::format("{}: JSON without a traceEvents list: not a Chrome trace-event file (PyTorch "
                                  "profiler's export_chrome_trace, gpubench run --trace)",
                                  path));
+  // Its elements were read and dropped as they completed: a list is left empty, anything else is kept as it was.
+  if (top.is_object() && !top.at("traceEvents").is_array())
+    throw InputError(fmt::format("{}: traceEvents is {} {}, not a list of events: a corrupt trace? re-export it "
+                                 "(PyTorch profiler's export_chrome_trace, gpubench run --trace)",
+                                 path, top.at("traceEvents").is_object() ? "an" : "a",
+                                 top.at("traceEvents").type_name()));
   return reader.finish(top);
 }
 

@@ -41,6 +41,11 @@ TEST(Config, WrongTypeNamesWhatWasExpected) {
   j = good();
   j["measure"]["l2_flush"] = 1;
   expect_one(j, "/measure/l2_flush", "expected a boolean, got integer");
+  j = good();  // batch has a second form: the message names it
+  j["workload"]["batch"] = "1024";
+  expect_one(j, "/workload/batch", "expected an integer or a list of integers (1024 or [512, 1024]), got string");
+  j["workload"]["batch"] = 2.5;
+  expect_one(j, "/workload/batch", "expected an integer, got 2.5");
 }
 
 TEST(Config, ZeroMIsRejected) {

@@ -290,6 +290,8 @@ TEST_F(ProfileTest, BadFilesAreInputErrorsNamingTheFile) {
   for (size_t i = 20; i < corrupt.size() - 8; i += 7) corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5a);
   expect(file("corrupt.json.gz", corrupt), "gzip");
   expect(file("foreign.json", R"({"schema_version": 1, "cases": []})"), "without a traceEvents list");
+  expect(file("not_a_list.json", R"({"traceEvents": 5})"), "traceEvents is a number, not a list of events");
+  expect(file("object.json", R"({"traceEvents": {"ph": "X"}})"), "traceEvents is an object, not a list of events");
   expect(file("cpu_only.json", R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2}]})"),
          "no GPU activity");
   expect(file("empty.json", ""), "empty file");
