@@ -313,7 +313,8 @@ VerbAction setup_ab(CLI::App& sub) {
                             ->type_name("FILE");
   CLI::Option* report = sub.add_option("--report", a->report,
                                        "also write the raw measurements as a gpubench report PREFIX.json (variants "
-                                       "A:<step> and B:<step>, every kept sample in pair order)")
+                                       "A:<step> and B:<step>, every kept sample in pair order; a trailing .json, "
+                                       ".md or .csv is dropped from PREFIX: --report raw.json writes raw.json)")
                             ->type_name("PREFIX");
   sub.add_option("--mode", a->mode, "override /measure/mode of both configs: cold | hot | graph")
       ->check(CLI::IsMember(timing_mode_words()))
