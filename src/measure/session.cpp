@@ -107,7 +107,8 @@ class SessionRun {
     if (phase == ControlPhase::kEnd && !report_.control) return;
     try {
       // Said before it runs: under a tool that slows every kernel (compute-sanitizer racecheck instruments each
-      // shared-memory access of the 8192³ GEMM: hours) the last line then names what is running and how to skip it.
+      // shared-memory access of the 8192³ GEMM; no such run got past it in a minute) the last line then names what is
+      // running and how to skip it.
       if (phase == ControlPhase::kStart)
         log_("control workload: a cuBLAS fp16 8192³ GEMM and a 1 GiB device copy at the start and the end of the run "
              "(about 0.2 s in all; docs/ci.md); --no-control skips it");
