@@ -1,6 +1,7 @@
 #include "analysis/compare_noise.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -241,24 +242,44 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
   if (between > 0)
     out.push_back("in the entries judged by run-to-run spread, the old and new median columns hold the mean of the "
                   "repetitions' medians (the statistic the verdict uses), not the median of all samples");
+  // One note per distinct board pair, however many report pairs ran on it (a folder of ten reports is one pair of
+  // boards), and one listing every report without a control workload.
+  struct Boards {
+    std::string old_uuid, new_uuid;
+    int report_pairs = 0;
+    bool all_controls = true;
+  };
+  std::vector<Boards> boards;
+  std::vector<std::string> lacking;
   for (const BoardPair& p : res.boards) {
     const bool both_controls = !p.controls.empty();
-    if (p.different() && res.options.normalize_control)
-      out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {})", p.old_uuid, p.new_uuid));
-    else if (p.different())
-      out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}): two boards of one model differ by up "
-                                "to ~4%; {} (docs/ci.md)", p.old_uuid, p.new_uuid,
-                                both_controls ? "--normalize control or gpubench ab"
-                                              : "gpubench ab, or re-run both with the control workload to normalize"));
+    if (p.different()) {
+      auto it = std::find_if(boards.begin(), boards.end(), [&](const Boards& b) {
+        return b.old_uuid == p.old_uuid && b.new_uuid == p.new_uuid;
+      });
+      if (it == boards.end()) it = boards.insert(boards.end(), Boards{p.old_uuid, p.new_uuid});
+      ++it->report_pairs;
+      it->all_controls = it->all_controls && both_controls;
+    }
     if (!both_controls && (p.different() || p.old_has_control != p.new_has_control)) {
-      std::string lacking;
-      if (!p.old_has_control) lacking = p.old_file;
-      if (!p.new_has_control) lacking += (lacking.empty() ? "" : " and ") + p.new_file;
-      if (!lacking.empty())
-        out.push_back(lacking + " ha" + (p.old_has_control || p.new_has_control ? "s" : "ve") +
-                      " no control workload: the boards' speeds cannot be compared");
+      if (!p.old_has_control) lacking.push_back(p.old_file);
+      if (!p.new_has_control) lacking.push_back(p.new_file);
     }
   }
+  for (const Boards& b : boards) {
+    const std::string pairs =
+        b.report_pairs > 1 ? fmt::format(", {} report pairs", b.report_pairs) : std::string();
+    if (res.options.normalize_control)
+      out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}{})", b.old_uuid, b.new_uuid, pairs));
+    else
+      out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}{}): two boards of one model differ by "
+                                "up to ~4%; {} (docs/ci.md)", b.old_uuid, b.new_uuid, pairs,
+                                b.all_controls ? "--normalize control or gpubench ab"
+                                               : "gpubench ab, or re-run both with the control workload to normalize"));
+  }
+  if (!lacking.empty())
+    out.push_back(fmt::format("{} ha{} no control workload: the boards' speeds cannot be compared",
+                              fmt::join(lacking, ", "), lacking.size() == 1 ? "s" : "ve"));
   const bool other_gpu = std::any_of(res.mismatches.begin(), res.mismatches.end(), [](const Mismatch& m) {
     return m.what == "GPU model" || m.what == "driver";
   });

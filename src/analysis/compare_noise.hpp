@@ -73,7 +73,8 @@ std::string control_too_few(const Control& control, const std::string& bound);
 BoardPair board_pair(const LoadedReport& old_report, const LoadedReport& new_report);
 
 /// compare's notes on noise: that the intervals hold within-run noise only (no entry judged by repetitions), or how
-/// many entries were judged each way; and one per report pair that ran on different boards.
+/// many entries were judged each way; one per pair of boards that OLD and NEW ran on (however many report pairs ran
+/// there); and one listing the reports without a control workload where boards differ or one side has it.
 std::vector<std::string> noise_notes(const CompareResult& res);
 
 }  // namespace gpubench

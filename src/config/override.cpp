@@ -161,6 +161,27 @@ std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
           issue.message += "; VALUE is not valid JSON (or a number out of range), so it was read as a string";
         break;
       }
+      // A problem beside the override, in the object that holds it, that names the value it set: the override chose
+      // a kind and the problem is that kind's rule (--set workload.requests.distribution=lognormal, then the
+      // params lognormal needs).
+      const size_t slash = p.rfind('/');
+      const std::string parent = p.substr(0, slash);
+      const auto names_word = [](const std::string& message, const std::string& word) {  // word on its own
+        const auto part_of_word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+        for (size_t at = message.find(word); at != std::string::npos; at = message.find(word, at + 1)) {
+          const size_t end = at + word.size();
+          if ((at == 0 || !part_of_word(message[at - 1])) && (end == message.size() || !part_of_word(message[end])))
+            return true;
+        }
+        return false;
+      };
+      // A kind is a string (a number such as a seed would match any bound in a message).
+      const std::string value = o->value.is_string() ? o->value.get<std::string>() : std::string();
+      if (!issue.pointer.empty() && slash != std::string::npos && under(issue.pointer, parent) && value.size() > 1 &&
+          names_word(issue.message, value)) {
+        issue.message.append(" (after ").append(shown(*o)).append(")");
+        break;
+      }
     }
   }
   return issues;

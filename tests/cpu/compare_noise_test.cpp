@@ -249,6 +249,26 @@ TEST(CompareNoise, NotesSayWhichReportLacksTheControlAndDoNotSuggestNormalizingW
   EXPECT_TRUE(has("gpubench ab, or re-run both with the control workload"));
 }
 
+TEST(CompareNoise, OneBoardsNoteForAFolderThatRanOnOnePairOfBoards) {
+  // Two reports per side, all OLD on one board and all NEW on another: one note naming both boards and the count,
+  // not one per report pair; and one note listing every report without a control workload.
+  Report old_r = report_of(repeated_step("fused", {0.4}, 11), "GPU-aaaa");
+  const Report new_r = report_of(repeated_step("fused", {0.4}, 21), "GPU-bbbb");
+  old_r.control = control_of("GPU-aaaa", 1.4, 0.52);
+  const CompareResult res = compare_reports({{"a.json", old_r}, {"b.json", old_r}},
+                                            {{"a.json", new_r}, {"b.json", new_r}}, CompareOptions{});
+  ASSERT_EQ(res.boards.size(), 2u);
+  std::vector<std::string> boards, lacking;
+  for (const std::string& n : res.notes) {
+    if (n.find("different boards") != std::string::npos) boards.push_back(n);
+    if (n.find("no control workload") != std::string::npos) lacking.push_back(n);
+  }
+  ASSERT_EQ(boards.size(), 1u);
+  EXPECT_NE(boards[0].find("(GPU-aaaa vs GPU-bbbb, 2 report pairs)"), std::string::npos) << boards[0];
+  ASSERT_EQ(lacking.size(), 1u);
+  EXPECT_NE(lacking[0].find("a.json, b.json have no control workload"), std::string::npos) << lacking[0];
+}
+
 TEST(CompareNoise, NormalizeNamesTheReportThatLacksTheKernel) {
   Report old_r = report_of(repeated_step("fused", {0.4}, 11));
   Report new_r = report_of(repeated_step("fused", {0.4}, 21));

@@ -157,6 +157,16 @@ TEST(ConfigOverride, UnknownPathsAndBadValuesNameThePointerAndTheOverride) {
   EXPECT_EQ(msg.find("VALUE is not valid JSON"), std::string::npos) << msg;
   msg = load_error(path, {"workload.batch=-0"});
   EXPECT_NE(msg.find("(set by --set workload.batch=-0)"), std::string::npos) << msg;
+  // A kind chosen by an override, whose own rule is broken beside it: the params fixed needs (good() is lognormal).
+  msg = load_error(path, {"workload.requests.distribution=fixed"});
+  EXPECT_NE(msg.find("/workload/requests/params/length: missing required parameter of fixed: candidates per request, "
+                     "integer ≥ 1 (after --set workload.requests.distribution=fixed)"),
+            std::string::npos)
+      << msg;
+  // A number is no kind: a seed override does not claim a bound that happens to print the same digits.
+  msg = load_error(path, {"workload.requests.seed=0", "workload.requests.params.mean=0"});
+  EXPECT_EQ(msg.find("(after --set workload.requests.seed=0)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("must be > 0, got 0 (set by --set workload.requests.params.mean=0)"), std::string::npos) << msg;
   fs::remove(path);
   // A problem at another pointer that the override caused, and whose fix names the override's pointer.
   nlohmann::json j = good();
