@@ -13,6 +13,8 @@ Event::~Event() {
 
 void Event::record(cudaStream_t stream) const { GPUBENCH_CUDA(cudaEventRecord(e, stream)); }
 
+void synchronize(const Event& b) { GPUBENCH_CUDA(cudaEventSynchronize(b.e)); }
+
 float elapsed_ms(const Event& a, const Event& b) {
   float ms = 0;
   GPUBENCH_CUDA(cudaEventElapsedTime(&ms, a.e, b.e));

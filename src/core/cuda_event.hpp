@@ -23,4 +23,18 @@ struct Event {
 /// about 0.5 µs). Throws DeviceError.
 float elapsed_ms(const Event& a, const Event& b);
 
+/// Waits for `b` (recorded and complete when this returns). Throws DeviceError.
+void synchronize(const Event& b);
+
+/// The time of what `body` enqueues on `stream` [ms]: records `a`, runs `body`, records `b`, waits for `b` and returns
+/// elapsed_ms(a, b). Throws DeviceError (and whatever `body` throws).
+template <class F>
+float time_ms(cudaStream_t stream, const Event& a, const Event& b, F&& body) {
+  a.record(stream);
+  body();
+  b.record(stream);
+  synchronize(b);
+  return elapsed_ms(a, b);
+}
+
 }  // namespace gpubench

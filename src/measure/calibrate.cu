@@ -40,11 +40,7 @@ double median_ms(cudaStream_t stream, F&& body) {
   for (int i = 0; i < 3; ++i) body();
   std::vector<double> ms;
   for (int i = 0; i < kRepeats; ++i) {
-    a.record(stream);
-    body();
-    b.record(stream);
-    GPUBENCH_CUDA(cudaEventSynchronize(b.e));
-    ms.push_back(elapsed_ms(a, b));
+    ms.push_back(time_ms(stream, a, b, body));
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];

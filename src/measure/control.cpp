@@ -47,11 +47,7 @@ struct ControlContext {
   std::vector<double> time(const std::function<void()>& body) {
     std::vector<double> ms;
     for (int i = 0; i < 3 + kControlSamples; ++i) {
-      start.record(stream);
-      body();
-      stop.record(stream);
-      GPUBENCH_CUDA(cudaEventSynchronize(stop.e));
-      const float t = elapsed_ms(start, stop);
+      const float t = time_ms(stream, start, stop, body);
       if (i >= 3) ms.push_back(t);
       std::this_thread::sleep_for(
           std::chrono::duration<double, std::milli>(std::min(kMaxCooldownMs, static_cast<double>(t))));

@@ -115,13 +115,11 @@ TensorLoopResult tensor_loop(const DeviceInfo& device, const std::string& operan
   std::vector<float> host(static_cast<size_t>(ctas));
   const auto t0 = std::chrono::steady_clock::now();
   while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
-    start.record(nullptr);
-    gpubench_harness_tensor_loop<<<ctas, kThreads, kSmemBytes>>>(kPasses, operands == "zeros", mhz.as<float>(),
-                                                                 sink.as<float>());
-    GPUBENCH_CUDA(cudaGetLastError());
-    stop.record(nullptr);
-    GPUBENCH_CUDA(cudaEventSynchronize(stop.e));
-    const float ms = elapsed_ms(start, stop);
+    const float ms = time_ms(nullptr, start, stop, [&] {
+      gpubench_harness_tensor_loop<<<ctas, kThreads, kSmemBytes>>>(kPasses, operands == "zeros", mhz.as<float>(),
+                                                                   sink.as<float>());
+      GPUBENCH_CUDA(cudaGetLastError());
+    });
     GPUBENCH_CUDA(cudaMemcpy(host.data(), mhz.get(), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
     tflops.push_back(kFlopPerPass * kPasses * ctas / (ms * 1e-3) / 1e12);
     clock.push_back(median(std::vector<double>(host.begin(), host.end())));
