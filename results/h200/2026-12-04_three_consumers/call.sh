@@ -45,4 +45,13 @@ for cfg in configs/ikbo_lce_fp16.json $here/ikbo_lce_fp16_three_consumers.json; 
   run "$name" 40 $gb run "$cfg" --variant pipelined --metrics=all -o "$work/$name" -f json,md
   grep -E "^\| pipelined " "$work/$name.md" | head -4 >> "$out/summary.txt"
 done
+# Last (issue 26 item 5, for a configuration that would land): the new GPU test under memcheck, racecheck and synccheck.
+san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2> /dev/null | head -1)
+if [ -n "$san" ]; then
+  for tool in memcheck racecheck synccheck; do
+    run sanitize_$tool 90 "$san" --tool $tool --print-limit 200 --error-exitcode 9 \
+      .prebuilt/gpubench_gpu_tests --gtest_filter='Sm90TileKernel.ThreeConsumerItemTiles'
+    grep -E 'SUMMARY|ERROR SUMMARY' "$work/sanitize_$tool.log" | tail -1 >> "$out/summary.txt"
+  done
+fi
 finish
