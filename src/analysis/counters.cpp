@@ -138,7 +138,8 @@ void analyze_counters(Report& report, const Config& config, const Ceilings& ceil
     peak_flop_per_cycle =
         env["gpu"]["sm_count"].get<double>() * peak_flop_per_sm_cycle(config.precision, config.allow_tf32);
   for (CaseResult& cr : report.cases) {
-    if (!cr.lengths.is_object() || !cr.lengths.contains("requests") || !cr.lengths["requests"].is_number()) continue;
+    if (!cr.lengths.is_object() || !cr.lengths.contains("requests") || !cr.lengths["requests"].is_number_integer())
+      continue;
     const int64_t U = cr.lengths["requests"].get<int64_t>();
     bool any = false;
     for (const VariantResult& v : cr.variants) any = any || (v.counters && v.counters->status == CountersStatus::kOk);

@@ -6,6 +6,9 @@
 // schema_version; report_io.cpp maps an older version's keys onto them before reading.
 #include <nlohmann/json.hpp>
 
+#include <type_traits>
+#include <vector>
+
 #include "result/report.hpp"
 
 namespace gpubench {
@@ -14,15 +17,43 @@ namespace {
 
 using nlohmann::json;
 
+template <class T>
+inline constexpr bool kIntegerField = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+inline constexpr bool kIntegerList = false;
+template <class T>
+inline constexpr bool kIntegerList<std::vector<T>> = kIntegerField<T>;
+
+/// Throws type_error 302 (which parse_report reports with the field's pointer) when `v`, bound for a field of type
+/// T, is a JSON float where T is an integer or a list of integers: nlohmann converts a float to an integer with a
+/// static_cast, undefined past the type's range (1e64 into an int64_t, found by tests/fuzz/report_fuzz.cpp).
+template <class T>
+void require_integers(const json& v) {
+  const auto check = [](const json& x) {
+    if (x.is_number_float())
+      throw json::type_error::create(302, "type must be an integer, but is a number with a fraction or exponent", &x);
+  };
+  if constexpr (kIntegerField<T>) {
+    check(v);
+  } else if constexpr (kIntegerList<T>) {
+    if (v.is_array())
+      for (const json& x : v) check(x);
+  }
+}
+
 /// Reads j[key] into `out` when present (and not null for an optional).
 template <class T>
 void read(const json& j, const char* key, T& out) {
-  if (const auto it = j.find(key); it != j.end()) it->get_to(out);
+  if (const auto it = j.find(key); it != j.end()) {
+    require_integers<T>(*it);
+    it->get_to(out);
+  }
 }
 
 template <class T>
 void read(const json& j, const char* key, std::optional<T>& out) {
   if (const auto it = j.find(key); it != j.end() && !it->is_null()) {
+    require_integers<T>(*it);
     out = it->template get<T>();
   } else {
     out.reset();

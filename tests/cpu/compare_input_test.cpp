@@ -282,6 +282,18 @@ TEST_F(CompareInput, BadNumbersAndTypesAreBadInputWithoutLibraryTags) {
   EXPECT_NE(msg.find(deep + ": malformed report: /cases/0/variants/0/region/median: type must be number, but is string"),
             std::string::npos)
       << msg;
+  // A float where an integer belongs, past int64's range (the report fuzzer's find: nlohmann's cast of 1e64 to an
+  // int64_t is undefined behaviour) or not (2.5 samples): malformed, at the field; a whole-valued float too.
+  for (const nlohmann::json& value : {nlohmann::json(1e64), nlohmann::json(2.5), nlohmann::json(20.0)}) {
+    bad = tiny_report();
+    bad["cases"][0]["variants"][0]["region"]["count"] = value;
+    const std::string counted = write("counted.json", bad);
+    msg = testing::input_error_of([&] { load_report(counted); });
+    EXPECT_NE(msg.find(counted + ": malformed report: /cases/0/variants/0/region/count: type must be an integer, but "
+                                 "is a number with a fraction or exponent"),
+              std::string::npos)
+        << value.dump() << ": " << msg;
+  }
 }
 
 TEST_F(CompareInput, AnOkStepWithoutSamplesOrANamelessStepIsCorrupt) {
