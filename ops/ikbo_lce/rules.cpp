@@ -23,7 +23,7 @@ OpRules config_rules(bool with_test_steps) {
       out.push_back({sp, fmt::format("K_user + K_cand must be ≥ 1, got {} + {}", s.at("K_user"), s.at("K_cand"))});
     return out;
   };
-  // Byte sizes must fit int64: E = cat(E_user[cand_to_user], E_cand) [B, K, N] and Y [B, M, N].
+  // Byte sizes must fit int64: E = cat(E_user[cand_to_user], E_cand) [B, K, N], Y [B, M, N] and W [M, K].
   r.size_problems = [](const Shape& s, const std::string& sp, int64_t B, const std::string& bp, Precision p) {
     const std::pair<int64_t, std::string> b{B, bp}, elt{element_bytes(p), "/precision"}, n{s.at("N"), sp + "/N"};
     const int64_t ku = s.at("K_user"), kc = s.at("K_cand");
@@ -33,6 +33,8 @@ OpRules config_rules(bool with_test_steps) {
       out.push_back(*issue);
     else if (auto issue2 = product_overflow("B·M·N·element_bytes", {b, {s.at("M"), sp + "/M"}, n, elt}))
       out.push_back(*issue2);
+    else if (auto issue3 = product_overflow("M·(K_user+K_cand)·element_bytes", {{s.at("M"), sp + "/M"}, k, elt}))
+      out.push_back(*issue3);
     return out;
   };
   r.step_schemas = step_schemas();

@@ -2,6 +2,7 @@
 // (parse.hpp: parse_config_override, apply_config_overrides, mark_override_issues).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 
@@ -151,12 +152,27 @@ std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
         }
         return false;
       };
+      if (!issue.pointer.empty() && !under(issue.pointer, p) && under(p, issue.pointer)) {
+        // A problem of an object several overrides set parts of (/workload/shape from M and K_cand): name each,
+        // in command-line order, the last of a key only.
+        std::vector<std::string> keys, texts;
+        for (auto q = overrides.rbegin(); q != overrides.rend(); ++q)
+          if (const std::string qp = pointer_of(q->key); qp != issue.pointer && under(qp, issue.pointer) &&
+                                                         std::find(keys.begin(), keys.end(), q->key) == keys.end()) {
+            keys.push_back(q->key);
+            texts.insert(texts.begin(), shown(*q));
+          }
+        issue.message.append(" (set by ");
+        for (size_t i = 0; i < texts.size(); ++i) issue.message.append(i ? ", " : "").append(texts[i]);
+        issue.message.append(")");
+        break;
+      }
       if (!issue.pointer.empty() && (under(issue.pointer, p) || under(p, issue.pointer) || names(issue.message, p))) {
         issue.message.append(" (set by ").append(shown(*o)).append(")");
         // VALUE that looks like JSON but did not parse ({"a": , 1e400) was read as a string: say so, where the
         // problem is the string's type ("2x2" refused as a value of the right type needs no such note).
         const bool looks_like_json =
-            !o->text.empty() && std::string_view("{[\"-0123456789").find(o->text[0]) != std::string::npos;
+            !o->text.empty() && std::string_view("{[\"+-.0123456789").find(o->text[0]) != std::string::npos;
         if (!o->parsed && looks_like_json && issue.message.find("got string") != std::string::npos)
           issue.message += "; VALUE is not valid JSON (or a number out of range), so it was read as a string";
         break;

@@ -118,7 +118,8 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
 
 /// `issues` with " (set by --set KEY=VALUE)" added to each one at, above or below an override's JSON
 /// pointer, or whose message names that pointer (a step that does not run the precision the override set: "set
-/// /precision to one of those"), so a problem an override causes names where it came from; " (after --set
+/// /precision to one of those"), so a problem an override causes names where it came from (a problem of an object
+/// that several overrides set parts of names each: "(set by --set A, --set B)"); " (after --set
 /// KEY=VALUE)" to one elsewhere in the object holding the override whose message names the string VALUE as a word
 /// (--set workload.requests.distribution=lognormal, then "missing required parameter of lognormal").
 std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,

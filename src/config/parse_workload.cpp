@@ -75,7 +75,13 @@ bool parse_request(Validator& v, const nlohmann::json& r, const std::string& ptr
   if (!v.object(r, ptr, {"distribution", "params", "seed", "file_hash"})) return false;
   spec.base_dir = ctx.base_dir;
   const std::vector<std::string>& names = ctx.distributions;
-  v.string(r, ptr, "distribution", spec.distribution, names);
+  if (!r.contains("distribution"))  // no silent default: {params: {mean, sigma}} would be read as fixed's params
+    v.add(child(ptr, "distribution"), fmt::format("missing: name the distribution, one of {} (e.g. \"distribution\": "
+                                                  "\"fixed\", \"params\": {{\"length\": 70}}); leave /workload/"
+                                                  "requests out for the default, fixed {{length: 70}}",
+                                                  join(names, " | ")));
+  else
+    v.string(r, ptr, "distribution", spec.distribution, names);
   v.seed(r, ptr, "seed", spec.seed);
   if (auto p = r.find("params"); p != r.end()) spec.params = *p;
   const bool known = std::find(names.begin(), names.end(), spec.distribution) != names.end();

@@ -123,6 +123,22 @@ TEST(Config, MissingAndUnknownDistributionParams) {
   j = good();
   j["workload"]["requests"] = {{"distribution", "uniform"}, {"params", {{"min", 10}, {"max", 5}}}};
   expect_one(j, "/workload/requests/params/max", "must be ≥ min (10), got 5");
+  // No silent default kind: lognormal's params without "distribution" were read as fixed's ("unknown parameter").
+  j = good();
+  j["workload"]["requests"].erase("distribution");
+  expect_one(j, "/workload/requests/distribution", "missing: name the distribution, one of ");
+}
+
+TEST(Config, TheWeightMatrixMustFitInt64) {
+  // W [M, K_user + K_cand] at the fields' limits (2^31 − 1 each): 2147483647 · 4294967294 · 2 B ≈ 1.8e19, past int64
+  // at any batch, while E [B, K, N] and Y [B, M, N] fit at B = 1, N = 8. Named at the largest factor, K.
+  auto j = good();
+  j["workload"]["batch"] = 1;
+  j["workload"]["shape"] = {{"M", 2147483647}, {"N", 8}, {"K_user", 2147483647}, {"K_cand", 2147483647}};
+  expect_one(j, "/workload/shape/K_user",
+             "M·(K_user+K_cand)·element_bytes = 2147483647·4294967294·2 overflows int64");
+  j["workload"]["shape"]["K_cand"] = 0;  // 9.2e18 B: just inside int64
+  EXPECT_NO_THROW((void)parse_config(j, context()));
 }
 
 TEST(Config, ErrorsInListsNameTheIndex) {

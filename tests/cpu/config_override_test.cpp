@@ -157,6 +157,15 @@ TEST(ConfigOverride, UnknownPathsAndBadValuesNameThePointerAndTheOverride) {
   EXPECT_EQ(msg.find("VALUE is not valid JSON"), std::string::npos) << msg;
   msg = load_error(path, {"workload.batch=-0"});
   EXPECT_NE(msg.find("(set by --set workload.batch=-0)"), std::string::npos) << msg;
+  msg = load_error(path, {"workload.batch=+300"});  // JSON has no leading '+': a string, and the note says why
+  EXPECT_NE(msg.find("(set by --set workload.batch=+300); VALUE is not valid JSON"), std::string::npos) << msg;
+  // A problem of an object that several overrides set parts of names each of them, in order, the last of a key once.
+  msg = load_error(path, {"workload.shape.K_user=0", "workload.shape.K_cand=5", "workload.shape.K_cand=0",
+                          "measure.warmup=3"});
+  EXPECT_NE(msg.find("/workload/shape: K_user + K_cand must be ≥ 1, got 0 + 0 (set by --set workload.shape.K_user=0, "
+                     "--set workload.shape.K_cand=0)"),
+            std::string::npos)
+      << msg;
   // A kind chosen by an override, whose own rule is broken beside it: the params fixed needs (good() is lognormal).
   msg = load_error(path, {"workload.requests.distribution=fixed"});
   EXPECT_NE(msg.find("/workload/requests/params/length: missing required parameter of fixed: candidates per request, "
