@@ -24,6 +24,14 @@ std::vector<OptionProblem> fused_constraints(const StepOptions& o) {
   return out;
 }
 
+/// `stages` applies to block_k 64 only (block_k 32 runs 9 ring stages; stages 5 there is refused).
+std::vector<OptionProblem> fused_notes(const StepOptions& o) {
+  std::vector<OptionProblem> out;
+  if (o.given("stages") && o.integer("stages") == 4 && o.integer("block_k") == 32)
+    out.push_back({"stages", "applies to block_k 64 only (block_k 32 runs 9 ring stages, with the direct epilogue)"});
+  return out;
+}
+
 }  // namespace
 
 const config_detail::StepSchema& fused_schema() {
@@ -38,7 +46,8 @@ const config_detail::StepSchema& fused_schema() {
                    .values = {"none", false, "2x1", "1x2"},
                    .default_doc = "\"1x2\" when the 128-row N tiles pair up and block_k is 64, else none",
                    .doc = "TMA multicast cluster: none (\"none\" or false), 2(M)×1 or 1(M)×2(N) sharing W"},
-                  so::stages("4: TMA-store epilogue; 5: direct epilogue (per-warp staging and 16-byte stores)"),
+                  so::stages("ring stages at block_k 64: 4 with the TMA-store epilogue, 5 with the direct epilogue (per-warp "
+                             "staging and 16-byte stores); block_k 32 sets its own depth, with the direct epilogue"),
                   {.name = "persistent",
                    .type = OptionType::kBool,
                    .values = {true, false},
@@ -49,7 +58,9 @@ const config_detail::StepSchema& fused_schema() {
                            "every resident cluster"),
                   so::k_tail(), so::backend()},
       .constraints = fused_constraints,
-      .constraint_docs = {"stages 5 and a cluster (\"2x1\", \"1x2\") need block_k 64"},
+      .notes = fused_notes,
+      .constraint_docs = {"stages 5 and a cluster (\"2x1\", \"1x2\") need block_k 64",
+                          "stages applies to block_k 64 only (a note otherwise)"},
   };
   return s;
 }

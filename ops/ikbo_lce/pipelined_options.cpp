@@ -37,13 +37,18 @@ std::vector<OptionProblem> pipelined_constraints(const StepOptions& o) {
   return out;
 }
 
-/// `grid` applies to the round-robin tile order only (the contiguous order sets its own grid); `defer_user_row` and
-/// `user_row_cache` to user tiles (user_gemm "tiles") only.
+/// `grid` applies to the round-robin tile order only (the contiguous order sets its own grid); `stages` to the
+/// cooperative schedule at block_k 64 only; `defer_user_row` and `user_row_cache` to user tiles (user_gemm "tiles")
+/// only.
 std::vector<OptionProblem> pipelined_notes(const StepOptions& o) {
   std::vector<OptionProblem> out;
   if (o.given("grid") && o.text("tile_order") != "round_robin")
     out.push_back(
         {"grid", "applies to tile_order \"round_robin\" only (the contiguous order, the default, sets its own grid)"});
+  if (o.given("stages") && o.integer("stages") == 4 &&
+      (o.text("schedule") == "pingpong" || o.integer("block_k") == 32))  // 5 there is refused
+    out.push_back({"stages", "applies to the cooperative schedule at block_k 64 only (pingpong runs 5 ring stages, "
+                             "block_k 32 runs 9, or 11 with pingpong)"});
   for (const char* key : {"defer_user_row", "user_row_cache"})
     if (o.given(key) && o.text("user_gemm") == "inline")
       out.push_back({key, "applies to user_gemm \"tiles\" only (inline: no user rows to wait for or keep)"});
@@ -73,7 +78,8 @@ const config_detail::StepSchema& pipelined_schema() {
             .doc = "TMA multicast cluster: none (false), 2(M)×2(N) (true or \"2x2\"; 1×4 with pingpong), 2(M)×1 or "
                    "1(M)×2(N)"},
            so::block_k(),
-           so::stages("4: TMA-store epilogue (cooperative, block_k 64); 5: direct epilogue"),
+           so::stages("ring stages of the cooperative schedule at block_k 64: 4 with the TMA-store epilogue, 5 with the "
+                      "direct epilogue (pingpong and block_k 32 set their own depth, with the direct epilogue)"),
            so::l2_prefetch(),
            so::grid("round-robin tile order only: balanced, the fewest clusters that need as many tile rounds; all, "
                     "every resident cluster"),
@@ -122,6 +128,7 @@ const config_detail::StepSchema& pipelined_schema() {
                           "stages 5 needs the cooperative schedule, block_k 64 and no 2x2 cluster",
                           "store_warp true needs the TMA-store epilogue: cooperative, block_k 64, 4 stages",
                           "grid applies to tile_order \"round_robin\" only (a note otherwise)",
+                          "stages applies to the cooperative schedule at block_k 64 only (a note otherwise)",
                           "defer_user_row and user_row_cache apply to user_gemm \"tiles\" only (a note otherwise)"},
   };
   return s;

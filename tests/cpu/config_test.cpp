@@ -197,6 +197,16 @@ TEST(Config, SettingsWithoutEffectGetANote) {
   c = parse_config(j, ctx);
   EXPECT_FALSE(has(c, "min_speedup"));
   EXPECT_FALSE(has(c, "options/grid"));
+  // stages sets the cooperative block_k-64 ring only: given with block_k 32 (or pingpong) it has no effect.
+  j["variants"] = nlohmann::json::array({"baseline", {{"name", "fused"}, {"options", {{"block_k", 32}, {"stages", 4}}}},
+                                         {{"name", "pipelined"}, {"options", {{"schedule", "pingpong"}, {"stages", 4}}}}});
+  c = parse_config(j, op::registry_context());
+  EXPECT_TRUE(has(c, "/variants/1/options/stages: applies to block_k 64 only (block_k 32 runs 9 ring stages"));
+  EXPECT_TRUE(has(c, "/variants/2/options/stages: applies to the cooperative schedule at block_k 64 only"));
+  j["variants"][1]["options"]["block_k"] = 64;
+  j["variants"][2]["options"].erase("schedule");
+  c = parse_config(j, op::registry_context());
+  EXPECT_FALSE(has(c, "options/stages"));
 }
 
 TEST(Config, DidYouMeanOnlySuggestsCloseWords) {

@@ -50,7 +50,7 @@ TEST(StepSchema, EveryRegisteredSchemaRoundTripsThroughJson) {
   EXPECT_EQ(l2.at("max"), 64);
   EXPECT_EQ(l2.at("default"), 0);
   EXPECT_FALSE(l2.contains("values"));
-  EXPECT_EQ(p.at("constraints").size(), 5u);
+  EXPECT_EQ(p.at("constraints").size(), 6u);
   // A schema read back has the constraint words but not the functions.
   EXPECT_FALSE(StepSchema::from_json(p).constraints);
   EXPECT_TRUE(StepSchema::from_json(lce::fused_schema().to_json()).find("k_tail") != nullptr);
