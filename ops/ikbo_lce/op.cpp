@@ -196,9 +196,11 @@ class IkboLce final : public op::Operation {
                             shape.N);
     else if (shape.K_cand == 0)
       refusal = "the tile kernel cannot run K_cand = 0";
-    if (!refusal.empty())
-      return {refusal + (tile ? ", so with backend \"tile\" this case fails at setup" : ", so the library path runs"),
-              consequence};
+    if (!refusal.empty() && tile)
+      return {refusal,
+              "set options.backend to \"auto\" (the default: the library path runs such a case), or change the shape",
+              true};
+    if (!refusal.empty()) return {refusal + ", so the library path runs", consequence};
     // The inline user GEMM runs where given, or where backend "auto"'s trial tries it (user_gemm left out).
     const bool inline_user = info->schema->find("user_gemm") != nullptr &&
                              (o.text("user_gemm") == "inline" || (!tile && !options.contains("user_gemm")));

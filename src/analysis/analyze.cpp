@@ -165,8 +165,10 @@ std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t
     r.work_model = model_of(spec);
     r.work = operation.work(op::case_size(config, shape, B, U), r.work_model);
     r.floor = compute_floor(r.work, ceilings);
-    r.min_speedup = spec.min_speedup;
-    r.min_speedup_vs = spec.min_speedup_vs;
+    if (!rows.empty()) {  // the first step (of a --variant selection too) has nothing to beat: the run ignores it
+      r.min_speedup = spec.min_speedup;
+      r.min_speedup_vs = spec.min_speedup_vs;
+    }
     r.floor_speedup_vs_baseline = rows.empty() ? 1.0 : rows.front().floor.floor_ms / r.floor.floor_ms;
     try {
       r.advice = operation.step_advice(spec.name, spec.options, op::case_size(config, shape, B, U));

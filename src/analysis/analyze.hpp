@@ -51,7 +51,7 @@ struct PlanRow {
   std::string work_model;            ///< the op's work model of the step
   WorkCounts work;                   ///< FLOP, minimum bytes, intensity [FLOP/B]
   Floor floor;                       ///< roofline floor on `ceilings` [ms] and its bound
-  std::optional<double> min_speedup; ///< the step's acceptance threshold, if any
+  std::optional<double> min_speedup; ///< the step's acceptance threshold, if any (never on the first row: nothing to beat)
   std::string min_speedup_vs = "previous";  ///< what min_speedup is held against: previous | baseline
   /// Projected op speedup vs the baseline = baseline floor_ms / this floor_ms: assumes every step runs at
   /// the same fraction of its own floor as the baseline does (i.e. op time ∝ floor).

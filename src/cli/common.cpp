@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -121,6 +122,11 @@ int64_t datasheet_memory_bytes(const std::string& model) {
   return model == "h100_sxm" ? int64_t{80} * 1000000000 : int64_t{141} * 1000000000;
 }
 
+std::string memory_need_text(int64_t bytes) {
+  return bytes == std::numeric_limits<int64_t>::max() ? fmt::format("{:.3g} GB (past int64's byte count)", bytes / 1e9)
+                                                       : fmt::format("{:.2f} GB", bytes / 1e9);
+}
+
 std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
   const int64_t have = datasheet_memory_bytes(c.device.model);
   const std::string where = "the " + c.device.model + " datasheet";
@@ -132,46 +138,71 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
     if (need <= have || wc.batch <= kCheapLayoutBatch)
       need = measure::case_memory_need(c, wc.shape, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1);
     if (need > have)
-      out.push_back({"/workload", fmt::format("case {} needs at least {:.2f} GB of device memory, {} has {:.0f} "
+      out.push_back({"/workload", fmt::format("case {} needs at least {} of device memory, {} has {:.0f} "
                                                     "GB: run refuses it; shrink /workload/batch or /workload/shape, "
                                                     "or use fewer /check/seeds",
-                                                    wc.label, need / 1e9, where, have / 1e9)});
+                                                    wc.label, memory_need_text(need), where, have / 1e9)});
   }
   return out;
 }
 
-std::vector<ConfigIssue> step_callback_issues(const Config& c) {
+std::vector<ConfigIssue> step_callback_issues(const Config& c, const std::vector<size_t>& file_index) {
   std::vector<ConfigIssue> out;
   const op::Operation& operation = op::operation_of(c);
+  // Each case's size; the layout's request count (U) enters launch expressions: past kCheapLayoutBatch one request
+  // stands in.
+  std::vector<op::CaseSize> sizes;
+  for (const WorkloadCase& wc : c.workload.cases)
+    sizes.push_back(op::case_size(
+        c, wc.shape, wc.batch, wc.batch <= kCheapLayoutBatch ? make_request_layout(wc.batch, wc.requests).requests() : 1));
   for (size_t i = 0; i < c.variants.size(); ++i) {
     const op::StepInfo* info = operation.find_step(c.variants[i].name);
     if (info == nullptr) continue;
-    const std::string ptr = fmt::format("/variants/{}", i);
+    const std::string ptr = fmt::format("/variants/{}", i < file_index.size() ? file_index[i] : i);
     try {
       if (info->work_model_for) (void)info->work_model_for(c.variants[i].options);
     } catch (const InputError& e) {
       out.push_back({ptr, e.what()});
     }
-    if (!info->case_problems) continue;
     std::vector<std::string> said;
-    for (const WorkloadCase& wc : c.workload.cases) {
-      // The layout's request count (U) enters launch expressions; past kCheapLayoutBatch one request stands in.
-      const int64_t U = wc.batch <= kCheapLayoutBatch ? make_request_layout(wc.batch, wc.requests).requests() : 1;
+    std::vector<std::string> refused;  // "case: why" of the cases the step's setup would refuse (op::StepAdvice::fails)
+    std::string fix;
+    size_t n_refused = 0;
+    for (size_t k = 0; k < c.workload.cases.size(); ++k) {
       try {
-        for (const std::string& p : info->case_problems(op::case_size(c, wc.shape, wc.batch, U), c.device.model))
-          if (std::find(said.begin(), said.end(), p) == said.end()) {  // e.g. the architecture: once, not per case
-            said.push_back(p);
-            out.push_back({ptr, p});  // a case's own problems name its B and U
-          }
+        if (info->case_problems)
+          for (const std::string& p : info->case_problems(sizes[k], c.device.model))
+            if (std::find(said.begin(), said.end(), p) == said.end()) {  // e.g. the architecture: once, not per case
+              said.push_back(p);
+              out.push_back({ptr, p});  // a case's own problems name its B and U
+            }
       } catch (const InputError& e) {
         out.push_back({ptr, e.what()});
       }
+      std::optional<op::StepAdvice> a;
+      try {
+        a = operation.step_advice(c.variants[i].name, c.variants[i].options, sizes[k]);
+      } catch (const InputError&) {  // a case the op refuses: its own rules report it
+      }
+      if (a && a->fails) {
+        if (refused.size() < 3) refused.push_back(c.workload.cases[k].label + ": " + a->detail);
+        ++n_refused;
+        fix = a->consequence;
+      }
+    }
+    if (n_refused > 0) {
+      std::string msg = fmt::format("{} with these options cannot run {} of {} case{}: ", c.variants[i].name, n_refused,
+                                    c.workload.cases.size(), c.workload.cases.size() == 1 ? "" : "s");
+      for (size_t e = 0; e < refused.size(); ++e) msg += (e ? "; " : "") + refused[e];
+      if (n_refused > refused.size()) msg += fmt::format("; and {} more", n_refused - refused.size());
+      out.push_back({ptr + "/options", msg + "; " + fix});
     }
   }
   return out;
 }
 
-std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advice_of) {
+std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advice_of,
+                                           const std::vector<size_t>& file_index) {
   std::vector<std::string> out;
   for (size_t i = 0; i < c.variants.size(); ++i) {
     std::vector<std::string> examples;
@@ -179,7 +210,7 @@ std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advi
     size_t flagged = 0;
     for (size_t k = 0; k < c.workload.cases.size(); ++k) {
       const op::StepAdvice* a = advice_of(k, i);
-      if (a == nullptr || a->detail.empty()) continue;
+      if (a == nullptr || a->detail.empty() || a->fails) continue;  // a case it cannot run is an error instead
       ++flagged;
       consequence = a->consequence;
       if (examples.size() < 3) examples.push_back(c.workload.cases[k].label + ": " + a->detail);
@@ -187,7 +218,8 @@ std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advi
     if (flagged == 0) continue;
     std::string line = fmt::format("/variants/{} ({}): on {} of {} case{} the step's own kernel is expected to lose "
                                    "to the library: ",
-                                   i, c.variants[i].name, flagged, c.workload.cases.size(),
+                                   i < file_index.size() ? file_index[i] : i, c.variants[i].name, flagged,
+                                   c.workload.cases.size(),
                                    c.workload.cases.size() == 1 ? "" : "s");
     for (size_t e = 0; e < examples.size(); ++e) line += (e ? "; " : "") + examples[e];
     if (flagged > examples.size()) line += fmt::format("; and {} more", flagged - examples.size());
@@ -216,9 +248,10 @@ std::vector<std::string> step_advice_notes(const Config& c) {
   return step_advice_notes(c, [&](size_t k, size_t i) { return advice[k][i] ? &*advice[k][i] : nullptr; });
 }
 
-void refuse_gpu_free_issues(const Config& c, const std::string& source, const std::vector<std::string>& sets) {
+void refuse_gpu_free_issues(const Config& c, const std::string& source, const std::vector<std::string>& sets,
+                            const std::vector<size_t>& file_index) {
   std::vector<ConfigIssue> issues = metric_name_issues(c);
-  for (ConfigIssue& i : step_callback_issues(c)) issues.push_back(std::move(i));
+  for (ConfigIssue& i : step_callback_issues(c, file_index)) issues.push_back(std::move(i));
   if (!issues.empty()) throw ConfigError(source.empty() ? "<default>" : source, mark_sets(std::move(issues), sets));
 }
 

@@ -65,14 +65,21 @@ void print_config_error(const ConfigError& e);
 /// Device memory of a model's datasheet [bytes]: H200 141 GB (HBM3e), H100 SXM 80 GB (NVIDIA datasheets).
 int64_t datasheet_memory_bytes(const std::string& model);
 
+/// A case's device-memory need for messages: "12.34 GB", or "9.22e+09 GB (past int64's byte count)" for a need
+/// that measure::case_memory_need saturated (INT64_MAX: the sizes overflow int64).
+std::string memory_need_text(int64_t bytes);
+
 /// The cases of `c` that cannot fit the datasheet memory of c.device.model (measure::case_memory_need with one
 /// timing input set: what `run` needs at least; it refuses such a case, exit 2), as problems at /workload
 /// (batch or shape) naming the case, the need and the fix. `validate` and `run` report them without a GPU.
 std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 
 /// Problems only a step's own code finds (no GPU): a step's work_model callback naming a model its op lacks (a
-/// plugin's mistake), at /variants/i. Empty when every step answers.
-std::vector<ConfigIssue> step_callback_issues(const Config& c);
+/// plugin's mistake), a case the step cannot run on the config's GPU model (StepInfo::case_problems), at
+/// /variants/i; the cases its options make it refuse at setup (op::StepAdvice::fails: an option that forces a kernel
+/// onto a shape it cannot run), at /variants/i/options with the fix. Empty when every step answers. `file_index`: each variant's
+/// position in the config file's /variants, where `c.variants` holds a selection (plan --variant); empty = as is.
+std::vector<ConfigIssue> step_callback_issues(const Config& c, const std::vector<size_t>& file_index = {});
 
 /// The ops' expectations of the config's cases (Operation::step_advice), for `validate` and `plan`: one note per
 /// step that flags any case, "/variants/i (name): on <n> of <m> cases the step's own kernel is expected to lose to
@@ -85,14 +92,17 @@ std::vector<std::string> step_advice_notes(const Config& c);
 /// when the case is left out.
 using AdviceOf = std::function<const op::StepAdvice*(size_t case_index, size_t variant)>;
 
-/// The same notes from advice already computed (`plan`: its rows' PlanRow::advice), no request layout.
-std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advice_of);
+/// The same notes from advice already computed (`plan`: its rows' PlanRow::advice), no request layout; advice that
+/// fails (a case the step cannot run) is left to step_callback_issues. `file_index` as step_callback_issues'.
+std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advice_of,
+                                           const std::vector<size_t>& file_index = {});
 
 /// Throws ConfigError(`source`, …) with the problems `validate` finds beyond the config reader's and that need no
 /// GPU — metric names c.device.model's chip lacks (metric_name_issues), step callbacks' mistakes
 /// (step_callback_issues) — so that `plan` and `config show` refuse what `validate` refuses (exit 2); each one an
-/// override of `sets` caused is marked with it (mark_sets).
-void refuse_gpu_free_issues(const Config& c, const std::string& source, const std::vector<std::string>& sets);
+/// override of `sets` caused is marked with it (mark_sets). `file_index` as step_callback_issues'.
+void refuse_gpu_free_issues(const Config& c, const std::string& source, const std::vector<std::string>& sets,
+                            const std::vector<size_t>& file_index = {});
 
 /// Batches up to this many candidates are always laid out to size a case exactly (64 MB of host memory); a
 /// larger one only when even one request's need fits the GPU (else "at least" that need is reported).

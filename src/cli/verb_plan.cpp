@@ -2,6 +2,7 @@
 // floors and the Amdahl projection; no GPU needed. The renderings are in cli/plan_output.cpp.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "analysis/amdahl.hpp"
@@ -27,10 +28,11 @@ namespace {
 /// Op speedups shown in the given-mode what-if table.
 constexpr double kWhatIfSpeedups[] = {1.25, 1.5, 2.0, 4.0, 10.0};
 
-/// Computes everything `plan` shows for config `c` (no GPU needed; this GPU's ceilings and memory when present).
+/// Computes everything `plan` shows for config `c` (no GPU needed; this GPU's ceilings and memory when present);
+/// `file_index`: each of c.variants' position in the file's /variants when --variant selected some (empty: as is).
 /// Each case's work, floors and device memory are its own shape's (WorkloadCase::shape); the memory is
 /// measure::case_memory_need with one timing input set: check sets, inputs, outputs, the largest step's workspace.
-Plan make_plan(const Config& c) {
+Plan make_plan(const Config& c, const std::vector<size_t>& file_index) {
   std::optional<measure::DeviceInfo> device;
   if (measure::device_unavailable_reason(c.device.index).empty()) device = measure::query_device(c.device.index);
   Plan p;
@@ -64,7 +66,7 @@ Plan make_plan(const Config& c) {
   // The advice notes from the rows (no second request layout); a case not laid out has no rows.
   for (auto& n : step_advice_notes(c, [&](size_t k, size_t i) -> const op::StepAdvice* {
          return i < p.cases[k].rows.size() ? &p.cases[k].rows[i].advice : nullptr;
-       }))
+       }, file_index))
     p.notes.push_back(std::move(n));
   if (c.end_to_end.given) {
     p.given = c.end_to_end.given;
@@ -88,9 +90,12 @@ VerbAction setup_plan(CLI::App& sub) {
   auto sets = std::make_shared<std::vector<std::string>>();
   sub.add_option("config", a->config, "config file (default: the embedded default config)")->type_name("FILE");
   add_set_option(sub, *sets);
-  sub.add_option("--format,-f", a->format, "output format: text | json | csv | md (default text)")
-      ->check(CLI::IsMember(plan_formats()))
-      ->type_name("FORMAT");
+  CLI::Option* format_opt =
+      sub.add_option("--format,-f", a->format,
+                     "output format: text | json | csv | md (default: from -o FILE's extension .json, .csv or .md, "
+                     "else text)")
+          ->check(CLI::IsMember(plan_formats()))
+          ->type_name("FORMAT");
   CLI::Option* output_opt =
       sub.add_option("--output,-o", a->output, "write the plan to FILE (atomically) instead of stdout")->type_name("FILE");
   auto plugins = std::make_shared<std::vector<std::string>>();
@@ -100,10 +105,15 @@ VerbAction setup_plan(CLI::App& sub) {
                  "plan only this step (repeatable; as run --variant: steps left out are not checked against the "
                  "precision)")
       ->type_name("STEP");
-  return [a, sets, output_opt, plugins, variants]() -> int {
+  return [a, sets, output_opt, format_opt, plugins, variants]() -> int {
     load_plugins(*plugins, a->config);
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
+    if (format_opt->count() == 0) {  // -o plan.csv writes CSV, as its name says
+      const std::string ext = std::filesystem::path(a->output).extension().string();
+      for (const char* f : {"json", "csv", "md"})
+        if (ext == std::string(".") + f) a->format = f;
+    }
     if (!a->output.empty()) {  // before the work, naming the path and the fix
       check_writable(a->output);
       std::vector<std::string> read = *plugins;
@@ -112,12 +122,18 @@ VerbAction setup_plan(CLI::App& sub) {
     }
     Config config = load_config_or_default(a->config, *sets, nullptr, *variants);
     check_variant_names(*variants, config);
-    if (!variants->empty())  // the selected steps, in ladder order
-      std::erase_if(config.variants, [&](const VariantSpec& v) {
-        return std::find(variants->begin(), variants->end(), v.name) == variants->end();
-      });
-    refuse_gpu_free_issues(config, a->config, *sets);
-    const std::string text = render_plan(make_plan(config), a->format);
+    std::vector<size_t> file_index;  // each selected step's position in the file's /variants, for messages
+    if (!variants->empty()) {        // the selected steps, in ladder order
+      std::vector<VariantSpec> kept;
+      for (size_t i = 0; i < config.variants.size(); ++i)
+        if (std::find(variants->begin(), variants->end(), config.variants[i].name) != variants->end()) {
+          kept.push_back(config.variants[i]);
+          file_index.push_back(i);
+        }
+      config.variants = std::move(kept);
+    }
+    refuse_gpu_free_issues(config, a->config, *sets, file_index);
+    const std::string text = render_plan(make_plan(config, file_index), a->format);
     if (a->output.empty()) {
       std::fwrite(text.data(), 1, text.size(), report_stream());
       std::fflush(report_stream());

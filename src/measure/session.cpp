@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -26,20 +27,40 @@
 
 namespace gpubench::measure {
 
+namespace {
+
+/// a + b, or INT64_MAX when it overflows or either is negative (an op's size that already wrapped).
+int64_t saturated_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return a < 0 || b < 0 || __builtin_add_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
+/// a · b, or INT64_MAX when it overflows or either is negative.
+int64_t saturated_mul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  return a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
+}  // namespace
+
 int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets) {
   const op::Operation& operation = op::operation_of(config);
   const op::CaseSize size = op::case_size(config, shape, B, U);
   const int64_t inputs = operation.input_bytes(size);
   const int64_t elements = operation.output_elements(size);
-  const int64_t y = elements * element_bytes(config.precision);
-  const int64_t y_ref = elements * 4;
+  const int64_t y = saturated_mul(elements, element_bytes(config.precision));
+  const int64_t y_ref = saturated_mul(elements, 4);
   const int64_t seeds = config.check.enabled ? static_cast<int64_t>(config.check.seeds.size()) : 0;
   // The op's bound for its in-tree steps, or the largest a selected step declares with the config's options.
   int64_t workspace = operation.workspace_bytes(size);
   for (const VariantSpec& v : config.variants)
     if (const op::StepInfo* s = operation.find_step(v.name); s != nullptr && s->workspace_bytes)
       workspace = std::max(workspace, s->workspace_bytes(size, v.options));
-  return seeds * (inputs + y_ref + 2 * y) + input_sets * (inputs + y + workspace) + workspace;
+  // seeds · (inputs + y_ref + 2 y) + input_sets · (inputs + y + workspace) + workspace, saturated: a need past int64
+  // (or an op size that wrapped) reads as more memory than any device has, never as a small or negative number.
+  const int64_t check = saturated_mul(seeds, saturated_add(saturated_add(inputs, y_ref), saturated_mul(2, y)));
+  const int64_t timing = saturated_mul(input_sets, saturated_add(saturated_add(inputs, y), workspace));
+  return saturated_add(saturated_add(check, timing), workspace);
 }
 
 namespace {

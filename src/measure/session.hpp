@@ -46,7 +46,8 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
 
 /// Device memory a case of the op's `shape` (the case's: WorkloadCase::shape) with B candidates in U requests needs
 /// [bytes]: check operands and references per seed, timing input sets, outputs, and the largest variant workspace
-/// (the baseline's broadcast copy [B, K, N]).
+/// (the baseline's broadcast copy [B, K, N]). Saturates: INT64_MAX when the sum overflows int64 or an op size is
+/// negative (wrapped), so a shape too large always reads as not fitting.
 int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets);
 
 }  // namespace gpubench::measure

@@ -117,6 +117,9 @@ struct StepAdvice {
   /// This case's numbers, e.g. "4.0% of the 224(M) × 128(N) output tile holds data (under 55%), …"; "" = none.
   std::string detail;
   std::string consequence;  ///< what follows, the same for every case of the step, e.g. "backend auto runs the library"
+  /// The step with these options cannot run this case at all (its setup would refuse it): `detail` says why and
+  /// `consequence` gives the fix. `validate`, `plan` and `run` refuse the config (exit 2) instead of noting it.
+  bool fails = false;
 };
 
 /// A ranking request's result, read back for the agreement of two steps' pipelines.

@@ -2,6 +2,8 @@
 // computed by hand from its documented terms (check sets, timing input sets, workspace).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "support/op_context.hpp"
 #include "config/config.hpp"
 #include "measure/session.hpp"
@@ -45,6 +47,19 @@ TEST(MemoryNeed, ReferenceShapeIsBroadcastBound) {
   EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1), int64_t{4'662'115'696});
   // 2,000,000 candidates: ≈ 8473 GiB, what the GPU test's oversized config asks for.
   EXPECT_GT(measure::case_memory_need(c, c.workload.shape, 2'000'000, 28'572, 1), int64_t{8000} << 30);
+}
+
+TEST(MemoryNeed, ANeedPastInt64SaturatesInsteadOfWrapping) {
+  // W alone is 1.5e9 · 1.5e9 · 2 B = 4.5e18 B (fits int64); two check seeds and a timing set of it do not: the sum
+  // wrapped to a negative need, which "fit" any device. Saturated, it reads as INT64_MAX.
+  Config c = tiny(true, 2);
+  c.workload.shape.set("M", 1'500'000'000);
+  c.workload.shape.set("K_user", 1'500'000'000);
+  c.workload.shape.set("K_cand", 0);
+  EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1, 1, 1), std::numeric_limits<int64_t>::max());
+  c.workload.shape.set("M", 4);  // the same config at a small M: an exact, small need again
+  EXPECT_GT(measure::case_memory_need(c, c.workload.shape, 1, 1, 1), 0);
+  EXPECT_LT(measure::case_memory_need(c, c.workload.shape, 1, 1, 1), int64_t{1} << 40);
 }
 
 }  // namespace

@@ -141,6 +141,24 @@ TEST_F(PlanCli, OutputFileIsWrittenWholeAndReplacedAndStdoutStaysEmpty) {
   EXPECT_NE(err_.find("-o / --output: empty file path"), std::string::npos) << err_;
   EXPECT_EQ(run({"plan", "--format", "yaml"}), 2);
   EXPECT_NE(err_.find("yaml"), std::string::npos) << err_;
+  // Without --format the file's extension says it; --format still wins; another extension stays text.
+  const std::string csv = (dir_ / "plan.csv").string(), txt = (dir_ / "plan.out").string();
+  ASSERT_EQ(run({"plan", "-o", csv}), 0) << err_;
+  EXPECT_EQ(testing::slurp(csv).rfind("case,batch,", 0), 0u) << testing::slurp(csv);
+  ASSERT_EQ(run({"plan", "-o", csv, "-f", "json"}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(testing::slurp(csv)).at("cases").at(0).at("batch"), 1024);
+  ASSERT_EQ(run({"plan", "-o", txt}), 0) << err_;
+  EXPECT_NE(testing::slurp(txt).find("min_spd vs"), std::string::npos) << testing::slurp(txt);
+}
+
+TEST_F(PlanCli, TheFirstStepHasNoMinSpeedupToShow) {
+  // A lone selected step has nothing before it to beat: the run ignores its min_speedup, and so does the plan.
+  ASSERT_EQ(run({"plan", "--variant", "decomposed", "-f", "json"}), 0) << err_;
+  const nlohmann::json plan = nlohmann::json::parse(out_);
+  ASSERT_EQ(plan.at("cases").at(0).at("steps").size(), 1u);
+  EXPECT_TRUE(plan.at("cases").at(0).at("steps").at(0).at("min_speedup").is_null()) << out_;
+  ASSERT_EQ(run({"plan", "--variant", "baseline", "--variant", "decomposed", "-f", "json"}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(out_).at("cases").at(0).at("steps").at(1).at("min_speedup"), 1.2) << out_;
 }
 
 TEST_F(PlanCli, TextSaysWhatMinSpeedupIsHeldAgainst) {

@@ -140,6 +140,13 @@ TEST(Cli, PlanSaysWhenACaseCannotFitTheGpu) {
   r = gpubench_cli({"run", p.string()}, "run_huge");
   EXPECT_EQ(r.rc, 2) << r.err;
   EXPECT_NE(r.err.find("/workload: case B=100000 fixed(length=70) needs at least 454.90 GB"), std::string::npos) << r.err;
+  // Every tensor fits int64 (W: 4.5e18 B) but their sum does not: the need saturates, it never wraps to "fits".
+  std::ofstream(p) << R"({"schema_version": 1, "name": "sum", "precision": "fp16",
+    "workload": {"op": "ikbo_lce", "batch": 1, "shape": {"M": 1500000000, "N": 8, "K_user": 1500000000, "K_cand": 0}}})";
+  r = gpubench_cli({"validate", p.string()}, "validate_sum");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.err.find("needs at least 9.22e+09 GB (past int64's byte count) of device memory"), std::string::npos)
+      << r.err;
   fs::remove(p);
 }
 

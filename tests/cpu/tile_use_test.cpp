@@ -161,15 +161,38 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
                       "the library path runs"),
             std::string::npos)
       << out_;
-  ASSERT_EQ(run({"validate", fp16, "--set", "workload.shape.N=100", "--set",
+  // With backend "tile" such a case cannot run at all: an error before the GPU (validate, plan and run), with the fix.
+  for (const char* verb : {"validate", "plan", "run"}) {
+    ASSERT_EQ(run({verb, fp16, "--set", "workload.shape.N=100", "--set", "variants.4.options={\"backend\":\"tile\"}"}),
+              2)
+        << verb << ": " << out_ << err_;
+    EXPECT_NE(err_.find("/variants/4/options: pipelined with these options cannot run 1 of 1 case: B=1024 "
+                        "fixed(length=70): the tile kernel cannot run N = 100 (not a multiple of 8: TMA needs 16-byte "
+                        "rows of E and Y); set options.backend to \"auto\" (the default: the library path runs such a "
+                        "case), or change the shape"),
+              std::string::npos)
+        << verb << ": " << err_;
+    EXPECT_EQ(out_.find("expected to lose"), std::string::npos) << verb << ": an error, not also a note: " << out_;
+  }
+}
+
+TEST_F(TileUseCli, PlanNamesASelectedStepByItsPlaceInTheFile) {
+  // plan --variant keeps the selected steps; a note still points at the step's /variants index in the file.
+  const std::string shapes = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_shapes.json";
+  ASSERT_EQ(run({"plan", shapes, "--variant", "fused", "--variant", "pipelined"}), 0) << err_;
+  EXPECT_NE(out_.find("/variants/1 (fused): on 78 of 99 cases"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("/variants/2 (pipelined): on 72 of 99 cases"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("/variants/0 (fused)"), std::string::npos) << out_;
+  // The same for an error: the fourth step of the fp16 ladder is pipelined, at /variants/4 in its file.
+  const std::string fp16 = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_fp16.json";
+  ASSERT_EQ(run({"plan", fp16, "--variant", "pipelined", "--set", "workload.shape.K_cand=0", "--set",
                  "variants.4.options={\"backend\":\"tile\"}"}),
-            0)
-      << err_;
-  EXPECT_NE(out_.find("/variants/4 (pipelined): on 1 of 1 case the step's own kernel is expected to lose to the "
-                      "library: B=1024 fixed(length=70): the tile kernel cannot run N = 100 (not a multiple of 8: TMA "
-                      "needs 16-byte rows of E and Y), so with backend \"tile\" this case fails at setup"),
-            std::string::npos)
+            2)
       << out_;
+  EXPECT_NE(err_.find("/variants/4/options: pipelined with these options cannot run 1 of 1 case: B=1024 "
+                      "fixed(length=70): the tile kernel cannot run K_cand = 0"),
+            std::string::npos)
+      << err_;
 }
 
 }  // namespace
