@@ -186,8 +186,8 @@ class IkboLce final : public op::Operation {
     const std::string consequence =
         tile ? "With backend \"tile\" the tile kernel runs anyway; backend \"auto\" (the default) would run the "
                "library path where a setup trial finds it faster"
-             : "With backend \"auto\" (the default) a setup trial on the GPU picks the faster of the two for each "
-               "case and the report names the choice";
+             : "With backend \"auto\" (the default) a setup trial on the GPU picks the faster of the two (the tile "
+               "kernel, the library path: k_aligned's cuBLASLt GEMMs) for each case and the report names the choice";
     // Shapes the tile kernel refuses at setup (sm90/lce_setup.cuh check_problem), before the model's judgement.
     std::string refusal;
     if (shape.N % 8 != 0)
@@ -205,8 +205,17 @@ class IkboLce final : public op::Operation {
     const bool inline_user = info->schema->find("user_gemm") != nullptr &&
                              (o.text("user_gemm") == "inline" || (!tile && !options.contains("user_gemm")));
     const TileUse use = tile_use(shape, c.B, c.U, pingpong ? 64 : kTileUseN, inline_user ? kModelSms : 0);
-    if (!use.library_expected) return {};
-    return {tile_use_text(use), consequence};
+    // user_gemm "inline" given where it repeats much more user work than user tiles would do (the case the trial
+    // would not try it on): its own line, beside the tile-use rule's.
+    std::string repeated;
+    if (options.contains("user_gemm") && o.text("user_gemm") == "inline" &&
+        !inline_user_may_pay(shape, c.B, c.U, kModelSms))
+      repeated = fmt::format("user_gemm \"inline\" runs the user GEMM once per candidate ({:.3g} per request here): "
+                             "{:.2f}× the ring stages of user tiles (it pays up to 1.25×, or in one wave)",
+                             static_cast<double>(c.B) / static_cast<double>(c.U), inline_stage_ratio(shape, c.B, c.U));
+    if (!use.library_expected && repeated.empty()) return {};
+    const std::string text = use.library_expected ? tile_use_text(use) : "";
+    return {text + (!text.empty() && !repeated.empty() ? "; " : "") + repeated, consequence};
   }
 
   bool has_pipeline() const override { return true; }

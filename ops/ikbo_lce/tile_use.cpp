@@ -32,6 +32,12 @@ bool inline_user_may_pay(const LceShape& s, int64_t B, int64_t U, int sms) {
   return B * ((s.M + kTileUseM - 1) / kTileUseM) * ((s.N + kTileUseN - 1) / kTileUseN) <= sms;
 }
 
+double inline_stage_ratio(const LceShape& s, int64_t B, int64_t U) {
+  const int64_t kt_u = (s.K_user + 63) / 64, kt_c = (s.K_cand + 63) / 64;
+  return static_cast<double>(B) * static_cast<double>(kt_u + kt_c) /
+         (static_cast<double>(U) * static_cast<double>(kt_u) + static_cast<double>(B) * static_cast<double>(kt_c));
+}
+
 TileUse tile_use(const LceShape& s, int64_t B, int64_t U, int64_t n_tile, int inline_sms) {
   if (n_tile != 64 && n_tile != 128) throw InputError(fmt::format("tile use: the N tile is 64 or 128, got {}", n_tile));
   if (s.M < 1 || s.N < 1 || s.K_user < 0 || s.K_cand < 0 || s.K_user + s.K_cand < 1 || B < 1 || U < 1 || U > B)

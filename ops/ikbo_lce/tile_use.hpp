@@ -36,6 +36,10 @@ inline constexpr int kModelSms = 132;
 /// (backend_choice.hpp) and the model below both ask it.
 bool inline_user_may_pay(const LceShape& s, int64_t B, int64_t U, int sms);
 
+/// Ring stages of the inline user GEMM over those of user tiles for B candidates in U requests:
+/// B·(kt_u + kt_c) / (U·kt_u + B·kt_c), kt = ⌈K / 64⌉ (1 at K_user = 0; the ratio inline_user_may_pay holds to 5/4).
+double inline_stage_ratio(const LceShape& s, int64_t B, int64_t U);
+
 /// The model of one case.
 struct TileUse {
   int64_t n_tile = kTileUseN;  ///< the N tile the model assumed: 128 (cooperative) or 64 (ping-pong)

@@ -77,8 +77,9 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c);
 /// Problems only a step's own code finds (no GPU): a step's work_model callback naming a model its op lacks (a
 /// plugin's mistake), a case the step cannot run on the config's GPU model (StepInfo::case_problems), at
 /// /variants/i; the cases its options make it refuse at setup (op::StepAdvice::fails: an option that forces a kernel
-/// onto a shape it cannot run), at /variants/i/options with the fix. Empty when every step answers. `file_index`: each variant's
-/// position in the config file's /variants, where `c.variants` holds a selection (plan --variant); empty = as is.
+/// onto a shape it cannot run), at /variants/i/options with the fix. Empty when every step answers. `file_index`:
+/// each variant's position in the config file's /variants, where `c.variants` holds a selection (plan --variant);
+/// empty = as is.
 std::vector<ConfigIssue> step_callback_issues(const Config& c, const std::vector<size_t>& file_index = {});
 
 /// The ops' expectations of the config's cases (Operation::step_advice), for `validate` and `plan`: one note per

@@ -176,6 +176,24 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
   }
 }
 
+TEST_F(TileUseCli, AGivenInlineUserGemmThatRepeatsTheUserWorkIsNoted) {
+  // Reference shape, B = 1024 in U = 15: inline runs B·(19 + 14) = 33792 ring stages against the user tiles'
+  // 15·19 + 1024·14 = 14621 (2.31×), and 4096 candidate tiles are no single wave: the trial would not try it.
+  const std::string fp16 = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_fp16.json";
+  ASSERT_EQ(run({"validate", fp16, "--set", "variants.4.options={\"user_gemm\":\"inline\"}"}), 0) << err_;
+  EXPECT_NE(out_.find("/variants/4 (pipelined): on 1 of 1 case the step's own kernel is expected to lose to the "
+                      "library: B=1024 fixed(length=70): user_gemm \"inline\" runs the user GEMM once per candidate "
+                      "(68.3 per request here): 2.31× the ring stages of user tiles"),
+            std::string::npos)
+      << out_;
+  // One candidate per request (U = B): inline does the user tiles' work, no note.
+  ASSERT_EQ(run({"validate", fp16, "--set", "variants.4.options={\"user_gemm\":\"inline\"}", "--set",
+                 "workload.requests.params.length=1"}),
+            0)
+      << err_;
+  EXPECT_EQ(out_.find("user_gemm \"inline\""), std::string::npos) << out_;
+}
+
 TEST_F(TileUseCli, PlanNamesASelectedStepByItsPlaceInTheFile) {
   // plan --variant keeps the selected steps; a note still points at the step's /variants index in the file.
   const std::string shapes = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_shapes.json";
