@@ -121,6 +121,16 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
         node = &(*node)[static_cast<size_t>(idx)];
       } else if (node->is_object()) {
         auto it = node->find(part);
+        if (it == node->end() && list_index(part) >= 0 && !node->empty()) {
+          // An index into one object (workload.shape.0.M where /workload/shape is one shape, not a list of them):
+          // the fix is KEY without the index, or the value as a list in the file.
+          std::string without;
+          for (size_t k = 0; k < parts.size(); ++k)
+            if (k != i) without.append(without.empty() ? "" : ".").append(parts[k]);
+          throw ConfigError(source, {{at, fmt::format("{}: {} is one object, not a list, so it has no element {}; "
+                                                      "set {} instead, or write {} as a list in the file",
+                                                      shown(o), at, part, without, at)}});
+        }
         if (it == node->end()) it = node->emplace(part, nlohmann::json::object()).first;
         node = &*it;
       } else {

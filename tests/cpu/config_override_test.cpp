@@ -107,6 +107,24 @@ TEST(ConfigOverride, ListElementsAreNamedByIndex) {
   }
 }
 
+// The reverse: an index into one object (the embedded default's single /workload/shape) names the object and both
+// fixes instead of reading the index as an unknown key of the shape; an index where the object has that key is a key.
+TEST(ConfigOverride, AnIndexIntoOneObjectSaysItIsNotAList) {
+  const auto j = good();  // one shape object
+  try {
+    (void)with_sets({"workload.shape.0.M=64"}, j);
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.issues.size(), 1u);
+    EXPECT_EQ(e.issues[0].pointer, "/workload/shape");
+    EXPECT_NE(e.issues[0].message.find("/workload/shape is one object, not a list, so it has no element 0; set "
+                                       "workload.shape.M instead, or write /workload/shape as a list in the file"),
+              std::string::npos)
+        << e.issues[0].message;
+  }
+  EXPECT_EQ(with_sets({"workload.shape.M=64"}, j).workload.cases.at(0).shape.at("M"), 64);
+}
+
 TEST(ConfigOverride, AVariantGivenByItsNameTakesKeysLikeAnObject) {
   auto j = good();
   j["variants"] = nlohmann::json::array({"decomposed", "baseline"});
