@@ -223,7 +223,15 @@ std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advi
                                    c.workload.cases.size() == 1 ? "" : "s");
     for (size_t e = 0; e < examples.size(); ++e) line += (e ? "; " : "") + examples[e];
     if (flagged > examples.size()) line += fmt::format("; and {} more", flagged - examples.size());
-    out.push_back(line + ". " + consequence);
+    line += ". " + consequence;
+    // An acceptance threshold is held on every case, these included (the first step's is ignored: nothing to beat).
+    if (const auto& ms = c.variants[i].min_speedup; ms && i > 0) {
+      const bool vs_baseline = c.variants[i].min_speedup_vs == "baseline";
+      line += fmt::format(". Its min_speedup {:g} holds on these cases too: where the library runs, the step is "
+                          "REJECTed unless the library is {:g}x faster than {}",
+                          *ms, *ms, vs_baseline ? "the baseline (the first step)" : "the previous step");
+    }
+    out.push_back(line);
   }
   return out;
 }

@@ -84,7 +84,8 @@ std::vector<ConfigIssue> step_callback_issues(const Config& c, const std::vector
 
 /// The ops' expectations of the config's cases (Operation::step_advice), for `validate` and `plan`: one note per
 /// step that flags any case, "/variants/i (name): on <n> of <m> cases the step's own kernel is expected to lose to
-/// the library: <case>: <detail>; … (up to three); and <k> more. <consequence>".
+/// the library: <case>: <detail>; … (up to three); and <k> more. <consequence>", and, for a step with a min_speedup
+/// (not the first), that the threshold holds on those cases too (REJECT unless the library beats it there).
 /// Cases past kCheapLayoutBatch candidates are left out (their request count is not laid out). Never an error: a
 /// case the op refuses is step_callback_issues' to report. Lays out each case's requests (for `validate`).
 std::vector<std::string> step_advice_notes(const Config& c);

@@ -176,6 +176,29 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
   }
 }
 
+TEST_F(TileUseCli, AFlaggedStepWithMinSpeedupIsToldTheThresholdHoldsWhereTheLibraryRuns) {
+  // The shapes config's ladder is k_aligned, fused, pipelined: pipelined's threshold is held against fused (previous)
+  // or k_aligned (baseline), and on its 72 flagged cases the library path is what runs.
+  const std::string shapes = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_shapes.json";
+  ASSERT_EQ(run({"validate", shapes, "--set", "variants.2.min_speedup=1.05"}), 0) << err_;
+  EXPECT_NE(out_.find("/variants/2 (pipelined): on 72 of 99 cases"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("the report names the choice. Its min_speedup 1.05 holds on these cases too: where the library "
+                      "runs, the step is REJECTed unless the library is 1.05x faster than the previous step"),
+            std::string::npos)
+      << out_;
+  EXPECT_EQ(out_.find("(fused)", out_.find("min_speedup")), std::string::npos) << "fused has no threshold: " << out_;
+  ASSERT_EQ(run({"plan", shapes, "--set", "variants.2={\"name\":\"pipelined\",\"min_speedup\":1.1,"
+                 "\"min_speedup_vs\":\"baseline\"}"}),
+            0)
+      << err_;
+  EXPECT_NE(out_.find("Its min_speedup 1.1 holds on these cases too: where the library runs, the step is REJECTed "
+                      "unless the library is 1.1x faster than the baseline (the first step)"),
+            std::string::npos)
+      << out_;
+  ASSERT_EQ(run({"validate", shapes}), 0) << err_;
+  EXPECT_EQ(out_.find("min_speedup"), std::string::npos) << "no threshold, no sentence: " << out_;
+}
+
 TEST_F(TileUseCli, AGivenInlineUserGemmThatRepeatsTheUserWorkIsNoted) {
   // Reference shape, B = 1024 in U = 15: inline runs B·(19 + 14) = 33792 ring stages against the user tiles'
   // 15·19 + 1024·14 = 14621 (2.31×), and 4096 candidate tiles are no single wave: the trial would not try it.
