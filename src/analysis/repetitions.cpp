@@ -85,6 +85,7 @@ std::string add_repetition(VariantResult& into, const VariantResult& rep, const 
   s.mean_sm_clock_mhz = (s.mean_sm_clock_mhz * kept_before + r.mean_sm_clock_mhz * kept_added) / (kept_before + kept_added);
   s.samples_taken += r.samples_taken;
   s.samples_dropped_clock += r.samples_dropped_clock;
+  s.samples_dropped_gate += r.samples_dropped_gate;
   s.gpu_time_s += r.gpu_time_s;
   s.wall_time_s += r.wall_time_s;
   s.cupti_dropped_records += r.cupti_dropped_records;

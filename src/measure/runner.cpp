@@ -166,7 +166,7 @@ void Runner::sample_until_stopped(MeasurePass& pass, StoppingCriterion& criterio
     if (interrupt_requested()) break;
     const Sample smp = take_sample(pass, static_cast<int64_t>(pass.samples.size()), gate, notes);
     pass.samples.push_back(smp);
-    if (clock_ok_while_sampling(smp)) criterion.add_sample(smp.region_ms);
+    if (!smp.gate_timed_out && clock_ok_while_sampling(smp)) criterion.add_sample(smp.region_ms);
     cool_down(smp.region_ms);
     if (progress_) {
       if (const double now = wall_seconds(); now - last_progress >= kProgressInterval) {
@@ -180,7 +180,8 @@ void Runner::sample_until_stopped(MeasurePass& pass, StoppingCriterion& criterio
 }
 
 Sample Runner::take_sample(MeasurePass& pass, int64_t s, Gate& gate, std::vector<std::string>& notes) {
-  if (gate.blocking) {
+  const bool held = gate.blocking;
+  if (held) {
     if (cupti_) CuptiActivity::push(encode_external_id(pass.serial, s, kHarnessOp));
     gate_->hold(stream_);
     if (cupti_) CuptiActivity::pop();
@@ -191,15 +192,17 @@ Sample Runner::take_sample(MeasurePass& pass, int64_t s, Gate& gate, std::vector
   probe_sm_clock(clock_slot_.as<float>(), 0, kClockSpinNs, stream_);
   if (cupti_) CuptiActivity::pop();
   GPUBENCH_CUDA(cudaMemcpyAsync(clock_host_, clock_slot_.get(), sizeof(float), cudaMemcpyDeviceToHost, stream_));
-  if (gate.blocking) gate_->release();
+  if (held) gate_->release();
   GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
-  if (gate.blocking) {
-    if (!gate_->timed_out()) {
+  const bool timed_out = held && gate_->timed_out();
+  if (held) {
+    if (!timed_out) {
       gate.retrying = false;
     } else if (!gate.retrying) {  // once: retried at the next sample
       gate.retrying = true;
       notes.push_back("blocking kernel timed out at sample " + std::to_string(s) +
-                      " (a kernel first launched behind it, or the host descheduled); retried at the next sample");
+                      " (a kernel first launched behind it, or the host descheduled); retried at the next sample, "
+                      "this one left out of the statistics");
     } else {  // twice in a row: a group waits on the host; enqueue unblocked from now on
       gate.blocking = false;
       notes.push_back("blocking kernel timed out again at sample " + std::to_string(s) +
@@ -207,6 +210,7 @@ Sample Runner::take_sample(MeasurePass& pass, int64_t s, Gate& gate, std::vector
     }
   }
   Sample smp;
+  smp.gate_timed_out = timed_out;
   smp.region_ms = elapsed_ms(pass.region_start, pass.region_end);
   if (!pass.graph_mode && !cupti_)
     for (size_t i = 0; i < pass.n_ops; ++i)
@@ -291,8 +295,8 @@ std::vector<char> Runner::clock_guard_flags(const MeasurePass& pass, std::vector
   if (notes != nullptr && reference.settled)
     notes->push_back(clock_reference_note(reference, compute_stats(region_ms).median, device_.max_sm_clock_mhz));
   std::vector<char> kept(pass.samples.size(), 0);
-  for (size_t s = 0; s < pass.samples.size(); ++s)
-    kept[s] = clock_kept(pass.samples[s].clock_mhz, reference, spec_.clock_threshold);
+  for (size_t s = 0; s < pass.samples.size(); ++s)  // a timed-out sample is out whatever its clock (Sample)
+    kept[s] = !pass.samples[s].gate_timed_out && clock_kept(pass.samples[s].clock_mhz, reference, spec_.clock_threshold);
   return kept;
 }
 

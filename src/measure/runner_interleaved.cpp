@@ -59,7 +59,7 @@ void Runner::measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>
       StoppingCriterion& criterion = is_a ? ca : cb;
       const Sample smp = take_sample(pass, pair, gate, is_a ? out.a.notes : out.b.notes);
       pass.samples.push_back(smp);
-      if (clock_ok_while_sampling(smp)) criterion.add_sample(smp.region_ms);
+      if (!smp.gate_timed_out && clock_ok_while_sampling(smp)) criterion.add_sample(smp.region_ms);
       cool_down(smp.region_ms);
     }
     ++pair;

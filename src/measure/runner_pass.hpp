@@ -22,6 +22,10 @@ struct Sample {
   double region_ms = 0;             ///< region between the two region events [ms]
   std::vector<double> op_event_ms;  ///< per launch group, from events [ms] (empty in graph mode and with CUPTI)
   double clock_mhz = 0;             ///< SM clock probed right after the sample [MHz]
+  /// The blocking kernel timed out before this sample was released: its launches were enqueued while the GPU ran
+  /// them, so the region may hold host launch gaps. Kept in MeasurePass::samples, left out of the statistics and the
+  /// stopping rule (SamplingInfo::samples_dropped_gate).
+  bool gate_timed_out = false;
 };
 
 /// Instantiated CUDA graphs of one measure call (graph mode: one per input set), destroyed with it.

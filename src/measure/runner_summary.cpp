@@ -47,7 +47,10 @@ void fill_region(const MeasurePass& pass, const StoppingCriterion& criterion, co
   auto& si = out.sampling;
   si.warmup = pass.warmup;
   si.samples_taken = static_cast<int64_t>(pass.samples.size());
-  si.samples_dropped_clock = si.samples_taken - static_cast<int64_t>(out.region_samples_ms.size());
+  si.samples_dropped_gate = 0;
+  for (const Sample& smp : pass.samples) si.samples_dropped_gate += smp.gate_timed_out ? 1 : 0;
+  si.samples_dropped_clock =
+      si.samples_taken - si.samples_dropped_gate - static_cast<int64_t>(out.region_samples_ms.size());
   si.stop_reason = pass.interrupted ? "interrupted" : criterion.reason();
   si.unmet = criterion.unmet();
   si.gpu_time_s = criterion.gpu_time_s();
@@ -202,6 +205,9 @@ void Runner::summarize(const MeasurePass& pass, const StoppingCriterion& criteri
   if (out.region_samples_ms.empty()) {
     throw DeviceError(pass.label + ": no usable samples (" + std::to_string(pass.samples.size()) + " taken, " +
                       std::to_string(out.sampling.samples_dropped_clock) + " dropped by the clock guard" +
+                      (out.sampling.samples_dropped_gate > 0
+                           ? ", " + std::to_string(out.sampling.samples_dropped_gate) + " after a blocking-kernel timeout"
+                           : std::string()) +
                       (pass.interrupted ? ", interrupted" : "") + ")");
   }
 }

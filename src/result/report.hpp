@@ -104,6 +104,9 @@ struct SamplingInfo {
   double max_sm_clock_mhz = 0;      ///< the device's maximum SM clock [MHz]
   int64_t input_sets = 1;           ///< input copies rotated (cold mode)
   int64_t cupti_dropped_records = 0;///< CUPTI activity records lost (never silently)
+  /// Dropped: the blocking kernel timed out before the sample was released, so the region may hold host launch gaps
+  /// (docs/method.md, "Blocking-kernel enqueue"). In the JSON only when > 0.
+  int64_t samples_dropped_gate = 0;
 };
 
 /// Result of the correctness gate for one variant.

@@ -162,6 +162,7 @@ void to_json(json& j, const SamplingInfo& v) {
            {"max_sm_clock_mhz", v.max_sm_clock_mhz},
            {"input_sets", v.input_sets},
            {"cupti_dropped_records", v.cupti_dropped_records}};
+  if (v.samples_dropped_gate > 0) j["samples_dropped_gate"] = v.samples_dropped_gate;  // absent in older reports
 }
 
 void from_json(const json& j, SamplingInfo& v) {
@@ -176,6 +177,7 @@ void from_json(const json& j, SamplingInfo& v) {
   read(j, "max_sm_clock_mhz", v.max_sm_clock_mhz);
   read(j, "input_sets", v.input_sets);
   read(j, "cupti_dropped_records", v.cupti_dropped_records);
+  read(j, "samples_dropped_gate", v.samples_dropped_gate);
 }
 
 void to_json(json& j, const Correctness& v) {

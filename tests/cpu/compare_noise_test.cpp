@@ -376,6 +376,8 @@ TEST(Repetitions, AddRepetitionAppendsSlicesAndPadsMissingKernels) {
   b.launch_groups = {LaunchGroupTiming{"gemm", TimingSource::kCupti, {}, {0.7, 0.7, 0.7}, {}}};
   b.launch_groups[0].kernels = {KernelTiming{"k2", "kernel", 2, {}, {0.7, 0.7, 0.7}}};
   b.sampling.samples_taken = 5;
+  b.sampling.samples_dropped_clock = 1;
+  b.sampling.samples_dropped_gate = 1;  // 5 taken: 3 kept, 1 under the clock threshold, 1 after a gate timeout
   EXPECT_EQ(add_repetition(a, b, "t1"), "");
   ASSERT_EQ(a.repetitions.size(), 2u);
   EXPECT_EQ(a.repetitions[1].samples, 3);
@@ -383,6 +385,8 @@ TEST(Repetitions, AddRepetitionAppendsSlicesAndPadsMissingKernels) {
   EXPECT_EQ(a.region_samples_ms.size(), 7u);
   EXPECT_EQ(a.region.count, 7);
   EXPECT_EQ(a.sampling.samples_taken, 9);
+  EXPECT_EQ(a.sampling.samples_dropped_clock, 1);
+  EXPECT_EQ(a.sampling.samples_dropped_gate, 1);
   EXPECT_EQ(a.launch_groups[0].samples_ms.size(), 7u);
   ASSERT_EQ(a.launch_groups[0].kernels.size(), 2u);
   EXPECT_EQ(a.launch_groups[0].kernels[0].samples_ms, (std::vector<double>{0.5, 0.5, 0.5, 0.5, 0, 0, 0}));

@@ -55,6 +55,7 @@ Report full_report() {
   base.region = stats_of({3.98, 4.0, 4.02});
   base.sm_clock_mhz = {1980, 1975};
   base.sampling = {3, 12, 1, "criteria met", {"rel_stdev 0.8% > 0.5%"}, 0.51, 1.2, 1977.5, 1980, 4, 2};
+  base.sampling.samples_dropped_gate = 1;  // one sample after a blocking-kernel timeout
   LaunchGroupTiming copy{"broadcast", TimingSource::kCupti, stats_of({1.4}), {1.4}, {}};
   KernelTiming k{"broadcast_kernel<__half>", "kernel", 1, stats_of({1.4}), {1.4}};
   copy.kernels = {k, KernelTiming{"memcpy DtoD", "memcpy", 2, stats_of({0.1}), {0.1}}};
@@ -119,6 +120,8 @@ TEST(ReportJson, EmptyOptionalsAreOmitted) {
   const nlohmann::json fused = r.cases[0].variants[2];
   EXPECT_FALSE(fused.contains("end_to_end"));
   EXPECT_FALSE(fused["correctness"].contains("rel_error_vs_baseline"));
+  EXPECT_EQ(base["sampling"].value("samples_dropped_gate", 0), 1);  // written when not 0, absent otherwise
+  EXPECT_FALSE(nlohmann::json(r.cases[0].variants[1])["sampling"].contains("samples_dropped_gate"));
   EXPECT_TRUE(nlohmann::json(r.cases[0].variants[1])["correctness"].contains("rel_error_vs_baseline"));
 }
 
@@ -161,7 +164,9 @@ TEST(ReportMarkdown, LadderRowAndFailure) {
   EXPECT_NE(md.find("| | | broadcast_kernel<__half> | 1 | 1.400 | 35.0% |"), std::string::npos) << md;
   // Sampling: the clock column is the probe kernel's reading after each sample, not the op's own clock.
   EXPECT_NE(md.find("| stop | unmet | SM clock after sample MHz | GPU time s |"), std::string::npos) << md;
-  EXPECT_NE(md.find(" / 12 | 1 | criteria met | rel_stdev 0.8% > 0.5% | 1978 | 0.510 |"), std::string::npos) << md;
+  EXPECT_NE(md.find(" / 12 | 1 (+1 gate timeout) | criteria met | rel_stdev 0.8% > 0.5% | 1978 | 0.510 |"),
+            std::string::npos)
+      << md;
   // End to end: decomposed 2x → 40 ms op → 20 ms, request 80 ms, 1.25x, 20% gain.
   EXPECT_NE(md.find("| decomposed | given | 20.00 | 80.00 | 1.25x | 20.0% |"), std::string::npos) << md;
 }

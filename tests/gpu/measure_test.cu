@@ -204,6 +204,9 @@ TEST(MeasureGpu, BlockingKernelTimesOutWhenAnOpSynchronizesTheHost) {
   EXPECT_NE(r.notes[0].find("retried at the next sample"), std::string::npos) << r.notes[0];
   EXPECT_NE(r.notes[1].find("blocking kernel timed out again at sample 1"), std::string::npos) << r.notes[1];
   EXPECT_NEAR(r.region.median, 0.1, 0.02);  // later samples: unblocked, still the kernel's time
+  // Both timed-out samples are out of the statistics and the stopping rule, and counted.
+  EXPECT_EQ(r.sampling.samples_dropped_gate, 2);
+  EXPECT_EQ(r.region.count, r.sampling.samples_taken - r.sampling.samples_dropped_clock - 2);
 }
 
 TEST(MeasureGpu, AOneOffBlockingKernelTimeoutKeepsTheGate) {
@@ -229,6 +232,11 @@ TEST(MeasureGpu, AOneOffBlockingKernelTimeoutKeepsTheGate) {
   // Gated again after the retry: the host's 2 ms between the two launches stays out of the region.
   EXPECT_LT(r.region.median, 0.4) << "region includes the host's 2 ms enqueue gap: the gate stayed off";
   EXPECT_GT(r.region.median, 0.19);
+  // The timed-out sample (its region holds the host's sync and 2 ms sleep) is left out of every statistic, not just
+  // outvoted by the median: every kept sample ran gated.
+  EXPECT_EQ(r.sampling.samples_dropped_gate, 1);
+  EXPECT_LT(r.region.max, 0.4) << "the timed-out sample is in the statistics";
+  EXPECT_EQ(r.region.count, r.sampling.samples_taken - r.sampling.samples_dropped_clock - 1);
 }
 
 TEST(MeasureGpu, ClockProbeReadsAPlausibleSmClock) {
