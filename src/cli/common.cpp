@@ -236,6 +236,58 @@ std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advi
   return out;
 }
 
+std::string case_identity(const WorkloadCase& wc, const RequestLayout& layout) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a, 64-bit (Fowler–Noll–Vo), over the lengths' bytes
+  for (const int32_t len : layout.lengths)
+    for (int byte = 0; byte < 4; ++byte) h = (h ^ ((static_cast<uint32_t>(len) >> (8 * byte)) & 0xFFu)) * 1099511628211ull;
+  return fmt::format("{} B={} U={} {:016x}", wc.shape.text(), wc.batch, layout.requests(), h);
+}
+
+std::string layout_text(const RequestLayout& layout) {
+  if (layout.lengths.empty()) return "no requests";
+  const auto [lo, hi] = std::minmax_element(layout.lengths.begin(), layout.lengths.end());
+  const std::string each = *lo == *hi ? std::to_string(*lo) : fmt::format("{}–{}", *lo, *hi);
+  return fmt::format("{} request{} of {} candidate{}", layout.requests(), layout.requests() == 1 ? "" : "s", each,
+                     *hi == 1 ? "" : "s");
+}
+
+std::vector<std::string> duplicate_case_notes(const Config& c, const std::vector<std::string>& identity,
+                                              const std::vector<std::string>& text) {
+  std::vector<std::string> examples;
+  size_t repeats = 0;
+  for (size_t k = 0; k < identity.size() && k < c.workload.cases.size(); ++k) {
+    if (identity[k].empty()) continue;
+    for (size_t j = 0; j < k; ++j) {
+      if (identity[j] != identity[k]) continue;
+      ++repeats;
+      if (examples.size() < 3)
+        examples.push_back(fmt::format("{} as {} ({})", c.workload.cases[k].label, c.workload.cases[j].label,
+                                       k < text.size() ? text[k] : ""));
+      break;
+    }
+  }
+  if (repeats == 0) return {};
+  std::string line = fmt::format("{} case{} lay{} out exactly as an earlier case (same shape, B and request lengths) "
+                                 "and would measure the same thing: ",
+                                 repeats, repeats == 1 ? "" : "s", repeats == 1 ? "s" : "");
+  for (size_t e = 0; e < examples.size(); ++e) line += (e ? "; " : "") + examples[e];
+  if (repeats > examples.size()) line += fmt::format("; and {} more", repeats - examples.size());
+  return {line + ". A request length at or above B gives one request of B candidates whatever its value; to measure "
+                 "each once, drop the repeated batch or request spec from /workload, or split the config"};
+}
+
+std::vector<std::string> duplicate_case_notes(const Config& c) {
+  std::vector<std::string> identity(c.workload.cases.size()), text(c.workload.cases.size());
+  for (size_t k = 0; k < c.workload.cases.size(); ++k) {
+    const WorkloadCase& wc = c.workload.cases[k];
+    if (wc.batch > kCheapLayoutBatch) continue;
+    const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
+    identity[k] = case_identity(wc, layout);
+    text[k] = layout_text(layout);
+  }
+  return duplicate_case_notes(c, identity, text);
+}
+
 std::vector<std::string> step_advice_notes(const Config& c) {
   const op::Operation& operation = op::operation_of(c);
   // Each case's advice per step, [case][variant]; a case past kCheapLayoutBatch keeps none (not laid out).

@@ -12,6 +12,7 @@
 #include "measure/ceilings.hpp"
 #include "op/operation.hpp"
 #include "result/report.hpp"
+#include "workload/workload.hpp"
 
 namespace gpubench::cli {
 
@@ -109,6 +110,25 @@ void refuse_gpu_free_issues(const Config& c, const std::string& source, const st
 /// Batches up to this many candidates are always laid out to size a case exactly (64 MB of host memory); a
 /// larger one only when even one request's need fits the GPU (else "at least" that need is reported).
 inline constexpr int64_t kCheapLayoutBatch = int64_t{1} << 24;
+
+/// What makes two cases of a config measure the same thing: their shape, B and the request lengths as laid out
+/// (an FNV-1a hash of the lengths; the inputs' seed is the config's, shared by all cases).
+std::string case_identity(const WorkloadCase& wc, const RequestLayout& layout);
+
+/// "1 request of 8 candidates", "11 requests of 24–100 candidates": a layout in words, for notes.
+std::string layout_text(const RequestLayout& layout);
+
+/// One note when cases repeat an earlier one: their request specs or batches differ in the config but lay out the
+/// same requests (B = 8 with 100 or with 1000 candidates per request: one request of 8), so the run would measure
+/// the same thing twice: "<n> case(s) lay out exactly as an earlier case …: <case> as <case> (<layout>); … (up to
+/// three); and <k> more. …". `identity[k]` (case_identity) and `text[k]` (layout_text) per case of c.workload.cases;
+/// "" = not laid out, not compared. Empty when no case repeats.
+std::vector<std::string> duplicate_case_notes(const Config& c, const std::vector<std::string>& identity,
+                                              const std::vector<std::string>& text);
+
+/// The same note, laying out each case of up to kCheapLayoutBatch candidates (`validate`).
+std::vector<std::string> duplicate_case_notes(const Config& c);
+
 
 /// /measure/metrics names that the chip of c.device.model does not have (measure::check_metric_names: CUPTI's
 /// metric catalog, no GPU needed), one problem per unknown name at /measure/metrics/<index> (/measure/metrics

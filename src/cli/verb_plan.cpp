@@ -45,6 +45,7 @@ Plan make_plan(const Config& c, const std::vector<size_t>& file_index) {
   for (auto& n : datasheet_pipeline_notes(c)) p.notes.push_back(std::move(n));
   p.memory_have_bytes = device ? device->memory_bytes : datasheet_memory_bytes(c.device.model);
   p.memory_where = device ? device->name : c.device.model + " (datasheet)";
+  std::vector<std::string> identity(c.workload.cases.size()), layout_words(c.workload.cases.size());
   for (const auto& wc : c.workload.cases) {
     PlanCase pc;
     pc.label = wc.label;
@@ -56,6 +57,8 @@ Plan make_plan(const Config& c, const std::vector<size_t>& file_index) {
     } else {
       const RequestLayout layout = make_request_layout(wc.batch, wc.requests);
       pc.lengths = summarize(layout);
+      identity[p.cases.size()] = case_identity(wc, layout);
+      layout_words[p.cases.size()] = layout_text(layout);
       const op::Operation& operation = op::operation_of(c);
       const auto model = [&](const VariantSpec& v) { return step_work_model(operation, v); };
       pc.rows = plan_rows(c, wc.shape, wc.batch, layout.requests(), p.ceilings, model);
@@ -68,6 +71,7 @@ Plan make_plan(const Config& c, const std::vector<size_t>& file_index) {
          return i < p.cases[k].rows.size() ? &p.cases[k].rows[i].advice : nullptr;
        }, file_index))
     p.notes.push_back(std::move(n));
+  for (auto& n : duplicate_case_notes(c, identity, layout_words)) p.notes.push_back(std::move(n));
   if (c.end_to_end.given) {
     p.given = c.end_to_end.given;
     for (double sp : kWhatIfSpeedups) {

@@ -55,6 +55,7 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
     for (const auto& n : c.notes) fmt::print(report_stream(), "{}: note: {}\n", path, n);
     for (const auto& n : datasheet_pipeline_notes(c)) fmt::print(report_stream(), "{}: note: {}\n", path, n);
     for (const auto& n : step_advice_notes(c)) fmt::print(report_stream(), "{}: note: {}\n", path, n);
+    for (const auto& n : duplicate_case_notes(c)) fmt::print(report_stream(), "{}: note: {}\n", path, n);
     return 0;
   } catch (const ConfigError& e) {
     // A config that did not validate still gets its metric names checked (they are independent of the rest),
