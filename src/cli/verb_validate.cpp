@@ -8,8 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -67,8 +71,24 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
   }
 }
 
+/// The environment variable naming the pipe a validate child writes one byte to once it has checked its file
+/// (validate_in_child): a child that ends without writing it died in between, in a plugin's code (a crash, an exit())
+/// or in gpubench, and printed nothing about its file.
+constexpr const char* kDoneFdVar = "GPUBENCH_VALIDATE_DONE_FD";
+
+/// In a validate child: tells the parent the file was checked (see kDoneFdVar). A no-op elsewhere.
+void report_checked() {
+  const char* v = std::getenv(kDoneFdVar);
+  const int fd = v ? std::atoi(v) : -1;
+  if (fd > 2) {
+    const char one = '1';
+    (void)!write(fd, &one, 1);
+  }
+}
+
 /// Runs this program with `args` (its stdout the report stream, its stderr ours) and returns its exit code; 2 when
-/// it cannot be started or ends by a signal.
+/// it cannot be started, or when it ended before checking its file (args[1]): then it prints that, with how it
+/// ended, since the child could not.
 int validate_in_child(const std::vector<std::string>& args) {
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
@@ -78,20 +98,53 @@ int validate_in_child(const std::vector<std::string>& args) {
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
+  // The pipe's write end goes to the child (named in its environment), the read end stays here.
+  int done[2] = {-1, -1};
+  if (pipe(done) != 0 || fcntl(done[0], F_SETFD, FD_CLOEXEC) != 0) {
+    fmt::print(stderr, "{}: cannot start a validate process: pipe: {}\n", args.at(1), std::strerror(errno));
+    return static_cast<int>(ExitCode::kBadInput);
+  }
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, kDoneFdVar, std::strlen(kDoneFdVar)) != 0) env_text.emplace_back(*e);
+  env_text.push_back(fmt::format("{}={}", kDoneFdVar, done[1]));
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   const int out = fileno(report_stream());
   if (out != STDOUT_FILENO) posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
   pid_t pid = -1;
-  const int started = posix_spawn(&pid, self.c_str(), &fa, nullptr, cargv.data(), environ);
+  const int started = posix_spawn(&pid, self.c_str(), &fa, nullptr, cargv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
+  close(done[1]);
   if (started != 0) {
+    close(done[0]);
     fmt::print(stderr, "{}: cannot start a validate process: {}\n", args.at(1), std::strerror(started));
     return static_cast<int>(ExitCode::kBadInput);
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return static_cast<int>(ExitCode::kBadInput);
+    if (errno != EINTR) {
+      close(done[0]);
+      return static_cast<int>(ExitCode::kBadInput);
+    }
+  char one = 0;
+  ssize_t got = 0;
+  do got = read(done[0], &one, 1);  // the child has ended: its byte, or end of file
+  while (got < 0 && errno == EINTR);
+  close(done[0]);
+  if (got != 1) {
+    const std::string how = WIFSIGNALED(status) ? fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                                                              strsignal(WTERMSIG(status)))
+                                                : fmt::format("exited with code {}", WEXITSTATUS(status));
+    std::fflush(report_stream());
+    fmt::print(stderr, "{}: not validated: its validate process {} before it had checked the file; most likely a "
+                       "plugin it loads crashed or exited in its own code. Run `{} validate {}` alone to see where\n",
+               args.at(1), how, program_path(), args.at(1));
+    return static_cast<int>(ExitCode::kBadInput);
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : static_cast<int>(ExitCode::kBadInput);
 }
 
@@ -105,7 +158,17 @@ VerbAction setup_validate(CLI::App& sub) {
   auto plugins = std::make_shared<std::vector<std::string>>();
   add_plugin_option(sub, *plugins);
   return [paths, sets, plugins]() -> int {
-    if (paths->size() == 1) return validate_one(paths->front(), *sets, *plugins);
+    if (paths->size() == 1) {
+      int rc = static_cast<int>(ExitCode::kBadInput);
+      try {
+        rc = validate_one(paths->front(), *sets, *plugins);
+      } catch (...) {  // a malformed --set: reported by the caller, and still a file checked
+        report_checked();
+        throw;
+      }
+      report_checked();
+      return rc;
+    }
     // Several files: each in a process of its own, so that one config's plugins (loaded once, never unloaded) are
     // not what the next config is checked against.
     int rc = 0;

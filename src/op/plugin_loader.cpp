@@ -6,14 +6,19 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "core/errors.hpp"
@@ -23,6 +28,65 @@ namespace gpubench::op {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// The line PluginCodeGuard prints when a plugin's own code ends the process, in two parts around how it ended
+/// ("crashed (SIGSEGV)"). Built before the plugin's code runs, so that the signal handler only write()s them
+/// (async-signal-safe).
+char g_fatal_head[2048];
+char g_fatal_tail[256];
+std::atomic<bool> g_in_plugin_code{false};
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+struct sigaction g_previous[std::size(kFatalSignals)];
+
+void write_fatal_line(const char* how) {
+  (void)!write(STDERR_FILENO, g_fatal_head, std::strlen(g_fatal_head));
+  (void)!write(STDERR_FILENO, how, std::strlen(how));
+  (void)!write(STDERR_FILENO, g_fatal_tail, std::strlen(g_fatal_tail));
+}
+
+void on_fatal_signal(int sig) {
+  const char* how = sig == SIGSEGV ? "crashed (SIGSEGV)" : sig == SIGBUS ? "crashed (SIGBUS)"
+                  : sig == SIGILL ? "crashed (SIGILL)" : sig == SIGFPE ? "crashed (SIGFPE)" : "aborted (SIGABRT)";
+  write_fatal_line(how);
+  for (size_t i = 0; i < std::size(kFatalSignals); ++i)  // the handler before ours (the default, or a sanitizer's)
+    if (kFatalSignals[i] == sig) sigaction(sig, &g_previous[i], nullptr);
+  raise(sig);
+}
+
+void on_exit_in_plugin_code() {
+  if (!g_in_plugin_code.load()) return;
+  write_fatal_line("called exit()");
+  _exit(2);  // bad input: the plugin, not gpubench, ended the process
+}
+
+/// While a plugin file's own code runs at load (its constructors in dlopen, its entry function): a fatal signal or an
+/// exit() from that code prints one line naming the plugin and the fix before the process ends — the signal then
+/// goes on to the handler before ours (status as before), an exit becomes status 2. Without it a crashing plugin
+/// ends `validate` with a bare "Segmentation fault" and an exit(0) with nothing at all.
+class PluginCodeGuard {
+ public:
+  explicit PluginCodeGuard(const std::string& path) {
+    static const bool registered = std::atexit(on_exit_in_plugin_code) == 0;
+    (void)registered;
+    *fmt::format_to_n(g_fatal_head, sizeof g_fatal_head - 1, "gpubench: plugin {}: its own code ", path).out = '\0';
+    *fmt::format_to_n(g_fatal_tail, sizeof g_fatal_tail - 1,
+                      " while it loaded (its constructors or its {}); fix the plugin, or leave it out of the config and "
+                      "--plugin\n",
+                      GPUBENCH_PLUGIN_ENTRY_V1)
+         .out = '\0';
+    struct sigaction sa {};
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < std::size(kFatalSignals); ++i) sigaction(kFatalSignals[i], &sa, &g_previous[i]);
+    g_in_plugin_code.store(true);
+  }
+  ~PluginCodeGuard() {
+    g_in_plugin_code.store(false);
+    for (size_t i = 0; i < std::size(kFatalSignals); ++i) sigaction(kFatalSignals[i], &g_previous[i], nullptr);
+  }
+  PluginCodeGuard(const PluginCodeGuard&) = delete;
+  PluginCodeGuard& operator=(const PluginCodeGuard&) = delete;
+};
 
 std::vector<PluginRecord>& records() {
   static std::vector<PluginRecord> loaded;
@@ -147,6 +211,7 @@ OpenedPlugin open_plugin(const std::string& path) {
     }
   check_elf(path);
   protect_report_stream();  // before any plugin code runs: its constructors may print
+  std::optional<PluginCodeGuard> guard(std::in_place, path);  // until its entry function has returned
   // An absolute path keeps dlopen from searching LD_LIBRARY_PATH for a bare file name.
   void* handle = dlopen(opened.real.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -189,6 +254,7 @@ OpenedPlugin open_plugin(const std::string& path) {
     throw InputError(fmt::format("plugin {}: its {} threw; an entry function returns its description or NULL and "
                                  "never throws", path, GPUBENCH_PLUGIN_ENTRY_V1));
   }
+  guard.reset();
   if (opened.description == nullptr)
     throw InputError(fmt::format("plugin {}: refused to load ({} returned NULL); see what it printed above", path,
                                  GPUBENCH_PLUGIN_ENTRY_V1));

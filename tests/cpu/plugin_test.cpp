@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -301,6 +302,51 @@ TEST_F(PluginCli, ABadPluginInOneConfigLeavesTheOtherFilesValidated) {
   EXPECT_EQ(run({"validate", bad, good}), 2);
   EXPECT_NE(err_.find((dir_ / "no/such.so").string() + ": no such file"), std::string::npos) << err_;
   EXPECT_NE(out_.find(good + ": OK: "), std::string::npos) << out_;
+}
+
+TEST_F(PluginCli, APluginWhoseCodeCrashesOrExitsWhileLoadingIsNamed) {
+  // The plugin's own code ends the process mid-load: one line names the plugin and how; a crash keeps its signal, an
+  // exit(0) becomes exit 2 (without the line, `validate` would print nothing and pass).
+  for (const char* kind : {"crash", "exits"}) {
+    const std::string c =
+        config(std::string(kind) + ".json", R"({"name": "copy"})", R"("plugins": [")" + plugin(kind) + R"("], )");
+    const bool crash = kind == std::string("crash");
+    const int rc = run({"validate", c});
+    // The crash goes on to the handler before ours: the default (killed by SIGSEGV) or, under scripts/test-sanitize,
+    // AddressSanitizer's (its report, exit 1).
+    if (crash) EXPECT_TRUE(rc == 128 + SIGSEGV || rc == 1) << rc << ": " << err_;
+    else EXPECT_EQ(rc, 2) << err_;
+    EXPECT_NE(err_.find("gpubench: plugin " + plugin(kind) + ": its own code " +
+                        (crash ? "crashed (SIGSEGV)" : "called exit()") +
+                        " while it loaded (its constructors or its gpubench_plugin_v1); fix the plugin, or leave it "
+                        "out of the config and --plugin\n"),
+              std::string::npos)
+        << kind << ": " << err_;
+    EXPECT_EQ(out_.find(": OK"), std::string::npos) << out_;
+  }
+}
+
+TEST_F(PluginCli, APluginThatCrashesOrExitsInOneConfigIsNamedNotSkipped) {
+  // A file's validate process that ends inside a plugin's code says nothing about the file itself: the parent says
+  // so, with how it ended, and exits 2.
+  const std::string good = config("g.json", R"({"name": "copy"})", R"("plugins": [")" + plugin("good") + R"("], )");
+  for (const char* kind : {"crash", "exits"}) {
+    const std::string bad =
+        config(std::string(kind) + ".json", R"({"name": "copy"})", R"("plugins": [")" + plugin(kind) + R"("], )");
+    EXPECT_EQ(run({"validate", bad, good}), 2) << kind;
+    EXPECT_NE(out_.find(good + ": OK: "), std::string::npos) << kind << ": " << out_ << err_;
+    EXPECT_NE(err_.find(bad + ": not validated: its validate process "), std::string::npos) << kind << ": " << err_;
+    const bool crash = kind == std::string("crash");  // a crash as above: signal 11, or exit 1 under the sanitizers
+    EXPECT_TRUE(err_.find(crash ? "was killed by signal 11" : "exited with code 2") != std::string::npos ||
+                (crash && err_.find("exited with code 1 before") != std::string::npos))
+        << kind << ": " << err_;
+    EXPECT_NE(err_.find("most likely a plugin it loads crashed or exited in its own code. Run `"), std::string::npos)
+        << err_;
+  }
+  // A file whose checks end normally gets no such line, whatever its verdict.
+  const std::string missing = config("m.json", R"({"name": "copy"})", R"("plugins": ["no/such.so"], )");
+  EXPECT_EQ(run({"validate", missing, good}), 2);
+  EXPECT_EQ(err_.find("not validated"), std::string::npos) << err_;
 }
 
 TEST_F(PluginCli, CompareNamesPluginBuildsThatDiffer) {

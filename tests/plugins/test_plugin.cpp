@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 #include <gpubench/plugin.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -272,6 +273,18 @@ extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t gpubench_plugin_v1 
 extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1(void) {
   std::fprintf(stderr, "test_plugin: refusing to load (TEST_PLUGIN_NULL)\n");
   return nullptr;
+}
+#elif defined(TEST_PLUGIN_CRASH)
+// A plugin whose entry function crashes (a bug in a team's plugin): the process dies by SIGSEGV mid-load.
+extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1(void) {
+  std::raise(SIGSEGV);
+  return &kPlugin;
+}
+#elif defined(TEST_PLUGIN_EXITS)
+// A plugin whose entry function ends the process with status 0 (a stray exit() in a team's plugin).
+extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1(void) {
+  std::exit(0);
+  return &kPlugin;
 }
 #else
 extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1(void) {
