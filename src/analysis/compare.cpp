@@ -48,9 +48,24 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
                          e.new_side.n, o.min_samples);
     return;
   }
-  if (!(e.old_side.median_ms > 0) || !(e.new_side.median_ms > 0)) {
-    e.verdict = Verdict::kUnsure;
-    e.note = "median time is 0 ms: nothing to compare";
+  // A launch group that launched nothing measures 0 ms (report.md): no ratio, but a verdict all the same.
+  const bool old_zero = !(e.old_side.median_ms > 0), new_zero = !(e.new_side.median_ms > 0);
+  if (old_zero && new_zero) {
+    e.verdict = Verdict::kSame;
+    e.note = "0 ms on both sides: launched nothing in either report";
+    return;
+  }
+  if (old_zero || new_zero) {  // work appeared or went away: within --min-difference of 0 ms it is no change
+    const double moved_ms = old_zero ? e.new_side.median_ms : e.old_side.median_ms;
+    if (moved_ms <= o.min_difference_ms) {
+      e.verdict = Verdict::kSame;
+      e.note = fmt::format("SAME by --min-difference {} ms: {} ms against 0 ms", o.min_difference_ms, moved_ms);
+      return;
+    }
+    e.verdict = old_zero ? Verdict::kSlower : Verdict::kFaster;
+    e.regression = old_zero;
+    e.note = old_zero ? fmt::format("0 ms in OLD (launched nothing), {:.4g} ms in NEW: new work", moved_ms)
+                      : fmt::format("{:.4g} ms in OLD, 0 ms in NEW (launched nothing)", moved_ms);
     return;
   }
   const bool between = static_cast<int64_t>(old_s.reps.size()) >= kMinRepetitions &&

@@ -146,14 +146,34 @@ TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   EXPECT_NE(z.find("zero.json: /cases/0/variants/0/region_samples_ms/0"), std::string::npos) << z;
   EXPECT_NE(z.find("must be > 0 and < 1e+09 ms, got 0"), std::string::npos) << z;
   EXPECT_NE(z.find("and 5 more bad sample values"), std::string::npos) << z;
-  // ... while a launch group may measure 0 (it launched nothing, e.g. the user GEMM at K_user = 0): compared, with a note.
+  // ... while a launch group may measure 0 (it launched nothing, e.g. the user GEMM at K_user = 0): compared, with a
+  // verdict and a note. 0 against 0 is SAME (not UNSURE: --fail-on-unsure must pass two identical reports), work that
+  // appears is SLOWER, work that goes away FASTER, and within --min-difference of 0 ms either is SAME.
   nlohmann::json zero_group = tiny_report();
   for (auto& x : zero_group["cases"][0]["variants"][0]["launch_groups"][0]["samples_ms"]) x = 0.0;
-  const CompareResult res = compare_paths(write("zero_group.json", zero_group), old_p, {});
-  EXPECT_EQ(res.regressions(), 0);
-  bool noted = false;
-  for (const auto& e : res.entries) noted |= e.launch_group == "gemm" && e.note.find("median time is 0 ms") != std::string::npos;
-  EXPECT_TRUE(noted);
+  const std::string zg = write("zero_group.json", zero_group);
+  const auto gemm = [](const CompareResult& r) {
+    for (const auto& e : r.entries)
+      if (e.launch_group == "gemm") return e;
+    ADD_FAILURE() << "no gemm entry";
+    return CompareEntry{};
+  };
+  const CompareEntry same = gemm(compare_paths(zg, zg, {}));
+  EXPECT_EQ(same.verdict, Verdict::kSame);
+  EXPECT_EQ(same.note, "0 ms on both sides: launched nothing in either report");
+  EXPECT_EQ(compare_paths(zg, zg, {}).regressions(), 0);
+  const CompareResult appeared = compare_paths(zg, old_p, {});
+  EXPECT_EQ(gemm(appeared).verdict, Verdict::kSlower);
+  EXPECT_EQ(appeared.regressions(), 1);
+  EXPECT_NE(gemm(appeared).note.find("0 ms in OLD (launched nothing), "), std::string::npos) << gemm(appeared).note;
+  const CompareEntry gone = gemm(compare_paths(old_p, zg, {}));
+  EXPECT_EQ(gone.verdict, Verdict::kFaster);
+  EXPECT_NE(gone.note.find(" ms in OLD, 0 ms in NEW (launched nothing)"), std::string::npos) << gone.note;
+  CompareOptions loose;
+  loose.min_difference_ms = 1e3;  // far above the gemm group's time
+  const CompareEntry small = gemm(compare_paths(zg, old_p, loose));
+  EXPECT_EQ(small.verdict, Verdict::kSame);
+  EXPECT_NE(small.note.find("SAME by --min-difference 1000 ms: "), std::string::npos) << small.note;
   // A good report still loads.
   EXPECT_NO_THROW(load_report(old_p));
 }
