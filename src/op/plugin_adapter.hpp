@@ -52,6 +52,10 @@ config_detail::StepSchema step_schema_of(const gpubench_step_v1_t& step, const s
 /// and '_', not starting with a digit (they become JSON keys, expression symbols and file-name parts).
 bool is_plugin_name(const char* s);
 
+/// A name a plugin gave, for messages: NULL, or "text" with JSON escapes (a control byte shows as \u00XX), cut to
+/// 64 bytes with "…".
+std::string shown_plugin_name(const char* s);
+
 /// The core's precision of a gpubench_dtype (FP16, BF16, FP32); throws InputError for another.
 Precision precision_of_dtype(int32_t dtype);
 /// The gpubench_dtype of a precision.

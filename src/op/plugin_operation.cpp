@@ -52,8 +52,9 @@ int64_t product(const std::vector<int64_t>& dims, const std::string& what) {
 PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource& source)
     : op_(op), label_(source.label) {
   if (!is_plugin_name(op.name))
-    throw InputError(fmt::format("{}: an op has no valid name (letters, digits and '_'); set gpubench_op_v1_t::name",
-                                 label_));
+    throw InputError(fmt::format("{}: an op has no valid name ({}: letters, digits and '_', not starting with a "
+                                 "digit); set gpubench_op_v1_t::name",
+                                 label_, shown_plugin_name(op.name)));
   name_ = op.name;
   description_ = op.description ? op.description : "";
   const std::string where = fmt::format("{}: op {}", label_, name_);
@@ -87,7 +88,10 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
   int outputs = 0;
   for (int32_t i = 0; i < op.tensor_count; ++i) {
     const gpubench_tensor_v1_t& c = op.tensors[i];
-    if (!is_plugin_name(c.name)) throw InputError(fmt::format("{}: tensor {} has no valid name", where, i));
+    if (!is_plugin_name(c.name))
+      throw InputError(fmt::format("{}: tensor {} has no valid name ({}: letters, digits and '_', not starting with a "
+                                   "digit)",
+                                   where, i, shown_plugin_name(c.name)));
     for (const Tensor& seen : tensors_)
       if (std::string(seen.c->name) == c.name)
         throw InputError(fmt::format("{}: two tensors are named {}; give each tensor its own name", where, c.name));
@@ -134,7 +138,10 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
     throw InputError(where + ": declares no work model; give at least the minimum work (flops, bytes_min)");
   for (int32_t i = 0; i < op.work_model_count; ++i) {
     const gpubench_work_model_v1_t& w = op.work_models[i];
-    if (!is_plugin_name(w.name)) throw InputError(fmt::format("{}: work model {} has no valid name", where, i));
+    if (!is_plugin_name(w.name))
+      throw InputError(fmt::format("{}: work model {} has no valid name ({}: letters, digits and '_', not starting "
+                                   "with a digit)",
+                                   where, i, shown_plugin_name(w.name)));
     for (const WorkModel& seen : work_models_)
       if (seen.name == w.name)
         throw InputError(fmt::format("{}: two work models are named {}; give each its own name", where, w.name));

@@ -15,7 +15,9 @@ namespace {
 /// Checks one step's description before anything is registered.
 void check_step(const gpubench_step_v1_t& s, int32_t index, const std::string& label) {
   if (!is_plugin_name(s.op) || !is_plugin_name(s.name))
-    throw InputError(fmt::format("{}: step {} needs an op and a name of letters, digits and '_'", label, index));
+    throw InputError(fmt::format("{}: step {} (op {}, name {}) needs an op and a name of letters, digits and '_', "
+                                 "not starting with a digit",
+                                 label, index, shown_plugin_name(s.op), shown_plugin_name(s.name)));
   const std::string where = fmt::format("{}: step {}/{}", label, s.op, s.name);
   const std::pair<const void*, const char*> required[] = {
       {reinterpret_cast<const void*>(s.create), "create"},

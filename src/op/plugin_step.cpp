@@ -24,6 +24,15 @@ bool is_plugin_name(const char* s) {
   return true;
 }
 
+std::string shown_plugin_name(const char* s) {
+  if (s == nullptr) return "NULL";
+  std::string text(s);
+  const bool cut = text.size() > 64;
+  if (cut) text.resize(64);
+  const std::string quoted = json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+  return cut ? quoted.substr(0, quoted.size() - 1) + "…\"" : quoted;
+}
+
 Precision precision_of_dtype(int32_t dtype) {
   switch (dtype) {
     case GPUBENCH_DTYPE_FP16: return Precision::kFp16;

@@ -206,6 +206,8 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
       {plugin("schema_typo"), "step toy_copy/copy: options_schema: step schema: options/0/dflt is not a schema key; "
                               "accepted: name, type, min, max, values, default, default_doc, doc"},
       {plugin("dup_tensor"), "op toy_copy: two tensors are named X"},
+      {plugin("bad_name"), "step 5 (op \"toy_copy\", name \"warp-row\") needs an op and a name of letters, digits "
+                           "and '_', not starting with a digit"},
   };
   for (const auto& [file, message] : cases) {
     EXPECT_EQ(run({"list", "--plugin", file}), 2) << file << "\n" << err_;

@@ -226,6 +226,9 @@ const gpubench_step_v1_t kSteps[] = {step(kOpName, "copy", 0, 0, kSchema),
                                      step(kOpName, "copy_side_stream", 2, 2, nullptr),
                                      step(kOpName, "setup_fails", 3, 3, nullptr),
                                      step(kOpName, "replay", 4, 4, nullptr),
+#if defined(TEST_PLUGIN_BAD_NAME)
+                                     step(kOpName, "warp-row", 0, 7, nullptr),  // '-' is no name character
+#endif
 #if defined(TEST_PLUGIN_FAULT)
                                      step(kOpName, "fault", 5, 5, nullptr),
                                      step(kOpName, "copy_again", 0, 6, nullptr),
