@@ -70,6 +70,10 @@ void read_fatbin(const std::string& d, const std::string& path, KernelBinary& ou
   uint64_t payload = 0;
   if (!read_at(d, 6, header_size) || !read_at(d, 8, payload) || header_size < 16)
     throw InputError(path + ": a truncated fatbin header; rebuild it (nvcc -fatbin)");
+  if (header_size > d.size() || payload > d.size() - header_size)  // a copy cut short (the driver would refuse it)
+    throw InputError(fmt::format("{}: a truncated fatbin (its header says {} bytes, the file has {}); rebuild it (nvcc "
+                                 "-fatbin) or copy it again",
+                                 path, uint64_t{header_size} + payload, d.size()));
   const uint64_t end = std::min<uint64_t>(d.size(), header_size + payload);
   for (uint64_t off = header_size; off + 32 <= end;) {
     uint16_t kind = 0;

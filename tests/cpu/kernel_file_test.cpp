@@ -110,10 +110,16 @@ TEST(KernelBinaryInspect, RefusesFilesThatAreNotKernels) {
   std::string cubin;
   ASSERT_EQ(read_text_file((kDir / "lce_naive.cubin").string(), size_t{64} << 20, cubin), ReadStatus::kOk);
   std::ofstream(dir / "cut.cubin", std::ios::binary) << cubin.substr(0, 120);
+  std::string fatbin;
+  ASSERT_EQ(read_text_file((kDir / "lce_naive.fatbin").string(), size_t{64} << 20, fatbin), ReadStatus::kOk);
+  std::ofstream(dir / "cut.fatbin", std::ios::binary) << fatbin.substr(0, fatbin.size() / 2);
   std::ofstream(dir / "text.cubin") << "hello world\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"/bin/sh", "not a CUDA cubin"},
       {(dir / "cut.cubin").string(), "truncated cubin"},
+      {(dir / "cut.fatbin").string(),
+       "a truncated fatbin (its header says " + std::to_string(fatbin.size()) + " bytes, the file has " +
+           std::to_string(fatbin.size() / 2) + "); rebuild it (nvcc -fatbin) or copy it again"},
       {(dir / "text.cubin").string(), "not a cubin, fatbin or PTX file"},
       {(dir / "missing.cubin").string(), "cannot read the kernel file"}};
   for (const auto& [path, want] : cases) {
