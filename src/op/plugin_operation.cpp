@@ -195,7 +195,7 @@ int64_t PluginOperation::fill_bound(size_t i, const CaseSize& size) const {
   return bound;
 }
 
-void PluginOperation::check_fills(const CaseSize& size) const {
+void PluginOperation::check_fills(const CaseSize& size, const std::string& u_why) const {
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const Tensor& t = tensors_[i];
     if (i == output_) continue;
@@ -206,9 +206,9 @@ void PluginOperation::check_fills(const CaseSize& size) const {
                          : t.c->fill == GPUBENCH_FILL_CAND_TO_USER ? size.B
                                                                    : size.U;
     if (count != want)
-      throw InputError(fmt::format("{}: tensor {} has {} elements ({}) but its index fill gives {} for B={}, U={}; "
+      throw InputError(fmt::format("{}: tensor {} has {} elements ({}) but its index fill gives {} for B={}, U={}{}; "
                                    "write the shape as the fill needs ([U + 1], [B] or [U])",
-                                   name_, t.c->name, count, t.c->shape, want, size.B, size.U));
+                                   name_, t.c->name, count, t.c->shape, want, size.B, size.U, u_why));
   }
 }
 
@@ -228,10 +228,14 @@ OpRules PluginOperation::rules() const {
       (void)input_bytes(size);
       (void)output_elements(size);
       for (const auto& m : work_models_) (void)work(size, m.name);
-      check_fills(size);
-      CaseSize one_request = size;  // index fills hold for any number of requests: check the fewest too
+      // Index fills hold for any number of requests: checked at the most (U = B) and the fewest (U = 1), which the
+      // message says, since neither need be this config's U.
+      check_fills(size, " (the most requests B candidates can form: the check tries U = B and U = 1, since an index "
+                        "fill must fit any request count)");
+      CaseSize one_request = size;
       one_request.U = 1;
-      check_fills(one_request);
+      check_fills(one_request, " (one request: the check tries U = B and U = 1, since an index fill must fit any "
+                               "request count)");
     } catch (const InputError& e) {
       // A size past int64 is the config's to shrink; anything else (a divisor of 0, a fill that does not fit its
       // tensor) is a mistake in the plugin's description at this shape.

@@ -49,8 +49,9 @@ class PluginOperation final : public Operation {
   /// in [0, bound)). Throws InputError naming the tensor otherwise.
   int64_t fill_bound(size_t i, const CaseSize& size) const;
   /// Throws InputError when an index-filled tensor's element count is not what its fill gives for the case
-  /// (OFFSETS: U + 1, CAND_TO_USER: B, LENGTHS: U) or a random index bound is out of range.
-  void check_fills(const CaseSize& size) const;
+  /// (OFFSETS: U + 1, CAND_TO_USER: B, LENGTHS: U) or a random index bound is out of range. `u_why`, after "U=…" in
+  /// the message, says where a U that is not the case's came from (validation tries U = B and U = 1).
+  void check_fills(const CaseSize& size, const std::string& u_why = "") const;
 
  private:
   /// The value of a symbol for a case: a shape parameter, B, U or (work only) elem.

@@ -228,8 +228,11 @@ TEST_F(PluginCli, MistakesOnlyACasesSizesShowAreFoundByValidate) {
   std::ofstream(c) << R"({"schema_version": 1, "workload": {"op": "toy_copy", "shape": {"D": 600}, "batch": 4096,
                           "requests": {"distribution": "fixed", "params": {"length": 32}}}, "variants": ["copy"]})";
   EXPECT_EQ(run({"validate", "--plugin", plugin("bad_fill"), c}), 2);
-  EXPECT_NE(err_.find("tensor offsets has 4096 elements ([B]) but its index fill gives 4097 for B=4096, U=4096; write "
-                      "the shape as the fill needs"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("tensor offsets has 4096 elements ([B]) but its index fill gives 4097 for B=4096, U=4096 (the "
+                      "most requests B candidates can form: the check tries U = B and U = 1, since an index fill must "
+                      "fit any request count); write the shape as the fill needs"),
+            std::string::npos)
+      << err_;
 }
 
 TEST_F(PluginCli, RunsNoGpuHintKeepsThePlugins) {
