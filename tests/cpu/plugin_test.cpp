@@ -141,6 +141,20 @@ TEST_F(PluginCli, PlanCountsThePluginOpsWorkFromItsExpressions) {
   EXPECT_EQ(step.at("bound"), "memory");
 }
 
+TEST_F(PluginCli, PlanTextTableWidensForLongStepNames) {
+  // "copy_side_stream" is longer than the step column's 11 characters: every line of the table keeps one width.
+  const std::string c = config("long.json", R"({"name": "copy"}, {"name": "copy_side_stream"})");
+  ASSERT_EQ(run({"plan", "--plugin", plugin("good"), c}), 0) << err_;
+  const size_t header = out_.find("  step ");
+  ASSERT_NE(header, std::string::npos) << out_;
+  std::vector<std::string> lines;
+  for (size_t at = header; lines.size() < 3; at = out_.find('\n', at) + 1)
+    lines.push_back(out_.substr(at, out_.find('\n', at) - at));
+  EXPECT_EQ(lines[2].rfind("  copy_side_stream ", 0), 0u) << out_;
+  EXPECT_EQ(lines[0].size(), lines[1].size()) << out_;
+  EXPECT_EQ(lines[0].size(), lines[2].size()) << out_;
+}
+
 TEST_F(PluginCli, DeviceMemoryCountsTheSelectedStepsWorkspaceWithItsOptions) {
   // The example embedding_bag plugin: gather_reduce's workspace is the gathered rows [B, D], block_per_bag has
   // none; only the steps a config selects count (it was the largest of all the op's steps).
