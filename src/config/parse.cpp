@@ -219,6 +219,12 @@ Config parse_config(const nlohmann::json& j, const ConfigContext& ctx) {
     v.add("", "expected a JSON object, got " + type_name(j));
     throw ConfigError(ctx.source, v.issues());
   }
+  if (j.contains("kernel_file_version") && !j.contains("schema_version")) {  // the reverse of a config as --plugin
+    v.add("", "this is a kernel file description (it has \"kernel_file_version\"), not a gpubench config; give it with "
+              "--plugin FILE or in a config's /plugins list, and give a config (with \"schema_version\": 1) as the "
+              "CONFIG argument (docs/kernel-files.md)");
+    throw ConfigError(ctx.source, v.issues());
+  }
   v.object(j, "", {"schema_version", "name", "description", "device", "precision", "allow_tf32", "plugins",
                    "workload", "variants", "measure", "check", "end_to_end"});
   parse_schema(v, j, c);

@@ -130,6 +130,15 @@ TEST_F(KernelFileCli, LaunchesTheDeviceModelCannotRunExitTwoBeforeAnyGpuWork) {
   EXPECT_NE(err_.find("none.json: cannot read the kernel file description"), std::string::npos) << err_;
   EXPECT_EQ(run({"list", "--plugin", ok}), 2);
   EXPECT_NE(err_.find("this is a gpubench config, not a kernel file description"), std::string::npos) << err_;
+  // ... and the reverse: a description passed as the config is named as such, not as four unknown keys.
+  const std::string description = (kDir / "kernel_files.json").string();
+  EXPECT_EQ(run({"validate", description}), 2);
+  EXPECT_NE(err_.find("kernel_files.json: 1 problem:\n  (document): this is a kernel file description (it has "
+                      "\"kernel_file_version\"), not a gpubench config; give it with --plugin FILE or in a config's "
+                      "/plugins list"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(err_.find("unknown key"), std::string::npos) << err_;
   // A step named like one the op has, and a workspace size that overflows: the description's file and pointer.
   json dup = described();
   for (auto& s : dup["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
