@@ -15,9 +15,13 @@ namespace {
 /// Records an unknown variant name at `ptr` with did-you-mean and the known names.
 void unknown_variant(Validator& v, const std::string& ptr, const std::string& name, const OpRules& rules) {
   std::string guess = did_you_mean(name, rules.steps);
-  v.add(ptr, fmt::format("unknown variant '{}'{}; known: {}", name,
+  // With no close name it is often a step of a plugin or kernel file that is not loaded (or failed to): say how.
+  v.add(ptr, fmt::format("unknown variant '{}'{}; known: {}{}", name,
                          guess.empty() ? "" : " (did you mean '" + guess + "'?)",
-                         rules.steps.empty() ? "(none registered)" : join(rules.steps)));
+                         rules.steps.empty() ? "(none registered)" : join(rules.steps),
+                         guess.empty() ? "; a step from a plugin or kernel file needs it loaded: --plugin FILE, the "
+                                         "config's \"plugins\" list or GPUBENCH_PLUGIN_PATH (docs/plugins.md)"
+                                       : ""));
 }
 
 /// The steps other than `name` whose schema has option `key`, e.g. "fused, pipelined" for `backend`; "" when none.

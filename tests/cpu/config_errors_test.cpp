@@ -82,6 +82,16 @@ TEST(Config, UnknownVariantListsTheKnownOnes) {
   expect_one(j, "/variants/1", "unknown variant 'decomposd' (did you mean 'decomposed'?)");
   auto issues = issues_of(j);
   EXPECT_NE(issues.at(0).message.find("baseline, decomposed, k_aligned"), std::string::npos);
+  EXPECT_EQ(issues.at(0).message.find("plugin"), std::string::npos) << "a typo needs no plugin hint";
+  // No close name: often a plugin's or kernel file's step that is not loaded.
+  j["variants"][1] = "warp_cubin";
+  issues = issues_of(j);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_NE(issues[0].message.find("unknown variant 'warp_cubin'; known: baseline, decomposed, k_aligned, fused, "
+                                   "pipelined; a step from a plugin or kernel file needs it loaded: --plugin FILE, "
+                                   "the config's \"plugins\" list or GPUBENCH_PLUGIN_PATH (docs/plugins.md)"),
+            std::string::npos)
+      << issues[0].message;
 }
 
 TEST(Config, DuplicateVariantIsRejected) {
