@@ -55,6 +55,14 @@ std::vector<std::string> board_lines(const CompareResult& r) {
   return lines;
 }
 
+// A median in ms: 4 decimals from 0.1 ms up, 4 significant digits below (down to 1 ns), so that a launch group of a
+// few µs keeps its resolution (3.81 against 4.03 µs reads 0.003810 → 0.004030, not 0.0038 → 0.0040).
+std::string median_cell(double ms) {
+  if (!(ms > 0) || ms >= 0.1) return fmt::format("{:.4f}", ms);
+  const int decimals = std::min(6, 3 - static_cast<int>(std::floor(std::log10(ms))));
+  return fmt::format("{:.{}f}", ms, decimals);
+}
+
 // The cells of one table row, shared by the text and Markdown tables.
 std::vector<std::string> row_cells(const CompareEntry& e, bool with_config) {
   std::vector<std::string> c;
@@ -62,8 +70,8 @@ std::vector<std::string> row_cells(const CompareEntry& e, bool with_config) {
   c.push_back(e.case_label);
   c.push_back(e.variant);
   c.push_back(launch_group_label(e));
-  c.push_back(e.old_side.n > 0 ? fmt::format("{:.4f}", e.old_side.median_ms) : "-");
-  c.push_back(e.new_side.n > 0 ? fmt::format("{:.4f}", e.new_side.median_ms) : "-");
+  c.push_back(e.old_side.n > 0 ? median_cell(e.old_side.median_ms) : "-");
+  c.push_back(e.new_side.n > 0 ? median_cell(e.new_side.median_ms) : "-");
   c.push_back(fmt::format("{}/{}", e.old_side.n, e.new_side.n));
   c.push_back(e.ci ? fmt::format("{:.3f}", e.ci->ratio) : "-");
   c.push_back(e.ci ? signed_pct(e.ci->ratio) : "-");

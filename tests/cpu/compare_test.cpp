@@ -357,6 +357,25 @@ TEST(Compare, LaunchGroupsTimedByDifferentTimersAreNotCompared) {
   EXPECT_EQ(entry(r, "decomposed", "gemm_cand").verdict, Verdict::kSlower);
 }
 
+TEST(CompareRender, MediansOfAFewMicrosecondsKeepFourSignificantDigits) {
+  CompareResult r;
+  CompareEntry e;
+  e.case_label = "B=8 fixed(length=1)";
+  e.variant = "k_aligned";
+  e.launch_group = "gemm_user";
+  e.old_side.n = e.new_side.n = 10;
+  e.old_side.median_ms = 0.00381;  // 3.81 µs against 4.03 µs: 0.0038 → 0.0040 at four decimals
+  e.new_side.median_ms = 0.00403;
+  r.entries.push_back(e);
+  e.launch_group = "gemm_cand";
+  e.old_side.median_ms = 0.34261;  // from 0.1 ms up: four decimals, as before
+  e.new_side.median_ms = 0.0412;
+  r.entries.push_back(e);
+  const std::string md = render_compare_markdown(r);
+  EXPECT_NE(md.find("| 0.003810 | 0.004030 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0.3426 | 0.04120 |"), std::string::npos) << md;
+}
+
 TEST(CompareRender, MarkdownSummaryFirstThenTableThenGeomean) {
   Spec a, b;
   a.rel = b.rel = 0.005;
