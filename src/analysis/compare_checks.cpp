@@ -236,6 +236,17 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
   check_config(a, b, out, notes);
   check_layouts(a, b, out, notes);
   check_plugins(a, b, notes);
+  // One shard of a split run holds only its own units (the others are skipped, "in shard J/N"): against a whole run
+  // or another shard most of the ladder would go unmatched and the gate would pass on the rest. The same shard of
+  // two split runs compares (a CI matrix job gating its own shard).
+  const auto shard_of = [](const Report& r) {
+    return r.shard && r.shard->count > 1 ? fmt::format("shard {}/{}", r.shard->index, r.shard->count)
+                                         : std::string("whole run");
+  };
+  if (shard_of(a.report) != shard_of(b.report))
+    out.push_back({"shard", shard_of(a.report), shard_of(b.report), a.path, b.path,
+                   {"join a split run's shard reports first (gpubench merge), or compare the same shard of both runs "
+                    "(docs/scale-out.md)"}});
   // A run stopped by SIGINT/SIGTERM holds only the steps it reached: not a gate's input unless allowed.
   if (a.report.interrupted || b.report.interrupted) {
     auto state = [](const Report& r) { return std::string(r.interrupted ? "interrupted (partial)" : "complete"); };

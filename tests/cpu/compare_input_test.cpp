@@ -403,6 +403,25 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
   EXPECT_EQ(rc, 2) << out_ << err_;
 }
 
+TEST(CompareStates, AShardAgainstAWholeRunIsAMismatch) {
+  // An unmerged shard report holds a part of the ladder: against the whole run the rest would go unmatched and pass.
+  Report whole = tiny_report(), shard = tiny_report();
+  shard.shard = ShardRun{};
+  shard.shard->index = 1;
+  shard.shard->count = 4;
+  const std::string msg =
+      testing::input_error_of([&] { compare_reports({{"old.json", whole}}, {{"new.json", shard}}, {}); });
+  EXPECT_NE(msg.find("shard: 'whole run' (old.json) vs 'shard 1/4' (new.json)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("join a split run's shard reports first (gpubench merge)"), std::string::npos) << msg;
+  // The same shard of two split runs compares; another shard does not.
+  EXPECT_TRUE(compare_reports({{"old.json", shard}}, {{"new.json", shard}}, {}).mismatches.empty());
+  Report other = shard;
+  other.shard->index = 2;
+  EXPECT_NE(testing::input_error_of([&] { compare_reports({{"old.json", shard}}, {{"new.json", other}}, {}); })
+                .find("shard: 'shard 1/4' (old.json) vs 'shard 2/4' (new.json)"),
+            std::string::npos);
+}
+
 TEST(CompareStates, AnInterruptedRunIsAMismatchAndUncheckedResultsAreNoted) {
   // A run stopped by Ctrl-C holds only the steps it reached: not a gate's input unless allowed.
   Report a = tiny_report(), b = tiny_report();
