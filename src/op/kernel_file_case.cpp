@@ -111,13 +111,14 @@ std::vector<std::string> case_problems(const KernelFileStep& s, const CaseSize& 
     }
     const char* axis = "xyz";
     int64_t threads = 1, cluster = 1;
+    bool block_dim_out = false;  // a dimension over its own limit already says the block is too big
     for (int i = 0; i < 3; ++i) {
       if (d.grid[i] < 1 || d.grid[i] > lim.max_grid[i])
         out.push_back(fmt::format("{}: grid.{} = {} for {}, outside 1 … {} on {}; change the expression or the shape",
                                   s.where(fmt::format("{}/grid/{}", l.pointer, i)), axis[i], d.grid[i],
                                   size_label(size), lim.max_grid[i], lim.name));
       if (d.block[i] < 1 || d.block[i] > lim.max_block[i])
-        out.push_back(fmt::format("{}: block.{} = {} for {}, outside 1 … {} on {}",
+        block_dim_out = true, out.push_back(fmt::format("{}: block.{} = {} for {}, outside 1 … {} on {}",
                                   s.where(fmt::format("{}/block/{}", l.pointer, i)), axis[i], d.block[i],
                                   size_label(size), lim.max_block[i], lim.name));
       if (d.cluster[i] < 1)
@@ -131,7 +132,7 @@ std::vector<std::string> case_problems(const KernelFileStep& s, const CaseSize& 
       threads *= std::max<int64_t>(d.block[i], 1);
       cluster *= std::max<int64_t>(d.cluster[i], 1);
     }
-    if (threads > lim.max_threads_per_block)
+    if (threads > lim.max_threads_per_block && !block_dim_out)
       out.push_back(fmt::format("{}: {} threads per block, above {} on {}", s.where(l.pointer + "/block"), threads,
                                 lim.max_threads_per_block, lim.name));
     if (cluster > 1 && lim.sm < 90)

@@ -300,6 +300,10 @@ TEST(KernelFileCase, RefusesLaunchesOutsideTheDeviceModelPerCase) {
   l["shared_memory"] = 0;
   l["block"] = json::array({64, 32});
   EXPECT_NE(check(lce_case(10, 2)).find("2048 threads per block, above 1024"), std::string::npos);
+  l["block"] = 2048;  // block.x over its own limit: that one problem, not also the product
+  EXPECT_NE(check(lce_case(10, 2)).find("block.x = 2048 for B=10 U=2, outside 1 … 1024"), std::string::npos)
+      << check(lce_case(10, 2));
+  EXPECT_EQ(check(lce_case(10, 2)).find("threads per block"), std::string::npos) << check(lce_case(10, 2));
   l["block"] = 128;
   l["args"][5] = "B * M * N";  // an i32 that overflows at large B
   EXPECT_EQ(check(lce_case(1000, 14)), "");
