@@ -163,7 +163,8 @@ struct UnmatchedItem {
 
 /// An environment or config difference between paired reports.
 struct Mismatch {
-  std::string what;       ///< "GPU model" | "driver" | "measurement mode" | "config hash" | "request layout" | "shard" | "run"
+  /// "GPU model" | "driver" | "measurement mode" | "config hash" | "request layout" | "shard" | "run"
+  std::string what;
   std::string old_value, new_value;
   std::string old_file, new_file;
   /// What differs inside, a few lines at most: "JSON pointer: old → new" (config, request layout).

@@ -239,7 +239,8 @@ std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advi
 std::string case_identity(const WorkloadCase& wc, const RequestLayout& layout) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a, 64-bit (Fowler–Noll–Vo), over the lengths' bytes
   for (const int32_t len : layout.lengths)
-    for (int byte = 0; byte < 4; ++byte) h = (h ^ ((static_cast<uint32_t>(len) >> (8 * byte)) & 0xFFu)) * 1099511628211ull;
+    for (int byte = 0; byte < 4; ++byte)
+      h = (h ^ ((static_cast<uint32_t>(len) >> (8 * byte)) & 0xFFu)) * 1099511628211ull;
   return fmt::format("{} B={} U={} {:016x}", wc.shape.text(), wc.batch, layout.requests(), h);
 }
 

@@ -129,7 +129,6 @@ std::vector<std::string> duplicate_case_notes(const Config& c, const std::vector
 /// The same note, laying out each case of up to kCheapLayoutBatch candidates (`validate`).
 std::vector<std::string> duplicate_case_notes(const Config& c);
 
-
 /// /measure/metrics names that the chip of c.device.model does not have (measure::check_metric_names: CUPTI's
 /// metric catalog, no GPU needed), one problem per unknown name at /measure/metrics/<index> (/measure/metrics
 /// for a single name) with its close names. Empty when all are known, when no metrics are set, or when the catalog cannot be opened here (`run`

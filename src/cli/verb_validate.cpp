@@ -4,11 +4,10 @@
 // reader every verb uses (load_config: size cap, directories refused, nesting limit).
 #include <fmt/core.h>
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fcntl.h>
 
 #include <cerrno>
 #include <csignal>

@@ -296,7 +296,8 @@ std::vector<char> Runner::clock_guard_flags(const MeasurePass& pass, std::vector
     notes->push_back(clock_reference_note(reference, compute_stats(region_ms).median, device_.max_sm_clock_mhz));
   std::vector<char> kept(pass.samples.size(), 0);
   for (size_t s = 0; s < pass.samples.size(); ++s)  // a timed-out sample is out whatever its clock (Sample)
-    kept[s] = !pass.samples[s].gate_timed_out && clock_kept(pass.samples[s].clock_mhz, reference, spec_.clock_threshold);
+    kept[s] = !pass.samples[s].gate_timed_out &&
+              clock_kept(pass.samples[s].clock_mhz, reference, spec_.clock_threshold);
   return kept;
 }
 

@@ -206,7 +206,7 @@ void Runner::summarize(const MeasurePass& pass, const StoppingCriterion& criteri
     throw DeviceError(pass.label + ": no usable samples (" + std::to_string(pass.samples.size()) + " taken, " +
                       std::to_string(out.sampling.samples_dropped_clock) + " dropped by the clock guard" +
                       (out.sampling.samples_dropped_gate > 0
-                           ? ", " + std::to_string(out.sampling.samples_dropped_gate) + " after a blocking-kernel timeout"
+                           ? fmt::format(", {} after a blocking-kernel timeout", out.sampling.samples_dropped_gate)
                            : std::string()) +
                       (pass.interrupted ? ", interrupted" : "") + ")");
   }

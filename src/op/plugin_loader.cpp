@@ -70,8 +70,8 @@ class PluginCodeGuard {
     (void)registered;
     *fmt::format_to_n(g_fatal_head, sizeof g_fatal_head - 1, "gpubench: plugin {}: its own code ", path).out = '\0';
     *fmt::format_to_n(g_fatal_tail, sizeof g_fatal_tail - 1,
-                      " while it loaded (its constructors or its {}); fix the plugin, or leave it out of the config and "
-                      "--plugin\n",
+                      " while it loaded (its constructors or its {}); fix the plugin, or leave it out of the config "
+                      "and --plugin\n",
                       GPUBENCH_PLUGIN_ENTRY_V1)
          .out = '\0';
     struct sigaction sa {};

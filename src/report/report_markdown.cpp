@@ -75,9 +75,8 @@ void sampling_table(std::string& out, const CaseResult& c) {
     std::string unmet;
     for (const auto& u : s.unmet) unmet += (unmet.empty() ? "" : "; ") + u;
     // A sample dropped after a blocking-kernel timeout (SamplingInfo::samples_dropped_gate) is counted beside.
-    const std::string dropped = s.samples_dropped_gate > 0
-                                    ? fmt::format("{} (+{} gate timeout)", s.samples_dropped_clock, s.samples_dropped_gate)
-                                    : std::to_string(s.samples_dropped_clock);
+    std::string dropped = std::to_string(s.samples_dropped_clock);
+    if (s.samples_dropped_gate > 0) dropped += fmt::format(" (+{} gate timeout)", s.samples_dropped_gate);
     out += fmt::format("| {} | {} / {} | {} | {} | {} | {:.0f} | {:.3f} |\n", cell(v.name), v.region.count,
                        s.samples_taken, dropped, cell(s.stop_reason), cell(unmet.empty() ? "—" : unmet),
                        s.mean_sm_clock_mhz, s.gpu_time_s);

@@ -25,7 +25,9 @@ WorkloadCase case_of(int64_t batch, const std::string& distribution, const nlohm
 }
 
 TEST(DuplicateCases, IdentityIsShapeBatchAndTheLengthsAsLaidOut) {
-  const auto id = [](const WorkloadCase& wc) { return cli::case_identity(wc, make_request_layout(wc.batch, wc.requests)); };
+  const auto id = [](const WorkloadCase& wc) {
+    return cli::case_identity(wc, make_request_layout(wc.batch, wc.requests));
+  };
   const WorkloadCase a = case_of(8, "fixed", {{"length", 100}}, 1);
   const WorkloadCase b = case_of(8, "fixed", {{"length", 1000}}, 7);  // another length and seed, the same one request
   EXPECT_EQ(id(a), id(b));
