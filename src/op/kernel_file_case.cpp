@@ -117,10 +117,12 @@ std::vector<std::string> case_problems(const KernelFileStep& s, const CaseSize& 
         out.push_back(fmt::format("{}: grid.{} = {} for {}, outside 1 … {} on {}; change the expression or the shape",
                                   s.where(fmt::format("{}/grid/{}", l.pointer, i)), axis[i], d.grid[i],
                                   size_label(size), lim.max_grid[i], lim.name));
-      if (d.block[i] < 1 || d.block[i] > lim.max_block[i])
-        block_dim_out = true, out.push_back(fmt::format("{}: block.{} = {} for {}, outside 1 … {} on {}",
+      if (d.block[i] < 1 || d.block[i] > lim.max_block[i]) {
+        block_dim_out = true;
+        out.push_back(fmt::format("{}: block.{} = {} for {}, outside 1 … {} on {}",
                                   s.where(fmt::format("{}/block/{}", l.pointer, i)), axis[i], d.block[i],
                                   size_label(size), lim.max_block[i], lim.name));
+      }
       if (d.cluster[i] < 1)
         out.push_back(fmt::format("{}: cluster.{} = {} for {}; clusters have at least 1 CTA per dimension",
                                   s.where(fmt::format("{}/cluster/{}", l.pointer, i)), axis[i], d.cluster[i],
