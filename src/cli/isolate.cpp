@@ -168,6 +168,7 @@ Report skeleton_report(const Config& config, const std::vector<std::string>& run
   report.config = config.resolved;
   report.config_hash = config.hash;
   report.plugins = plugin_uses();  // the children load the same files (flags, config, environment)
+  report.notes = config.notes;      // as a measured run's (a child's, merged in, repeat them; merging skips repeats)
   for (const WorkloadCase& wc : config.workload.cases) {
     CaseResult cr;
     cr.label = wc.label;

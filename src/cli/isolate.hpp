@@ -67,7 +67,7 @@ double auto_variant_timeout(const Config& config);
 
 /// The report before any child ran: tool, config and hash, each case (label, batch, lengths) with
 /// every ladder step "skipped" — steps not in `run` say "not selected (--variant)", the others
-/// "not run". Needs no GPU.
+/// "not run"; the config's notes. Needs no GPU.
 Report skeleton_report(const Config& config, const std::vector<std::string>& run);
 
 /// Copies step `name` of every case of `child` into the same case (matched by label) of `parent`,

@@ -81,6 +81,20 @@ TEST_F(DuplicateCasesCli, ValidateAndPlanNameTheRepeatedCases) {
       << err_;
   EXPECT_NE(out_.find("1 case lays out exactly as an earlier case"), std::string::npos) << out_;
   EXPECT_NE(out_.find("(15 requests of 44–70 candidates)"), std::string::npos) << out_;
+
+  // `run` carries the note into the report: here an empty shard's (no GPU needed), whose notes are the config's.
+  const std::string prefix = (dir_ / "dup").string();
+  ASSERT_EQ(run({"run", fp16, "--shard", "99/100", "-o", prefix, "-f", "json", "--set",
+                 "workload.requests=[{\"distribution\":\"fixed\",\"params\":{\"length\":70}},"
+                 "{\"distribution\":\"fixed\",\"params\":{\"length\":70},\"seed\":2}]"}),
+            0)
+      << err_;
+  const nlohmann::json r = nlohmann::json::parse(testing::slurp(prefix + ".json"));
+  int repeats = 0;
+  for (const auto& n : r.at("notes")) repeats += n.get<std::string>().rfind("1 case lays out exactly", 0) == 0;
+  EXPECT_EQ(repeats, 1) << r.at("notes").dump();
+  ASSERT_EQ(run({"run", fp16, "--shard", "99/100", "-o", prefix, "-f", "json"}), 0) << err_;
+  EXPECT_EQ(testing::slurp(prefix + ".json").find("lays out exactly"), std::string::npos);
 }
 
 }  // namespace
