@@ -19,6 +19,45 @@ std::string show_value(const nlohmann::json& v) {
   return s;
 }
 
+void diff_into(const nlohmann::json& a, const nlohmann::json& b, const std::string& ptr, std::vector<KeyDiff>& out);
+
+// True when every element of `arr` is an object with a "name" string and no name repeats (a config's /variants); the
+// names in order go to `names`. An empty array is not named: there is nothing to pair.
+bool element_names(const nlohmann::json& arr, std::vector<std::string>& names) {
+  for (const nlohmann::json& e : arr) {
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) return false;
+    names.push_back(e["name"].get<std::string>());
+  }
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end());
+  return !names.empty() && std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+}
+
+// Two named arrays, element by name: a name on both sides is diffed at its new index, one side's alone is absent on
+// the other (at its own index). When the names both sides share come in another order, one more diff says so.
+void diff_named(const nlohmann::json& a, const std::vector<std::string>& na, const nlohmann::json& b,
+                const std::vector<std::string>& nb, const std::string& ptr, std::vector<KeyDiff>& out) {
+  const auto index_in = [](const std::vector<std::string>& names, const std::string& n) {
+    return static_cast<size_t>(std::find(names.begin(), names.end(), n) - names.begin());
+  };
+  std::vector<std::string> shared_a, shared_b;
+  for (size_t i = 0; i < na.size(); ++i) {
+    const size_t k = index_in(nb, na[i]);
+    if (k == nb.size()) {
+      out.push_back({ptr + "/" + std::to_string(i), show_value(a[i]), "(absent)"});
+      continue;
+    }
+    shared_a.push_back(na[i]);
+    diff_into(a[i], b[k], ptr + "/" + std::to_string(k), out);
+  }
+  for (size_t k = 0; k < nb.size(); ++k) {
+    if (index_in(na, nb[k]) == na.size()) out.push_back({ptr + "/" + std::to_string(k), "(absent)", show_value(b[k])});
+    else shared_b.push_back(nb[k]);
+  }
+  if (shared_a != shared_b)
+    out.push_back({ptr + " (order)", show_value(nlohmann::json(shared_a)), show_value(nlohmann::json(shared_b))});
+}
+
 void diff_into(const nlohmann::json& a, const nlohmann::json& b, const std::string& ptr, std::vector<KeyDiff>& out) {
   if (a == b) return;
   if (a.is_object() && b.is_object()) {
@@ -32,6 +71,11 @@ void diff_into(const nlohmann::json& a, const nlohmann::json& b, const std::stri
     return;
   }
   if (a.is_array() && b.is_array()) {
+    std::vector<std::string> na, nb;
+    if (element_names(a, na) && element_names(b, nb)) {  // /variants: pair the steps by name, not by position
+      diff_named(a, na, b, nb, ptr, out);
+      return;
+    }
     for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
       const std::string at = ptr + "/" + std::to_string(i);
       if (i >= a.size()) out.push_back({at, "(absent)", show_value(b[i])});

@@ -18,8 +18,11 @@ struct KeyDiff {
   std::string new_value;  ///< likewise for the new value
 };
 
-/// The differing keys of `a` and `b` (nlohmann's JSON Patch diff: objects key by key, arrays element by
-/// element), in document order. Values longer than 60 characters are shortened with "…".
+/// The differing keys of `a` and `b`, in document order: objects key by key, arrays element by element. Arrays whose
+/// elements all carry a distinct "name" (a config's /variants) pair their elements by name: a step present on one
+/// side only is one diff ("/variants/3: {…} → (absent)"), a shared step is diffed at its new index, and shared steps
+/// in another order add "/variants (order): [names] → [names]". Values longer than 60 characters are shortened
+/// with "…".
 std::vector<KeyDiff> json_key_diff(const nlohmann::json& a, const nlohmann::json& b);
 
 /// "pointer: old → new" for the first `max_shown` diffs, then "… and N more keys" when there are more.

@@ -139,6 +139,33 @@ TEST(CompareGateHash, AConfigMismatchNamesTheDifferingKeys) {
   EXPECT_EQ(describe_diffs(d, 1).back(), "… and 2 more keys");
 }
 
+TEST(CompareGateHash, StepsArePairedByNameNotPosition) {
+  using nlohmann::json;
+  const json a = {{"variants", {{{"name", "baseline"}}, {{"name", "fused"}, {"stages", 4}}, {{"name", "pipe"}}}}};
+  // fused left out: one diff, not "/variants/1/name: fused → pipe" and an absent third step.
+  json b = {{"variants", {{{"name", "baseline"}}, {{"name", "pipe"}}}}};
+  auto d = describe_diffs(json_key_diff(a, b));
+  ASSERT_EQ(d.size(), 1u) << json(d).dump();
+  EXPECT_EQ(d[0], "/variants/1: {\"name\":\"fused\",\"stages\":4} → (absent)");
+  // A changed option of a step that moved is shown at its new index; a reordered ladder says so.
+  b = {{"variants", {{{"name", "fused"}, {"stages", 5}}, {{"name", "baseline"}}, {{"name", "pipe"}}}}};
+  d = describe_diffs(json_key_diff(a, b));
+  ASSERT_EQ(d.size(), 2u) << json(d).dump();
+  EXPECT_EQ(d[0], "/variants/0/stages: 4 → 5");
+  EXPECT_EQ(d[1], "/variants (order): [\"baseline\",\"fused\",\"pipe\"] → [\"fused\",\"baseline\",\"pipe\"]");
+  // A step added at the end; unnamed or repeated names fall back to positions.
+  b = a;
+  b["variants"].push_back({{"name", "extra"}});
+  d = describe_diffs(json_key_diff(a, b));
+  ASSERT_EQ(d.size(), 1u) << json(d).dump();
+  EXPECT_EQ(d[0], "/variants/3: (absent) → {\"name\":\"extra\"}");
+  const json twice = {{"variants", {{{"name", "x"}, {"v", 1}}, {{"name", "x"}, {"v", 2}}}}};
+  const json other = {{"variants", {{{"name", "x"}, {"v", 2}}, {{"name", "x"}, {"v", 1}}}}};
+  d = describe_diffs(json_key_diff(twice, other));
+  ASSERT_EQ(d.size(), 2u) << json(d).dump();
+  EXPECT_EQ(d[0], "/variants/0/v: 1 → 2");
+}
+
 TEST(CompareGateHash, AnOldBaselineHashedWithItsDescriptionStillMatches) {
   // Before issue 30 the stored hash was FNV-1a of the whole resolved config, description included.
   const nlohmann::json old_config = resolved_config("old wording", 10);
