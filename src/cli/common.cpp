@@ -50,10 +50,11 @@ void check_variant_names(const std::vector<std::string>& names, const Config& co
   }
 }
 
-std::vector<ConfigIssue> mark_sets(std::vector<ConfigIssue> issues, const std::vector<std::string>& sets) {
+std::vector<ConfigIssue> mark_sets(std::vector<ConfigIssue> issues, const std::vector<std::string>& sets,
+                                   const nlohmann::json* resolved) {
   std::vector<ConfigOverride> overrides;
   for (const auto& s : sets) overrides.push_back(parse_config_override(s));
-  return mark_override_issues(std::move(issues), overrides);
+  return mark_override_issues(std::move(issues), overrides, resolved);
 }
 
 void add_set_option(CLI::App& sub, std::vector<std::string>& sets) {
@@ -313,7 +314,8 @@ void refuse_gpu_free_issues(const Config& c, const std::string& source, const st
                             const std::vector<size_t>& file_index) {
   std::vector<ConfigIssue> issues = metric_name_issues(c);
   for (ConfigIssue& i : step_callback_issues(c, file_index)) issues.push_back(std::move(i));
-  if (!issues.empty()) throw ConfigError(source.empty() ? "<default>" : source, mark_sets(std::move(issues), sets));
+  if (!issues.empty())
+    throw ConfigError(source.empty() ? "<default>" : source, mark_sets(std::move(issues), sets, &c.resolved));
 }
 
 std::vector<ConfigIssue> metric_name_issues(const Config& c) {

@@ -28,8 +28,10 @@ Config load_config_or_default(const std::string& path, const std::vector<std::st
 
 /// `issues` found after loading (datasheet memory, step callbacks), each one a `--set` override in `sets` caused
 /// marked " (set by --set KEY=VALUE)" as load_config marks its own (mark_override_issues). Throws InputError on a
-/// malformed override (load_config_or_default has already refused those).
-std::vector<ConfigIssue> mark_sets(std::vector<ConfigIssue> issues, const std::vector<std::string>& sets);
+/// malformed override (load_config_or_default has already refused those). `resolved` (the loaded config's
+/// Config::resolved) resolves a step named in KEY (variants.pipelined) to its index.
+std::vector<ConfigIssue> mark_sets(std::vector<ConfigIssue> issues, const std::vector<std::string>& sets,
+                                   const nlohmann::json* resolved = nullptr);
 
 /// Throws InputError when a `--variant` name in `names` is not one of `config`'s steps (with "did you mean" and the
 /// config's steps).

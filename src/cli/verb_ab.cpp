@@ -104,9 +104,9 @@ VariantSpec plugin_b_step(const std::string& path, const Config& config, const V
 /// one an override of `sets` caused marked with it.
 void refuse_like_run(const Config& config, const std::string& path, const std::vector<std::string>& sets) {
   if (auto issues = datasheet_memory_issues(config); !issues.empty())
-    throw ConfigError(path, mark_sets(std::move(issues), sets));
+    throw ConfigError(path, mark_sets(std::move(issues), sets, &config.resolved));
   if (auto issues = step_callback_issues(config); !issues.empty())
-    throw ConfigError(path, mark_sets(std::move(issues), sets));
+    throw ConfigError(path, mark_sets(std::move(issues), sets, &config.resolved));
 }
 
 /// The config at `path` with --set and --mode applied (as `run` applies them: the mode is hashed).

@@ -48,7 +48,7 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
     auto issues = datasheet_memory_issues(c);
     for (auto& i : metric_name_issues(c)) issues.push_back(std::move(i));
     for (auto& i : step_callback_issues(c)) issues.push_back(std::move(i));
-    if (!issues.empty()) throw ConfigError(path, mark_sets(std::move(issues), sets));
+    if (!issues.empty()) throw ConfigError(path, mark_sets(std::move(issues), sets, &c.resolved));
     if (plugin_failed) {
       fmt::print(stderr, "{}: the rest of the config validates; fix the plugin above\n", path);
       return static_cast<int>(ExitCode::kBadInput);

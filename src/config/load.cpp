@@ -152,7 +152,7 @@ Config parse_with(const nlohmann::json& j, const ConfigContext& ctx, const std::
     if (duplicates.empty() && overrides.empty()) throw;
     std::vector<ConfigIssue> all = duplicates;
     all.insert(all.end(), e.issues.begin(), e.issues.end());
-    throw ConfigError(ctx.source, mark_override_issues(std::move(all), overrides));
+    throw ConfigError(ctx.source, mark_override_issues(std::move(all), overrides, &j));
   }
   throw ConfigError(ctx.source, duplicates);
 }

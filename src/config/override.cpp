@@ -32,17 +32,49 @@ std::string escape_token(const std::string& part) {
   return out;
 }
 
-/// The JSON pointer of a dotted key ("workload.batch" → "/workload/batch").
-std::string pointer_of(const std::string& key) {
-  std::string p;
-  for (const auto& part : split_key(key)) p.append("/").append(escape_token(part));  // append: GCC 12 -Wrestrict
-  return p;
-}
-
 /// The index `part` names in a list of `size` elements, or -1 when it is not a whole number.
 long long list_index(const std::string& part) {
   if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) return -1;
   return std::stoll(part);
+}
+
+/// The one element of list `node` that `part` names: a bare-name element equal to it, or an object whose "name" is
+/// it (variants.pipelined → the step named pipelined); -1 when none or several do.
+long long named_index(const nlohmann::json& node, const std::string& part) {
+  long long found = -1;
+  for (size_t k = 0; k < node.size(); ++k) {
+    const nlohmann::json& e = node[k];
+    if (!(e == part || (e.is_object() && e.value("name", nlohmann::json()) == part))) continue;
+    if (found >= 0) return -1;
+    found = static_cast<long long>(k);
+  }
+  return found;
+}
+
+/// The JSON pointer `key` reaches in `doc`, a list element named by its name written as its index
+/// (variants.pipelined.options.stages → /variants/4/options/stages); without `doc`, KEY's parts as they are
+/// ("workload.batch" → "/workload/batch").
+std::string resolved_pointer(const std::string& key, const nlohmann::json* doc) {
+  std::string p;
+  const nlohmann::json* node = doc;
+  for (const auto& part : split_key(key)) {
+    std::string token = part;
+    if (node != nullptr && node->is_array()) {
+      const long long idx = list_index(part) >= 0 ? list_index(part) : named_index(*node, part);
+      if (idx >= 0 && static_cast<size_t>(idx) < node->size()) {
+        token = std::to_string(idx);
+        node = &(*node)[static_cast<size_t>(idx)];
+      } else {
+        node = nullptr;
+      }
+    } else if (node != nullptr && node->is_object() && node->contains(part)) {
+      node = &(*node)[part];
+    } else {
+      node = nullptr;
+    }
+    p.append("/").append(escape_token(token));
+  }
+  return p;
 }
 
 /// "KEY=VALUE" as the user wrote it, for messages.
@@ -95,11 +127,12 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
       // set (variants.1.options=…).
       if (i == 2 && parts[0] == "variants" && node->is_string()) *node = nlohmann::json{{"name", *node}};
       if (node->is_array()) {
-        const long long idx = list_index(part);
+        long long idx = list_index(part);
+        if (idx < 0) idx = named_index(*node, part);  // variants.pipelined: the step by its name
         if (idx < 0 || static_cast<size_t>(idx) >= node->size()) {
-          // KEY with an index at this list: in place of `part` when it is a number out of range ("-1", "9") or the
-          // name of an element ("pipelined": {"name": "pipelined"} or "pipelined"), else 0 before it (a key of the
-          // elements: workload.requests.seed → workload.requests.0.seed).
+          // KEY with an index at this list: in place of `part` when it is a number out of range ("-1", "9") or a
+          // name several elements have, else 0 before it (a key of the elements: workload.requests.seed →
+          // workload.requests.0.seed).
           std::string index;
           if (part.find_first_not_of("-+0123456789") == std::string::npos) index = "0";
           for (size_t k = 0; index.empty() && k < node->size(); ++k) {
@@ -145,10 +178,10 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
 }
 
 std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
-                                              const std::vector<ConfigOverride>& overrides) {
+                                              const std::vector<ConfigOverride>& overrides, const nlohmann::json* doc) {
   for (ConfigIssue& issue : issues) {
     for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {  // the last override of a path is what counts
-      const std::string p = pointer_of(o->key);
+      const std::string p = resolved_pointer(o->key, doc);
       const auto under = [](const std::string& a, const std::string& b) {  // a is b or inside b
         return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '/');
       };
@@ -167,7 +200,7 @@ std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
         // in command-line order, the last of a key only.
         std::vector<std::string> keys, texts;
         for (auto q = overrides.rbegin(); q != overrides.rend(); ++q)
-          if (const std::string qp = pointer_of(q->key); qp != issue.pointer && under(qp, issue.pointer) &&
+          if (const std::string qp = resolved_pointer(q->key, doc); qp != issue.pointer && under(qp, issue.pointer) &&
                                                          std::find(keys.begin(), keys.end(), q->key) == keys.end()) {
             keys.push_back(q->key);
             texts.insert(texts.begin(), shown(*q));

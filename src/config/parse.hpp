@@ -110,7 +110,8 @@ struct ConfigOverride {
 ConfigOverride parse_config_override(const std::string& arg);
 
 /// Sets each override's value in the raw config document `j`, in order (a later one wins), creating
-/// missing objects on the way. Throws ConfigError (`source`) naming the override and the JSON pointer
+/// missing objects on the way. A KEY part at a list is an index or the name of one element (variants.pipelined:
+/// the step whose "name" is pipelined, or the bare name). Throws ConfigError (`source`) naming the override and the JSON pointer
 /// when the path crosses a value that is not an object (or a list with that index) or `j` is not an
 /// object. Unknown keys are left to parse_config (which names them with "did you mean").
 void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>& overrides,
@@ -122,8 +123,11 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
 /// that several overrides set parts of names each: "(set by --set A, --set B)"); " (after --set
 /// KEY=VALUE)" to one elsewhere in the object holding the override whose message names the string VALUE as a word
 /// (--set workload.requests.distribution=lognormal, then "missing required parameter of lognormal").
+/// `doc` (the config the overrides were applied to) resolves a list element KEY names by its name to its index;
+/// without it such a KEY marks the problems at its name.
 std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
-                                              const std::vector<ConfigOverride>& overrides);
+                                              const std::vector<ConfigOverride>& overrides,
+                                              const nlohmann::json* doc = nullptr);
 
 /// Reads and parses a config file (JSON syntax errors name line and column) with the same reader every
 /// verb uses: a directory, an unreadable path and anything over kMaxInputFileBytes (64 MiB; pipes and

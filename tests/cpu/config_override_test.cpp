@@ -207,7 +207,7 @@ TEST(ConfigOverride, UnknownPathsAndBadValuesNameThePointerAndTheOverride) {
   fs::remove(fused);
 }
 
-TEST(ConfigOverride, AListWithoutAnIndexSuggestsTheElementByNameOrNumber) {
+TEST(ConfigOverride, AStepIsNamedByItsNameOrIndex) {
   const auto error = [](const std::string& set) {
     try {
       (void)with_sets({set});
@@ -216,10 +216,29 @@ TEST(ConfigOverride, AListWithoutAnIndexSuggestsTheElementByNameOrNumber) {
     }
     return std::string("accepted");
   };
-  // good()'s variants: [{"name": "baseline", …}, "decomposed", "k_aligned"].
-  EXPECT_NE(error("variants.k_aligned.min_speedup=2").find("e.g. variants.2.min_speedup"), std::string::npos)
-      << error("variants.k_aligned.min_speedup=2");
-  EXPECT_NE(error("variants.baseline.options={}").find("e.g. variants.0.options"), std::string::npos);
+  // good()'s variants: [{"name": "baseline", …}, "decomposed", "k_aligned"]: an object and two bare names.
+  Config c = with_sets({"variants.k_aligned.min_speedup=2", R"(variants.baseline.options={"time_broadcast":false})"});
+  ASSERT_EQ(c.variants.size(), 3u);
+  ASSERT_TRUE(c.variants[2].min_speedup.has_value());
+  EXPECT_DOUBLE_EQ(*c.variants[2].min_speedup, 2.0);
+  EXPECT_FALSE(c.variants[1].min_speedup.has_value());
+  EXPECT_EQ(c.variants[0].options, nlohmann::json({{"time_broadcast", false}}));
+  // A problem of a step set by name is marked at its index, like one set by index.
+  const std::string msg = load_error(good_file(), {"variants.k_aligned.min_speedup=-1"});
+  EXPECT_NE(msg.find("/variants/2/min_speedup"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(set by --set variants.k_aligned.min_speedup=-1)"), std::string::npos) << msg;
+  // A name two elements share picks none; an unknown name suggests an index.
+  auto j = good();
+  j["variants"] = nlohmann::json::array({"decomposed", "decomposed"});
+  try {
+    (void)with_sets({"variants.decomposed.min_speedup=2"}, j);
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(e.issues.at(0).message.find("is a list of 2 elements"), std::string::npos) << e.issues.at(0).message;
+  }
+  EXPECT_NE(error("variants.pipelined.min_speedup=2").find("e.g. variants.0.pipelined.min_speedup"),
+            std::string::npos)
+      << error("variants.pipelined.min_speedup=2");
   EXPECT_NE(error("variants.-1.min_speedup=2").find("e.g. variants.0.min_speedup"), std::string::npos);
   EXPECT_NE(error("variants.7.min_speedup=2").find("e.g. variants.0.min_speedup"), std::string::npos);
   EXPECT_NE(error("variants.min_speedup=2").find("e.g. variants.0.min_speedup"), std::string::npos);
