@@ -211,7 +211,11 @@ std::vector<IntExpr> parse_shape_exprs(std::string_view text) {
       std::string_view piece = inner.substr(start, i - start);
       while (!piece.empty() && (piece.front() == ' ' || piece.front() == '\t')) piece.remove_prefix(1);
       while (!piece.empty() && (piece.back() == ' ' || piece.back() == '\t')) piece.remove_suffix(1);
-      dims.push_back(IntExpr::parse(piece));
+      try {
+        dims.push_back(IntExpr::parse(piece));
+      } catch (const InputError& e) {  // the whole shape too: "'D +'" alone does not say where it sits
+        throw InputError(fmt::format("'{}', dimension {}: {}", text, dims.size() + 1, e.what()));
+      }
       start = i + 1;
     }
   }

@@ -57,7 +57,7 @@ class IntExpr {
 };
 
 /// Parses a shape "[e1, e2, …]" ("[]": a scalar) into one expression per dimension. Throws InputError as
-/// IntExpr::parse, or "'<text>': a shape is written [d1, d2, …]".
+/// IntExpr::parse behind "'<text>', dimension <k>: " (k from 1), or "'<text>': a shape is written [d1, d2, …]".
 std::vector<IntExpr> parse_shape_exprs(std::string_view text);
 
 }  // namespace gpubench

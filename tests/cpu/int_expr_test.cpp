@@ -74,6 +74,12 @@ TEST(IntExpr, ShapesSplitAtTopLevelCommas) {
   EXPECT_TRUE(parse_shape_exprs("[]").empty());
   EXPECT_THROW(parse_shape_exprs("B, D"), InputError);
   EXPECT_THROW(parse_shape_exprs("[B, ]"), InputError);
+  try {  // a bad dimension names the whole shape and its place in it
+    (void)parse_shape_exprs("[B, D +]");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "'[B, D +]', dimension 2: 'D +': expected a number, a symbol or '(' at column 4");
+  }
 }
 
 }  // namespace
