@@ -85,6 +85,12 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
   };
   if (op.tensor_count < 1 || op.tensors == nullptr)
     throw InputError(where + ": declares no tensors; list the inputs and the one output");
+  // No output at all is said first: the tensor meant as the output, marked input, would otherwise be refused for
+  // its missing fill.
+  if (std::none_of(op.tensors, op.tensors + op.tensor_count,
+                   [](const gpubench_tensor_v1_t& c) { return c.role == GPUBENCH_ROLE_OUTPUT; }))
+    throw InputError(where + ": has no output tensor; give the tensor the steps write role GPUBENCH_ROLE_OUTPUT (an "
+                             "op has exactly one)");
   int outputs = 0;
   for (int32_t i = 0; i < op.tensor_count; ++i) {
     const gpubench_tensor_v1_t& c = op.tensors[i];

@@ -220,6 +220,8 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
       {plugin("schema_typo"), "step toy_copy/copy: options_schema: step schema: options/0/dflt is not a schema key; "
                               "accepted: name, type, min, max, values, default, default_doc, doc"},
       {plugin("dup_tensor"), "op toy_copy: two tensors are named X"},
+      {plugin("no_output"), "op toy_copy: has no output tensor; give the tensor the steps write role "
+                            "GPUBENCH_ROLE_OUTPUT"},
       {plugin("bad_name"), "step 5 (op \"toy_copy\", name \"warp-row\") needs an op and a name of letters, digits "
                            "and '_', not starting with a digit"},
   };
