@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # The device call behind this folder (run from the repository root, .prebuilt carried; fill_loop built here with
 #   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I. results/h200/2026-12-05_fill_loop/fill_loop.cu \
-#        -o .prebuilt/fill_loop
+#        -o .prebuilt/fill_loop && xz -T0 -6 -f .prebuilt/fill_loop
 # and gpubench / gpubench_gpu_tests by scripts/prebuilt at the commit the README names).
 # Order: the fill loop (with nvidia-smi sampling power and clock every 250 ms, read-only), the smem-only tensor loop
 # and the op's pipelined step with --metrics=all on the same board, then the GPU tests with the CLI binary set.
+# The GPU test binary has the build machine's paths compiled in (GPUBENCH_SOURCE_DIR /work/main, its build/ plugin and
+# kernel-file folders): .prebuilt/bt.tar.xz holds those build/ folders (made with
+#   mkdir -p /tmp/bt/tests && cp -a build/tests/plugins build/tests/kernel_files /tmp/bt/tests/ &&
+#   cp -a build/examples /tmp/bt/ && tar -cJf .prebuilt/bt.tar.xz -C /tmp/bt .
+# ), unpacked into this tree's build/, and /work/main is linked to this tree when it does not exist.
 out="${OUT:-/tmp/fill_loop_out}"; mkdir -p "$out"; t0=$(date +%s)
-xz -dkf .prebuilt/gpubench.xz .prebuilt/gpubench_gpu_tests.xz
+xz -dkf .prebuilt/gpubench.xz .prebuilt/gpubench_gpu_tests.xz .prebuilt/fill_loop.xz
+chmod +x .prebuilt/fill_loop
+mkdir -p build && tar -xJf .prebuilt/bt.tar.xz -C build
+[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
 gb=.prebuilt/gpubench
 nvidia-smi -q > "$out/nvidia_smi_q.txt" 2>&1
 nvidia-smi --query-gpu=timestamp,power.draw,clocks.sm,temperature.gpu \
