@@ -142,12 +142,23 @@ class IkboLce final : public op::Operation {
     return static_cast<int64_t>(operand_bytes(lce_shape(c.shape), c.B, c.U, c.precision));
   }
   int64_t workspace_bytes(const op::CaseSize& c) const override {
+    return std::max(step_workspace_bytes("baseline", c), step_workspace_bytes("", c));
+  }
+  // What a step needs at least: baseline the broadcast E [B, K, N]; every other step the larger of k_aligned's copies
+  // (W, E_user and E_cand K-padded to multiples of 8, Y_user [U, M, N]) and fused's (K-padded W, Y_user in fp32 and in
+  // 16-bit fragments of 224 × 64 tiles; pipelined's are fewer). backend "auto"'s setup trial holds the library path
+  // and the tile kernel at once where they fit, else one at a time (backend_choice.cpp). The baseline's bound keeps
+  // one Y-sized intermediate on top; k_aligned's Y_user is the others'.
+  int64_t step_workspace_bytes(const std::string& step, const op::CaseSize& c) const override {
     const LceShape s = lce_shape(c.shape);
     const int64_t elt = element_bytes(c.precision);
     const int64_t y = static_cast<int64_t>(output_bytes(s, c.B, c.precision));
-    const int64_t broadcast = c.B * (s.K_user + s.K_cand) * s.N * elt;  // baseline's E [B, K, N]
-    const int64_t padded = input_bytes(c) + (c.B + c.U) * 8 * s.N * elt;  // k_aligned's padded copies
-    return std::max(broadcast, padded) + y;                             // + a Y_cand-like intermediate
+    if (step == "baseline") return c.B * (s.K_user + s.K_cand) * s.N * elt + y;
+    const int64_t w_padded = s.M * (s.K_user + s.K_cand + 16) * elt;
+    const int64_t library = input_bytes(c) + (c.B + c.U) * 8 * s.N * elt + w_padded + c.U * s.M * s.N * elt;
+    const int64_t tiles = ((s.M + 223) / 224 * 224) * ((s.N + 63) / 64 * 64);  // elements per request
+    const int64_t tile = w_padded + c.U * s.M * s.N * 4 + c.U * tiles * 2;
+    return std::max(library, tile);
   }
   std::unique_ptr<op::Inputs> make_inputs(const op::CaseSize& c, const RequestLayout& layout, uint64_t seed,
                                           cudaStream_t stream) const override {
@@ -200,7 +211,10 @@ class IkboLce final : public op::Operation {
       return {refusal,
               "set options.backend to \"auto\" (the default: the library path runs such a case), or change the shape",
               true};
-    if (!refusal.empty()) return {refusal + ", so the library path runs", consequence};
+    if (!refusal.empty())  // nothing to try: backend_choice.cpp runs the library path without a trial
+      return {refusal + ", so the library path runs",
+              "With backend \"auto\" (the default) the library path (k_aligned's cuBLASLt GEMMs) runs such a case "
+              "without a trial, and the report names the choice"};
     // The inline user GEMM runs where given, or where backend "auto"'s trial tries it (user_gemm left out).
     const bool inline_user = info->schema->find("user_gemm") != nullptr &&
                              (o.text("user_gemm") == "inline" || (!tile && !options.contains("user_gemm")));

@@ -58,8 +58,8 @@ std::string tile_use_text(const TileUse& use) {
   const std::string mma = fmt::format("{}% of the {}(M) × {}(N) output tile holds data{}",
                                       percent(use.mma_use, kMinMmaUse), kTileUseM, use.n_tile,
                                       use.mma_use < kMinMmaUse ? fmt::format(" (under {:.0f}%)", 100 * kMinMmaUse) : "");
-  const std::string user = fmt::format("the user GEMM is {}% of the schedule{}", percent(use.user_share, kMaxUserShare),
-                                       use.user_share <= kMaxUserShare ? ""
+  const std::string user = fmt::format("the user GEMM is {}% of the GEMM work{}",
+                                       percent(use.user_share, kMaxUserShare), use.user_share <= kMaxUserShare ? ""
                                        : use.inline_user               ? " (inline here: not counted)"
                                                                        : " (over half)");
   return mma + ", " + user;

@@ -44,7 +44,8 @@ double inline_stage_ratio(const LceShape& s, int64_t B, int64_t U);
 struct TileUse {
   int64_t n_tile = kTileUseN;  ///< the N tile the model assumed: 128 (cooperative) or 64 (ping-pong)
   double mma_use = 0;     ///< useful share of the tile's MMA work: M/(224·⌈M/224⌉) · N/(n_tile·⌈N/n_tile⌉)
-  double user_share = 0;  ///< the user GEMM's share of the schedule's reduction: U·K_user / (U·K_user + B·K_cand)
+  /// The user GEMM's share of the GEMM work (FLOP; M and N are common): U·K_user / (U·K_user + B·K_cand).
+  double user_share = 0;
   /// The step may run the inline user GEMM here (tile_use's `inline_sms` > 0 and inline_user_may_pay): it has no user
   /// tiles, so user_share does not flag the case.
   bool inline_user = false;
@@ -62,7 +63,7 @@ struct TileUse {
 TileUse tile_use(const LceShape& s, int64_t B, int64_t U, int64_t n_tile = kTileUseN, int inline_sms = 0);
 
 /// One line on `use`, naming the rule that fired, e.g. "4.0% of the 224(M) × 128(N) output tile holds data (under
-/// 55%), the user GEMM is 66.7% of the schedule (over half)" ("(inline here: not counted)" where TileUse::inline_user
+/// 55%), the user GEMM is 66.7% of the GEMM work (over half)" ("(inline here: not counted)" where TileUse::inline_user
 /// waived that rule): one decimal, more where one would print the cut-off
 /// itself (50.05%) or 0.
 std::string tile_use_text(const TileUse& use);

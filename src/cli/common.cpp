@@ -128,16 +128,17 @@ std::string memory_need_text(int64_t bytes) {
                                                        : fmt::format("{:.2f} GB", bytes / 1e9);
 }
 
-std::vector<ConfigIssue> datasheet_memory_issues(const Config& c) {
+std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vector<std::string>& only_steps) {
   const int64_t have = datasheet_memory_bytes(c.device.model);
   const std::string where = "the " + c.device.model + " datasheet";
   std::vector<ConfigIssue> out;
   for (const WorkloadCase& wc : c.workload.cases) {
     // One request is the least any layout has: a batch too large even then is refused without laying out its
     // B candidates (2^31 of them take 8 GB of host memory).
-    int64_t need = measure::case_memory_need(c, wc.shape, wc.batch, 1, 1);
+    int64_t need = measure::case_memory_need(c, wc.shape, wc.batch, 1, 1, only_steps);
     if (need <= have || wc.batch <= kCheapLayoutBatch)
-      need = measure::case_memory_need(c, wc.shape, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1);
+      need = measure::case_memory_need(c, wc.shape, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1,
+                                       only_steps);
     if (need > have)
       out.push_back({"/workload", fmt::format("case {} needs at least {} of device memory, {} has {:.0f} "
                                                     "GB: run refuses it; shrink /workload/batch or /workload/shape, "
@@ -206,14 +207,14 @@ std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advi
                                            const std::vector<size_t>& file_index) {
   std::vector<std::string> out;
   for (size_t i = 0; i < c.variants.size(); ++i) {
-    std::vector<std::string> examples;
-    std::string consequence;
+    std::vector<std::string> examples, consequences;  // each consequence once (a refused shape's differs)
     size_t flagged = 0;
     for (size_t k = 0; k < c.workload.cases.size(); ++k) {
       const op::StepAdvice* a = advice_of(k, i);
       if (a == nullptr || a->detail.empty() || a->fails) continue;  // a case it cannot run is an error instead
       ++flagged;
-      consequence = a->consequence;
+      if (std::find(consequences.begin(), consequences.end(), a->consequence) == consequences.end())
+        consequences.push_back(a->consequence);
       if (examples.size() < 3) examples.push_back(c.workload.cases[k].label + ": " + a->detail);
     }
     if (flagged == 0) continue;
@@ -224,7 +225,7 @@ std::vector<std::string> step_advice_notes(const Config& c, const AdviceOf& advi
                                    c.workload.cases.size() == 1 ? "" : "s");
     for (size_t e = 0; e < examples.size(); ++e) line += (e ? "; " : "") + examples[e];
     if (flagged > examples.size()) line += fmt::format("; and {} more", flagged - examples.size());
-    line += ". " + consequence;
+    for (const std::string& consequence : consequences) line += ". " + consequence;
     // An acceptance threshold is held on every case, these included (the first step's is ignored: nothing to beat).
     if (const auto& ms = c.variants[i].min_speedup; ms && i > 0) {
       const bool vs_baseline = c.variants[i].min_speedup_vs == "baseline";

@@ -198,7 +198,7 @@ int run(const RunArgs& a) {
     if (!find_report_writer(f)) throw InputError("--format: unknown format '" + f + "' (see `gpubench list`)");
   check_variant_names(a.variants, config);
   // A case too big for the config's GPU model's datasheet memory is bad input on any machine (as validate says).
-  if (auto issues = datasheet_memory_issues(config); !issues.empty())
+  if (auto issues = datasheet_memory_issues(config, a.variants); !issues.empty())
     throw ConfigError(a.config.empty() ? "<default>" : a.config,
                       mark_sets(std::move(issues), a.sets, &config.resolved));
   if (auto issues = step_callback_issues(config); !issues.empty())

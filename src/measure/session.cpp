@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <limits>
@@ -43,7 +44,8 @@ int64_t saturated_mul(int64_t a, int64_t b) {
 
 }  // namespace
 
-int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets) {
+int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets,
+                         const std::vector<std::string>& only_steps) {
   const op::Operation& operation = op::operation_of(config);
   const op::CaseSize size = op::case_size(config, shape, B, U);
   const int64_t inputs = operation.input_bytes(size);
@@ -51,11 +53,14 @@ int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, in
   const int64_t y = saturated_mul(elements, element_bytes(config.precision));
   const int64_t y_ref = saturated_mul(elements, 4);
   const int64_t seeds = config.check.enabled ? static_cast<int64_t>(config.check.seeds.size()) : 0;
-  // The op's bound for its in-tree steps, or the largest a selected step declares with the config's options.
-  int64_t workspace = operation.workspace_bytes(size);
-  for (const VariantSpec& v : config.variants)
+  // The largest of the steps that run: the op's bound for the step, and what the step declares with its options.
+  int64_t workspace = 0;
+  for (const VariantSpec& v : config.variants) {
+    if (!only_steps.empty() && std::find(only_steps.begin(), only_steps.end(), v.name) == only_steps.end()) continue;
+    workspace = std::max(workspace, operation.step_workspace_bytes(v.name, size));
     if (const op::StepInfo* s = operation.find_step(v.name); s != nullptr && s->workspace_bytes)
       workspace = std::max(workspace, s->workspace_bytes(size, v.options));
+  }
   // seeds · (inputs + y_ref + 2 y) + input_sets · (inputs + y + workspace) + workspace, saturated: a need past int64
   // (or an op size that wrapped) reads as more memory than any device has, never as a small or negative number.
   const int64_t check = saturated_mul(seeds, saturated_add(saturated_add(inputs, y_ref), saturated_mul(2, y)));
@@ -220,7 +225,7 @@ class SessionRun {
     cs.n_sets = rotation_sets(footprint, device_.l2_bytes, config_.measure);
     size_t free_b = 0, total_b = 0;
     GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));
-    const int64_t need = case_memory_need(config_, wc.shape, wc.batch, U, cs.n_sets);
+    const int64_t need = case_memory_need(config_, wc.shape, wc.batch, U, cs.n_sets, options_.only_variants);
     if (need > static_cast<int64_t>(free_b * 0.95)) {
       throw InputError(fmt::format("{}: needs {:.2f} GiB of device memory, {:.2f} GiB free; shrink /workload/batch or "
                                    "/workload/shape, or use fewer /check/seeds", wc.label, need / 1073741824.0,

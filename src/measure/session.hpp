@@ -45,9 +45,12 @@ std::vector<std::string> step_report_notes(const op::Step& step);
 Report run_session(const Config& config, const DeviceInfo& device, const RunOptions& options, const LogFn& log);
 
 /// Device memory a case of the op's `shape` (the case's: WorkloadCase::shape) with B candidates in U requests needs
-/// [bytes]: check operands and references per seed, timing input sets, outputs, and the largest variant workspace
-/// (the baseline's broadcast copy [B, K, N]). Saturates: INT64_MAX when the sum overflows int64 or an op size is
-/// negative (wrapped), so a shape too large always reads as not fitting.
-int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets);
+/// [bytes]: check operands and references per seed, timing input sets, outputs, and the largest workspace of the
+/// steps that run (/variants, only those in `only_steps` when it is not empty: `run --variant`), each the op's
+/// bound for that step (Operation::step_workspace_bytes, e.g. a baseline's broadcast copy [B, K, N]) or what
+/// the step declares. Saturates: INT64_MAX when the sum overflows int64 or an op size is negative (wrapped), so a
+/// shape too large always reads as not fitting.
+int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets,
+                         const std::vector<std::string>& only_steps = {});
 
 }  // namespace gpubench::measure

@@ -165,6 +165,12 @@ class Operation {
   /// Device bytes of the largest step workspace, plus one output-sized intermediate [bytes] (an upper bound
   /// used by the memory check before any GPU work).
   virtual int64_t workspace_bytes(const CaseSize& size) const = 0;
+  /// The same bound for in-tree step `step` alone [bytes], so that a ladder without its largest step is not held
+  /// to it. Default: workspace_bytes(size). A step that declares its own (StepInfo::workspace_bytes) adds that.
+  virtual int64_t step_workspace_bytes(const std::string& step, const CaseSize& size) const {
+    (void)step;
+    return workspace_bytes(size);
+  }
   /// Allocates and fills the inputs of `layout` (B = layout.batch, U = layout.requests()) with random values
   /// for `seed` (never zeros; index tensors from the layout), enqueued on `stream`.
   /// Throws InputError for an inconsistent layout, DeviceError on CUDA failure (out of memory included).

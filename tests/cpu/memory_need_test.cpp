@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "support/op_context.hpp"
 #include "config/config.hpp"
@@ -11,8 +13,21 @@
 namespace gpubench {
 namespace {
 
+/// `c` with a ladder of `steps`.
+Config with_ladder(Config c, const std::vector<std::string>& steps) {
+  c.variants.clear();
+  for (const std::string& name : steps) {
+    VariantSpec v;
+    v.name = name;
+    c.variants.push_back(v);
+  }
+  return c;
+}
+
+const std::vector<std::string> kLadder = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
+
 Config tiny(bool check, int seeds) {
-  Config c = gpubench::testing::lce_config();
+  Config c = with_ladder(gpubench::testing::lce_config(), kLadder);
   c.precision = Precision::kFp16;
     c.workload.shape.set("M", 4);
   c.workload.shape.set("N", 8);
@@ -24,16 +39,38 @@ Config tiny(bool check, int seeds) {
 }
 
 TEST(MemoryNeed, TinyShapeByHand) {
-  // B=10, U=2, fp16 (2 B/element):
+  // M=4, N=8, K_user=3, K_cand=5, B=10, U=2, fp16 (2 B/element):
   //   operands  = 2·(M·(Ku+Kc) + U·Ku·N + B·Kc·N) + 4·(B+U+1) = 2·(32+48+400) + 52 = 1012
   //   Y         = 2·B·M·N = 640;  Y_ref (fp32) = 1280
-  //   broadcast = 2·B·(Ku+Kc)·N = 1280;  padded = 1012 + 2·(B+U)·8·N = 2548
-  //   workspace = max(1280, 2548) + 640 = 3188
-  //   need      = seeds·(1012+1280+2·640) + sets·(1012+640+3188) + 3188
+  //   baseline  = 2·B·(Ku+Kc)·N + Y = 1280 + 640 = 1920
+  //   the rest  = the larger of k_aligned's copies: 1012 + 2·(B+U)·8·N = 2548, W padded 2·M·(Ku+Kc+16) = 192,
+  //               Y_user 2·U·M·N = 128: 2868
+  //               and fused's: W padded 192, fp32 Y_user 4·U·M·N = 256, 16-bit tiles 2·U·224·64 = 57344: 57792
+  //   need      = seeds·(1012+1280+2·640) + sets·(1012+640+workspace) + workspace
   const Shape s = tiny(true, 1).workload.shape;
-  EXPECT_EQ(measure::case_memory_need(tiny(true, 2), s, 10, 2, 3), 2 * 3572 + 3 * 4840 + 3188);  // 24852
-  EXPECT_EQ(measure::case_memory_need(tiny(false, 2), s, 10, 2, 3), 3 * 4840 + 3188);            // no check
-  EXPECT_EQ(measure::case_memory_need(tiny(true, 1), s, 10, 2, 1), 3572 + 4840 + 3188);
+  EXPECT_EQ(measure::case_memory_need(tiny(true, 2), s, 10, 2, 3), 2 * 3572 + 3 * 59444 + 57792);  // 243268
+  EXPECT_EQ(measure::case_memory_need(tiny(false, 2), s, 10, 2, 3), 3 * 59444 + 57792);            // no check
+  EXPECT_EQ(measure::case_memory_need(tiny(true, 1), s, 10, 2, 1), 3572 + 59444 + 57792);
+  // A ladder of the baseline alone holds only its broadcast copy.
+  EXPECT_EQ(measure::case_memory_need(with_ladder(tiny(true, 1), {"baseline"}), s, 10, 2, 1), 3572 + 3572 + 1920);
+}
+
+TEST(MemoryNeed, OnlyTheStepsThatRunCount) {
+  // The IKBO reference shape at B=1024, U=15 (below): the baseline's bound is 1,298,661,376 B (broadcast copy
+  // 1024·2044·256·2 + Y 227,016,704), every other step's 474,219,856 B (k_aligned's copies, more than fused's
+  // 11,875,480). Without the baseline the need drops by twice the difference (a timing set and the spare).
+  Config c = tiny(true, 1);
+  c.workload.shape.set("M", 433);
+  c.workload.shape.set("N", 256);
+  c.workload.shape.set("K_user", 1178);
+  c.workload.shape.set("K_cand", 866);
+  const int64_t all = 4'662'115'696, without_baseline = all - 2 * (1'298'661'376 - 474'219'856);
+  EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1), all);
+  EXPECT_EQ(measure::case_memory_need(with_ladder(c, {"k_aligned", "pipelined"}), c.workload.shape, 1024, 15, 1),
+            without_baseline);
+  // `run --variant k_aligned` on the whole ladder: the baseline does not run, so it is not counted.
+  EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1, {"k_aligned"}), without_baseline);
+  EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1, {"baseline", "k_aligned"}), all);
 }
 
 TEST(MemoryNeed, ReferenceShapeIsBroadcastBound) {

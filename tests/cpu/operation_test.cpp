@@ -127,10 +127,18 @@ TEST(Operation, ConfigNamesTheOpOrGetsTheDefault) {
 TEST(Operation, MemoryNeedCountsTheOpsTensors) {
   Config c = testing::lce_config();
   c.check.seeds = {1};
+  for (const char* name : {"baseline", "k_aligned"}) {
+    VariantSpec v;
+    v.name = name;
+    c.variants.push_back(v);
+  }
   const op::Operation& o = lce_op();
   const op::CaseSize size = op::case_size(c, c.workload.shape, 64, 4);
   const int64_t in = o.input_bytes(size), y = o.output_elements(size) * 2, y_ref = o.output_elements(size) * 4;
+  // The op's bound is the larger of its steps' (the baseline's broadcast copy here).
   const int64_t ws = o.workspace_bytes(size);
+  EXPECT_EQ(ws, std::max(o.step_workspace_bytes("baseline", size), o.step_workspace_bytes("k_aligned", size)));
+  EXPECT_GT(o.step_workspace_bytes("baseline", size), o.step_workspace_bytes("k_aligned", size));
   // one check seed (inputs, fp32 reference, output and the baseline's output) + 3 timing sets + one workspace
   EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 64, 4, 3), (in + y_ref + 2 * y) + 3 * (in + y + ws) + ws);
 }

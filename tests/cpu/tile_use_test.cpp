@@ -19,22 +19,22 @@ TEST(TileUse, SharesOfTheReferenceShapeAndOfASmallM) {
   EXPECT_NEAR(ref.mma_use, 433.0 / 448.0, 1e-12);
   EXPECT_NEAR(ref.user_share, 17670.0 / (17670.0 + 886784.0), 1e-12);
   EXPECT_FALSE(ref.library_expected);
-  // M=16 N=64, one candidate per request: 16/224 · 64/128 of the tile, the user GEMM 2/3 of the schedule.
+  // M=16 N=64, one candidate per request: 16/224 · 64/128 of the tile, the user GEMM 2/3 of the GEMM work.
   const TileUse small = tile_use({16, 64, 128, 64}, 1024, 1024);
   EXPECT_NEAR(small.mma_use, 16.0 / 224.0 * 0.5, 1e-12);
   EXPECT_NEAR(small.user_share, 2.0 / 3.0, 1e-12);
   EXPECT_TRUE(small.library_expected);
   EXPECT_EQ(tile_use_text(small),
-            "3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of the schedule "
+            "3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of the GEMM work "
             "(over half)");
   EXPECT_EQ(tile_use_text(ref), "96.7% of the 224(M) × 128(N) output tile holds data, the user GEMM is 2.0% of the "
-                                "schedule");
+                                "GEMM work");
 }
 
 TEST(TileUse, EachThresholdAloneFlagsTheCase) {
   // M=224 N=64: half the tile (under 0.55); few requests.
   EXPECT_TRUE(tile_use({224, 64, 100, 100}, 1000, 10).library_expected);
-  // M=448 N=128 fills the tile: 0.6 of the schedule on the user GEMM flags it, 0.5 does not.
+  // M=448 N=128 fills the tile: 0.6 of the GEMM work on the user GEMM flags it, 0.5 does not.
   EXPECT_TRUE(tile_use({448, 128, 300, 100}, 100, 50).library_expected);    // 15000 / (15000 + 10000)
   EXPECT_FALSE(tile_use({448, 128, 200, 100}, 100, 50).library_expected);   // 10000 / 20000 = 0.5
   EXPECT_THROW(tile_use({448, 128, 200, 100}, 10, 11), InputError);         // U > B
@@ -67,7 +67,7 @@ TEST(TileUse, TheInlineUserGemmWaivesTheUserShareWhereItMayPay) {
   EXPECT_TRUE(inline_user_may_pay({256, 96, 4096, 256}, 8, 1, kModelSms));
   EXPECT_FALSE(inline_user_may_pay({256, 96, 4096, 256}, 8, 1, 15));
   EXPECT_FALSE(inline_user_may_pay({433, 256, 0, 866}, 8, 8, kModelSms)) << "no user GEMM to inline";
-  // M = 2048 N = 128, one candidate per request at B = 8: the user GEMM is 2/3 of the schedule, which flags the case
+  // M = 2048 N = 128, one candidate per request at B = 8: the user GEMM is 2/3 of the GEMM work, which flags the case
   // for the user tiles but not where the inline user GEMM runs.
   const TileUse tiles = tile_use({2048, 128, 512, 256}, 8, 8);
   EXPECT_TRUE(tiles.library_expected);
@@ -80,14 +80,14 @@ TEST(TileUse, TheInlineUserGemmWaivesTheUserShareWhereItMayPay) {
   const TileUse small = tile_use({16, 64, 128, 64}, 8, 8, kTileUseN, kModelSms);
   EXPECT_TRUE(small.library_expected);
   EXPECT_EQ(tile_use_text(small), "3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is "
-                                  "66.7% of the schedule (inline here: not counted)");
+                                  "66.7% of the GEMM work (inline here: not counted)");
 }
 
 TEST(TileUse, TheTextNeverPrintsTheCutOffOrZeroForAShareBeyondIt) {
-  // K_user 513 vs K_cand 512, one candidate per request: 50.05% of the schedule, over half.
+  // K_user 513 vs K_cand 512, one candidate per request: 50.05% of the GEMM work, over half.
   const TileUse near = tile_use({448, 128, 513, 512}, 100, 100);
   ASSERT_TRUE(near.library_expected);
-  EXPECT_NE(tile_use_text(near).find("the user GEMM is 50.05% of the schedule (over half)"), std::string::npos)
+  EXPECT_NE(tile_use_text(near).find("the user GEMM is 50.05% of the GEMM work (over half)"), std::string::npos)
       << tile_use_text(near);
   // M=1 N=7: 1/224 · 7/128 = 0.024% of the tile.
   EXPECT_EQ(tile_use_text(tile_use({1, 7, 100, 100}, 100, 10)).rfind("0.02% of the 224(M) × 128(N)", 0), 0u)
@@ -136,17 +136,17 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
   EXPECT_EQ(flagged[1], 78) << "fused";
   EXPECT_EQ(flagged[2], 72) << "pipelined";
   EXPECT_EQ(plan.at("cases").at(0).at("steps").at(1).at("advice"),
-            "3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of the schedule "
+            "3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of the GEMM work "
             "(over half)");
   EXPECT_EQ(plan.at("cases").at(0).at("steps").at(2).at("advice"),
-            "3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of the schedule "
+            "3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of the GEMM work "
             "(inline here: not counted)");
   EXPECT_NE(plan.at("notes").dump().find("on 72 of 99 cases"), std::string::npos) << "plan's note from its rows";
   ASSERT_EQ(run({"plan", shapes, "--format", "csv"}), 0) << err_;
   EXPECT_NE(out_.find(",fits,advice\n"), std::string::npos);
   EXPECT_NE(out_.find(",pipelined,decomposed,"), std::string::npos);
   EXPECT_NE(out_.find(",\"3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of "
-                      "the schedule (over half)\"\n"),
+                      "the GEMM work (over half)\"\n"),
             std::string::npos)
       << "quoted: the detail holds commas";
 
@@ -158,9 +158,11 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
   // An N the tile kernel refuses at setup (not a multiple of 8) is named before the GPU, with what happens then.
   ASSERT_EQ(run({"validate", fp16, "--set", "workload.shape.N=100"}), 0) << err_;
   EXPECT_NE(out_.find("the tile kernel cannot run N = 100 (not a multiple of 8: TMA needs 16-byte rows of E and Y), so "
-                      "the library path runs"),
+                      "the library path runs. With backend \"auto\" (the default) the library path (k_aligned's "
+                      "cuBLASLt GEMMs) runs such a case without a trial"),
             std::string::npos)
       << out_;
+  EXPECT_EQ(out_.find("picks the faster"), std::string::npos) << "no trial where the tile kernel cannot run: " << out_;
   // With backend "tile" such a case cannot run at all: an error before the GPU (validate, plan and run), with the fix.
   for (const char* verb : {"validate", "plan", "run"}) {
     ASSERT_EQ(run({verb, fp16, "--set", "workload.shape.N=100", "--set", "variants.4.options={\"backend\":\"tile\"}"}),
