@@ -139,17 +139,30 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
             const nlohmann::json& e = (*node)[k];
             if (e == part || (e.is_object() && e.value("name", nlohmann::json()) == part)) index = std::to_string(k);
           }
+          // A name close to one element's (variants.pipeline): that element, by its name.
+          std::vector<std::string> names;
+          for (const nlohmann::json& e : *node) {
+            const nlohmann::json name = e.is_object() ? e.value("name", nlohmann::json()) : e;
+            if (name.is_string()) names.push_back(name.get<std::string>());
+          }
+          const std::string guess = index.empty() ? did_you_mean(part, names) : "";
           std::string example;
           for (size_t k = 0; k < parts.size(); ++k) {
             if (k) example += ".";
             if (k != i) example += parts[k];
+            else if (!guess.empty()) example += guess;
             else if (!index.empty()) example += index;
             else example.append("0.").append(parts[k]);
           }
+          if (!guess.empty())
+            throw ConfigError(source, {{at, fmt::format("{}: {} has no element named '{}' (did you mean '{}'?); "
+                                                        "e.g. {}",
+                                                        shown(o), at, part, guess, example)}});
           throw ConfigError(source, {{at, fmt::format("{}: {} is a list of {} element{}; name one by its index "
-                                                      "(0 to {}) in KEY, e.g. {}",
+                                                      "(0 to {}){} in KEY, e.g. {}",
                                                       shown(o), at, node->size(), node->size() == 1 ? "" : "s",
-                                                      node->empty() ? 0 : node->size() - 1, example)}});
+                                                      node->empty() ? 0 : node->size() - 1,
+                                                      names.empty() ? "" : " or its name", example)}});
         }
         node = &(*node)[static_cast<size_t>(idx)];
       } else if (node->is_object()) {

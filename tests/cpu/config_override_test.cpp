@@ -239,6 +239,11 @@ TEST(ConfigOverride, AStepIsNamedByItsNameOrIndex) {
   EXPECT_NE(error("variants.pipelined.min_speedup=2").find("e.g. variants.0.pipelined.min_speedup"),
             std::string::npos)
       << error("variants.pipelined.min_speedup=2");
+  // A name close to a step's: that step, by name (following an index hint would only meet an unknown key).
+  EXPECT_NE(error("variants.k_align.min_speedup=2").find("/variants has no element named 'k_align' (did you mean "
+                                                         "'k_aligned'?); e.g. variants.k_aligned.min_speedup"),
+            std::string::npos)
+      << error("variants.k_align.min_speedup=2");
   EXPECT_NE(error("variants.-1.min_speedup=2").find("e.g. variants.0.min_speedup"), std::string::npos);
   EXPECT_NE(error("variants.7.min_speedup=2").find("e.g. variants.0.min_speedup"), std::string::npos);
   EXPECT_NE(error("variants.min_speedup=2").find("e.g. variants.0.min_speedup"), std::string::npos);
