@@ -230,6 +230,17 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   // The same word in another case first ("n" → "N", not the equally distant "M").
   for (const auto& c : candidates)
     if (lower(c) == lower(word)) return c;
+  // Then the one candidate the word begins ("h100" → "h100_sxm", not the nearer "h200"), from 3 characters on.
+  if (word.size() >= 3) {
+    std::string only;
+    size_t n = 0;
+    for (const auto& c : candidates) {
+      if (lower(c).rfind(lower(word), 0) != 0) continue;
+      ++n;
+      only = c;
+    }
+    if (n == 1) return only;
+  }
   const size_t limit = std::max<size_t>(2, word.size() / 3);
   std::string best;
   size_t best_d = limit + 1;

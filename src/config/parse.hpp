@@ -157,8 +157,8 @@ inline constexpr const char* kUnhashedConfigKeys[] = {"name", "description"};
 /// `resolved` (e.g. a command-line override) so reports keep keying what really ran.
 std::string config_hash(const nlohmann::json& resolved);
 
-/// The candidate equal to `word` but for case ("n" → "N"), else the closest by edit distance, or "" when none is
-/// close (distance > max(2, len/3)).
+/// The candidate equal to `word` but for case ("n" → "N"), else the only one `word` (3 characters or more) begins
+/// ("h100" → "h100_sxm"), else the closest by edit distance, or "" when none is close (distance > max(2, len/3)).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 /// Levenshtein distance between `a` and `b` (insert, delete, substitute each cost 1); used for every

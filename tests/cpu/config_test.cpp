@@ -219,6 +219,13 @@ TEST(Config, DidYouMeanOnlySuggestsCloseWords) {
   EXPECT_EQ(did_you_mean("n", shape), "N");
   EXPECT_EQ(did_you_mean("m", shape), "M");
   EXPECT_EQ(did_you_mean("k_CAND", shape), "K_cand");
+  // The one name a word begins wins over a nearer one ("h100" is 1 from "h200"); two such names, or a word under 3
+  // characters, fall back to the distance.
+  const std::vector<std::string> models = {"h200", "h100_sxm"};
+  EXPECT_EQ(did_you_mean("h100", models), "h100_sxm");
+  EXPECT_EQ(did_you_mean("H100", models), "h100_sxm");
+  EXPECT_EQ(did_you_mean("h", models), "");
+  EXPECT_EQ(did_you_mean("h100", {"h100_sxm", "h100_pcie"}), "");  // both begin with it; neither is near
 }
 
 }  // namespace
