@@ -34,9 +34,11 @@ VerbAction setup_list(CLI::App& sub) {
       fmt::print(out, "  {:<9} {}\n", operation->name(), operation->description());
     for (const op::Operation* operation : op::operations()) {
       const OpRules rules = operation->rules();
-      std::string shape;
-      for (const ShapeParamRule& p : rules.shape) shape += fmt::format("{}{}={}", shape.empty() ? "" : ", ", p.name, p.default_value);
-      fmt::print(out, "\n{} shape (/workload/shape, defaults): {}\n", operation->name(), shape);
+      // One line per shape parameter: its default, the range the config reader accepts, its doc.
+      fmt::print(out, "\n{} shape (/workload/shape):\n", operation->name());
+      for (const ShapeParamRule& p : rules.shape)
+        fmt::print(out, "  {:<13} default {:<7} {:<25} {}\n", p.name, p.default_value,
+                   fmt::format("{} … {}", p.min, p.max), p.doc);
       fmt::print(out, "{} tensors:\n", operation->name());
       for (const op::TensorSpec& t : operation->tensors())
         fmt::print(out, "  {:<13} {:<9} {:<9} {:<22} {}\n", t.name, op::to_string(t.role), t.dtype, t.shape, t.doc);

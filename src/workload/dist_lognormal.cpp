@@ -46,6 +46,39 @@ double floor_2_digits(double x) {
   return std::floor(x / scale) * scale;
 }
 
+/// `x` rounded up to two significant digits (a lower bound on its safe side).
+double ceil_2_digits(double x) {
+  const double scale = std::pow(10.0, std::floor(std::log10(x)) - 1);
+  return std::ceil(x / scale) * scale;
+}
+
+/// The sigmas that realize `mean` (`ok`), nearest to `sigma`: "use sigma ≤ b" when they start at the smallest
+/// sigma, "use sigma from a to b" when rounding needs some spread (mean 1.2: at a small sigma every length rounds to
+/// 1), "" when none in [1e-6, 20] does. A log-spaced scan finds a sigma that does; bisection finds the run's edges.
+template <class Ok>
+std::string sigma_fix(double sigma, const Ok& ok) {
+  constexpr double kLo = 1e-6, kHi = 20;
+  constexpr int kSteps = 160;
+  double best = -1;  // the scanned sigma that realizes the mean, nearest to `sigma` in log terms
+  for (int i = 0; i <= kSteps; ++i) {
+    const double s = kLo * std::pow(kHi / kLo, static_cast<double>(i) / kSteps);
+    if (ok(s) && (best < 0 || std::fabs(std::log(s / sigma)) < std::fabs(std::log(best / sigma)))) best = s;
+  }
+  if (best < 0) return "";
+  const auto edge = [&](double in, double out) {  // bisect between a sigma inside the run and one outside it
+    for (int i = 0; i < 60; ++i) {
+      const double mid = std::sqrt(in * out);
+      (ok(mid) ? in : out) = mid;
+    }
+    return in;
+  };
+  const double hi = ok(kHi) ? kHi : edge(best, kHi);
+  if (ok(kLo)) return fmt::format("use sigma ≤ {:g} for this mean", floor_2_digits(hi));
+  return fmt::format("use sigma from {:g} to {:g} for this mean (smaller spreads round too many lengths to the "
+                     "same whole number)",
+                     ceil_2_digits(edge(best, kLo)), floor_2_digits(hi));
+}
+
 std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) {
   std::vector<ParamIssue> issues;
   const double mean = params.at("mean").get<double>(), sigma = params.at("sigma").get<double>();
@@ -61,19 +94,11 @@ std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) 
   const auto ok = [mean](double s) { return std::fabs(realized_mean(mean, s) - mean) <= kMeanTolerance * mean; };
   const double got = realized_mean(mean, sigma);
   if (std::fabs(got - mean) <= kMeanTolerance * mean) return issues;
-  std::string fix;
-  if (constexpr double kTiny = 1e-6; ok(kTiny)) {  // a smaller sigma realizes the mean: find the largest
-    double lo = kTiny, hi = sigma;
-    for (int i = 0; i < 60; ++i) {
-      const double mid = std::sqrt(lo * hi);
-      (ok(mid) ? lo : hi) = mid;
-    }
-    fix = fmt::format("use sigma ≤ {:g} for this mean", floor_2_digits(lo));
-  } else {
+  std::string fix = sigma_fix(sigma, ok);
+  if (fix.empty())
     fix = fmt::format("no sigma realizes this mean: lengths are whole numbers from 1 to {}; use a mean in that "
                       "range (or the fixed distribution)",
                       kInt32Max);
-  }
   issues.push_back({"", fmt::format("lognormal mean {:g}, sigma {:g} draws lengths whose mean is {:.4g} (rounded to "
                                     "whole numbers, at least 1 and at most {}), more than {:.0f}% off the asked "
                                     "mean; {}",

@@ -40,6 +40,28 @@ TEST(LognormalParams, AMeanThatTheLengthsCannotHaveIsRefusedWithTheFix) {
   EXPECT_FALSE(issues_of(lognormal(70, suggested * 1.5)).empty()) << suggested;
 }
 
+TEST(LognormalParams, AMeanNearOneGetsTheBandOfSigmasThatWork) {
+  // Mean 1.2: a small sigma rounds every length to 1 (mean 1, 17% off), a large one has too heavy a tail; a band
+  // between realizes it. The message gave "no sigma realizes this mean … use a mean in that range" for 1.2.
+  const auto issues = issues_of(lognormal(1.2, 1.0));
+  ASSERT_EQ(issues.size(), 1u);
+  const std::string& msg = issues[0].message;
+  const size_t at = msg.find("use sigma from ");
+  ASSERT_NE(at, std::string::npos) << msg;
+  char* end = nullptr;
+  const double lo = std::strtod(msg.c_str() + at + std::string("use sigma from ").size(), &end);
+  ASSERT_EQ(std::string(end, 4), " to ") << msg;
+  const double hi = std::strtod(end + 4, nullptr);
+  EXPECT_GT(lo, 0.01) << msg;
+  EXPECT_LT(lo, hi) << msg;
+  EXPECT_LT(hi, 1.0) << msg;
+  EXPECT_NO_THROW((void)parse_config(lognormal(1.2, lo), context())) << lo;
+  EXPECT_NO_THROW((void)parse_config(lognormal(1.2, hi), context())) << hi;
+  EXPECT_FALSE(issues_of(lognormal(1.2, lo / 2)).empty()) << lo;
+  // Asked below the band, the same band.
+  EXPECT_NE(issues_of(lognormal(1.2, 0.01)).at(0).message.find(msg.substr(at)), std::string::npos);
+}
+
 TEST(LognormalParams, AbsurdParamsAreRefused) {
   auto issues = issues_of(lognormal(1e308, 1e308));
   ASSERT_EQ(issues.size(), 1u);

@@ -68,6 +68,11 @@ TEST_F(PluginCli, ListShowsThePluginsOpStepsAndItsStepInTheIkboLadder) {
   EXPECT_NE(out_.find("team_copy_w"), std::string::npos);      // a plugin step in the in-tree op's ladder
   EXPECT_NE(out_.find("test_plugin 1.2.3-test (ABI v1, sha256 "), std::string::npos) << out_;
   EXPECT_NE(out_.find("[B, D]"), std::string::npos);
+  // Each shape parameter with its default and the range a config may give it.
+  EXPECT_NE(out_.find("toy_copy shape (/workload/shape):\n  D             default 256     1 … 1048576"),
+            std::string::npos)
+      << out_;
+  EXPECT_NE(out_.find("  K_user        default 1178    0 … 2147483647"), std::string::npos) << out_;
 }
 
 TEST_F(PluginCli, ConfigListEnvironmentAndFlagLoadTheSameFileOnce) {
