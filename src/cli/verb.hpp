@@ -3,6 +3,7 @@
 // that registers itself with GPUBENCH_REGISTER_VERB; app.cpp only dispatches.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -20,6 +21,17 @@ struct VerbInfo {
   int order = 100;          ///< position in --help
   std::function<VerbAction(CLI::App& sub)> setup;
 };
+
+/// `format` from `output`'s extension (".md" → "md") when it is one of `formats` and --format was not given
+/// (`format_opt` counted nothing): `-o comment.md` writes Markdown, as its name says (plan, compare, ab, profile).
+/// Otherwise unchanged.
+inline void format_from_extension(const CLI::Option& format_opt, const std::string& output,
+                                  const std::vector<std::string>& formats, std::string& format) {
+  if (format_opt.count() > 0 || output.empty()) return;
+  const std::string ext = std::filesystem::path(output).extension().string();
+  for (const std::string& f : formats)
+    if (ext == "." + f) format = f;
+}
 
 /// Adds a verb (from a static registrar).
 void register_verb(VerbInfo info);

@@ -305,9 +305,11 @@ VerbAction setup_ab(CLI::App& sub) {
       ->type_name("N");
   sub.add_flag("--fail-on-unsure", a->fail_on_unsure,
                "exit 4 when there is no regression but an entry could not be decided (UNSURE)");
-  sub.add_option("--format", a->format, "output format: text | md | json (default text)")
-      ->check(CLI::IsMember(compare_formats()))
-      ->type_name("FORMAT");
+  CLI::Option* format_opt =
+      sub.add_option("--format", a->format,
+                     "output format: text | md | json (default: from -o FILE's extension .md or .json, else text)")
+          ->check(CLI::IsMember(compare_formats()))
+          ->type_name("FORMAT");
   CLI::Option* output = sub.add_option("--output,-o", a->output,
                                        "write the verdicts to FILE (atomically) instead of stdout")
                             ->type_name("FILE");
@@ -335,8 +337,9 @@ VerbAction setup_ab(CLI::App& sub) {
       "(unknown step, configs of different workloads); 3 no usable GPU; 4 with --fail-on-unsure: an entry could not "
       "be decided; 130/143 interrupted (what was measured is still printed). The interval is from ABBA pairs "
       "measured interleaved in this process on this GPU (docs/ci.md).");
-  return [a, output, report]() -> int {
+  return [a, output, report, format_opt]() -> int {
     if (!a->report.empty()) a->report = report_prefix(a->report);  // --report raw.json: raw.json
+    format_from_extension(*format_opt, a->output, compare_formats(), a->format);  // -o ab.md writes Markdown
     return run_ab(*a, output->count() > 0, report->count() > 0);
   };
 }

@@ -96,9 +96,11 @@ VerbAction setup_compare(CLI::App& sub) {
       ->type_name("MS");
   sub.add_option("--confidence", args->confidence, "confidence level of the bootstrap interval (default 95%)")
       ->type_name("LEVEL");
-  sub.add_option("--format", args->format, "output format: text | md | json (default text)")
-      ->check(CLI::IsMember(compare_formats()))
-      ->type_name("FORMAT");
+  CLI::Option* format_opt =
+      sub.add_option("--format", args->format,
+                     "output format: text | md | json (default: from -o FILE's extension .md or .json, else text)")
+          ->check(CLI::IsMember(compare_formats()))
+          ->type_name("FORMAT");
   CLI::Option* output_opt =
       sub.add_option("--output,-o", args->output, "write the output to FILE (atomically) instead of stdout")->type_name("FILE");
   sub.add_option("--resamples", args->resamples,
@@ -136,9 +138,10 @@ VerbAction setup_compare(CLI::App& sub) {
       "Exit codes: 0 no regression (UNSURE entries are counted in the summary line); 1 a regression (SLOWER or "
       "FAILED); 2 bad input or a mismatch (GPU, driver, config, request layout; --allow-mismatch compares anyway); "
       "4 with --fail-on-unsure: no regression, but some entries could not be decided.");
-  return [args, output_opt]() -> int {
+  return [args, output_opt, format_opt]() -> int {
     if (output_opt->count() > 0 && args->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. comment.md), or leave -o out for stdout");
+    format_from_extension(*format_opt, args->output, compare_formats(), args->format);
     if (!args->output.empty()) refuse_output_over_reports(args->output, args->old_path, args->new_path);
     CompareOptions o;
     o.threshold = parse_fraction("--threshold", args->threshold);

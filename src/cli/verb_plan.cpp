@@ -113,11 +113,7 @@ VerbAction setup_plan(CLI::App& sub) {
     load_plugins(*plugins, a->config);
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
-    if (format_opt->count() == 0) {  // -o plan.csv writes CSV, as its name says
-      const std::string ext = std::filesystem::path(a->output).extension().string();
-      for (const char* f : {"json", "csv", "md"})
-        if (ext == std::string(".") + f) a->format = f;
-    }
+    format_from_extension(*format_opt, a->output, {"json", "csv", "md"}, a->format);  // -o plan.csv writes CSV
     if (!a->output.empty()) {  // before the work, naming the path and the fix
       check_writable(a->output);
       std::vector<std::string> read = *plugins;

@@ -96,8 +96,10 @@ VerbAction setup_profile(CLI::App& sub) {
   CLI::Option* gpus_opt =
       sub.add_option("--gpus", a->gpus, "GPUs running this workload, with --gpu-hour-usd (default 1)")
           ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  sub.add_option("--format", a->format, "output format: text | md | json | csv (default text)")
-      ->check(CLI::IsMember({"text", "md", "json", "csv"}));
+  CLI::Option* format_opt =
+      sub.add_option("--format", a->format,
+                     "output format: text | md | json | csv (default: from -o FILE's extension, else text)")
+          ->check(CLI::IsMember({"text", "md", "json", "csv"}));
   CLI::Option* output_opt =
       sub.add_option("--output,-o", a->output, "write the output to FILE (atomically) instead of stdout")
           ->type_name("FILE");
@@ -106,9 +108,10 @@ VerbAction setup_profile(CLI::App& sub) {
   sub.footer(
       "Exit codes: 0 ok; 2 bad input (a file that is missing, truncated, corrupt or of no supported format, named "
       "with what is wrong; a bad option).");
-  return [a, output_opt, price_opt, gpus_opt]() -> int {
+  return [a, output_opt, format_opt, price_opt, gpus_opt]() -> int {
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file, or leave -o out for stdout");
+    format_from_extension(*format_opt, a->output, {"md", "json", "csv"}, a->format);
     BillOptions bill;
     // The same range as a config's end_to_end.gpu_hour_usd (> 0): a price of 0 makes every bill 0.
     if (price_opt->count() > 0) {

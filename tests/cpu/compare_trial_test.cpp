@@ -111,6 +111,23 @@ TEST_F(CompareTrialCli, OutputThatWouldReplaceAReportCompareReadsIsRefused) {
   EXPECT_EQ(run({"compare", old_p, new_p, "-o", (dir_ / "compare.json").string(), "--format", "json"}), 0) << err_;
 }
 
+TEST_F(CompareTrialCli, TheOutputsExtensionChoosesTheFormat) {
+  const std::string old_p = write_report("old.json", 1.0, 1), new_p = write_report("new.json", 1.0, 2);
+  const std::string json_out = (dir_ / "cmp.json").string(), md_out = (dir_ / "cmp.md").string();
+  ASSERT_EQ(run({"compare", old_p, new_p, "-o", json_out}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(read_file(json_out)).at("verb"), "compare");
+  ASSERT_EQ(run({"compare", old_p, new_p, "-o", md_out}), 0) << err_;
+  const std::string md = read_file(md_out);
+  EXPECT_EQ(md.rfind("**", 0), 0u) << md;  // Markdown: the bold summary line, then a table
+  EXPECT_NE(md.find("---|"), std::string::npos) << md;
+  // --format wins over the name; another extension is text.
+  ASSERT_EQ(run({"compare", old_p, new_p, "-o", md_out, "--format", "text"}), 0) << err_;
+  EXPECT_EQ(read_file(md_out).find("---|"), std::string::npos);
+  const std::string txt = (dir_ / "cmp.txt").string();
+  ASSERT_EQ(run({"compare", old_p, new_p, "-o", txt}), 0) << err_;
+  EXPECT_THROW((void)nlohmann::json::parse(read_file(txt)), nlohmann::json::parse_error);
+}
+
 TEST_F(CompareTrialCli, AReportOfOldsFolderMissingInNewsIsARegression) {
   write_report("old/lce.json", 1.0, 1);
   write_report("old/bag.json", 1.0, 3, "B=64 fixed(length=1)");

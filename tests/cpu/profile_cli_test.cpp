@@ -31,6 +31,17 @@ TEST_F(ProfileCli, TextRanksTheRealTrace) {
   EXPECT_NE(out_.find("\"given\""), std::string::npos);
 }
 
+TEST_F(ProfileCli, TheOutputsExtensionChoosesTheFormat) {
+  const std::string out = (dir_ / "p.json").string(), csv = (dir_ / "p.csv").string();
+  ASSERT_EQ(run({"profile", kTrace, "-o", out}), 0) << err_;
+  EXPECT_EQ(json::parse(testing::slurp(out)).at("kind"), "gpubench_profile");
+  ASSERT_EQ(run({"profile", kTrace, "-o", csv}), 0) << err_;
+  EXPECT_EQ(testing::slurp(csv).find("\"given\""), std::string::npos);  // the CSV rows, not the text's given block
+  EXPECT_NE(testing::slurp(csv).find("(GPU idle)"), std::string::npos);
+  ASSERT_EQ(run({"profile", kTrace, "-o", csv, "--format", "text"}), 0) << err_;
+  EXPECT_NE(testing::slurp(csv).find("\"given\""), std::string::npos);  // --format wins over the name
+}
+
 TEST_F(ProfileCli, JsonGivenBlockIsAcceptedByPlan) {
   ASSERT_EQ(run({"profile", kTrace, "--format", "json", "--gpu-hour-usd", "3.5"}), 0) << err_;
   const json p = json::parse(out_);
