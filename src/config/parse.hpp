@@ -111,9 +111,9 @@ ConfigOverride parse_config_override(const std::string& arg);
 
 /// Sets each override's value in the raw config document `j`, in order (a later one wins), creating
 /// missing objects on the way. A KEY part at a list is an index or the name of one element (variants.pipelined:
-/// the step whose "name" is pipelined, or the bare name). Throws ConfigError (`source`) naming the override and the JSON pointer
-/// when the path crosses a value that is not an object (or a list with that index) or `j` is not an
-/// object. Unknown keys are left to parse_config (which names them with "did you mean").
+/// the step whose "name" is pipelined, or the bare name). Throws ConfigError (`source`) naming the override and the
+/// JSON pointer when the path crosses a value that is not an object (or a list with that index or name) or `j` is
+/// not an object. Unknown keys are left to parse_config (which names them with "did you mean").
 void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>& overrides,
                             const std::string& source);
 
