@@ -100,10 +100,11 @@ VariantSpec plugin_b_step(const std::string& path, const Config& config, const V
   return b;
 }
 
-/// Problems a `run` of the config would refuse without a GPU (datasheet memory, step callbacks): ConfigError, each
-/// one an override of `sets` caused marked with it.
-void refuse_like_run(const Config& config, const std::string& path, const std::vector<std::string>& sets) {
-  if (auto issues = datasheet_memory_issues(config); !issues.empty())
+/// Problems a `run` of the config would refuse without a GPU (datasheet memory of the compared `steps` alone, as
+/// `run --variant` counts; step callbacks): ConfigError, each one an override of `sets` caused marked with it.
+void refuse_like_run(const Config& config, const std::string& path, const std::vector<std::string>& sets,
+                     const std::vector<std::string>& steps) {
+  if (auto issues = datasheet_memory_issues(config, steps); !issues.empty())
     throw ConfigError(path, mark_sets(std::move(issues), sets, &config.resolved));
   if (auto issues = step_callback_issues(config); !issues.empty())
     throw ConfigError(path, mark_sets(std::move(issues), sets, &config.resolved));
@@ -224,8 +225,13 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
   }
   side_a.label = "A:" + side_a.spec.name;
   side_b.label = "B:" + (builds ? side_a.spec.name : side_b.spec.name);
-  refuse_like_run(config_a, a.config_a, a.sets);
-  if (two) refuse_like_run(config_b, a.config_b, a.sets);
+  // The steps each config runs here (build B's step is the plugin's own; A's stands in for it until the GPU check).
+  if (two) {
+    refuse_like_run(config_a, a.config_a, a.sets, {side_a.spec.name});
+    refuse_like_run(config_b, a.config_b, a.sets, {side_b.spec.name});
+  } else {
+    refuse_like_run(config_a, a.config_a, a.sets, {side_a.spec.name, builds ? side_a.spec.name : side_b.spec.name});
+  }
 
   if (const std::string why = measure::device_unavailable_reason(config_a.device.index); !why.empty()) {
     fmt::print(stderr, "gpubench ab needs an NVIDIA Hopper GPU (sm_90a: H100/H200) and its driver: {}\n", why);

@@ -30,7 +30,13 @@ int64_t ab_case_memory_need(const AbStep& a, const AbStep& b, const Shape& shape
   const int64_t seeds = ca.check.enabled ? static_cast<int64_t>(ca.check.seeds.size()) : 0;
   // Made once for both sides (case_memory_need counts them per config): the check sets and the rotated inputs.
   const int64_t shared = seeds * (inputs + elements * 4 + 2 * y) + input_sets * inputs;
-  return case_memory_need(ca, shape, B, U, input_sets) + case_memory_need(*b.config, shape, B, U, input_sets) - shared;
+  // Each side's config with its own step alone: the workspace of the steps that are not compared is not held.
+  const auto alone = [&](const AbStep& side) {
+    Config one = *side.config;
+    one.variants = {side.spec};
+    return case_memory_need(one, shape, B, U, input_sets);
+  };
+  return alone(a) + alone(b) - shared;
 }
 
 namespace {

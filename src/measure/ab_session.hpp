@@ -66,8 +66,9 @@ AbSession run_ab_session(const AbStep& a, const AbStep& b, const DeviceInfo& dev
                          const AbLogFn& log);
 
 /// Device memory one A/B case of the op's `shape` (the case's) with B candidates in U requests needs [bytes]:
-/// case_memory_need of each side's config (session.hpp) less what they share (the check sets and the rotated inputs
-/// are made once); each side has its own outputs and workspace.
+/// case_memory_need of each side's config with that side's step alone in the ladder (session.hpp: the other steps
+/// of the configs do not run) less what they share (the check sets and the rotated inputs are made once); each side
+/// has its own outputs and workspace.
 int64_t ab_case_memory_need(const AbStep& a, const AbStep& b, const Shape& shape, int64_t B, int64_t U,
                             int64_t input_sets);
 

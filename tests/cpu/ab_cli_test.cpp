@@ -1,7 +1,7 @@
 // `gpubench ab`'s bad input, refused before any GPU work (exit 2, on any machine): missing --a / --b, an unknown
 // step, two configs of different workloads (the differing JSON pointers named), --a with two configs, --step with
-// one, a bad threshold. Two configs of one workload (the same file twice) pass every check: without a GPU that is
-// exit 3 with the GPU message, not 2.
+// one, a bad threshold, a case past the datasheet memory for the compared steps. Two configs of one workload (the
+// same file twice) pass every check: without a GPU that is exit 3 with the GPU message, not 2.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -118,6 +118,23 @@ TEST_F(AbCli, TwoConfigsOfOneWorkloadPassTheChecks) {
     EXPECT_EQ(run(args), 3) << err_;
     EXPECT_NE(err_.find("gpubench ab needs an NVIDIA Hopper GPU"), std::string::npos) << err_;
   }
+}
+
+TEST_F(AbCli, MemoryCheckCountsOnlyTheComparedSteps) {
+  // B = 2500 of M=16, N=4096, K_user=8192, K_cand=16: the baseline's broadcast copy [B, K, N] alone is 168 GB, past
+  // the H200 datasheet's 141 GB; decomposed and k_aligned need a few GB. An A/B that leaves the baseline out is not
+  // refused for it (the GPU message, exit 3, without a GPU); one that compares it is (exit 2, naming the case).
+  if (measure::device_count() > 0) GTEST_SKIP() << "SKIPPED: a GPU is here; the GPU message is the no-GPU exit";
+  std::string text = tiny_config(2500);
+  text.replace(text.find(R"("M": 72, "N": 64, "K_user": 40, "K_cand": 24)"), 44,
+               R"("M": 16, "N": 4096, "K_user": 8192, "K_cand": 16)");
+  const std::string big = write("big.json", text);
+  EXPECT_EQ(run({"ab", big, "--a", "decomposed", "--b", "k_aligned"}), 3) << err_;
+  EXPECT_NE(err_.find("gpubench ab needs an NVIDIA Hopper GPU"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", big, big, "--step", "k_aligned"}), 3) << err_;
+  EXPECT_EQ(run({"ab", big, "--a", "baseline", "--b", "k_aligned"}), 2) << err_;
+  EXPECT_NE(err_.find("case B=2500 fixed(length=8) needs at least"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", big, big, "--step", "baseline"}), 2) << err_;
 }
 
 /// configs/embedding_bag.json with its plugins list pointing at the example plugin built in this build tree (build A).

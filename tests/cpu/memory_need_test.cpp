@@ -8,6 +8,7 @@
 
 #include "support/op_context.hpp"
 #include "config/config.hpp"
+#include "measure/ab_session.hpp"
 #include "measure/session.hpp"
 
 namespace gpubench {
@@ -71,6 +72,26 @@ TEST(MemoryNeed, OnlyTheStepsThatRunCount) {
   // `run --variant k_aligned` on the whole ladder: the baseline does not run, so it is not counted.
   EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1, {"k_aligned"}), without_baseline);
   EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1, {"baseline", "k_aligned"}), all);
+}
+
+TEST(MemoryNeed, AbCountsOnlyTheComparedSteps) {
+  // `ab --a k_aligned --b pipelined` on the whole ladder at the reference shape (B=1024, U=15, one seed, one set):
+  // each side holds its own step's workspace (3,013,232,656 B with it alone, as above), the two share the check set
+  // (inputs 464,854,712 + Y_ref 454,033,408 + 2·Y 454,033,408 = 1,372,921,528 B) and the timing inputs (464,854,712).
+  // Counting the baseline on both sides asked for 2 · 4,662,115,696 − shared = 7,486,455,152 B.
+  Config c = tiny(true, 1);
+  c.workload.shape.set("M", 433);
+  c.workload.shape.set("N", 256);
+  c.workload.shape.set("K_user", 1178);
+  c.workload.shape.set("K_cand", 866);
+  const int64_t shared = 1'372'921'528 + 464'854'712, all = 4'662'115'696, without_baseline = 3'013'232'656;
+  measure::AbStep a, b;
+  a.config = b.config = &c;
+  a.spec = c.variants[2];  // k_aligned
+  b.spec = c.variants[4];  // pipelined
+  EXPECT_EQ(measure::ab_case_memory_need(a, b, c.workload.shape, 1024, 15, 1), 2 * without_baseline - shared);
+  a.spec = c.variants[0];  // baseline: its broadcast copy on its side only
+  EXPECT_EQ(measure::ab_case_memory_need(a, b, c.workload.shape, 1024, 15, 1), all + without_baseline - shared);
 }
 
 TEST(MemoryNeed, ReferenceShapeIsBroadcastBound) {
