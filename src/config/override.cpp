@@ -38,13 +38,15 @@ long long list_index(const std::string& part) {
   return std::stoll(part);
 }
 
+/// A list element's name: an object's "name" member, a bare-name element itself (null when an object has none).
+nlohmann::json element_name(const nlohmann::json& e) { return e.is_object() ? e.value("name", nlohmann::json()) : e; }
+
 /// The one element of list `node` that `part` names: a bare-name element equal to it, or an object whose "name" is
 /// it (variants.pipelined → the step named pipelined); -1 when none or several do.
 long long named_index(const nlohmann::json& node, const std::string& part) {
   long long found = -1;
   for (size_t k = 0; k < node.size(); ++k) {
-    const nlohmann::json& e = node[k];
-    if (!(e == part || (e.is_object() && e.value("name", nlohmann::json()) == part))) continue;
+    if (element_name(node[k]) != part) continue;
     if (found >= 0) return -1;
     found = static_cast<long long>(k);
   }
@@ -136,13 +138,12 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
           std::string index;
           if (part.find_first_not_of("-+0123456789") == std::string::npos) index = "0";
           for (size_t k = 0; index.empty() && k < node->size(); ++k) {
-            const nlohmann::json& e = (*node)[k];
-            if (e == part || (e.is_object() && e.value("name", nlohmann::json()) == part)) index = std::to_string(k);
+            if (element_name((*node)[k]) == part) index = std::to_string(k);
           }
           // A name close to one element's (variants.pipeline): that element, by its name.
           std::vector<std::string> names;
           for (const nlohmann::json& e : *node) {
-            const nlohmann::json name = e.is_object() ? e.value("name", nlohmann::json()) : e;
+            const nlohmann::json name = element_name(e);
             if (name.is_string()) names.push_back(name.get<std::string>());
           }
           const std::string guess = index.empty() ? did_you_mean(part, names) : "";
