@@ -128,7 +128,20 @@ std::string memory_need_text(int64_t bytes) {
                                                        : fmt::format("{:.2f} GB", bytes / 1e9);
 }
 
-std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vector<std::string>& only_steps) {
+namespace {
+
+/// measure::leave_out_hint for case `wc` of `c` with one timing input set, in GB; past kCheapLayoutBatch one request
+/// stands in for the layout (as in the need it follows).
+std::string leave_out_hint(const Config& c, const WorkloadCase& wc, const std::vector<std::string>& only_steps,
+                           int64_t have) {
+  const int64_t U = wc.batch <= kCheapLayoutBatch ? make_request_layout(wc.batch, wc.requests).requests() : 1;
+  return measure::leave_out_hint(c, wc.shape, wc.batch, U, 1, only_steps, have, 1e9, "GB");
+}
+
+}  // namespace
+
+std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vector<std::string>& only_steps,
+                                                 bool hint) {
   const int64_t have = datasheet_memory_bytes(c.device.model);
   const std::string where = "the " + c.device.model + " datasheet";
   std::vector<ConfigIssue> out;
@@ -142,8 +155,9 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vec
     if (need > have)
       out.push_back({"/workload", fmt::format("case {} needs at least {} of device memory, {} has {:.0f} "
                                                     "GB: run refuses it; shrink /workload/batch or /workload/shape, "
-                                                    "or use fewer /check/seeds",
-                                                    wc.label, memory_need_text(need), where, have / 1e9)});
+                                                    "or use fewer /check/seeds{}",
+                                                    wc.label, memory_need_text(need), where, have / 1e9,
+                                                    hint ? leave_out_hint(c, wc, only_steps, have) : "")});
   }
   return out;
 }

@@ -75,8 +75,10 @@ std::string memory_need_text(int64_t bytes);
 /// The cases of `c` that cannot fit the datasheet memory of c.device.model (measure::case_memory_need with one
 /// timing input set: what `run` needs at least; it refuses such a case, exit 2), as problems at /workload
 /// (batch or shape) naming the case, the need and the fix. `validate` and `run` report them without a GPU. With
-/// `only_steps` (`run --variant`), only those steps' workspaces count.
-std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vector<std::string>& only_steps = {});
+/// `only_steps` (`run --variant`), only those steps' workspaces count. With `hint`, a case that fits without its
+/// largest-workspace step says so and gives the `run --variant` line that leaves it out (measure::leave_out_hint).
+std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vector<std::string>& only_steps = {},
+                                                 bool hint = true);
 
 /// Problems only a step's own code finds (no GPU): a step's work_model callback naming a model its op lacks (a
 /// plugin's mistake), a case the step cannot run on the config's GPU model (StepInfo::case_problems), at

@@ -104,7 +104,7 @@ VariantSpec plugin_b_step(const std::string& path, const Config& config, const V
 /// `run --variant` counts; step callbacks): ConfigError, each one an override of `sets` caused marked with it.
 void refuse_like_run(const Config& config, const std::string& path, const std::vector<std::string>& sets,
                      const std::vector<std::string>& steps) {
-  if (auto issues = datasheet_memory_issues(config, steps); !issues.empty())
+  if (auto issues = datasheet_memory_issues(config, steps, false); !issues.empty())
     throw ConfigError(path, mark_sets(std::move(issues), sets, &config.resolved));
   if (auto issues = step_callback_issues(config); !issues.empty())
     throw ConfigError(path, mark_sets(std::move(issues), sets, &config.resolved));

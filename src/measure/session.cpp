@@ -68,6 +68,30 @@ int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, in
   return saturated_add(saturated_add(check, timing), workspace);
 }
 
+std::string leave_out_hint(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets,
+                           const std::vector<std::string>& only_steps, int64_t have, double unit_bytes,
+                           const char* unit) {
+  std::vector<std::string> running;
+  for (const VariantSpec& v : config.variants)
+    if (only_steps.empty() || std::find(only_steps.begin(), only_steps.end(), v.name) != only_steps.end())
+      running.push_back(v.name);
+  if (running.size() < 2) return "";
+  std::optional<size_t> best;
+  int64_t best_need = std::numeric_limits<int64_t>::max();
+  for (size_t i = 0; i < running.size(); ++i) {
+    std::vector<std::string> others = running;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    const int64_t need = case_memory_need(config, shape, B, U, input_sets, others);
+    if (need < best_need) best = i, best_need = need;
+  }
+  if (!best || best_need > have) return "";
+  std::string variants;
+  for (size_t i = 0; i < running.size(); ++i)
+    if (i != *best) variants += " --variant " + running[i];
+  return fmt::format("; without step '{}' (the largest workspace) it needs {:.2f} {}: run{}", running[*best],
+                     best_need / unit_bytes, unit, variants);
+}
+
 namespace {
 
 /// Everything one case's steps share: its layout and size, the check sets and the rotated timing inputs.
@@ -226,10 +250,12 @@ class SessionRun {
     size_t free_b = 0, total_b = 0;
     GPUBENCH_CUDA(cudaMemGetInfo(&free_b, &total_b));
     const int64_t need = case_memory_need(config_, wc.shape, wc.batch, U, cs.n_sets, options_.only_variants);
-    if (need > static_cast<int64_t>(free_b * 0.95)) {
+    if (const int64_t usable = static_cast<int64_t>(free_b * 0.95); need > usable) {
       throw InputError(fmt::format("{}: needs {:.2f} GiB of device memory, {:.2f} GiB free; shrink /workload/batch or "
-                                   "/workload/shape, or use fewer /check/seeds", wc.label, need / 1073741824.0,
-                                   free_b / 1073741824.0));
+                                   "/workload/shape, or use fewer /check/seeds{}", wc.label, need / 1073741824.0,
+                                   free_b / 1073741824.0,
+                                   leave_out_hint(config_, wc.shape, wc.batch, U, cs.n_sets, options_.only_variants,
+                                                  usable, 1073741824.0, "GiB")));
     }
     if (options_.trace) options_.trace->set_case(wc.label);
     log_(fmt::format("case {}: B={} U={} ({} input set{})", wc.label, wc.batch, U, cs.n_sets,

@@ -53,4 +53,12 @@ Report run_session(const Config& config, const DeviceInfo& device, const RunOpti
 int64_t case_memory_need(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets,
                          const std::vector<std::string>& only_steps = {});
 
+/// What to say when a case does not fit `have` bytes: of the steps that run (`only_steps`, else /variants; two or
+/// more), the one whose absence lowers case_memory_need the most, when the need without it fits `have`, as
+/// "; without step 'baseline' (the largest workspace) it needs 3.01 GB: run --variant k_aligned --variant pipelined"
+/// in units of `unit_bytes` named `unit` (1e9, "GB"); empty when one step runs or no single absence fits.
+std::string leave_out_hint(const Config& config, const Shape& shape, int64_t B, int64_t U, int64_t input_sets,
+                           const std::vector<std::string>& only_steps, int64_t have, double unit_bytes,
+                           const char* unit);
+
 }  // namespace gpubench::measure

@@ -122,7 +122,7 @@ TEST_F(AbCli, TwoConfigsOfOneWorkloadPassTheChecks) {
 
 TEST_F(AbCli, MemoryCheckCountsOnlyTheComparedSteps) {
   // B = 2500 of M=16, N=4096, K_user=8192, K_cand=16: the baseline's broadcast copy [B, K, N] alone is 168 GB, past
-  // the H200 datasheet's 141 GB; decomposed and k_aligned need a few GB. An A/B that leaves the baseline out is not
+  // the H200 datasheet's 141 GB; decomposed and k_aligned need 87 GB. An A/B that leaves the baseline out is not
   // refused for it (the GPU message, exit 3, without a GPU); one that compares it is (exit 2, naming the case).
   if (measure::device_count() > 0) GTEST_SKIP() << "SKIPPED: a GPU is here; the GPU message is the no-GPU exit";
   std::string text = tiny_config(2500);
@@ -133,7 +133,12 @@ TEST_F(AbCli, MemoryCheckCountsOnlyTheComparedSteps) {
   EXPECT_NE(err_.find("gpubench ab needs an NVIDIA Hopper GPU"), std::string::npos) << err_;
   EXPECT_EQ(run({"ab", big, big, "--step", "k_aligned"}), 3) << err_;
   EXPECT_EQ(run({"ab", big, "--a", "baseline", "--b", "k_aligned"}), 2) << err_;
-  EXPECT_NE(err_.find("case B=2500 fixed(length=8) needs at least"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("case B=2500 fixed(length=8) needs at least 381.16 GB"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("without step"), std::string::npos) << err_;  // run's hint: not how an A/B leaves a step out
+  // run and validate give that hint: without the baseline the ladder fits.
+  EXPECT_EQ(run({"validate", big}), 2) << err_;
+  EXPECT_NE(err_.find("; without step 'baseline' (the largest workspace) it needs 87.42 GB: run --variant decomposed "
+                      "--variant k_aligned"), std::string::npos) << err_;
   EXPECT_EQ(run({"ab", big, big, "--step", "baseline"}), 2) << err_;
 }
 

@@ -74,6 +74,24 @@ TEST(MemoryNeed, OnlyTheStepsThatRunCount) {
   EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1, {"baseline", "k_aligned"}), all);
 }
 
+TEST(MemoryNeed, TheHintNamesTheStepWhoseAbsenceFits) {
+  // Reference shape, B=1024, U=15, one set: 4,662,115,696 B with the whole ladder, 3,013,232,656 B without the
+  // baseline (above). Between the two the hint leaves the baseline out; below the second nothing single fits.
+  Config c = tiny(true, 1);
+  c.workload.shape.set("M", 433);
+  c.workload.shape.set("N", 256);
+  c.workload.shape.set("K_user", 1178);
+  c.workload.shape.set("K_cand", 866);
+  const Shape& s = c.workload.shape;
+  EXPECT_EQ(measure::leave_out_hint(c, s, 1024, 15, 1, {}, 4'000'000'000, 1e9, "GB"),
+            "; without step 'baseline' (the largest workspace) it needs 3.01 GB: run --variant decomposed "
+            "--variant k_aligned --variant fused --variant pipelined");
+  EXPECT_EQ(measure::leave_out_hint(c, s, 1024, 15, 1, {}, 3'000'000'000, 1e9, "GB"), "");
+  EXPECT_EQ(measure::leave_out_hint(c, s, 1024, 15, 1, {"baseline", "k_aligned"}, 4'000'000'000, 1e9, "GB"),
+            "; without step 'baseline' (the largest workspace) it needs 3.01 GB: run --variant k_aligned");
+  EXPECT_EQ(measure::leave_out_hint(c, s, 1024, 15, 1, {"k_aligned"}, 1, 1e9, "GB"), "");  // one step: nothing
+}
+
 TEST(MemoryNeed, AbCountsOnlyTheComparedSteps) {
   // `ab --a k_aligned --b pipelined` on the whole ladder at the reference shape (B=1024, U=15, one seed, one set):
   // each side holds its own step's workspace (3,013,232,656 B with it alone, as above), the two share the check set
