@@ -58,7 +58,7 @@ std::string memory_line(const Plan& p, const PlanCase& c) {
                      p.memory_have_bytes / 1e9, p.memory_where,
                      fits(p, c) ? ""
                                 : "; does not fit: run refuses it (shrink /workload/batch or /workload/shape, or use "
-                                  "fewer /check/seeds)");
+                                  "fewer /check/seeds)" + c.memory_hint);
 }
 
 /// Request speedup when the op is removed (Amdahl's limit); nullopt when the op is the whole request.

@@ -20,6 +20,9 @@ struct PlanCase {
   std::optional<LengthSummary> lengths; ///< absent when not laid out (even one request does not fit)
   std::vector<PlanRow> rows;            ///< one per ladder step (empty when not laid out)
   int64_t memory_need_bytes = 0;        ///< the least device memory `run` needs for this case [B]
+  /// When the case does not fit: the step whose absence makes it fit and the `run --variant` line that leaves it
+  /// out (measure::leave_out_hint, "; without step …"); else empty.
+  std::string memory_hint;
 };
 
 /// One row of the given-mode what-if table.

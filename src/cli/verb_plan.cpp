@@ -63,6 +63,9 @@ Plan make_plan(const Config& c, const std::vector<size_t>& file_index) {
       const auto model = [&](const VariantSpec& v) { return step_work_model(operation, v); };
       pc.rows = plan_rows(c, wc.shape, wc.batch, layout.requests(), p.ceilings, model);
       pc.memory_need_bytes = measure::case_memory_need(c, wc.shape, wc.batch, layout.requests(), 1);
+      if (pc.memory_need_bytes > p.memory_have_bytes)
+        pc.memory_hint = measure::leave_out_hint(c, wc.shape, wc.batch, layout.requests(), 1, {}, p.memory_have_bytes,
+                                                 1e9, "GB");
     }
     p.cases.push_back(std::move(pc));
   }

@@ -135,10 +135,14 @@ TEST_F(AbCli, MemoryCheckCountsOnlyTheComparedSteps) {
   EXPECT_EQ(run({"ab", big, "--a", "baseline", "--b", "k_aligned"}), 2) << err_;
   EXPECT_NE(err_.find("case B=2500 fixed(length=8) needs at least 381.16 GB"), std::string::npos) << err_;
   EXPECT_EQ(err_.find("without step"), std::string::npos) << err_;  // run's hint: not how an A/B leaves a step out
-  // run and validate give that hint: without the baseline the ladder fits.
+  // run, validate and plan give that hint: without the baseline the ladder fits.
+  const std::string hint = "; without step 'baseline' (the largest workspace) it needs 87.42 GB: run --variant "
+                           "decomposed --variant k_aligned";
   EXPECT_EQ(run({"validate", big}), 2) << err_;
-  EXPECT_NE(err_.find("; without step 'baseline' (the largest workspace) it needs 87.42 GB: run --variant decomposed "
-                      "--variant k_aligned"), std::string::npos) << err_;
+  EXPECT_NE(err_.find(hint), std::string::npos) << err_;
+  EXPECT_EQ(run({"plan", big}), 0) << err_;
+  EXPECT_NE(out_.find("does not fit: run refuses it (shrink /workload/batch or /workload/shape, or use fewer "
+                      "/check/seeds)" + hint), std::string::npos) << out_;
   EXPECT_EQ(run({"ab", big, big, "--step", "baseline"}), 2) << err_;
 }
 
