@@ -93,4 +93,17 @@ std::vector<PluginUse> plugin_uses() {
   return out;
 }
 
+std::vector<std::string> files_read(const std::string& config_path, const Config& config) {
+  std::vector<std::string> out;
+  if (!config_path.empty()) out.push_back(config_path);
+  for (const op::PluginRecord& r : op::loaded_plugins()) {
+    out.push_back(r.path);
+    out.insert(out.end(), r.binaries.begin(), r.binaries.end());
+  }
+  for (const WorkloadCase& wc : config.workload.cases)
+    if (const auto file = wc.requests.params.find("file"); file != wc.requests.params.end() && file->is_string())
+      out.push_back(resolve_path(wc.requests.base_dir, file->get<std::string>()));
+  return out;
+}
+
 }  // namespace gpubench::cli

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "config/config.hpp"
 #include "result/report.hpp"
 
 namespace gpubench::cli {
@@ -29,5 +30,10 @@ void load_plugins(const std::vector<std::string>& cli_paths, const std::string& 
 
 /// The plugin files loaded so far, as reports record them.
 std::vector<PluginUse> plugin_uses();
+
+/// The files a verb on `config` (read from `config_path`, empty for the embedded default) reads, which no output may
+/// replace: the config file, every plugin file and kernel-file description loaded so far with the binaries it names,
+/// and each case's empirical length file (/workload/requests/params/file, resolved against the config's folder).
+std::vector<std::string> files_read(const std::string& config_path, const Config& config);
 
 }  // namespace gpubench::cli

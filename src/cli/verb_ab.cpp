@@ -199,6 +199,13 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
   if (two) load_plugins(a.plugins, a.config_b);
   const Config config_a = load(a, a.config_a);
   const Config config_b = two ? load(a, a.config_b) : config_a;
+  {  // Nor a file the configs bring in (plugins, kernel-file descriptions and binaries, empirical length files).
+    std::vector<std::string> read = files_read(a.config_a, config_a);
+    if (two)
+      for (std::string& f : files_read(a.config_b, config_b)) read.push_back(std::move(f));
+    if (!a.output.empty()) refuse_output_over_input("-o", a.output, read, "ab", "out/ab.md");
+    if (!a.report.empty()) refuse_output_over_input("--report", a.report + ".json", read, "ab", "out/ab");
+  }
   if (two) {
     const std::vector<KeyDiff> diffs = json_key_diff(workload_of(config_a), workload_of(config_b));
     if (!diffs.empty()) {

@@ -117,13 +117,11 @@ VerbAction setup_plan(CLI::App& sub) {
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
     format_from_extension(*format_opt, a->output, {"json", "csv", "md"}, a->format);  // -o plan.csv writes CSV
-    if (!a->output.empty()) {  // before the work, naming the path and the fix
-      check_writable(a->output);
-      std::vector<std::string> read = *plugins;
-      read.push_back(a->config);
-      refuse_output_over_input("-o", a->output, read, "plan", "plan.json");
-    }
+    if (!a->output.empty()) check_writable(a->output);  // before the work, naming the path and the fix
     Config config = load_config_or_default(a->config, *sets, nullptr, *variants);
+    // Neither the config nor a file it brings in (plugins, kernel-file descriptions and binaries, length files).
+    if (!a->output.empty())
+      refuse_output_over_input("-o", a->output, files_read(a->config, config), "plan", "plan.json");
     check_variant_names(*variants, config);
     std::vector<size_t> file_index;  // each selected step's position in the file's /variants, for messages
     if (!variants->empty()) {        // the selected steps, in ladder order

@@ -227,8 +227,7 @@ int run(const RunArgs& a) {
                                                : "gpubench_" + config.name;
   // The output paths are written after the GPU work: a bad one must fail now, not lose the measurement.
   check_report_paths(prefix, a.formats);
-  std::vector<std::string> read = a.plugins;  // what this run reads, which no output may replace
-  read.push_back(a.config);
+  const std::vector<std::string> read = files_read(a.config, config);  // what this run reads: no output replaces it
   for (const auto& f : a.formats)
     refuse_output_over_input("-o", prefix + "." + find_report_writer(f)->extension, read, "run",
                              "out/" + config.name);
