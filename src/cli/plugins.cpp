@@ -5,10 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <utility>
 
+#include "core/errors.hpp"
 #include "core/text_file.hpp"
 #include "op/plugin_loader.hpp"
 
@@ -66,7 +68,10 @@ std::vector<std::string> config_plugin_paths(const std::string& config_path) {
   return config ? file_entries(plugins_list(config), config->second) : std::vector<std::string>{};
 }
 
-void load_plugins(const std::vector<std::string>& cli_paths, const std::string& config_path) {
+namespace {
+
+/// load_plugins' work, which throws as it does.
+void load_all(const std::vector<std::string>& cli_paths, const std::string& config_path) {
   std::vector<op::PluginFile> files;  // precedence order: a plugin of the same name loads from the first
   for (const std::string& p : cli_paths) files.push_back({p, false, false});
   for (op::PluginFile& f : op::plugin_paths_from_env()) files.push_back(std::move(f));
@@ -77,13 +82,35 @@ void load_plugins(const std::vector<std::string>& cli_paths, const std::string& 
   // A `run --isolate` child loads the same files: its parent printed the notes already.
   const char* child = std::getenv(kIsolatedChildEnv);
   const bool quiet = child != nullptr && std::string(child) == "1";
-  op::load_plugin_files(files, [quiet](const std::string& note) {
-    if (!quiet) fmt::print(stderr, "gpubench: note: {}\n", note);
-  });
+  std::exception_ptr failed;  // the first error, thrown once everything else loaded
+  try {
+    op::load_plugin_files(files, [quiet](const std::string& note) {
+      if (!quiet) fmt::print(stderr, "gpubench: note: {}\n", note);
+    });
+  } catch (const InputError&) {
+    failed = std::current_exception();
+  }
   // Kernel-file descriptions written in the config's plugins list (objects), after every file it names.
-  for (size_t i = 0; i < list.size(); ++i)
-    if (list[i].is_object())
-      op::load_kernel_description(list[i], config_path, config->second, fmt::format("/plugins/{}", i));
+  for (size_t i = 0; i < list.size(); ++i) {
+    try {
+      if (list[i].is_object())
+        op::load_kernel_description(list[i], config_path, config->second, fmt::format("/plugins/{}", i));
+    } catch (const InputError&) {
+      if (!failed) failed = std::current_exception();
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
+}
+
+}  // namespace
+
+void load_plugins(const std::vector<std::string>& cli_paths, const std::string& config_path) {
+  try {
+    load_all(cli_paths, config_path);
+  } catch (const InputError&) {
+    op::mark_plugin_load_failed();  // the config's messages then say an unknown op or step may be the file's own
+    throw;
+  }
 }
 
 std::vector<PluginUse> plugin_uses() {

@@ -25,7 +25,8 @@ std::vector<std::string> config_plugin_paths(const std::string& config_path);
 /// Loads `cli_paths`, GPUBENCH_PLUGIN_PATH's files and `config_path`'s plugins list (files, then kernel-file
 /// descriptions written in the list as objects: docs/kernel-files.md), in that precedence: of two
 /// builds of one plugin (same name) the first is used, the other named in a note on stderr (op/plugin_loader.hpp
-/// load_plugin_files). Throws InputError, one line naming the plugin and the fix.
+/// load_plugin_files). Throws InputError, one line naming the plugin and the fix, for the first file that did not
+/// load, after every other file loaded (and marks it: op::mark_plugin_load_failed).
 void load_plugins(const std::vector<std::string>& cli_paths, const std::string& config_path);
 
 /// The plugin files loaded so far, as reports record them.

@@ -84,6 +84,9 @@ struct ConfigContext {
   /// /precision (it never runs: `--set precision=fp32 --variant baseline` on a config whose tile steps refuse fp32).
   std::vector<std::string> selected_steps;
   std::string source = "<inline>";          ///< named in errors
+  /// A plugin or kernel file did not load (its error was shown first): an unknown op or step may be one it brings,
+  /// so the message says that rather than "load it" (validate goes on to the config after a plugin error).
+  bool plugin_failed = false;
   /// The rules of op `name`, or nullptr.
   const OpRules* find_op(const std::string& name) const;
 };

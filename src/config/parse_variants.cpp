@@ -13,15 +13,17 @@ namespace gpubench::config_detail {
 namespace {
 
 /// Records an unknown variant name at `ptr` with did-you-mean and the known names.
-void unknown_variant(Validator& v, const std::string& ptr, const std::string& name, const OpRules& rules) {
+void unknown_variant(Validator& v, const std::string& ptr, const std::string& name, const OpRules& rules,
+                     bool plugin_failed) {
   std::string guess = did_you_mean(name, rules.steps);
   // With no close name it is often a step of a plugin or kernel file that is not loaded (or failed to): say how.
+  const char* how = plugin_failed ? "; a plugin or kernel file above did not load: if the step is its own, fixing "
+                                    "that file fixes this"
+                                  : "; a step from a plugin or kernel file needs it loaded: --plugin FILE, the "
+                                    "config's \"plugins\" list or GPUBENCH_PLUGIN_PATH (docs/plugins.md)";
   v.add(ptr, fmt::format("unknown variant '{}'{}; known: {}{}", name,
                          guess.empty() ? "" : " (did you mean '" + guess + "'?)",
-                         rules.steps.empty() ? "(none registered)" : join(rules.steps),
-                         guess.empty() ? "; a step from a plugin or kernel file needs it loaded: --plugin FILE, the "
-                                         "config's \"plugins\" list or GPUBENCH_PLUGIN_PATH (docs/plugins.md)"
-                                       : ""));
+                         rules.steps.empty() ? "(none registered)" : join(rules.steps), guess.empty() ? how : ""));
 }
 
 /// The steps other than `name` whose schema has option `key`, e.g. "fused, pipelined" for `backend`; "" when none.
@@ -182,7 +184,7 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
       continue;
     }
     if (std::find(op->steps.begin(), op->steps.end(), spec.name) == op->steps.end()) {
-      unknown_variant(v, name_ptr, spec.name, *op);
+      unknown_variant(v, name_ptr, spec.name, *op, ctx.plugin_failed);
       continue;
     }
     auto dup = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == spec.name; });

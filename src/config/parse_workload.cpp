@@ -200,9 +200,12 @@ WorkloadForm parse_workload(Validator& v, const nlohmann::json& j, const ConfigC
     // An op no loaded file declares: often a plugin's op without its plugin.
     const std::string name = op_it->get<std::string>(), guess = did_you_mean(name, op_names);
     v.add(child(ptr, "op"),
-          fmt::format("must be one of {}, got '{}'{}; an op from a plugin needs the plugin loaded: --plugin FILE.so, "
-                      "the config's \"plugins\" list or GPUBENCH_PLUGIN_PATH (docs/plugins.md)",
-                      join(op_names, " | "), name, guess.empty() ? "" : " (did you mean '" + guess + "'?)"));
+          fmt::format("must be one of {}, got '{}'{}; {}", join(op_names, " | "), name,
+                      guess.empty() ? "" : " (did you mean '" + guess + "'?)",
+                      ctx.plugin_failed ? "a plugin above did not load: if the op is its own, fixing that file fixes "
+                                          "this"
+                                        : "an op from a plugin needs the plugin loaded: --plugin FILE.so, the "
+                                          "config's \"plugins\" list or GPUBENCH_PLUGIN_PATH (docs/plugins.md)"));
     w.op.clear();
   } else if (!v.string(wj, ptr, "op", w.op, op_names) || (op_names.empty() && !w.op.empty())) {
     w.op.clear();

@@ -13,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "op/plugin_adapter.hpp"
+#include "op/plugin_loader.hpp"
 #include "workload/distribution.hpp"
 
 namespace gpubench::op {
@@ -163,6 +164,7 @@ bool test_steps_enabled() {
 
 ConfigContext registry_context() {
   ConfigContext ctx;
+  ctx.plugin_failed = plugin_load_failed();
   add_distributions(ctx);
   for (const Operation* op : operations()) {
     OpRules rules = op->rules();

@@ -15,8 +15,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -342,31 +344,46 @@ const PluginRecord& load_plugin(const std::string& path) {
 void load_plugin_files(const std::vector<PluginFile>& files, const std::function<void(const std::string&)>& note) {
   std::vector<OpenedPlugin> opened;
   std::vector<std::string> kernel_files;  // descriptions (.json): registered after every library, whose ops they may use
+  // The first file that does not load is thrown after the others loaded: one bad --plugin must not leave the config's
+  // own plugins unregistered (validate then reports their ops and steps as unknown too, with a fix that is no fix).
+  std::exception_ptr failed;
+  const auto attempt = [&failed](const std::function<void()>& load) {
+    try {
+      load();
+    } catch (const InputError&) {
+      if (!failed) failed = std::current_exception();
+    }
+  };
   for (const PluginFile& f : files) {
     if (is_kernel_file_path(f.path)) {
       kernel_files.push_back(f.path);
       continue;
     }
     OpenedPlugin p;
+    bool open_failed = false;
     try {
       p = open_plugin(f.path);
     } catch (const NoEntrySymbol& e) {
-      if (!f.from_folder) throw;
-      note(fmt::format("{} (a library in a GPUBENCH_PLUGIN_PATH folder that is not a plugin: skipped)", e.what()));
+      if (f.from_folder)
+        note(fmt::format("{} (a library in a GPUBENCH_PLUGIN_PATH folder that is not a plugin: skipped)", e.what()));
+      else if (!failed)
+        failed = std::current_exception();
       continue;
     } catch (const InputError& e) {
       // A config's entry that is missing or broken, with another build of that file given by --plugin or
       // GPUBENCH_PLUGIN_PATH (`run configs/x.json --plugin my_build/libx.so` on a machine without the config's
       // build): the other build stands in.
-      if (!f.from_config) throw;
       const std::string base = fs::path(f.path).filename().string();
       const OpenedPlugin* same = nullptr;
       for (const OpenedPlugin& q : opened)
-        if (fs::path(q.path).filename().string() == base) same = &q;
-      if (same == nullptr) throw;
-      note(fmt::format("{} — using {} instead (the same file name, given earlier)", e.what(), same->path));
-      continue;
+        if (f.from_config && fs::path(q.path).filename().string() == base) same = &q;
+      if (same != nullptr)
+        note(fmt::format("{} — using {} instead (the same file name, given earlier)", e.what(), same->path));
+      else if (!failed)
+        failed = std::current_exception();
+      open_failed = true;
     }
+    if (open_failed) continue;
     // The same file twice, or a plugin of the same name already chosen: the earlier one wins (the files come in
     // precedence order: --plugin, GPUBENCH_PLUGIN_PATH, then the config's list).
     const std::string name = p.loaded >= 0 ? records()[static_cast<size_t>(p.loaded)].name : p.description->name;
@@ -397,11 +414,19 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
   // Plugins with ops first: a plugin's steps may be for another plugin's op.
   for (int with_ops = 1; with_ops >= 0; --with_ops)
     for (const OpenedPlugin& p : opened)
-      if (p.loaded < 0 && (p.description->op_count > 0) == (with_ops == 1)) register_opened(p);
-  for (const std::string& path : kernel_files) load_kernel_file_once(path);
+      if (p.loaded < 0 && (p.description->op_count > 0) == (with_ops == 1)) attempt([&p] { register_opened(p); });
+  for (const std::string& path : kernel_files) attempt([&path] { load_kernel_file_once(path); });
+  if (failed) std::rethrow_exception(failed);
 }
 
 const std::vector<PluginRecord>& loaded_plugins() { return records(); }
+
+namespace {
+std::atomic<bool> g_plugin_load_failed{false};  ///< plugin_load_failed()
+}  // namespace
+
+bool plugin_load_failed() { return g_plugin_load_failed.load(); }
+void mark_plugin_load_failed() { g_plugin_load_failed.store(true); }
 
 std::vector<PluginFile> plugin_paths_from_env() {
   std::vector<PluginFile> out;

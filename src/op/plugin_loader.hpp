@@ -44,10 +44,17 @@ OpenedPlugin open_plugin(const std::string& path);
 /// Registers an opened plugin (register_plugin) and records it; a file already registered returns its record.
 const PluginRecord& register_opened(const OpenedPlugin& opened);
 
+/// Whether a plugin or kernel file failed to load in this process (mark_plugin_load_failed): registry_context then
+/// says an unknown op or step may be that file's own.
+bool plugin_load_failed();
+/// Records that a plugin or kernel file failed to load (cli/plugins.cpp load_plugins, before it rethrows the error).
+void mark_plugin_load_failed();
+
 /// Loads `files` (kernel-file descriptions, *.json, after every library), given in precedence order (--plugin, GPUBENCH_PLUGIN_PATH, the config's list): each file once, and
 /// of several plugins with the same name (gpubench_plugin_v1_t::name, e.g. two builds of one plugin) only the first,
 /// `note` saying which file was left out. A library without the entry symbol found by a folder scan is skipped with
-/// a note. Plugins that declare ops register before those that only add steps. Throws InputError as load_plugin.
+/// a note. Plugins that declare ops register before those that only add steps. Throws InputError as load_plugin for
+/// the first file that did not load, after every other file loaded.
 void load_plugin_files(const std::vector<PluginFile>& files, const std::function<void(const std::string&)>& note);
 
 /// Loads `path` as build B of a plugin for `gpubench ab --plugin-b`: its steps register as <step><step_suffix> (e.g.

@@ -104,6 +104,10 @@ TEST_F(KernelFileCli, ADescriptionWrittenInTheConfigIsCheckedWithItsPointer) {
   EXPECT_EQ(run({"validate", bad}), 2);
   EXPECT_NE(err_.find("bad.json: /plugins/0/steps/0/launches/0/grid: 'U * M * X': unknown symbol 'X'"),
             std::string::npos) << err_;
+  // Its step then reads as unknown, saying the file above may bring it (not "load it": it is in the plugins list).
+  EXPECT_NE(err_.find("unknown variant 'inline_cubin'; known: baseline, decomposed, k_aligned, fused, pipelined; a "
+                      "plugin or kernel file above did not load: if the step is its own, fixing that file fixes this"),
+            std::string::npos) << err_;
 }
 
 TEST_F(KernelFileCli, LaunchesTheDeviceModelCannotRunExitTwoBeforeAnyGpuWork) {

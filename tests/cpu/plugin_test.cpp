@@ -293,16 +293,15 @@ TEST_F(PluginCli, AConfigsMissingBuildIsReplacedByTheSameFileGivenByFlag) {
 
 TEST_F(PluginCli, APluginThatDoesNotLoadStillLeavesTheConfigsOwnProblemsReported) {
   // One pass shows every fix: the missing plugin, then the config's own mistakes (its op is the plugin's, so it is
-  // unknown too, with the hint to load the plugin).
+  // unknown too, saying the plugin above may be the one that brings it).
   const std::string c = config("p.json", R"({"name": "copy"})",
                                R"("plugins": ["absent/libx.so"], "precision": "fp8", "measure": {"warmup": 0}, )");
   EXPECT_EQ(run({"validate", c}), 2);
   EXPECT_NE(err_.find("absent/libx.so: no such file"), std::string::npos) << err_;
   EXPECT_NE(err_.find("/precision"), std::string::npos) << err_;
   EXPECT_NE(err_.find("/measure/warmup"), std::string::npos) << err_;
-  EXPECT_NE(err_.find("/workload/op: must be one of ikbo_lce, got 'toy_copy'; an op from a plugin needs the plugin"),
-            std::string::npos)
-      << err_;
+  EXPECT_NE(err_.find("/workload/op: must be one of ikbo_lce, got 'toy_copy'; a plugin above did not load: if the op "
+                      "is its own, fixing that file fixes this"), std::string::npos) << err_;
   EXPECT_EQ(out_, "");
   // A config with no problem of its own says so, and still exits 2 for the plugin.
   const std::string fine = config("f.json", R"({"name": "baseline"})", R"("plugins": ["absent/libx.so"], )");
@@ -320,6 +319,21 @@ TEST_F(PluginCli, TwoDifferentPluginsWithOneNameAreRefused) {
   EXPECT_NE(err_.find("plugin " + plugin("dup_op") + ": its name \"test_plugin\" is also the name of " + plugin("good") +
                       ", a plugin with other ops (op toy_copy there, op ikbo_lce here); two different plugins need "
                       "different names"), std::string::npos) << err_;
+}
+
+TEST_F(PluginCli, ABadPluginFileLeavesTheOthersLoaded) {
+  // A --plugin path that does not exist is the error; the config's own plugin still loads, so its op and step are
+  // known (they read as unknown, with "add it to the plugins list", when one bad file stopped every other).
+  const std::string good = config("g.json", R"({"name": "copy"})", R"("plugins": [")" + plugin("good") + R"("], )");
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"validate", good, "--plugin", "no/such.so"},
+                                               std::vector<std::string>{"validate", good, "--plugin",
+                                                                        plugin("abi_v2")}}) {
+    EXPECT_EQ(run(args), 2) << err_;
+    EXPECT_NE(err_.find("the rest of the config validates; fix the plugin above"), std::string::npos) << err_;
+    EXPECT_EQ(err_.find("/workload/op"), std::string::npos) << err_;
+    EXPECT_EQ(err_.find("unknown variant"), std::string::npos) << err_;
+  }
+  EXPECT_NE(err_.find("built for plugin ABI v2"), std::string::npos) << err_;
 }
 
 TEST_F(PluginCli, ABadPluginInOneConfigLeavesTheOtherFilesValidated) {
