@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "analysis/compare_checks.hpp"
 #include "analysis/compare_filter.hpp"
@@ -198,6 +199,23 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
     return k;
   };
   res.boards.push_back(board_pair(a, b));
+  // Both complete runs of one config (and the same shard of it): a case or step of OLD that NEW lacks was cut from
+  // NEW (a regression). --allow-mismatch lets other pairs through, where an absent entry is the difference.
+  const auto shard = [](const Report& r) {
+    return r.shard && r.shard->count > 1 ? std::make_pair(r.shard->index, r.shard->count) : std::make_pair(0L, 1L);
+  };
+  const bool complete = hash == comparable_config_hash(b.report) && !a.report.interrupted &&
+                        !b.report.interrupted && shard(a.report) == shard(b.report);
+  // What NEW's stored config lists: its workload (so every case of OLD), each step of /variants by name.
+  const nlohmann::json& nconf = b.report.config;
+  const bool lists_cases = complete && nconf.is_object() && nconf.contains("workload");
+  const auto lists_step = [&](const std::string& step) {
+    if (!complete || !nconf.is_object() || !nconf.contains("variants") || !nconf["variants"].is_array()) return false;
+    for (const nlohmann::json& v : nconf["variants"])
+      if ((v.is_object() ? v.value("name", nlohmann::json()) : v) == step) return true;
+    return false;
+  };
+  std::map<std::string, int64_t> shard_missing;  // NEW's "not run: shard i/n missing" errors (a partial merge)
   if (o.normalize_control) {
     for (const LoadedReport* r : {&a, &b})
       if (!r->report.control)
@@ -213,17 +231,18 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
     if (!f.keep_case(oc.label)) continue;
     const auto nc = find_by_name(b.report.cases, oc.label, &CaseResult::label);
     if (nc == b.report.cases.end()) {
-      res.unmatched.push_back({"old", key(oc.label, "", ""), a.path});
+      res.unmatched.push_back({"old", key(oc.label, "", ""), a.path, false, lists_cases});
       continue;
     }
     for (const VariantResult& ov : oc.variants) {
       if (!f.keep_step(ov.name)) continue;
       const auto nv = find_by_name(nc->variants, ov.name, &VariantResult::name);
       if (nv == nc->variants.end()) {
-        res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path});
+        res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path, false, lists_step(ov.name)});
         continue;
       }
       if (!ov.selected || !nv->selected) {  // left out on purpose (`run --variant`): unmatched, not judged
+        if (!nv->selected && nv->error.rfind("not run: shard ", 0) == 0) ++shard_missing[nv->error];
         if (ov.selected) res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path});
         if (nv->selected) res.unmatched.push_back({"new", key(oc.label, ov.name, ""), b.path});
         continue;
@@ -299,6 +318,9 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
     if (f.keep_case(nc.label) && find_by_name(a.report.cases, nc.label, &CaseResult::label) == a.report.cases.end())
       res.unmatched.push_back({"new", key(nc.label, "", ""), b.path});
   }
+  for (const auto& [why, n] : shard_missing)
+    res.notes.push_back(fmt::format("{}: {} step{} {} (a merge with --allow-missing): not judged; a gate merges every "
+                                    "shard (docs/scale-out.md)", b.path, n, n == 1 ? "" : "s", why));
 }
 
 /// What one side holds, for the "nothing matched" error: per report, its config and each case's variants.
@@ -371,12 +393,16 @@ int64_t CompareResult::count(Verdict v) const {
 }
 
 int64_t CompareResult::regressions() const {
-  return missing_reports() +
+  return missing_reports() + missing_entries() +
          std::count_if(entries.begin(), entries.end(), [](const CompareEntry& e) { return e.regression; });
 }
 
 int64_t CompareResult::missing_reports() const {
   return std::count_if(unmatched.begin(), unmatched.end(), [](const UnmatchedItem& u) { return u.missing_report; });
+}
+
+int64_t CompareResult::missing_entries() const {
+  return std::count_if(unmatched.begin(), unmatched.end(), [](const UnmatchedItem& u) { return u.missing_entry; });
 }
 
 int CompareResult::exit_code() const {

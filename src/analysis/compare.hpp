@@ -152,13 +152,16 @@ struct BoardPair {
 };
 
 /// An entry or report present on one side only (listed; a regression only when a whole report of OLD's folder is
-/// missing in NEW's).
+/// missing in NEW's, or a case or step of OLD is missing in a complete NEW of the same config).
 struct UnmatchedItem {
   std::string side;   ///< "old" (removed in NEW) | "new" (added in NEW)
   std::string key;    ///< e.g. "ab12cd34 / B=1024 fixed(length=70) / fused / gemm_cand", or a file
   std::string file;   ///< report file it came from
   /// A whole report of OLD's folder that NEW's lacks (a regression: CompareResult::missing_reports).
   bool missing_report = false;
+  /// A case or step of OLD that NEW lacks though both are complete runs of the same config (hash): NEW was cut short
+  /// or edited (a regression: CompareResult::missing_entries).
+  bool missing_entry = false;
 };
 
 /// An environment or config difference between paired reports.
@@ -203,6 +206,9 @@ struct CompareResult {
   /// Reports of OLD's folder with no counterpart in NEW's (the run that writes it failed or was not run): each
   /// counts as a regression (a gate must not pass when a whole report is gone).
   int64_t missing_reports() const;
+  /// Cases and steps of OLD missing in a complete NEW of the same config (UnmatchedItem::missing_entry): each counts
+  /// as a regression, as a step marked skipped would.
+  int64_t missing_entries() const;
   /// 1 when a regression; else 4 when options.fail_on_unsure and an entry is UNSURE (could not be
   /// decided); else 0 (docs/ci.md).
   int exit_code() const;

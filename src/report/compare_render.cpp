@@ -150,6 +150,7 @@ const std::vector<std::string>& compare_formats() {
 namespace {
 /// " — missing in NEW …: a regression" after an unmatched whole report of OLD, else "".
 std::string missing_word(const UnmatchedItem& u) {
+  if (u.missing_entry) return " — missing in NEW, a complete run of the same config: cut short or edited, a regression";
   return u.missing_report ? " — missing in NEW (its run failed or did not run): a regression" : "";
 }
 }  // namespace
@@ -160,13 +161,16 @@ std::string compare_summary_line(const CompareResult& r) {
   const int64_t unsure = r.count(Verdict::kUnsure);
   std::string head;
   if (reg > 0) {
-    // A report of OLD missing in NEW leads, so the line never reads "0 of n entries regressed" as its regression.
-    const int64_t missing = r.missing_reports();
-    const std::string entries = fmt::format("{} of {} entr{} regressed ({} slower, {} failed)", reg - missing, n,
-                                            n == 1 ? "y" : "ies", r.count(Verdict::kSlower), r.count(Verdict::kFailed));
-    head = missing > 0 ? fmt::format("REGRESSION: {} report{} of OLD missing in NEW; {}", missing,
-                                     missing == 1 ? "" : "s", entries)
-                       : "REGRESSION: " + entries;
+    // What of OLD is missing in NEW leads, so the line never reads "0 of n entries regressed" as its regression.
+    const int64_t reports = r.missing_reports(), cut = r.missing_entries();
+    const std::string entries = fmt::format("{} of {} entr{} regressed ({} slower, {} failed)", reg - reports - cut,
+                                            n, n == 1 ? "y" : "ies", r.count(Verdict::kSlower),
+                                            r.count(Verdict::kFailed));
+    head = "REGRESSION: ";
+    if (reports > 0) head += fmt::format("{} report{} of OLD missing in NEW; ", reports, reports == 1 ? "" : "s");
+    if (cut > 0) head += fmt::format("{} case{} or step{} of OLD missing in NEW; ", cut, cut == 1 ? "" : "s",
+                                     cut == 1 ? "" : "s");
+    head += entries;
   } else if (unsure > 0 && r.options.fail_on_unsure) {
     head = fmt::format("UNDECIDED: no regression found, but could not decide {} of {} entr{} (--fail-on-unsure)",
                        unsure, n, n == 1 ? "y" : "ies");
@@ -291,7 +295,8 @@ nlohmann::json compare_to_json(const CompareResult& r) {
   }
   json unmatched = json::array();
   for (const UnmatchedItem& u : r.unmatched)
-    unmatched.push_back({{"side", u.side}, {"key", u.key}, {"file", u.file}, {"missing_report", u.missing_report}});
+    unmatched.push_back({{"side", u.side}, {"key", u.key}, {"file", u.file}, {"missing_report", u.missing_report},
+                         {"missing_entry", u.missing_entry}});
   json mismatches = json::array();
   for (const Mismatch& m : r.mismatches)
     mismatches.push_back({{"what", m.what}, {"old", m.old_value}, {"new", m.new_value}, {"old_file", m.old_file},
@@ -321,7 +326,8 @@ nlohmann::json compare_to_json(const CompareResult& r) {
        {{"entries", r.entries.size()}, {"regressions", r.regressions()}, {"faster", r.count(Verdict::kFaster)},
         {"slower", r.count(Verdict::kSlower)}, {"same", r.count(Verdict::kSame)},
         {"unsure", r.count(Verdict::kUnsure)}, {"failed", r.count(Verdict::kFailed)},
-        {"unmatched", r.unmatched.size()}, {"missing_reports", r.missing_reports()}, {"report_pairs", r.report_pairs},
+        {"unmatched", r.unmatched.size()}, {"missing_reports", r.missing_reports()},
+        {"missing_entries", r.missing_entries()}, {"report_pairs", r.report_pairs},
         {"geomean_ratio", r.geomean_ratio ? json(*r.geomean_ratio) : json(nullptr)},
         {"geomean_count", r.geomean_count}, {"exit_code", r.exit_code()}}},
       {"mismatch_allowed", !r.mismatches.empty()},

@@ -1,0 +1,83 @@
+// What a fourth new-user trial found in `compare`, each mended and held here: a case or step cut from NEW passed the
+// gate as "unmatched" (a step marked skipped failed it), and a merge with a missing shard read like a clean run.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/compare.hpp"
+#include "report/compare_render.hpp"
+#include "support/noise_reports.hpp"
+
+namespace gpubench {
+namespace {
+
+using testing::repeated_step;
+using testing::report_of;
+
+/// One config's report with steps "k_aligned" and "pipelined" at 1 ms in one case; the config lists both.
+Report two_steps(uint64_t seed) {
+  Report r = report_of(repeated_step("k_aligned", {1.0}, seed));
+  r.cases[0].variants.push_back(repeated_step("pipelined", {1.0}, seed + 7));
+  r.config = {{"name", "noise"},
+              {"workload", {{"op", "ikbo_lce"}, {"batch", 1024}}},
+              {"variants", {"k_aligned", {{"name", "pipelined"}}}}};
+  r.config_hash = config_hash(r.config);
+  return r;
+}
+
+TEST(CompareTrial3, ACaseOrStepCutFromACompleteNewOfTheSameConfigIsARegression) {
+  const Report old_r = two_steps(1);
+  Report no_step = two_steps(2);
+  no_step.cases[0].variants.pop_back();
+  const CompareResult r = compare_reports({{"old.json", old_r}}, {{"new.json", no_step}}, {});
+  ASSERT_EQ(r.unmatched.size(), 1u);
+  EXPECT_TRUE(r.unmatched[0].missing_entry);
+  EXPECT_EQ(r.missing_entries(), 1);
+  EXPECT_EQ(r.regressions(), 1);
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_NE(compare_summary_line(r).find("REGRESSION: 1 case or step of OLD missing in NEW; 0 of 1 entry regressed"),
+            std::string::npos) << compare_summary_line(r);
+  EXPECT_NE(render_compare_text(r).find("/ pipelined — missing in NEW, a complete run of the same config"),
+            std::string::npos) << render_compare_text(r);
+  // A whole case gone: the same.
+  Report two_cases = two_steps(3);
+  two_cases.cases.push_back(two_cases.cases[0]);
+  two_cases.cases[1].label = "B=2048 fixed(length=70)";
+  const CompareResult c = compare_reports({{"old.json", two_cases}}, {{"new.json", two_steps(4)}}, {});
+  ASSERT_EQ(c.unmatched.size(), 1u);
+  EXPECT_EQ(c.unmatched[0].key.find("B=2048"), 11u) << c.unmatched[0].key;  // "<hash 8> / B=2048 …"
+  EXPECT_EQ(c.missing_entries(), 1);
+  EXPECT_EQ(c.exit_code(), 1);
+  // An interrupted NEW holds only the steps it reached: listed, not a regression (its "run" mismatch says so).
+  Report cut = no_step;
+  cut.interrupted = true;
+  CompareOptions allow;
+  allow.allow_mismatch = true;
+  EXPECT_EQ(compare_reports({{"old.json", old_r}}, {{"new.json", cut}}, allow).missing_entries(), 0);
+  // A step NEW has and OLD lacks is an addition: listed only.
+  EXPECT_EQ(compare_reports({{"old.json", no_step}}, {{"new.json", old_r}}, {}).exit_code(), 0);
+  // A step NEW's config does not list (a report written by hand, without the ladder): listed only.
+  Report unlisted = no_step;
+  unlisted.config.erase("variants");
+  unlisted.config_hash = config_hash(unlisted.config);
+  Report unlisted_old = old_r;
+  unlisted_old.config = unlisted.config;
+  unlisted_old.config_hash = unlisted.config_hash;
+  EXPECT_EQ(compare_reports({{"old.json", unlisted_old}}, {{"new.json", unlisted}}, {}).exit_code(), 0);
+}
+
+TEST(CompareTrial3, StepsAMergeLeftUnrunForAMissingShardAreNamedInANote) {
+  Report merged = two_steps(2);
+  VariantResult& v = merged.cases[0].variants[1];
+  v.selected = false;
+  v.status = StepStatus::kSkipped;
+  v.error = "not run: shard 1/3 missing";
+  const CompareResult r = compare_reports({{"old.json", two_steps(1)}}, {{"merged.json", merged}}, {});
+  EXPECT_EQ(r.exit_code(), 0);  // only the units that ran are judged, as docs/scale-out.md says
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_EQ(r.notes[0], "merged.json: 1 step not run: shard 1/3 missing (a merge with --allow-missing): not judged; "
+                        "a gate merges every shard (docs/scale-out.md)");
+}
+
+}  // namespace
+}  // namespace gpubench
