@@ -3,6 +3,7 @@
 import fnmatch
 import os
 import re
+import subprocess
 
 from examples_common import dig, load_yaml_docs
 
@@ -23,6 +24,23 @@ def action_uses(workflow):
                 action, _, ref = uses.partition("@")
                 out.append((job_id, step, action, ref))
     return out
+
+
+def check_gate(c, path, merge):
+    """The gate step (env RC: compare's exit code) run with bash: it passes on 0, fails on 1, and fails on 2 or more
+    (could not compare, docs/ci.md) unless NEW_BASELINE is true (the PR's gpubench-new-baseline label)."""
+    gates = [s for s in steps_of(merge) if "RC" in (dig(s, "env") or {})]
+    if len(gates) != 1:
+        c.fail(path, f"jobs.merge: expected one gate step with env RC (compare's exit code), found {len(gates)}")
+        return
+    script = str(gates[0].get("run", ""))
+    for rc, label, want in (("0", "false", 0), ("1", "false", 1), ("1", "true", 1), ("2", "false", 1),
+                            ("2", "true", 0), ("4", "false", 1)):
+        env = dict(os.environ, RC=rc, NEW_BASELINE=label)
+        got = subprocess.run(["bash", "-c", script], env=env, capture_output=True, timeout=30).returncode
+        if (got == 0) != (want == 0):
+            c.fail(path, f"jobs.merge gate: with compare exit {rc} and NEW_BASELINE={label} it exits {got}, "
+                         f"expected {'0' if want == 0 else 'non-zero'}")
 
 
 def labels(runs_on):
@@ -135,5 +153,6 @@ def check_workflow(c):
         for needle in ("gpubench merge", "gpubench compare", "gh pr comment"):
             if needle not in merge_text:
                 c.fail(path, f"jobs.merge: no `{needle}` in a run step")
+        check_gate(c, path, merge)
     c.ok(path, f"workflow: sweep over {n} shards, merge needs sweep, artifact actions v4", mark)
     return n
