@@ -2,11 +2,14 @@
 // Verb registry: each verb (run, plan, validate, compare, list, devices) is one file in src/cli/
 // that registers itself with GPUBENCH_REGISTER_VERB; app.cpp only dispatches.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "core/errors.hpp"
 
 namespace gpubench::cli {
 
@@ -24,9 +27,16 @@ struct VerbInfo {
 
 /// `format` from `output`'s extension (".md" → "md") when it is one of `formats` and --format was not given
 /// (`format_opt` counted nothing): `-o comment.md` writes Markdown, as its name says (plan, compare, ab, profile).
-/// Otherwise unchanged.
+/// Otherwise unchanged. Throws InputError for an `output` ending in .gz (the file is written plain: a later reader of
+/// that name would take it for gzip).
 inline void format_from_extension(const CLI::Option& format_opt, const std::string& output,
                                   const std::vector<std::string>& formats, std::string& format) {
+  const std::filesystem::path out(output);
+  if (out.extension() == ".gz")  // a name that says gzip over plain text: a later folder compare reads it as gzip
+    throw InputError(fmt::format("-o {}: this output is written plain, not gzipped; give a name without .gz (e.g. "
+                                 "-o {}) and gzip it afterwards if needed",
+                                 output, out.parent_path().empty() ? out.stem().string()
+                                                                   : (out.parent_path() / out.stem()).string()));
   if (format_opt.count() > 0 || output.empty()) return;
   const std::string ext = std::filesystem::path(output).extension().string();
   for (const std::string& f : formats)

@@ -126,6 +126,13 @@ TEST_F(CompareTrialCli, TheOutputsExtensionChoosesTheFormat) {
   const std::string txt = (dir_ / "cmp.txt").string();
   ASSERT_EQ(run({"compare", old_p, new_p, "-o", txt}), 0) << err_;
   EXPECT_THROW((void)nlohmann::json::parse(read_file(txt)), nlohmann::json::parse_error);
+  // A .gz name: refused (the file would be plain text that a folder compare then reads as gzip), nothing written.
+  const std::string gz = (dir_ / "cmp.json.gz").string();
+  EXPECT_EQ(run({"compare", old_p, new_p, "-o", gz}), 2) << err_;
+  EXPECT_NE(err_.find("-o " + gz + ": this output is written plain, not gzipped; give a name without .gz (e.g. -o " +
+                      (dir_ / "cmp.json").string() + ")"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(gz));
+  EXPECT_EQ(run({"plan", "-o", (dir_ / "plan.json.gz").string()}), 2) << err_;
 }
 
 TEST_F(CompareTrialCli, AReportOfOldsFolderMissingInNewsIsARegression) {
