@@ -41,8 +41,6 @@ double median_rank_draw(const std::vector<double>& sorted, std::mt19937_64& rng)
   return 0.5 * (sorted[k] + sorted[k + 1]);
 }
 
-std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
-
 /// One side of a paired entry: n pairs, the median and rel. stdev of that side's paired samples.
 EntrySide side_of(const std::vector<double>& ms, const VariantResult& v, bool region) {
   EntrySide s;
@@ -172,13 +170,14 @@ void judge_paired(CompareEntry& e, const PairedSamples& p, const CompareOptions&
   e.regression = e.verdict == Verdict::kSlower;
   e.note = head + zeros;
   if (band > o.threshold && e.verdict == Verdict::kSame && classify_interval(*e.ci, o.threshold) != Verdict::kSame)
-    e.note += fmt::format("; SAME by --min-difference {} ms: the band is ±{} of A's {} ms (±{} by --threshold)",
-                          o.min_difference_ms, pct(band), e.old_side.median_ms, pct(o.threshold));
+    e.note += fmt::format("; SAME by --min-difference {} ms: the band is ±{} of A's {:.4g} ms (±{} by --threshold)",
+                          o.min_difference_ms, band_pct(band), e.old_side.median_ms, band_pct(o.threshold));
   if (e.verdict != Verdict::kUnsure) return;
   const double width = e.ci->high - e.ci->low;
-  const std::string band_text = band > o.threshold ? fmt::format("±{} (--min-difference {} ms of A's {:.4g} ms median)",
-                                                                 pct(band), o.min_difference_ms, e.old_side.median_ms)
-                                                   : "±" + pct(band);
+  const std::string band_text =
+      band > o.threshold ? fmt::format("±{} (--min-difference {} ms of A's {:.4g} ms median)", band_pct(band),
+                                       o.min_difference_ms, e.old_side.median_ms)
+                         : "±" + band_pct(band);
   if (!(band > 0)) {
     e.note += fmt::format("; interval [{:.3f}, {:.3f}] holds 1 and the band is ±0%: never SAME; give the change you "
                           "accept as no change, e.g. --threshold 1%", e.ci->low, e.ci->high);
@@ -191,7 +190,7 @@ void judge_paired(CompareEntry& e, const PairedSamples& p, const CompareOptions&
                           "(measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
                           width > 2 * band ? "too noisy to decide" : "change near the threshold", e.ci->low,
                           e.ci->high, width > 2 * band ? "is wider than" : "straddles an edge of", band_text,
-                          pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev));
+                          band_pct(e.old_side.rel_stdev), band_pct(e.new_side.rel_stdev));
   }
 }
 
@@ -210,7 +209,7 @@ CompareResult compare_ab(const std::vector<measure::AbCase>& cases, const AbDesc
       "a {:.6g}% bootstrap percentile interval resampling pairs (Efron & Tibshirani 1993; {} resamples, fixed seed); "
       "SLOWER/FASTER only when the whole interval lies beyond ±{}{}, SAME when it lies inside; a failed step (check, "
       "setup) is FAILED. The interval covers this process on this board, not another run or board.",
-      board, o.confidence * 100, o.resamples, pct(o.threshold),
+      board, o.confidence * 100, o.resamples, band_pct(o.threshold),
       o.min_difference_ms > 0
           ? fmt::format(" (or ±{} ms of A's median, where that is wider: --min-difference)", o.min_difference_ms)
           : std::string());

@@ -36,8 +36,6 @@ EntrySide side_of(const SideSamples& samples, const VariantResult& v, bool regio
   return s;
 }
 
-std::string pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
-
 // Fills verdict, ci, noise and note of an entry from its samples (no status / correctness rules here): by the
 // repetitions' spread when both sides have kMinRepetitions or more, else by the samples of one run; divided by the
 // control factor when given (--normalize control).
@@ -91,8 +89,9 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
   const double band = equivalence_band(o, e.old_side.median_ms);
   e.verdict = classify_interval(*e.ci, band);
   if (band > o.threshold && e.verdict == Verdict::kSame && classify_interval(*e.ci, o.threshold) != Verdict::kSame)
-    e.note = fmt::format("SAME by --min-difference {} ms: the band is ±{} of this entry's {} ms (±{} by --threshold)",
-                         o.min_difference_ms, pct(band), e.old_side.median_ms, pct(o.threshold));
+    e.note = fmt::format("SAME by --min-difference {} ms: the band is ±{} of this entry's {:.4g} ms (±{} by "
+                         "--threshold)",
+                         o.min_difference_ms, band_pct(band), e.old_side.median_ms, band_pct(o.threshold));
   e.regression = e.verdict == Verdict::kSlower;
   if (e.verdict == Verdict::kUnsure && !(band > 0)) {  // more samples can never help a zero-width band
     e.note = fmt::format(
@@ -106,15 +105,15 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
     // The band as the notes name it: where --min-difference widened it, say so (the fix is then that option too).
     const bool widened = band > o.threshold;
     const std::string band_text =
-        widened ? fmt::format("±{} (--min-difference {} ms of OLD's {:.4g} ms median)", pct(band), o.min_difference_ms,
-                              e.old_side.median_ms)
-                : "±" + pct(band);
+        widened ? fmt::format("±{} (--min-difference {} ms of OLD's {:.4g} ms median)", band_pct(band),
+                              o.min_difference_ms, e.old_side.median_ms)
+                : "±" + band_pct(band);
     const bool wide = e.ci->high - e.ci->low > 2 * band;
     if (e.ci->high - e.ci->low < 0.25 * band) {  // more samples would not move it off the edge
       e.note = fmt::format(
           "change sits on the threshold: interval [{:.3f}, {:.3f}] is tight (rel. stdev old {}, new {}) but touches "
           "an edge of the {} band; the data is clear, the band decides: choose it with --threshold{}",
-          e.ci->low, e.ci->high, pct(e.old_side.rel_stdev), pct(e.new_side.rel_stdev), band_text,
+          e.ci->low, e.ci->high, band_pct(e.old_side.rel_stdev), band_pct(e.new_side.rel_stdev), band_text,
           widened ? " or --min-difference" : "");
       return;
     }
@@ -123,16 +122,16 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
           "{}: interval [{:.3f}, {:.3f}] {} the {} band (run-to-run rel. stdev old {}, new {}, over {} and {} "
           "repetitions); take more repetitions (run --repeat), or A/B both builds on one board (gpubench ab)",
           wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
-          wide ? "is wider than" : "straddles an edge of", band_text, pct(e.old_side.repetition_rel_stdev),
-          pct(e.new_side.repetition_rel_stdev), old_s.reps.size(), new_s.reps.size());
+          wide ? "is wider than" : "straddles an edge of", band_text, band_pct(e.old_side.repetition_rel_stdev),
+          band_pct(e.new_side.repetition_rel_stdev), old_s.reps.size(), new_s.reps.size());
       return;
     }
     e.note = fmt::format(
         "{}: interval [{:.3f}, {:.3f}] {} the {} band (rel. stdev old {}, new {}); take more samples "
         "(measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
         wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
-        wide ? "is wider than" : "straddles an edge of", band_text, pct(e.old_side.rel_stdev),
-        pct(e.new_side.rel_stdev));
+        wide ? "is wider than" : "straddles an edge of", band_text, band_pct(e.old_side.rel_stdev),
+        band_pct(e.new_side.rel_stdev));
   }
 }
 

@@ -91,6 +91,10 @@ Verdict classify_interval(const RatioInterval& ci, double threshold);
 /// that is wider (CompareOptions::min_difference_ms; `compare` and `ab` both judge against it).
 double equivalence_band(const CompareOptions& o, double old_median_ms);
 
+/// A band or threshold fraction as the notes write it: one decimal, a whole number without it (0.03 → "3%",
+/// 0.0556 → "5.6%"), as the summary line's "±3%" reads.
+std::string band_pct(double fraction);
+
 /// Shortest launch group (OLD's median) that `--normalize control` divides by the control ratio [ms]: below it a
 /// launch group is bound by kernel launches (a few µs each), which neither control kernel predicts (docs/ci.md).
 inline constexpr double kMinNormalizedMs = 0.05;

@@ -1,5 +1,7 @@
 // The verdict statistics of `compare` and `ab` (analysis/compare.hpp): the bootstrap interval on the ratio of medians
 // and the verdict it gives against the threshold band.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -94,6 +96,12 @@ Verdict classify_interval(const RatioInterval& ci, double threshold) {
 
 double equivalence_band(const CompareOptions& o, double old_median_ms) {
   return old_median_ms > 0 ? std::max(o.threshold, o.min_difference_ms / old_median_ms) : o.threshold;
+}
+
+std::string band_pct(double fraction) {
+  std::string s = fmt::format("{:.1f}", 100.0 * fraction);
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s + "%";
 }
 
 }  // namespace gpubench

@@ -1,5 +1,6 @@
 // What a fourth new-user trial found in `compare`, each mended and held here: a case or step cut from NEW passed the
-// gate as "unmatched" (a step marked skipped failed it), and a merge with a missing shard read like a clean run.
+// gate as "unmatched" (a step marked skipped failed it), a merge with a missing shard read like a clean run, and a
+// note printed OLD's median unrounded and the threshold as "±3.0%" beside the summary's "±3%".
 #include <gtest/gtest.h>
 
 #include <string>
@@ -77,6 +78,24 @@ TEST(CompareTrial3, StepsAMergeLeftUnrunForAMissingShardAreNamedInANote) {
   ASSERT_FALSE(r.notes.empty());
   EXPECT_EQ(r.notes[0], "merged.json: 1 step not run: shard 1/3 missing (a merge with --allow-missing): not judged; "
                         "a gate merges every shard (docs/scale-out.md)");
+}
+
+TEST(CompareTrial3, NotesWriteBandsAsTheSummaryDoesAndMediansRounded) {
+  EXPECT_EQ(band_pct(0.03), "3%");
+  EXPECT_EQ(band_pct(0.0556), "5.6%");
+  EXPECT_EQ(band_pct(1.4536), "145.4%");
+  EXPECT_EQ(band_pct(0), "0%");
+  // --min-difference 0.5 ms around a 0.3438720107078552 ms median: SAME by the widened band, said with 4 digits.
+  Report old_r = report_of(repeated_step("pipelined", {0.3438720107078552}, 1));
+  Report new_r = report_of(repeated_step("pipelined", {0.36}, 2));
+  CompareOptions o;
+  o.min_difference_ms = 0.5;
+  const CompareResult r = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o);
+  ASSERT_EQ(r.entries.size(), 1u);
+  EXPECT_EQ(r.entries[0].verdict, Verdict::kSame);
+  EXPECT_NE(r.entries[0].note.find("of this entry's 0.34"), std::string::npos) << r.entries[0].note;
+  EXPECT_EQ(r.entries[0].note.find("0.34387"), std::string::npos) << r.entries[0].note;
+  EXPECT_NE(r.entries[0].note.find("(±3% by --threshold)"), std::string::npos) << r.entries[0].note;
 }
 
 }  // namespace
