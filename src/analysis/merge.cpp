@@ -105,7 +105,7 @@ int64_t parse_missing(const std::string& error) {
 }
 
 Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options) {
-  if (inputs.empty()) throw InputError("merge: no shard reports given; name the shard files or their folder");
+  if (inputs.empty()) throw InputError("no shard reports given; name the shard files or their folder");
   for (const auto& in : inputs) {
     if (!in.report.shard)
       throw InputError(fmt::format("{}: not a shard report (it has no \"shard\" field: a whole run, or a merged "
@@ -125,18 +125,18 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
   const int64_t count = first.report.shard->count;
   for (const auto& in : inputs)
     if (in.report.shard->count != count)
-      throw InputError(fmt::format("merge: {} is shard {} but {} is shard {}: shards of one run share their count; "
+      throw InputError(fmt::format("{} is shard {} but {} is shard {}: shards of one run share their count; "
                                    "merge each run's shards separately",
                                    first.path, shard_name(*first.report.shard), in.path, shard_name(*in.report.shard)));
   for (const auto& in : inputs)
     if (in.report.shard->total_units != first.report.shard->total_units)
-      throw InputError(fmt::format("merge: {} splits {} work units but {} splits {}: the shards were split differently "
+      throw InputError(fmt::format("{} splits {} work units but {} splits {}: the shards were split differently "
                                    "(another --variant or config); run every shard alike",
                                    first.path, first.report.shard->total_units, in.path,
                                    in.report.shard->total_units));
   for (size_t i = 1; i < inputs.size(); ++i)
     if (inputs[i].report.shard->index == inputs[i - 1].report.shard->index)
-      throw InputError(fmt::format("merge: shard {} is given twice ({} and {}); keep one of them",
+      throw InputError(fmt::format("shard {} is given twice ({} and {}); keep one of them",
                                    shard_name(*inputs[i].report.shard), inputs[i - 1].path, inputs[i].path));
 
   std::vector<std::string> notes;
@@ -145,7 +145,7 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
     for (auto& m : mismatches(first, inputs[i])) problems.push_back(std::move(m));
   if (!problems.empty()) {
     if (!options.allow_mismatch)
-      throw InputError(fmt::format("merge: these are not shards of one run: {}; run every shard with the same config "
+      throw InputError(fmt::format("these are not shards of one run: {}; run every shard with the same config "
                                    "and build on one GPU model, or merge anyway with --allow-mismatch",
                                    fmt::join(problems, "; ")));
     for (auto& p : problems) notes.push_back("merged despite a mismatch (--allow-mismatch): " + p);
@@ -157,7 +157,7 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
     if (!present.count(i)) missing.push_back(fmt::format("{}/{}", i, count));
   if (!missing.empty()) {
     if (!options.allow_missing)
-      throw InputError(fmt::format("merge: missing shard{} {} (of {}); run {}, or merge what is here with "
+      throw InputError(fmt::format("missing shard{} {} (of {}); run {}, or merge what is here with "
                                    "--allow-missing",
                                    missing.size() == 1 ? "" : "s", fmt::join(missing, ", "), count,
                                    missing.size() == 1 ? "it" : "them"));
@@ -182,7 +182,7 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
         if (!sv.selected) continue;
         const auto [it, fresh] = ran_in.emplace(std::make_pair(mc.label, sv.name), index);
         if (!fresh && it->second != index)
-          throw InputError(fmt::format("merge: case '{}' step {} ran in shard {}/{} and in shard {}/{}: the shards "
+          throw InputError(fmt::format("case '{}' step {} ran in shard {}/{} and in shard {}/{}: the shards "
                                        "were split differently (another --variant or build); run every shard alike",
                                        mc.label, sv.name, it->second, count, index, count));
         for (VariantResult& mv : mc.variants)
@@ -214,7 +214,7 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
       const int64_t j = parse_elsewhere(mv.error);
       if (j < 0) continue;  // not selected (--variant) in every shard
       if (present.count(j))
-        throw InputError(fmt::format("merge: case '{}' step {} belongs to shard {}/{} by {}'s split, but that shard "
+        throw InputError(fmt::format("case '{}' step {} belongs to shard {}/{} by {}'s split, but that shard "
                                      "did not run it: the shards were split differently (another --variant or "
                                      "build); run every shard alike",
                                      mc.label, mv.name, j, count, first.path));

@@ -88,16 +88,17 @@ std::string render_text(const Plan& p) {
     const LengthSummary& ls = *c.lengths;
     out += fmt::format("\ncase {}: B={} U={} candidates/request min {} mean {:.1f} p50 {} p99 {} max {}\n", c.label,
                        c.batch, ls.requests, ls.min, ls.mean, ls.p50, ls.p99, ls.max);
-    // The name columns widen to the longest step and work-model name (a plugin's "gather_reduce materialized").
+    // The name columns widen to the longest step and work-model name (a plugin's "gather_reduce materialized"), two
+    // spaces apart (an 11-character step name read as one with its work model: "naive_cubin decomposed").
     size_t step_w = 11, model_w = 17;
     for (const PlanRow& row : c.rows) {
       step_w = std::max(step_w, row.variant.size());
       model_w = std::max(model_w, row.work_model.size());
     }
-    out += fmt::format("  {:<{}} {:<{}} {:>10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>11}\n", "step", step_w, "work model",
-                       model_w, "GFLOP", "min GB", "FLOP/B", "floor ms", "vs base", "bound", "min_spd vs");
+    out += fmt::format("  {:<{}}  {:<{}} {:>10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>11}\n", "step", step_w,
+                       "work model", model_w, "GFLOP", "min GB", "FLOP/B", "floor ms", "vs base", "bound", "min_spd vs");
     for (const PlanRow& row : c.rows)
-      out += fmt::format("  {:<{}} {:<{}} {:>10} {:>10} {:>9.1f} {:>10} {:>9.2f}x {:>8} {:>11}\n", row.variant, step_w,
+      out += fmt::format("  {:<{}}  {:<{}} {:>10} {:>10} {:>9.1f} {:>10} {:>9.2f}x {:>8} {:>11}\n", row.variant, step_w,
                          row.work_model, model_w, fmtx::amount(row.work.flops / 1e9),
                          fmtx::amount(row.work.bytes_min / 1e9),
                          row.work.intensity,

@@ -52,7 +52,7 @@ std::vector<ShardInput> load_inputs(const std::vector<std::string>& inputs) {
       std::vector<fs::path> files;
       for (const auto& e : fs::directory_iterator(in, ec))
         if (e.is_regular_file() && is_report_file(e.path())) files.push_back(e.path());
-      if (ec) throw InputError(fmt::format("merge: cannot list folder {}: {}", in, ec.message()));
+      if (ec) throw InputError(fmt::format("cannot list folder {}: {}", in, ec.message()));
       std::sort(files.begin(), files.end());
       size_t taken = 0;
       for (const auto& f : files) {
@@ -65,13 +65,13 @@ std::vector<ShardInput> load_inputs(const std::vector<std::string>& inputs) {
         ++taken;
       }
       if (taken == 0)
-        throw InputError(fmt::format("merge: folder {} holds no shard report (*.json or *.json.gz written by `run "
+        throw InputError(fmt::format("folder {} holds no shard report (*.json or *.json.gz written by `run "
                                      "--shard`); name the folder the shards wrote to",
                                      in));
     } else if (fs::exists(in, ec)) {
       out.push_back(ShardInput{in, load_report(in)});
     } else {
-      throw InputError(fmt::format("merge: no file or folder '{}'; name the shard reports or their folder", in));
+      throw InputError(fmt::format("no file or folder '{}'; name the shard reports or their folder", in));
     }
   }
   return out;
@@ -87,7 +87,7 @@ Config shard_config(const ShardInput& first) {
   } catch (const ConfigError& e) {
     std::string what;
     for (const auto& i : e.issues) what += (what.empty() ? "" : "; ") + i.pointer + ": " + i.message;
-    throw InputError(fmt::format("merge: the config recorded in {} does not load here ({}); if it uses a plugin op "
+    throw InputError(fmt::format("the config recorded in {} does not load here ({}); if it uses a plugin op "
                                  "or step, give the plugin with --plugin",
                                  first.path, what));
   }
@@ -100,7 +100,7 @@ void refuse_overwriting_inputs(const MergeArgs& a, const std::vector<ShardInput>
     std::error_code ec;
     for (const auto& in : inputs)
       if (fs::equivalent(out, in.path, ec))
-        throw InputError(fmt::format("merge: -o {} would overwrite the shard report {}; write the merged report "
+        throw InputError(fmt::format("-o {} would overwrite the shard report {}; write the merged report "
                                      "elsewhere (e.g. -o {})",
                                      a.output, in.path, (fs::path(in.path).parent_path() / "merged").string()));
   }

@@ -260,7 +260,8 @@ std::string render_markdown(const Report& r) {
   for (const auto& c : r.cases) {
     out += fmt::format("## {}\n\n", c.label.empty() ? fmt::format("B={}", c.batch) : c.label);
     if (c.lengths.is_object() && !c.lengths.empty()) {
-      out += "Requests: " + fmtx::key_values(c.lengths, {"requests", "min", "mean", "p50", "p99", "max"}) + "\n\n";
+      out += "Request lengths: " + fmtx::key_values(c.lengths, {"requests", "min", "mean", "p50", "p99", "max"}) +
+             "\n\n";
     }
     ladder_table(out, c);
     if (const std::string legend = fmtx::acceptance_legend(c); !legend.empty())

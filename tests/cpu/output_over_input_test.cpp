@@ -49,13 +49,15 @@ TEST_F(OutputOverInput, PlanAndProfileRefuseToReplaceWhatTheyRead) {
   const std::string cfg = copy("configs/ikbo_lce_fp16.json");
   const std::string cfg_before = read_file(cfg);
   expect_refused(run({"plan", cfg, "-o", cfg, "--format", "json"}), "-o", cfg, cfg_before);
-  const std::string trace = copy("tests/data/profile/ranking_model_h200.json.gz");
+  // The gzipped trace under a .json name (it reads the same; -o NAME.gz is refused for its name before this check).
+  const std::string trace = (dir_ / "trace.json").string();
+  fs::copy_file(fs::path(GPUBENCH_SOURCE_DIR) / "tests/data/profile/ranking_model_h200.json.gz", trace);
   const std::string trace_before = read_file(trace);
   expect_refused(run({"profile", trace, "--format", "json", "-o", trace}), "-o", trace, trace_before);
   // A folder of traces: the output may not be one of its files either.
-  const std::string in_folder = (dir_ / "ranking_model_h200.json.gz").string();
-  EXPECT_EQ(run({"profile", dir_.string(), "-o", in_folder}), 2) << err_;
+  EXPECT_EQ(run({"profile", dir_.string(), "-o", trace}), 2) << err_;
   EXPECT_NE(err_.find("would overwrite"), std::string::npos) << err_;
+  EXPECT_EQ(read_file(trace), trace_before);
 }
 
 TEST_F(OutputOverInput, NoOutputReplacesAFileTheConfigBringsIn) {

@@ -155,7 +155,7 @@ TEST_F(PluginCli, PlanTextTableWidensForLongStepNames) {
   std::vector<std::string> lines;
   for (size_t at = header; lines.size() < 3; at = out_.find('\n', at) + 1)
     lines.push_back(out_.substr(at, out_.find('\n', at) - at));
-  EXPECT_EQ(lines[2].rfind("  copy_side_stream ", 0), 0u) << out_;
+  EXPECT_EQ(lines[2].rfind("  copy_side_stream  ", 0), 0u) << out_;  // two spaces before the work model
   EXPECT_EQ(lines[0].size(), lines[1].size()) << out_;
   EXPECT_EQ(lines[0].size(), lines[2].size()) << out_;
 }
