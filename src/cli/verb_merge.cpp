@@ -41,8 +41,8 @@ bool is_report_file(const fs::path& p) {
 }
 
 /// The shard reports named by `inputs`: files as given (each must be a shard report), folders' *.json and
-/// *.json.gz files (reports without a `shard` field, e.g. an earlier merge's output, are skipped with a note on
-/// stderr; other JSON is skipped too). Throws InputError for a path that does not exist, an unreadable report or
+/// *.json.gz files (X.json.gz is skipped when X.json is there too, as compare reads a folder; reports without a
+/// `shard` field, e.g. an earlier merge's output, are skipped with a note on stderr; other JSON is skipped too). Throws InputError for a path that does not exist, an unreadable report or
 /// an empty result.
 std::vector<ShardInput> load_inputs(const std::vector<std::string>& inputs) {
   std::vector<ShardInput> out;
@@ -56,6 +56,11 @@ std::vector<ShardInput> load_inputs(const std::vector<std::string>& inputs) {
       std::sort(files.begin(), files.end());
       size_t taken = 0;
       for (const auto& f : files) {
+        // X.json.gz beside X.json (a `gunzip -k`): the same report twice; the plain one is read.
+        const std::string name = f.string();
+        if (name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0 &&
+            std::binary_search(files.begin(), files.end(), fs::path(name.substr(0, name.size() - 3))))
+          continue;
         const nlohmann::json j = load_report_json(f.string());
         if (!j.is_object() || !j.contains("shard")) {
           fmt::print(stderr, "merge: skipped {}: not a shard report\n", f.string());

@@ -132,6 +132,10 @@ TEST_F(ScaleCli, MergeJoinsFilesFoldersAndGzipInAnyOrderAndCompareReadsTheResult
   EXPECT_EQ(m["exit_code"], 0);
   EXPECT_TRUE(m["cases"][0]["variants"][1].contains("speedup_vs_prev"));  // analyzed
   EXPECT_TRUE(fs::exists(f + ".md") && fs::exists(f + ".csv"));
+  // After a `gunzip -k` the folder holds s1.json beside s1.json.gz: one shard, read once (as compare reads a folder).
+  ASSERT_EQ(std::system(("gzip -dkf " + files[1]).c_str()), 0);
+  ASSERT_EQ(run({"merge", "-o", (dir_ / "k").string(), "-f", "json", (dir_ / "shards").string()}), 0) << err_;
+  EXPECT_EQ(read((dir_ / "k").string() + ".json")["shards"].size(), 3u);
   // -o naming the JSON file: the same report at that path, its Markdown beside it (not f.json.json).
   ASSERT_EQ(run({"merge", "-o", (dir_ / "named.json").string(), files[0], files[1], files[2]}), 0) << err_;
   EXPECT_EQ(testing::slurp((dir_ / "named.json").string()), testing::slurp(a + ".json"));
