@@ -129,12 +129,15 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
   if (s.outside_activities > 0)
     out += fmt::format("left out: {} activities ({} ms) launched outside every iteration\n", s.outside_activities,
                        fmtx::ms(s.outside_ms));
-  size_t width = 10;
-  for (const auto& o : s.ops) width = std::max(width, std::min<size_t>(o.op.size(), 48));
+  const size_t shown = max_ops > 0 ? std::min(s.ops.size(), static_cast<size_t>(max_ops)) : s.ops.size();
+  const std::string others = fmt::format("({} other ops)", s.ops.size() - shown);
+  // The op column fits the names shown and the two summary rows' labels (they overflowed a column of short names).
+  size_t width = std::string("(GPU idle)").size();
+  if (shown < s.ops.size()) width = std::max(width, others.size());
+  for (size_t k = 0; k < shown; ++k) width = std::max(width, std::min<size_t>(s.ops[k].op.size(), 48));
   out += fmt::format("\n{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}  {:>18}  {:>6} {:>6} {:>6}  {:>10}\n", "#", "op",
                      width, "mean ms", "min / median / max", "busy", "wall", "op → 0: request", "1.5x", "2x", "4x",
                      "$/month");
-  const size_t shown = max_ops > 0 ? std::min(s.ops.size(), static_cast<size_t>(max_ops)) : s.ops.size();
   for (size_t k = 0; k < shown; ++k) {
     const auto& o = s.ops[k];
     const std::string name = o.op.size() > 48 ? o.op.substr(0, 45) + "..." : o.op;
@@ -146,10 +149,11 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
                        fmtx::usd(o.usd_month));
   }
   if (shown < s.ops.size()) {
-    double rest = 0, share = 0;
-    for (size_t k = shown; k < s.ops.size(); ++k) rest += s.ops[k].ms.mean, share += s.ops[k].share_busy;
-    out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}\n", "", fmt::format("({} other ops)", s.ops.size() - shown),
-                       width, fmtx::ms(rest), "", fmtx::percent(share, 1));
+    double rest = 0, busy = 0, wall = 0;
+    for (size_t k = shown; k < s.ops.size(); ++k)
+      rest += s.ops[k].ms.mean, busy += s.ops[k].share_busy, wall += s.ops[k].share_wall;
+    out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}\n", "", others, width, fmtx::ms(rest), "",
+                       fmtx::percent(busy, 1), fmtx::percent(wall, 1));
   }
   out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}\n", "", "(GPU idle)", width, fmtx::ms(s.idle_ms.mean),
                      fmt::format("{} / {} / {}", fmtx::ms(s.idle_ms.min), fmtx::ms(s.idle_ms.median),

@@ -31,6 +31,23 @@ TEST_F(ProfileCli, TextRanksTheRealTrace) {
   EXPECT_NE(out_.find("\"given\""), std::string::npos);
 }
 
+TEST_F(ProfileCli, TheFoldedAndIdleRowsKeepTheColumns) {
+  // --top 2 folds mlp and top_k (busy 5.9%, wall 5.5% together): its label and the idle row's are wider than
+  // the short op names, and the row's shares end under "busy" and "wall" (they sat between the two).
+  ASSERT_EQ(run({"profile", kTrace, "--top", "2"}), 0) << err_;
+  const auto line_of = [&](const std::string& needle) {
+    const size_t at = out_.rfind('\n', out_.find(needle)) + 1;
+    return out_.substr(at, out_.find('\n', at) - at);
+  };
+  const std::string header = line_of("  #  op"), folded = line_of("(2 other ops)"), idle = line_of("(GPU idle)");
+  const size_t mean_end = header.find("mean ms") + 7, busy_end = header.find("busy") + 4,
+               wall_end = header.find("wall") + 4;
+  EXPECT_EQ(folded.find("0.2029") + 6, mean_end) << out_;
+  EXPECT_EQ(folded.find("5.9%") + 4, busy_end) << out_;
+  EXPECT_EQ(folded.find("5.5%") + 4, wall_end) << out_;
+  EXPECT_EQ(idle.find("0.2137") + 6, mean_end) << out_;
+}
+
 TEST_F(ProfileCli, TheOutputsExtensionChoosesTheFormat) {
   const std::string out = (dir_ / "p.json").string(), csv = (dir_ / "p.csv").string();
   ASSERT_EQ(run({"profile", kTrace, "-o", out}), 0) << err_;
