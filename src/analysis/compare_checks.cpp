@@ -127,8 +127,14 @@ void check_config(const LoadedReport& a, const LoadedReport& b, std::vector<Mism
   Mismatch m{"config hash", ha, hb, a.path, b.path, {}};
   const bool both_recorded = a.report.config.is_object() && !a.report.config.empty() &&
                              b.report.config.is_object() && !b.report.config.empty();
-  if (!both_recorded) {
-    out.push_back(m);  // the hashes are all there is to go by
+  for (const LoadedReport* r : {&a, &b}) {  // say which side lacks what
+    if (!r->report.config.is_object() || r->report.config.empty())
+      m.details.push_back(r->path + " has no /config (every run records it): edited, or written by another tool");
+    if (r->report.config_hash.empty())
+      m.details.push_back(r->path + " has no /config_hash (every run records it): edited, or written by another tool");
+  }
+  if (!both_recorded) {  // the hashes are all there is to go by
+    out.push_back(m);
     return;
   }
   std::vector<KeyDiff> diffs = json_key_diff(measured_config(a.report.config), measured_config(b.report.config));
@@ -143,8 +149,9 @@ void check_config(const LoadedReport& a, const LoadedReport& b, std::vector<Mism
       real.push_back(d);
     }
   }
-  if (!real.empty() || real.size() == diffs.size()) {  // no diff at all: the stored hashes alone differ
-    m.details = describe_diffs(real);
+  // No diff at all: the stored hashes alone differ (or one is missing).
+  if (!real.empty() || real.size() == diffs.size() || !m.details.empty()) {
+    for (std::string& d : describe_diffs(real)) m.details.push_back(std::move(d));
     out.push_back(std::move(m));
   }
 }
@@ -266,6 +273,14 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
                 std::vector<std::string>& notes) {
   check_stored_hash(a, out);
   check_stored_hash(b, out);
+  // Every run records its GPU and driver under /environment: without it the GPU-model and driver checks, the point of
+  // a gate against a baseline, would pass unchecked.
+  for (const LoadedReport* r : {&a, &b})
+    if (!r->report.environment.is_object() || r->report.environment.empty())
+      out.push_back({"environment", r == &a ? "(absent)" : "recorded", r == &b ? "(absent)" : "recorded", a.path,
+                     b.path,
+                     {r->path + " has no /environment (every run records its GPU and driver): edited, or written by "
+                                "another tool"}});
   auto check = [&](const char* what, const std::optional<std::string>& x, const std::optional<std::string>& y) {
     if (x && y) {
       if (*x != *y) out.push_back({what, *x, *y, a.path, b.path, {}});

@@ -1,12 +1,14 @@
 // What a fourth new-user trial found in `compare`, each mended and held here: a case or step cut from NEW passed the
 // gate as "unmatched" (a step marked skipped failed it), a merge with a missing shard read like a clean run, and a
-// note printed OLD's median unrounded and the threshold as "±3.0%" beside the summary's "±3%".
+// note printed OLD's median unrounded and the threshold as "±3.0%" beside the summary's "±3%", a report without
+// /environment passed with its GPU and driver unchecked, and a missing /config or /config_hash read as a mismatch.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "analysis/compare.hpp"
 #include "report/compare_render.hpp"
+#include "support/input_error.hpp"
 #include "support/noise_reports.hpp"
 
 namespace gpubench {
@@ -96,6 +98,23 @@ TEST(CompareTrial3, NotesWriteBandsAsTheSummaryDoesAndMediansRounded) {
   EXPECT_NE(r.entries[0].note.find("of this entry's 0.34"), std::string::npos) << r.entries[0].note;
   EXPECT_EQ(r.entries[0].note.find("0.34387"), std::string::npos) << r.entries[0].note;
   EXPECT_NE(r.entries[0].note.find("(±3% by --threshold)"), std::string::npos) << r.entries[0].note;
+}
+
+TEST(CompareTrial3, AReportWithoutEnvironmentOrConfigHashIsNamedNotPassed) {
+  Report bare = two_steps(2);
+  bare.environment = nlohmann::json::object();
+  const std::string msg =
+      testing::input_error_of([&] { compare_reports({{"old.json", two_steps(1)}}, {{"new.json", bare}}, {}); });
+  EXPECT_NE(msg.find("environment: 'recorded' (old.json) vs '(absent)' (new.json)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("new.json has no /environment (every run records its GPU and driver)"), std::string::npos) << msg;
+  CompareOptions allow;
+  allow.allow_mismatch = true;  // compared anyway, the difference marked
+  EXPECT_EQ(compare_reports({{"old.json", two_steps(1)}}, {{"new.json", bare}}, allow).mismatches.size(), 1u);
+  Report no_hash = two_steps(2);
+  no_hash.config_hash.clear();
+  const std::string hash_msg =
+      testing::input_error_of([&] { compare_reports({{"old.json", two_steps(1)}}, {{"new.json", no_hash}}, {}); });
+  EXPECT_NE(hash_msg.find("new.json has no /config_hash (every run records it)"), std::string::npos) << hash_msg;
 }
 
 }  // namespace
