@@ -30,12 +30,22 @@ const std::vector<std::string> kLadder = {"baseline", "decomposed", "k_aligned",
 Config tiny(bool check, int seeds) {
   Config c = with_ladder(gpubench::testing::lce_config(), kLadder);
   c.precision = Precision::kFp16;
-    c.workload.shape.set("M", 4);
+  c.workload.shape.set("M", 4);
   c.workload.shape.set("N", 8);
   c.workload.shape.set("K_user", 3);
   c.workload.shape.set("K_cand", 5);
   c.check.enabled = check;
   c.check.seeds.assign(static_cast<size_t>(seeds), 1);
+  return c;
+}
+
+/// tiny(true, 1) at the IKBO reference shape (M=433, N=256, K_user=1178, K_cand=866).
+Config reference_shape() {
+  Config c = tiny(true, 1);
+  c.workload.shape.set("M", 433);
+  c.workload.shape.set("N", 256);
+  c.workload.shape.set("K_user", 1178);
+  c.workload.shape.set("K_cand", 866);
   return c;
 }
 
@@ -60,11 +70,7 @@ TEST(MemoryNeed, OnlyTheStepsThatRunCount) {
   // The IKBO reference shape at B=1024, U=15 (below): the baseline's bound is 1,298,661,376 B (broadcast copy
   // 1024·2044·256·2 + Y 227,016,704), every other step's 474,219,856 B (k_aligned's copies, more than fused's
   // 11,875,480). Without the baseline the need drops by twice the difference (a timing set and the spare).
-  Config c = tiny(true, 1);
-  c.workload.shape.set("M", 433);
-  c.workload.shape.set("N", 256);
-  c.workload.shape.set("K_user", 1178);
-  c.workload.shape.set("K_cand", 866);
+  Config c = reference_shape();
   const int64_t all = 4'662'115'696, without_baseline = all - 2 * (1'298'661'376 - 474'219'856);
   EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1), all);
   EXPECT_EQ(measure::case_memory_need(with_ladder(c, {"k_aligned", "pipelined"}), c.workload.shape, 1024, 15, 1),
@@ -77,11 +83,7 @@ TEST(MemoryNeed, OnlyTheStepsThatRunCount) {
 TEST(MemoryNeed, TheHintNamesTheStepWhoseAbsenceFits) {
   // Reference shape, B=1024, U=15, one set: 4,662,115,696 B with the whole ladder, 3,013,232,656 B without the
   // baseline (above). Between the two the hint leaves the baseline out; below the second nothing single fits.
-  Config c = tiny(true, 1);
-  c.workload.shape.set("M", 433);
-  c.workload.shape.set("N", 256);
-  c.workload.shape.set("K_user", 1178);
-  c.workload.shape.set("K_cand", 866);
+  Config c = reference_shape();
   const Shape& s = c.workload.shape;
   EXPECT_EQ(measure::leave_out_hint(c, s, 1024, 15, 1, {}, 4'000'000'000, 1e9, "GB"),
             "; without step 'baseline' (the largest workspace) it needs 3.01 GB: run --variant decomposed "
@@ -97,11 +99,7 @@ TEST(MemoryNeed, AbCountsOnlyTheComparedSteps) {
   // each side holds its own step's workspace (3,013,232,656 B with it alone, as above), the two share the check set
   // (inputs 464,854,712 + Y_ref 454,033,408 + 2·Y 454,033,408 = 1,372,921,528 B) and the timing inputs (464,854,712).
   // Counting the baseline on both sides asked for 2 · 4,662,115,696 − shared = 7,486,455,152 B.
-  Config c = tiny(true, 1);
-  c.workload.shape.set("M", 433);
-  c.workload.shape.set("N", 256);
-  c.workload.shape.set("K_user", 1178);
-  c.workload.shape.set("K_cand", 866);
+  Config c = reference_shape();
   const int64_t shared = 1'372'921'528 + 464'854'712, all = 4'662'115'696, without_baseline = 3'013'232'656;
   measure::AbStep a, b;
   a.config = b.config = &c;
@@ -115,11 +113,7 @@ TEST(MemoryNeed, AbCountsOnlyTheComparedSteps) {
 TEST(MemoryNeed, ReferenceShapeIsBroadcastBound) {
   // IKBO reference shape, B=1024, U=15, one seed, one input set: the baseline's broadcast copy
   // (1024·2044·256·2 B ≈ 1.07 GB) is the workspace.
-  Config c = tiny(true, 1);
-  c.workload.shape.set("M", 433);
-  c.workload.shape.set("N", 256);
-  c.workload.shape.set("K_user", 1178);
-  c.workload.shape.set("K_cand", 866);
+  Config c = reference_shape();
   EXPECT_EQ(measure::case_memory_need(c, c.workload.shape, 1024, 15, 1), int64_t{4'662'115'696});
   // 2,000,000 candidates: ≈ 8473 GiB, what the GPU test's oversized config asks for.
   EXPECT_GT(measure::case_memory_need(c, c.workload.shape, 2'000'000, 28'572, 1), int64_t{8000} << 30);
