@@ -128,18 +128,6 @@ std::string memory_need_text(int64_t bytes) {
                                                        : fmt::format("{:.2f} GB", bytes / 1e9);
 }
 
-namespace {
-
-/// measure::leave_out_hint for case `wc` of `c` with one timing input set, in GB; past kCheapLayoutBatch one request
-/// stands in for the layout (as in the need it follows).
-std::string leave_out_hint(const Config& c, const WorkloadCase& wc, const std::vector<std::string>& only_steps,
-                           int64_t have) {
-  const int64_t U = wc.batch <= kCheapLayoutBatch ? make_request_layout(wc.batch, wc.requests).requests() : 1;
-  return measure::leave_out_hint(c, wc.shape, wc.batch, U, 1, only_steps, have, 1e9, "GB");
-}
-
-}  // namespace
-
 std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vector<std::string>& only_steps,
                                                  bool hint) {
   const int64_t have = datasheet_memory_bytes(c.device.model);
@@ -148,16 +136,19 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vec
   for (const WorkloadCase& wc : c.workload.cases) {
     // One request is the least any layout has: a batch too large even then is refused without laying out its
     // B candidates (2^31 of them take 8 GB of host memory).
-    int64_t need = measure::case_memory_need(c, wc.shape, wc.batch, 1, 1, only_steps);
-    if (need <= have || wc.batch <= kCheapLayoutBatch)
-      need = measure::case_memory_need(c, wc.shape, wc.batch, make_request_layout(wc.batch, wc.requests).requests(), 1,
-                                       only_steps);
+    int64_t U = 1, need = measure::case_memory_need(c, wc.shape, wc.batch, U, 1, only_steps);
+    if (need <= have || wc.batch <= kCheapLayoutBatch) {
+      U = make_request_layout(wc.batch, wc.requests).requests();
+      need = measure::case_memory_need(c, wc.shape, wc.batch, U, 1, only_steps);
+    }
     if (need > have)
       out.push_back({"/workload", fmt::format("case {} needs at least {} of device memory, {} has {:.0f} "
                                                     "GB: run refuses it; shrink /workload/batch or /workload/shape, "
                                                     "or use fewer /check/seeds{}",
                                                     wc.label, memory_need_text(need), where, have / 1e9,
-                                                    hint ? leave_out_hint(c, wc, only_steps, have) : "")});
+                                                    hint ? measure::leave_out_hint(c, wc.shape, wc.batch, U, 1,
+                                                                                   only_steps, have, 1e9, "GB")
+                                                         : "")});
   }
   return out;
 }
