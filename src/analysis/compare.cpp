@@ -198,22 +198,6 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
     return k;
   };
   res.boards.push_back(board_pair(a, b));
-  // Both complete runs of one config (and the same shard of it): a case or step of OLD that NEW lacks was cut from
-  // NEW (a regression). --allow-mismatch lets other pairs through, where an absent entry is the difference.
-  const auto shard = [](const Report& r) {
-    return r.shard && r.shard->count > 1 ? std::make_pair(r.shard->index, r.shard->count) : std::make_pair(0L, 1L);
-  };
-  const bool complete = hash == comparable_config_hash(b.report) && !a.report.interrupted &&
-                        !b.report.interrupted && shard(a.report) == shard(b.report);
-  // What NEW's stored config lists: its workload (so every case of OLD), each step of /variants by name.
-  const nlohmann::json& nconf = b.report.config;
-  const bool lists_cases = complete && nconf.is_object() && nconf.contains("workload");
-  const auto lists_step = [&](const std::string& step) {
-    if (!complete || !nconf.is_object() || !nconf.contains("variants") || !nconf["variants"].is_array()) return false;
-    for (const nlohmann::json& v : nconf["variants"])
-      if ((v.is_object() ? v.value("name", nlohmann::json()) : v) == step) return true;
-    return false;
-  };
   std::map<std::string, int64_t> shard_missing;  // NEW's "not run: shard i/n missing" errors (a partial merge)
   if (o.normalize_control) {
     for (const LoadedReport* r : {&a, &b})
@@ -230,14 +214,15 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
     if (!f.keep_case(oc.label)) continue;
     const auto nc = find_by_name(b.report.cases, oc.label, &CaseResult::label);
     if (nc == b.report.cases.end()) {
-      res.unmatched.push_back({"old", key(oc.label, "", ""), a.path, false, lists_cases});
+      // A case or step of OLD that a NEW of the same complete config lacks was cut from it: a regression.
+      res.unmatched.push_back({"old", key(oc.label, "", ""), a.path, false, new_must_list(a, b, "")});
       continue;
     }
     for (const VariantResult& ov : oc.variants) {
       if (!f.keep_step(ov.name)) continue;
       const auto nv = find_by_name(nc->variants, ov.name, &VariantResult::name);
       if (nv == nc->variants.end()) {
-        res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path, false, lists_step(ov.name)});
+        res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path, false, new_must_list(a, b, ov.name)});
         continue;
       }
       if (!ov.selected || !nv->selected) {  // left out on purpose (`run --variant`): unmatched, not judged

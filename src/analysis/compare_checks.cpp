@@ -269,6 +269,16 @@ void check_stored_hash(const LoadedReport& r, std::vector<Mismatch>& out) {
                            "by another tool; compare the reports gpubench wrote"}});
 }
 
+namespace {
+
+/// "shard I/N" of one shard's report, "whole run" otherwise.
+std::string shard_of(const Report& r) {
+  return r.shard && r.shard->count > 1 ? fmt::format("shard {}/{}", r.shard->index, r.shard->count)
+                                       : std::string("whole run");
+}
+
+}  // namespace
+
 void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
                 std::vector<std::string>& notes) {
   check_stored_hash(a, out);
@@ -298,10 +308,6 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
   // One shard of a split run holds only its own units (the others are skipped, "in shard J/N"): against a whole run
   // or another shard most of the ladder would go unmatched and the gate would pass on the rest. The same shard of
   // two split runs compares (a CI matrix job gating its own shard).
-  const auto shard_of = [](const Report& r) {
-    return r.shard && r.shard->count > 1 ? fmt::format("shard {}/{}", r.shard->index, r.shard->count)
-                                         : std::string("whole run");
-  };
   if (shard_of(a.report) != shard_of(b.report))
     out.push_back({"shard", shard_of(a.report), shard_of(b.report), a.path, b.path,
                    {"join a split run's shard reports first (gpubench merge), or compare the same shard of both runs "
@@ -311,6 +317,19 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
     auto state = [](const Report& r) { return std::string(r.interrupted ? "interrupted (partial)" : "complete"); };
     out.push_back({"run", state(a.report), state(b.report), a.path, b.path, {}});
   }
+}
+
+bool new_must_list(const LoadedReport& a, const LoadedReport& b, const std::string& step) {
+  const nlohmann::json& config = b.report.config;
+  if (comparable_config_hash(a.report) != comparable_config_hash(b.report) || a.report.interrupted ||
+      b.report.interrupted || shard_of(a.report) != shard_of(b.report) || !config.is_object())
+    return false;
+  if (step.empty()) return config.contains("workload");
+  const auto it = config.find("variants");
+  if (it == config.end() || !it->is_array()) return false;
+  for (const nlohmann::json& v : *it)
+    if ((v.is_object() ? v.value("name", nlohmann::json()) : v) == step) return true;
+  return false;
 }
 
 bool has_report_signature(const nlohmann::json& j) {

@@ -43,6 +43,11 @@ std::string comparable_config_hash(const Report& r);
 void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
                 std::vector<std::string>& notes);
 
+/// Whether NEW (`b`) must hold what OLD (`a`) has: both complete runs of one config (the same comparable hash,
+/// neither interrupted, the same shard or both whole) whose stored config lists `step` in /variants (by name), or,
+/// for `step` "", has a /workload (every case of OLD then). An entry of OLD that such a NEW lacks was cut from it.
+bool new_must_list(const LoadedReport& a, const LoadedReport& b, const std::string& step);
+
 /// True when `j` carries a gpubench report's signature: a JSON object with /cases or /config_hash (a
 /// config, a trace or any other JSON has neither). Folder compare skips other JSON files with a note.
 bool has_report_signature(const nlohmann::json& j);
