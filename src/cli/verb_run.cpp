@@ -270,6 +270,11 @@ int run(const RunArgs& a) {
   const auto log = [&](const std::string& line) { printer.log(line); };
   log(fmt::format("{} on {} ({} SMs, L2 {:.0f} MB), {} mode", config.name, device.name, device.sm_count,
                   device.l2_bytes / 1e6, to_string(config.measure.mode)));
+  const Ceilings ceil = measure::ceilings_for(device, config.device.model, config.precision, config.allow_tf32);
+  if (const std::string note = datasheet_model_note(device.name, config.device.model);
+      !note.empty() && ceil.source.rfind("datasheet", 0) == 0) {
+    log(note);
+  }
   measure::RunOptions opts;
   opts.use_cupti = !a.no_cupti;
   opts.profile = a.profile;
@@ -293,7 +298,6 @@ int run(const RunArgs& a) {
   if (shard) report.shard = shard->record();
   printer.finish();
 
-  const Ceilings ceil = measure::ceilings_for(device, config.device.model, config.precision, config.allow_tf32);
   const int rc = finish_run(report, config, ceil);
 
   write_and_print(report, prefix, a.formats, !a.profile);

@@ -121,7 +121,8 @@ Ceilings ceilings_for(const std::optional<DeviceInfo>& device, const std::string
       }
     }
   }
-  return datasheet_ceilings(datasheet_model, precision, tf32);
+  const std::string own = device ? datasheet_model_for_gpu(device->name) : std::string();
+  return datasheet_ceilings(own.empty() ? datasheet_model : own, precision, tf32);
 }
 
 }  // namespace gpubench::measure

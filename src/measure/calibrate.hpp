@@ -21,8 +21,9 @@ std::optional<CalibrationCache> load_calibration(const DeviceInfo& device);
 /// Writes the cache atomically to default_calibration_path(uuid); returns the path.
 std::string save_calibration(const CalibrationCache& cache);
 
-/// Ceilings for a run: the calibration cache of the card when present, else the datasheet values of
-/// `datasheet_model` (source says which).
+/// Ceilings for a run: the calibration cache of the card when present, else the datasheet of the card itself
+/// (datasheet_model_for_gpu of its name) or, for a GPU without a datasheet entry or no GPU, of `datasheet_model`
+/// (the config's /device/model). `source` says which.
 Ceilings ceilings_for(const std::optional<DeviceInfo>& device, const std::string& datasheet_model,
                       Precision precision, bool tf32);
 

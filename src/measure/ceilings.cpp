@@ -40,6 +40,25 @@ Ceilings datasheet_ceilings(const std::string& model, Precision precision, bool 
   return c;
 }
 
+std::string datasheet_model_for_gpu(const std::string& gpu_name) {
+  const auto has = [&gpu_name](const char* word) { return gpu_name.find(word) != std::string::npos; };
+  if (has("NVL") || has("PCIe")) return "";
+  if (has("H200")) return "h200";
+  if (has("H100") && (has("HBM3") || has("SXM"))) return "h100_sxm";
+  return "";
+}
+
+std::string datasheet_model_note(const std::string& gpu_name, const std::string& config_model) {
+  const std::string own = datasheet_model_for_gpu(gpu_name);
+  if (own == config_model) return "";
+  if (own.empty()) {
+    return "this GPU (" + gpu_name + ") has no datasheet entry: floors use /device/model " + config_model +
+           "'s; `gpubench devices --calibrate` measures this card's ceilings";
+  }
+  return "/device/model is " + config_model + " but this GPU is an " + gpu_name + ": floors use the " + own +
+         " datasheet (set /device/model to " + own + " to match)";
+}
+
 double peak_flop_per_sm_cycle(Precision precision, bool tf32) {
   switch (precision) {
     case Precision::kFp16:

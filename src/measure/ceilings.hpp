@@ -26,6 +26,15 @@ struct Ceilings {
 /// are optimistic; `gpubench devices --calibrate` measures the card instead. Throws InputError for another model.
 Ceilings datasheet_ceilings(const std::string& model, Precision precision, bool tf32);
 
+/// The datasheet model (datasheet_ceilings) of a GPU from its CUDA device name: "h200" for an "NVIDIA H200"
+/// (not the H200 NVL, a 600 W card), "h100_sxm" for an H100 SXM ("NVIDIA H100 80GB HBM3", or a name with "SXM");
+/// "" for any other GPU, the H100 PCIe and NVL included (other SM counts, clocks and HBM).
+std::string datasheet_model_for_gpu(const std::string& gpu_name);
+
+/// One line for a run's log when the datasheet used for a GPU named `gpu_name` is not the config's `config_model`
+/// (the card's own model wins) or the card has none (the config's is used); "" when they agree.
+std::string datasheet_model_note(const std::string& gpu_name, const std::string& config_model);
+
 /// Dense peak FLOP per SM and SM cycle of an sm_90 GPU (H100 / H200) for `precision`: fp16 / bf16 tensor
 /// 4096, TF32 tensor 2048 (fp32 with `tf32`), FP32 FMA 256 (128 FP32 lanes × 2). Source: the H100 SXM
 /// datasheet's dense rates over its 132 SMs — 989.4 TFLOP/s = 132 × 4096 × 1.83 GHz, 494.7 = 132 × 2048 × 1.83,

@@ -61,6 +61,23 @@ TEST(Work, DatasheetCeilings) {
   EXPECT_THROW(datasheet_ceilings("a100", Precision::kFp16, false), InputError);
 }
 
+// The datasheet follows the card a run is on (an H100 run of an h200 config once used H200's 4.8 TB/s floors).
+TEST(Work, DatasheetModelOfTheGpu) {
+  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H200"), "h200");
+  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H100 80GB HBM3"), "h100_sxm");
+  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H100 SXM5 80GB"), "h100_sxm");
+  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H100 PCIe"), "");
+  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H100 NVL"), "");
+  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H200 NVL"), "");
+  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA A100-SXM4-80GB"), "");
+  EXPECT_EQ(datasheet_model_note("NVIDIA H200", "h200"), "");
+  const std::string other = datasheet_model_note("NVIDIA H100 80GB HBM3", "h200");
+  EXPECT_NE(other.find("/device/model is h200"), std::string::npos) << other;
+  EXPECT_NE(other.find("floors use the h100_sxm datasheet"), std::string::npos) << other;
+  const std::string none = datasheet_model_note("NVIDIA A100-SXM4-80GB", "h100_sxm");
+  EXPECT_NE(none.find("no datasheet entry: floors use /device/model h100_sxm's"), std::string::npos) << none;
+}
+
 TEST(Work, FloorsAtReferenceShape) {
   const auto dec = count_work(kRef, 1024, 15, Precision::kFp16, WorkModel::kDecomposed);
   const auto f200 = compute_floor(dec, datasheet_ceilings("h200", Precision::kFp16, false));
