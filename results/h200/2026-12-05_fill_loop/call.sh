@@ -4,7 +4,7 @@
 #        -o .prebuilt/fill_loop && xz -T0 -6 -f .prebuilt/fill_loop
 # and gpubench / gpubench_gpu_tests by scripts/prebuilt at the commit the README names).
 # Order: the fill loop (with nvidia-smi sampling power and clock every 250 ms, read-only), the smem-only tensor loop
-# and the op's pipelined step with --metrics=all on the same board, then the GPU tests with the CLI binary set.
+# and the op's pipelined step (sampled too), then the same with --metrics=all, then the GPU tests with the CLI binary.
 # The GPU test binary has the build machine's paths compiled in (GPUBENCH_SOURCE_DIR /work/main, its build/ plugin and
 # kernel-file folders): .prebuilt/bt.tar.xz holds those build/ folders (made with
 #   mkdir -p /tmp/bt/tests && cp -a build/tests/plugins build/tests/kernel_files /tmp/bt/tests/ &&
@@ -23,6 +23,11 @@ timeout 150 .prebuilt/fill_loop "${FILL_SECONDS:-5}" > "$out/fill_loop.txt" 2>&1
 echo "fill_loop exit $? at $(( $(date +%s) - t0 )) s" >> "$out/summary.txt"
 timeout 60 $gb devices --tensor-loop > "$out/tensor_loop.txt" 2>&1
 echo "tensor-loop exit $? at $(( $(date +%s) - t0 )) s" >> "$out/summary.txt"
+# the op without counters, still under power sampling (unix times in summary.txt line it up with power.csv)
+echo "plain run from unix $(date +%s)" >> "$out/summary.txt"
+timeout 90 $gb run configs/ikbo_lce_fp16.json --variant pipelined -o "$out/plain_ikbo_lce_fp16" -f json,md \
+  > "$out/run_plain.log" 2>&1
+echo "plain run exit $? at unix $(date +%s), $(( $(date +%s) - t0 )) s" >> "$out/summary.txt"
 kill $smi
 timeout 120 $gb run configs/ikbo_lce_fp16.json --variant pipelined --metrics=all -o "$out/metrics_ikbo_lce_fp16" \
   -f json,md > "$out/run_metrics.log" 2>&1

@@ -77,6 +77,9 @@ struct Params {
   long long tiles;     ///< CTA tiles in the launch, a multiple of gridDim.x
   int ktile;           ///< K blocks of 64 per tile (one output tile each)
   int b_rows;          ///< rows of A sharing one B block (the op's M: 433); 0: B from the first 16 chunks (L2)
+  const uint8_t* pf_src;  ///< pf_rows > 0: the DRAM buffer whose B blocks are prefetched into L2 (never waited on)
+  uint64_t pf_chunks;     ///< pf_src holds pf_chunks × B block
+  int pf_rows;            ///< rows of A sharing one prefetched B block (433); 0: no prefetch
   int store;           ///< 1: write each tile's accumulators as fp16
   const float* user;   ///< user rows, fp32, L2-resident (the op's Y_user)
   uint64_t user_rows;  ///< user holds user_rows × (64 · N) fp32 (one consumer's tile); 0: tiles start from zero
@@ -100,6 +103,11 @@ __device__ __forceinline__ void bulk_load_mc(void* dst, const void* src, uint32_
       : "memory");
 }
 
+/// Brings `bytes` at `src` from DRAM into L2 (cp.async.bulk.prefetch): nothing waits on it.
+__device__ __forceinline__ void prefetch_l2(const void* src, uint32_t bytes) {
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
+}
+
 /// K-major, 128-byte swizzle descriptor over 8-row atoms of 128-byte rows (as tensor_loop.cu).
 __device__ __forceinline__ uint64_t desc_128b(const void* p) {
   const uint64_t addr = smem_addr(p);
@@ -114,8 +122,10 @@ __device__ __forceinline__ uint64_t globaltimer() {
 
 template <int N>
 __device__ __forceinline__ void mma(float (&d)[N / 2], uint64_t a, uint64_t b, uint32_t acc) {
+  static_assert(N == 256 || N == 224 || N == 192, "wgmma wrappers exist for n256, n224 and n192");
   if constexpr (N == 256) wgmma_m64n256k16(d, a, b, acc);
-  else wgmma_m64n224k16(d, a, b, acc);
+  else if constexpr (N == 224) wgmma_m64n224k16(d, a, b, acc);
+  else wgmma_m64n192k16(d, a, b, acc);
 }
 
 /// The producer's cursor: the next K block to load (cluster tile `t`, block `kb`) and the ring stage and phase.
@@ -147,6 +157,10 @@ __device__ __forceinline__ bool produce(Cursor& c, const Params& p, uint8_t* sme
   }
   const uint64_t b_chunk = p.b_rows ? (b_tile + c.kb) % p.b_chunks : (static_cast<uint64_t>(tile) + c.kb) % 16;
   bulk_load(stage + CW * kABytes, p.b_src + b_chunk * C::kBBytes, C::kBBytes, full + c.s);
+  if (p.pf_rows) {  // the op's E reads from DRAM at its bytes per FLOP, off the consumers' path (the fill is L2's)
+    const uint64_t pf_tile = static_cast<uint64_t>(tile * CW * 64 / p.pf_rows) * p.ktile;
+    prefetch_l2(p.pf_src + ((pf_tile + c.kb) % p.pf_chunks) * C::kBBytes, C::kBBytes);
+  }
   if (++c.s == C::kStages) c.s = 0, c.phase ^= 1;
   if (++c.kb == p.ktile) c.kb = 0, c.t += gridDim.x / CS;
   return true;
@@ -290,7 +304,7 @@ struct Buffers {
 /// Runs one configuration back to back for `seconds`, prints the steady half's median TFLOP/s and clock.
 template <int CW, int N, int CS>
 void run(const char* name, const Buffers& buf, int sms, bool dram, int ktile, bool store, double seconds,
-         bool user_rows = false) {
+         bool user_rows = false, bool prefetch = false) {
   using C = Cfg<CW, N, CS>;
   const auto kernel = user_rows ? fill_loop<CW, N, CS, true> : fill_loop<CW, N, CS, false>;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmem));
@@ -321,6 +335,9 @@ void run(const char* name, const Buffers& buf, int sms, bool dram, int ktile, bo
   p.out_tiles = buf.out_bytes / (64 * N * 2);
   p.ktile = ktile;
   p.b_rows = dram ? 433 : 0;
+  p.pf_src = buf.b_dram;
+  p.pf_chunks = buf.b_bytes / C::kBBytes;
+  p.pf_rows = prefetch ? 433 : 0;
   p.store = store;
   p.user = buf.user;
   p.user_rows = user_rows ? buf.user_bytes / (64 * N * 4) : 0;
@@ -352,7 +369,7 @@ void run(const char* name, const Buffers& buf, int sms, bool dram, int ktile, bo
   const double clk = median(std::vector<double>(mhz.begin() + half, mhz.end()));
   // bytes per executed FLOP: shared-memory fills; DRAM reads of B (dram: one B block per 433 rows); stores
   const double fill = static_cast<double>(C::kStageBytes) / (2.0 * CW * 64 * N * kBlockK);
-  const double rd = dram ? 1.0 / 433.0 : 0.0;
+  const double rd = dram || prefetch ? 1.0 / 433.0 : 0.0;
   const double wr = store ? 1.0 / (kBlockK * ktile) : 0.0;
   const double ur = user_rows ? 2.0 / (kBlockK * ktile) : 0.0;  // fp32 row per output, from L2
   std::printf("%-24s CW=%d N=%d CS=%d stages=%d ktile=%2d CTAs=%3d | fill %.5f B/FLOP, DRAM read %.2e, write %.2e, "
@@ -404,5 +421,17 @@ int main(int argc, char** argv) {
   // + each tile's user row read from L2 before its mainloop (not overlapped: a pessimistic row, diagnostic only)
   run<2, 224, 2>("op traffic + user rows", buf, sms, true, 14, true, seconds, true);
   run<3, 256, 2>("op traffic + user rows", buf, sms, true, 14, true, seconds, true);
+  // Added after the first run (an H100, results/h100/2026-12-05_fill_loop): fills only, the kernel's own tile with its
+  // cluster and the three-consumer n224 tile; n192 asks whether n224's lower FLOP per cycle (87%) is the width's.
+  run<2, 224, 2>("l2 fills, no stores", buf, sms, false, 14, false, seconds);
+  run<3, 224, 2>("l2 fills, no stores", buf, sms, false, 14, false, seconds);
+  run<2, 192, 1>("l2 fills, no stores", buf, sms, false, 14, false, seconds);
+  // The op's E reads as L2 prefetches nothing waits on (fills stay L2's): DRAM's energy without its latency, which
+  // the "dram" rows expose to the consumers (they lost a quarter of their FLOP per cycle on the H100).
+  run<2, 224, 2>("l2 + E prefetch", buf, sms, false, 14, false, seconds, false, true);
+  run<2, 256, 1>("l2 + E prefetch", buf, sms, false, 14, false, seconds, false, true);
+  run<3, 256, 1>("l2 + E prefetch", buf, sms, false, 14, false, seconds, false, true);
+  run<2, 224, 2>("l2 + E prefetch + stores", buf, sms, false, 14, true, seconds, false, true);
+  run<3, 256, 1>("l2 + E prefetch + stores", buf, sms, false, 14, true, seconds, false, true);
   return 0;
 }

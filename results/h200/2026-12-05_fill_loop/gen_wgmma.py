@@ -1,4 +1,4 @@
-# Writes wgmma_kmajor.cuh, the two wgmma wrappers fill_loop.cu uses (operand lists 128 and 112 long):
+# Writes wgmma_kmajor.cuh, the three wgmma wrappers fill_loop.cu uses (operand lists 128, 112 and 96 long):
 #   python3 gen_wgmma.py
 def wrapper(n):
     acc = n // 2
@@ -17,4 +17,4 @@ __device__ __forceinline__ void wgmma_m64n{n}k16(float (&d)[{acc}], uint64_t des
 
 with open("wgmma_kmajor.cuh", "w") as f:
     f.write("#pragma once\n// wgmma m64n256k16 and m64n224k16, both operands K-major (written by gen_wgmma.py).\n"
-            "#include <cstdint>\n\n" + wrapper(256) + "\n" + wrapper(224))
+            "#include <cstdint>\n\n" + wrapper(256) + "\n" + wrapper(224) + "\n" + wrapper(192))
