@@ -156,6 +156,7 @@ std::string render_json(const Plan& p) {
                      {"lengths", lengths},
                      {"memory_need_bytes", c.memory_need_bytes},
                      {"fits", fits(p, c)},
+                     {"memory_hint", c.memory_hint.empty() ? json() : json(c.memory_hint.substr(2))},
                      {"steps", steps}});
   }
   json given;  // null without /end_to_end/given

@@ -21,7 +21,8 @@ struct PlanCase {
   std::vector<PlanRow> rows;            ///< one per ladder step (empty when not laid out)
   int64_t memory_need_bytes = 0;        ///< the least device memory `run` needs for this case [B]
   /// When the case does not fit: the step whose absence makes it fit and the `run --variant` line that leaves it
-  /// out (measure::leave_out_hint, "; without step …"); else empty.
+  /// out (measure::leave_out_hint, "; without step …"); else empty. The json form's "memory_hint": the same without
+  /// the leading "; ", or null.
   std::string memory_hint;
 };
 

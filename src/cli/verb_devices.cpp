@@ -52,7 +52,11 @@ VerbAction setup_devices(CLI::App& sub) {
         fmt::print(report_stream(), "    ceilings ({}): HBM copy {:.0f} GB/s, GEMM fp16 {:.1f} TFLOP/s, bf16 {:.1f} TFLOP/s\n",
                    cache->measured_at, cache->hbm_gbps, cache->gemm_tflops["fp16"], cache->gemm_tflops["bf16"]);
       } else {
-        fmt::print(report_stream(), "    ceilings: not calibrated (run `gpubench devices --calibrate`; floors use datasheet values)\n");
+        const std::string model = datasheet_model_for_gpu(d.name);
+        const std::string floors =
+            model.empty() ? "the config's /device/model datasheet: this GPU has none" : "the " + model + " datasheet";
+        fmt::print(report_stream(),
+                   "    ceilings: not calibrated (run `gpubench devices --calibrate`; floors use {})\n", floors);
       }
       if (*tensor_loop) {
         fmt::print(report_stream(),

@@ -143,6 +143,10 @@ TEST_F(AbCli, MemoryCheckCountsOnlyTheComparedSteps) {
   EXPECT_EQ(run({"plan", big}), 0) << err_;
   EXPECT_NE(out_.find("does not fit: run refuses it (shrink /workload/batch or /workload/shape, or use fewer "
                       "/check/seeds)" + hint), std::string::npos) << out_;
+  ASSERT_EQ(run({"plan", big, "-f", "json"}), 0) << err_;  // the json form carries it too
+  EXPECT_EQ(nlohmann::json::parse(out_).at("cases").at(0).at("memory_hint"), hint.substr(2)) << out_;
+  ASSERT_EQ(run({"plan", write("fits.json", tiny_config(8)), "-f", "json"}), 0) << err_;  // a case that fits: null
+  EXPECT_TRUE(nlohmann::json::parse(out_).at("cases").at(0).at("memory_hint").is_null()) << out_;
   EXPECT_EQ(run({"ab", big, big, "--step", "baseline"}), 2) << err_;
 }
 
