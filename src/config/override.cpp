@@ -1,6 +1,7 @@
 // `--set KEY=VALUE`: command-line overrides of a config, applied to its raw JSON before validation
 // (parse.hpp: parse_config_override, apply_config_overrides, mark_override_issues).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -159,11 +160,27 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
             throw ConfigError(source, {{at, fmt::format("{}: {} has no element named '{}' (did you mean '{}'?); "
                                                         "e.g. {}",
                                                         shown(o), at, part, guess, example)}});
-          throw ConfigError(source, {{at, fmt::format("{}: {} is a list of {} element{}; name one by its index "
-                                                      "(0 to {}){} in KEY, e.g. {}",
-                                                      shown(o), at, node->size(), node->size() == 1 ? "" : "s",
-                                                      node->empty() ? 0 : node->size() - 1,
-                                                      names.empty() ? "" : " or its name", example)}});
+          const std::string list = fmt::format("{} element{}", node->size(), node->size() == 1 ? "" : "s");
+          const size_t last = node->empty() ? 0 : node->size() - 1;
+          if (part.find_first_not_of("-+0123456789") == std::string::npos) {  // a number out of range
+            const std::string named = names.empty() ? "" : fmt::format("; its names: {}", fmt::join(names, ", "));
+            throw ConfigError(source, {{at, fmt::format("{}: {} has no element {}: it is a list of {} (0 to {}){}; "
+                                                        "e.g. {}",
+                                                        shown(o), at, part, list, last, named, example)}});
+          }
+          // part is a key inside the elements (a step's keys, whether or not one is written): the index is missing
+          bool element_key = at == "/variants" && (part == "name" || part == "options" || part == "min_speedup" ||
+                                                   part == "min_speedup_vs");
+          for (const nlohmann::json& e : *node) element_key = element_key || (e.is_object() && e.contains(part));
+          if (index.empty() && !names.empty() && !element_key) {
+            throw ConfigError(source, {{at, fmt::format("{}: {} has no element named '{}'; its names: {} (or an "
+                                                        "index, 0 to {})",
+                                                        shown(o), at, part, fmt::join(names, ", "), last)}});
+          }
+          throw ConfigError(source, {{at, fmt::format("{}: {} is a list of {}; name one by its index (0 to {}){} in "
+                                                      "KEY, e.g. {}",
+                                                      shown(o), at, list, last, names.empty() ? "" : " or its name",
+                                                      example)}});
         }
         node = &(*node)[static_cast<size_t>(idx)];
       } else if (node->is_object()) {

@@ -236,9 +236,18 @@ TEST(ConfigOverride, AStepIsNamedByItsNameOrIndex) {
   } catch (const ConfigError& e) {
     EXPECT_NE(e.issues.at(0).message.find("is a list of 2 elements"), std::string::npos) << e.issues.at(0).message;
   }
-  EXPECT_NE(error("variants.pipelined.min_speedup=2").find("e.g. variants.0.pipelined.min_speedup"),
+  // A name no step has, far from every step's: the steps' names (an index before it would set an option named so).
+  EXPECT_NE(error("variants.pipelined.min_speedup=2")
+                .find("/variants has no element named 'pipelined'; its names: baseline, decomposed, k_aligned (or an "
+                      "index, 0 to 2)"),
             std::string::npos)
       << error("variants.pipelined.min_speedup=2");
+  // An index out of range says so.
+  EXPECT_NE(error("variants.9.name=fused")
+                .find("/variants has no element 9: it is a list of 3 elements (0 to 2); its names: baseline, "
+                      "decomposed, k_aligned; e.g. variants.0.name"),
+            std::string::npos)
+      << error("variants.9.name=fused");
   // A name close to a step's: that step, by name (following an index hint would only meet an unknown key).
   EXPECT_NE(error("variants.k_align.min_speedup=2").find("/variants has no element named 'k_align' (did you mean "
                                                          "'k_aligned'?); e.g. variants.k_aligned.min_speedup"),
