@@ -322,8 +322,11 @@ std::string holdings(const char* side, const std::vector<LoadedReport>& reports)
     for (const CaseResult& c : r.report.cases) {
       if (++total > kMaxCases) continue;
       ++listed;
-      std::vector<std::string> names;
-      for (const VariantResult& v : c.variants) names.push_back(v.name);
+      std::vector<std::string> names;  // a step without timings says why: a filter naming only it matches nothing
+      for (const VariantResult& v : c.variants)
+        names.push_back(v.status == StepStatus::kOk ? v.name
+                        : !v.selected                ? v.name + " (not selected)"
+                                                     : fmt::format("{} ({})", v.name, to_string(v.status)));
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
       out += fmt::format("\n    case '{}': {}", c.label, names.empty() ? "no variants" : list);

@@ -197,6 +197,17 @@ TEST_F(CompareInput, NothingMatchedIsBadInputListingEachSide) {
   const Report c = tiny_report("B=1024 fixed(length=70)", {"fused", "pipelined"});
   EXPECT_NE(testing::input_error_of([&] { compare_reports({{"old.json", a}}, {{"new.json", c}}, {}); }).find("nothing matched"),
             std::string::npos);
+  // A step both sides list but neither measured (left out by --variant, or failed) says so in the listing.
+  Report e = a, f = a;
+  e.cases[0].variants[0].status = f.cases[0].variants[0].status = StepStatus::kSkipped;
+  e.cases[0].variants[0].selected = f.cases[0].variants[0].selected = false;
+  e.cases[0].variants[1].status = StepStatus::kFailed;
+  CompareOptions only_baseline;
+  only_baseline.steps = {"baseline"};
+  const std::string why =
+      testing::input_error_of([&] { compare_reports({{"old.json", e}}, {{"new.json", f}}, only_baseline); });
+  EXPECT_NE(why.find("case 'B=1024 fixed(length=70)': baseline (not selected), decomposed (failed)"),
+            std::string::npos) << why;
   const Report d = tiny_report("B=1024 fixed(length=70)", {"decomposed", "pipelined"});
   const CompareResult r = compare_reports({{"old.json", a}}, {{"new.json", d}}, {});
   EXPECT_EQ(r.entries.size(), 2u);  // decomposed: region + gemm
