@@ -191,8 +191,9 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
                                    a.report.config["name"].is_string()
                                ? a.report.config["name"].get<std::string>()
                                : file_name(a.path);
-  auto key = [&](const std::string& c, const std::string& v, const std::string& group) {
-    std::string k = short_hash(hash) + " / " + c;
+  const std::string new_hash = comparable_config_hash(b.report);  // an item only NEW has is keyed by NEW's config
+  auto key = [&](const std::string& c, const std::string& v, const std::string& group, bool in_new = false) {
+    std::string k = short_hash(in_new ? new_hash : hash) + " / " + c;
     if (!v.empty()) k += " / " + v;
     if (!group.empty()) k += " / " + group;
     return k;
@@ -228,7 +229,7 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       if (!ov.selected || !nv->selected) {  // left out on purpose (`run --variant`): unmatched, not judged
         if (!nv->selected && nv->error.rfind("not run: shard ", 0) == 0) ++shard_missing[nv->error];
         if (ov.selected) res.unmatched.push_back({"old", key(oc.label, ov.name, ""), a.path});
-        if (nv->selected) res.unmatched.push_back({"new", key(oc.label, ov.name, ""), b.path});
+        if (nv->selected) res.unmatched.push_back({"new", key(oc.label, ov.name, "", true), b.path});
         continue;
       }
       CompareEntry base;
@@ -290,17 +291,17 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       }
       for (const LaunchGroupTiming& ng : nv->launch_groups) {
         if (f.keep_row(ng.name) && find_by_name(ov.launch_groups, ng.name, &LaunchGroupTiming::name) == ov.launch_groups.end())
-          res.unmatched.push_back({"new", key(oc.label, ov.name, ng.name), b.path});
+          res.unmatched.push_back({"new", key(oc.label, ov.name, ng.name, true), b.path});
       }
     }
     for (const VariantResult& nv : nc->variants) {
       if (f.keep_step(nv.name) && find_by_name(oc.variants, nv.name, &VariantResult::name) == oc.variants.end())
-        res.unmatched.push_back({"new", key(oc.label, nv.name, ""), b.path});
+        res.unmatched.push_back({"new", key(oc.label, nv.name, "", true), b.path});
     }
   }
   for (const CaseResult& nc : b.report.cases) {
     if (f.keep_case(nc.label) && find_by_name(a.report.cases, nc.label, &CaseResult::label) == a.report.cases.end())
-      res.unmatched.push_back({"new", key(nc.label, "", ""), b.path});
+      res.unmatched.push_back({"new", key(nc.label, "", "", true), b.path});
   }
   for (const auto& [why, n] : shard_missing)
     res.notes.push_back(fmt::format("{}: {} step{} {} (a merge with --allow-missing): not judged; a gate merges every "

@@ -206,6 +206,25 @@ TEST(CompareGateHash, TheRepositorysOldReportIsRecognizedAndStillMatches) {
   EXPECT_NE(msg.find(" → 99"), std::string::npos) << msg;
 }
 
+// With --allow-mismatch across configs, an entry only NEW has is keyed by NEW's config hash, not OLD's (trial35 #3).
+TEST(CompareGateHash, AnEntryOnlyInNewCarriesNewsHash) {
+  const Report old_report = load_report(testing::kSource + "/tests/data/reports/h200_default.json");
+  Report other = old_report;
+  other.config["measure"]["warmup"] = 99;
+  other.config_hash = config_hash(other.config);
+  other.cases.push_back(other.cases[0]);
+  other.cases.back().label = "B=2048 extra";
+  CompareOptions allow;
+  allow.allow_mismatch = true;
+  const CompareResult r = compare_reports({{"old.json", old_report}}, {{"new.json", other}}, allow);
+  const auto extra = std::find_if(r.unmatched.begin(), r.unmatched.end(),
+                                  [](const UnmatchedItem& u) { return u.key.find("B=2048 extra") != std::string::npos; });
+  ASSERT_NE(extra, r.unmatched.end());
+  EXPECT_EQ(extra->side, "new");
+  EXPECT_EQ(extra->key, other.config_hash.substr(0, 8) + " / B=2048 extra");
+  EXPECT_NE(other.config_hash.substr(0, 8), old_report.config_hash.substr(0, 8));
+}
+
 TEST(CompareGateLayout, OtherRequestLengthsAreAMismatch) {
   // The same config and labels, but 1,024 requests of 1 candidate instead of 15 of ~70: not the same workload.
   const Report a = current_report("d", 10);
