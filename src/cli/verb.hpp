@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cctype>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -25,20 +26,21 @@ struct VerbInfo {
   std::function<VerbAction(CLI::App& sub)> setup;
 };
 
-/// `format` from `output`'s extension (".md" → "md") when it is one of `formats` and --format was not given
+/// `format` from `output`'s extension (".md" or ".MD" → "md") when it is one of `formats` and --format was not given
 /// (`format_opt` counted nothing): `-o comment.md` writes Markdown, as its name says (plan, compare, ab, profile).
 /// Otherwise unchanged. Throws InputError for an `output` ending in .gz (the file is written plain: a later reader of
 /// that name would take it for gzip).
 inline void format_from_extension(const CLI::Option& format_opt, const std::string& output,
                                   const std::vector<std::string>& formats, std::string& format) {
   const std::filesystem::path out(output);
-  if (out.extension() == ".gz")  // a name that says gzip over plain text: a later folder compare reads it as gzip
+  std::string ext = out.extension().string();  // letters compared lowercased: plan.JSON is JSON, x.GZ gzip
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (ext == ".gz")  // a name that says gzip over plain text: a later folder compare reads it as gzip
     throw InputError(fmt::format("-o {}: this output is written plain, not gzipped; give a name without .gz (e.g. "
                                  "-o {}) and gzip it afterwards if needed",
                                  output, out.parent_path().empty() ? out.stem().string()
                                                                    : (out.parent_path() / out.stem()).string()));
   if (format_opt.count() > 0 || output.empty()) return;
-  const std::string ext = std::filesystem::path(output).extension().string();
   for (const std::string& f : formats)
     if (ext == "." + f) format = f;
 }

@@ -149,6 +149,11 @@ TEST_F(PlanCli, OutputFileIsWrittenWholeAndReplacedAndStdoutStaysEmpty) {
   EXPECT_EQ(nlohmann::json::parse(testing::slurp(csv)).at("cases").at(0).at("batch"), 1024);
   ASSERT_EQ(run({"plan", "-o", txt}), 0) << err_;
   EXPECT_NE(testing::slurp(txt).find("min_spd vs"), std::string::npos) << testing::slurp(txt);
+  const std::string upper = (dir_ / "plan.JSON").string();  // the extension's case does not matter
+  ASSERT_EQ(run({"plan", "-o", upper}), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(testing::slurp(upper)).at("cases").at(0).at("batch"), 1024);
+  EXPECT_EQ(run({"plan", "-o", (dir_ / "plan.json.GZ").string()}), 2);
+  EXPECT_NE(err_.find("written plain, not gzipped"), std::string::npos) << err_;
 }
 
 TEST_F(PlanCli, TheFirstStepHasNoMinSpeedupToShow) {
