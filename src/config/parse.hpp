@@ -161,7 +161,8 @@ inline constexpr const char* kUnhashedConfigKeys[] = {"name", "description"};
 std::string config_hash(const nlohmann::json& resolved);
 
 /// The candidate equal to `word` but for case ("n" → "N"), else the only one `word` (3 characters or more) begins
-/// ("h100" → "h100_sxm"), else the closest by edit distance, or "" when none is close (distance > max(2, len/3)).
+/// ("h100" → "h100_sxm"), else the closest by edit distance, or "" when none is close (distance > max(2, len/3), or
+/// as long as the word itself: a one-letter key is no typo of another letter).
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 
 /// Levenshtein distance between `a` and `b` (insert, delete, substitute each cost 1); used for every

@@ -99,7 +99,9 @@ std::string Range::violation(double x) const {
   if (!below && !over) return {};
   // Name only the violated bound: "must be ≥ 1, got 0" reads better than the whole interval.
   if (below) return fmt::format("must be {} {}, got {}", lo_open ? ">" : "≥", show_number(*lo), show_number(x));
-  return fmt::format("must be {} {}, got {}", hi_open ? "<" : "≤", show_number(*hi), show_number(x));
+  // An int64 field's bound, INT64_MAX, is 2^63 as a double: shown as the integer it stands for, not 9.22e+18.
+  const std::string hi_text = *hi >= 9223372036854775807.0 ? std::string("9223372036854775807") : show_number(*hi);
+  return fmt::format("must be {} {}, got {}", hi_open ? "<" : "≤", hi_text, show_number(x));
 }
 
 std::string join(const std::vector<std::string>& items, std::string_view sep) {

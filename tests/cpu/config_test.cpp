@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include "config/parse.hpp"
+#include "config/validator.hpp"
 #include "core/errors.hpp"
 #include "op/operation.hpp"
 #include "op/plugin_loader.hpp"
@@ -209,6 +211,16 @@ TEST(Config, SettingsWithoutEffectGetANote) {
   EXPECT_FALSE(has(c, "options/stages"));
 }
 
+// An int64 field's bound reads as the integer, not 9.223372036854776e+18 (trial35).
+TEST(Config, AnInt64BoundIsShownAsAnInteger) {
+  Range r;
+  r.lo = 1;
+  r.hi = static_cast<double>(std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(r.violation(1e20), "must be ≤ 9223372036854775807, got 1e+20");
+  r.hi = 1e6;
+  EXPECT_EQ(r.violation(2e6), "must be ≤ 1e+06, got 2e+06");
+}
+
 TEST(Config, DidYouMeanOnlySuggestsCloseWords) {
   const std::vector<std::string> words = {"measure", "workload", "variants"};
   EXPECT_EQ(did_you_mean("mesure", words), "measure");
@@ -219,6 +231,8 @@ TEST(Config, DidYouMeanOnlySuggestsCloseWords) {
   EXPECT_EQ(did_you_mean("n", shape), "N");
   EXPECT_EQ(did_you_mean("m", shape), "M");
   EXPECT_EQ(did_you_mean("k_CAND", shape), "K_cand");
+  EXPECT_EQ(did_you_mean("Q", shape), "");  // one letter replaced whole: no typo of "M" (trial35)
+  EXPECT_EQ(did_you_mean("Mx", shape), "M");
   // The one name a word begins wins over a nearer one ("h100" is 1 from "h200"); two such names, or a word under 3
   // characters, fall back to the distance.
   const std::vector<std::string> models = {"h200", "h100_sxm"};
