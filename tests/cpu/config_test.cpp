@@ -213,12 +213,12 @@ TEST(Config, SettingsWithoutEffectGetANote) {
 
 // An int64 field's bound reads as the integer, not 9.223372036854776e+18 (trial35).
 TEST(Config, AnInt64BoundIsShownAsAnInteger) {
-  Range r;
+  config_detail::Range r;
   r.lo = 1;
   r.hi = static_cast<double>(std::numeric_limits<int64_t>::max());
   EXPECT_EQ(r.violation(1e20), "must be ≤ 9223372036854775807, got 1e+20");
   r.hi = 1e6;
-  EXPECT_EQ(r.violation(2e6), "must be ≤ 1e+06, got 2e+06");
+  EXPECT_EQ(r.violation(2e6), "must be ≤ 1000000, got 2000000");
 }
 
 TEST(Config, DidYouMeanOnlySuggestsCloseWords) {
