@@ -246,7 +246,7 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   size_t best_d = limit + 1;
   for (const auto& c : candidates) {
     size_t d = edit_distance(word, c);
-    if (d < best_d && d < word.size()) {  // a guess keeps some of the word: "Q" is no typo of "M
+    if (d < best_d && d < word.size()) {  // a guess keeps some of the word: "Q" is no typo of "M"
       best_d = d;
       best = c;
     }
