@@ -169,8 +169,8 @@ void apply_config_overrides(nlohmann::json& j, const std::vector<ConfigOverride>
                                                         shown(o), at, part, list, last, named, example)}});
           }
           // part is a key inside the elements (a step's keys, whether or not one is written): the index is missing
-          bool element_key = at == "/variants" && (part == "name" || part == "options" || part == "min_speedup" ||
-                                                   part == "min_speedup_vs");
+          bool element_key = at == "/variants" &&
+                             std::find(kVariantKeys.begin(), kVariantKeys.end(), part) != kVariantKeys.end();
           for (const nlohmann::json& e : *node) element_key = element_key || (e.is_object() && e.contains(part));
           if (index.empty() && !names.empty() && !element_key) {
             throw ConfigError(source, {{at, fmt::format("{}: {} has no element named '{}'; its names: {} (or an "

@@ -151,6 +151,10 @@ Config parse_config_text(const std::string& text, const ConfigContext& ctx);
 /// load_config does. Throws ConfigError (source "<default>") when they are bad.
 Config default_config(ConfigContext ctx, const std::vector<ConfigOverride>& overrides = {});
 
+/// The keys of one step object in /variants (docs/config.md): checked by the parser, and known to `--set` so that
+/// variants.min_speedup=2 reads as a missing index, not a step name.
+inline const std::vector<std::string> kVariantKeys = {"name", "min_speedup", "min_speedup_vs", "options"};
+
 /// Top-level keys of the resolved config that only label it and so are left out of the config hash.
 inline constexpr const char* kUnhashedConfigKeys[] = {"name", "description"};
 

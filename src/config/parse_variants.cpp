@@ -171,7 +171,7 @@ void parse_variants(Validator& v, const nlohmann::json& j, const ConfigContext& 
     if (item.is_string()) {
       spec.name = item.get<std::string>();
     } else if (item.is_object()) {
-      if (!v.object(item, ip, {"name", "min_speedup", "min_speedup_vs", "options"})) continue;
+      if (!v.object(item, ip, kVariantKeys)) continue;
       name_ptr = child(ip, "name");
       if (!v.string(item, ip, "name", spec.name, {}, /*required=*/true)) continue;
       double s = 0;

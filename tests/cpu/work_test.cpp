@@ -63,13 +63,11 @@ TEST(Work, DatasheetCeilings) {
 
 // The datasheet follows the card a run is on (an H100 run of an h200 config once used H200's 4.8 TB/s floors).
 TEST(Work, DatasheetModelOfTheGpu) {
-  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H200"), "h200");
-  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H100 80GB HBM3"), "h100_sxm");
-  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H100 SXM5 80GB"), "h100_sxm");
-  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H100 PCIe"), "");
-  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H100 NVL"), "");
-  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA H200 NVL"), "");
-  EXPECT_EQ(datasheet_model_for_gpu("NVIDIA A100-SXM4-80GB"), "");
+  const std::pair<const char*, const char*> names[] = {
+      {"NVIDIA H200", "h200"},        {"NVIDIA H100 80GB HBM3", "h100_sxm"}, {"NVIDIA H100 SXM5 80GB", "h100_sxm"},
+      {"NVIDIA H100 PCIe", ""},       {"NVIDIA H100 NVL", ""},               {"NVIDIA H200 NVL", ""},
+      {"NVIDIA A100-SXM4-80GB", ""}};
+  for (const auto& [name, model] : names) EXPECT_EQ(datasheet_model_for_gpu(name), model) << name;
   EXPECT_EQ(datasheet_model_note("NVIDIA H200", "h200"), "");
   const std::string other = datasheet_model_note("NVIDIA H100 80GB HBM3", "h200");
   EXPECT_NE(other.find("/device/model is h200"), std::string::npos) << other;
