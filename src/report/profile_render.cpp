@@ -22,6 +22,11 @@ json amdahl_json(const AmdahlResult& r) {
           {"gain", r.gain}};
 }
 
+/// One figure of a per-iteration spread [ms]. A zero there is measured, not missing (an op absent from an iteration
+/// took 0 ms in it, and the median and mean count it so; an iteration without idle gaps idles 0 ms): "0", where
+/// fmtx::ms prints the dash that means "not measured".
+std::string spread_ms(double v) { return v == 0 ? std::string("0") : fmtx::ms(v); }
+
 std::string gain_cell(const AmdahlResult& r) { return fmtx::percent(r.gain, 1); }
 
 std::string ceiling_cell(const AmdahlResult& r) {
@@ -123,9 +128,9 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
     for (const auto& n : i.notes) out += "    note: " + n + "\n";
   }
   out += fmt::format("per iteration (min / median / max ms): wall {} / {} / {} · GPU busy {} / {} / {} · idle {} / {} / {}\n",
-                     fmtx::ms(s.wall_ms.min), fmtx::ms(s.wall_ms.median), fmtx::ms(s.wall_ms.max),
-                     fmtx::ms(s.busy_ms.min), fmtx::ms(s.busy_ms.median), fmtx::ms(s.busy_ms.max),
-                     fmtx::ms(s.idle_ms.min), fmtx::ms(s.idle_ms.median), fmtx::ms(s.idle_ms.max));
+                     spread_ms(s.wall_ms.min), spread_ms(s.wall_ms.median), spread_ms(s.wall_ms.max),
+                     spread_ms(s.busy_ms.min), spread_ms(s.busy_ms.median), spread_ms(s.busy_ms.max),
+                     spread_ms(s.idle_ms.min), spread_ms(s.idle_ms.median), spread_ms(s.idle_ms.max));
   if (s.outside_activities > 0)
     out += fmt::format("left out: {} activities ({} ms) launched outside every iteration\n", s.outside_activities,
                        fmtx::ms(s.outside_ms));
@@ -142,8 +147,8 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
     const auto& o = s.ops[k];
     const std::string name = o.op.size() > 48 ? o.op.substr(0, 45) + "..." : o.op;
     out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}  {:>18}  {:>6} {:>6} {:>6}  {:>10}\n", k + 1, name,
-                       width, fmtx::ms(o.ms.mean),
-                       fmt::format("{} / {} / {}", fmtx::ms(o.ms.min), fmtx::ms(o.ms.median), fmtx::ms(o.ms.max)),
+                       width, spread_ms(o.ms.mean),
+                       fmt::format("{} / {} / {}", spread_ms(o.ms.min), spread_ms(o.ms.median), spread_ms(o.ms.max)),
                        fmtx::percent(o.share_busy, 1), fmtx::percent(o.share_wall, 1), ceiling_cell(o.ceiling),
                        gain_cell(o.at[0].second), gain_cell(o.at[1].second), gain_cell(o.at[2].second),
                        fmtx::usd(o.usd_month));
@@ -155,12 +160,12 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
     out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}\n", "", others, width, fmtx::ms(rest), "",
                        fmtx::percent(busy, 1), fmtx::percent(wall, 1));
   }
-  out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}\n", "", "(GPU idle)", width, fmtx::ms(s.idle_ms.mean),
-                     fmt::format("{} / {} / {}", fmtx::ms(s.idle_ms.min), fmtx::ms(s.idle_ms.median),
-                                 fmtx::ms(s.idle_ms.max)),
+  out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}\n", "", "(GPU idle)", width, spread_ms(s.idle_ms.mean),
+                     fmt::format("{} / {} / {}", spread_ms(s.idle_ms.min), spread_ms(s.idle_ms.median),
+                                 spread_ms(s.idle_ms.max)),
                      "", fmtx::percent(s.wall_ms.total > 0 ? s.idle_ms.total / s.wall_ms.total : 0, 1));
   out += fmt::format("request = mean iteration wall {} ms; gains are Amdahl's (1 − T'/T) if only that op gets faster\n",
-                     fmtx::ms(s.wall_ms.mean));
+                     spread_ms(s.wall_ms.mean));
   if (s.overlap_ms > 1e-9)
     out += fmt::format("ops overlapped for {} ms in all (counted in each op; busy counts it once)\n",
                        fmtx::ms(s.overlap_ms));
@@ -180,9 +185,9 @@ std::string profile_markdown(const ProfileSummary& s) {
   for (const auto& i : s.inputs)
     for (const auto& n : i.notes) out += fmt::format("\n- `{}`: {}", i.path, n);
   out += fmt::format("\n\nPer iteration (min / median / max ms): wall {} / {} / {}, GPU busy {} / {} / {}, idle {} / {} / {}.\n\n",
-                     fmtx::ms(s.wall_ms.min), fmtx::ms(s.wall_ms.median), fmtx::ms(s.wall_ms.max),
-                     fmtx::ms(s.busy_ms.min), fmtx::ms(s.busy_ms.median), fmtx::ms(s.busy_ms.max),
-                     fmtx::ms(s.idle_ms.min), fmtx::ms(s.idle_ms.median), fmtx::ms(s.idle_ms.max));
+                     spread_ms(s.wall_ms.min), spread_ms(s.wall_ms.median), spread_ms(s.wall_ms.max),
+                     spread_ms(s.busy_ms.min), spread_ms(s.busy_ms.median), spread_ms(s.busy_ms.max),
+                     spread_ms(s.idle_ms.min), spread_ms(s.idle_ms.median), spread_ms(s.idle_ms.max));
   out += "| # | op | mean ms | min / median / max ms | share of busy | share of wall | request if op → 0 | gain at 1.5x "
          "| 2x | 4x | $/month | top kernel |\n|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (size_t k = 0; k < s.ops.size(); ++k) {
@@ -191,17 +196,17 @@ std::string profile_markdown(const ProfileSummary& s) {
     for (auto& c : top)
       if (c == '|') c = '/';
     out += fmt::format("| {} | {} | {} | {} / {} / {} | {} | {} | {} (gain {}) | {} | {} | {} | {} | `{}` |\n", k + 1,
-                       o.op, fmtx::ms(o.ms.mean), fmtx::ms(o.ms.min), fmtx::ms(o.ms.median), fmtx::ms(o.ms.max),
+                       o.op, spread_ms(o.ms.mean), spread_ms(o.ms.min), spread_ms(o.ms.median), spread_ms(o.ms.max),
                        fmtx::percent(o.share_busy, 1), fmtx::percent(o.share_wall, 1), ceiling_cell(o.ceiling),
                        gain_cell(o.ceiling), gain_cell(o.at[0].second), gain_cell(o.at[1].second),
                        gain_cell(o.at[2].second), fmtx::usd(o.usd_month), top);
   }
-  out += fmt::format("| | (GPU idle) | {} | {} / {} / {} | | {} | | | | | | |\n\n", fmtx::ms(s.idle_ms.mean),
-                     fmtx::ms(s.idle_ms.min), fmtx::ms(s.idle_ms.median), fmtx::ms(s.idle_ms.max),
+  out += fmt::format("| | (GPU idle) | {} | {} / {} / {} | | {} | | | | | | |\n\n", spread_ms(s.idle_ms.mean),
+                     spread_ms(s.idle_ms.min), spread_ms(s.idle_ms.median), spread_ms(s.idle_ms.max),
                      fmtx::percent(s.wall_ms.total > 0 ? s.idle_ms.total / s.wall_ms.total : 0, 1));
   out += fmt::format("Request time T = mean iteration wall time, {} ms. Gains are Amdahl's (1 − T'/T) when only that op "
                      "gets faster.\n",
-                     fmtx::ms(s.wall_ms.mean));
+                     spread_ms(s.wall_ms.mean));
   const std::string bill = bill_lines(s, "- ");
   if (!bill.empty()) out += "\n" + bill;
   out += fmt::format("\n`end_to_end` block for `{}`:\n\n```json\n{}\n```\n", s.chosen_op, profile_given_block(s).dump(2));

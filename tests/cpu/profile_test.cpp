@@ -124,6 +124,30 @@ TEST_F(ProfileTest, RanksOpsPerIterationWithIdleAndSpread) {
   EXPECT_DOUBLE_EQ(s.given_op_ms, 0.05);
 }
 
+TEST_F(ProfileTest, AnOpMissingFromAnIterationCountsZeroThereAndPrintsIt) {
+  KinetoTrace t;  // "scale" runs 100 µs in iteration 1 only: per iteration 0 and 0.1 ms, median and mean 0.05
+  for (int i = 0; i < 2; ++i) {
+    const double base = 1000.0 + i * 1000.0;
+    t.annotation("ProfilerStep#" + std::to_string(i), base, 1000.0);
+    t.annotation("lce", base + 1, 20);
+    t.kernel("gemm_kernel", base + 10, 200, base + 2);
+    if (i == 1) {
+      t.annotation("scale", base + 300, 10);
+      t.kernel("scale_kernel", base + 400, 100, base + 301);
+    }
+  }
+  const auto s = summarize({read_chrome_trace(file("t.json", t.json().dump()), {})});
+  const auto& scale = op(s, "scale");
+  EXPECT_DOUBLE_EQ(scale.ms.min, 0.0);
+  EXPECT_DOUBLE_EQ(scale.ms.median, 0.05);
+  EXPECT_DOUBLE_EQ(scale.ms.max, 0.1);
+  // The measured zero prints as 0, not as the dash of "not measured" beside a median that counts it.
+  const std::string text = profile_text(s, 10), md = profile_markdown(s);
+  EXPECT_NE(text.find("0 / 0.0500 / 0.1000"), std::string::npos) << text;
+  EXPECT_NE(md.find("| 0 / 0.0500 / 0.1000 |"), std::string::npos) << md;
+  EXPECT_EQ(text.find("— / 0.0500"), std::string::npos) << text;
+}
+
 TEST_F(ProfileTest, AnAnnotationAroundTheIterationsNamesNoOp) {
   auto t = two_iterations();
   t.annotation("service", 500, 1000);  // an outer range around both ProfilerSteps
