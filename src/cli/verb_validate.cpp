@@ -27,6 +27,20 @@
 namespace gpubench::cli {
 namespace {
 
+/// Prints `message` to stderr with each line prefixed once by "PATH: ": a kernel file's problems come one per line,
+/// and an inline description's lines already begin with the config's path (its label).
+void print_prefixed(const std::string& path, const std::string& message) {
+  size_t start = 0;
+  while (start <= message.size()) {
+    const size_t end = message.find('\n', start);
+    const std::string line = message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (line.rfind(path + ": ", 0) == 0) fmt::print(stderr, "{}\n", line);
+    else fmt::print(stderr, "{}: {}\n", path, line);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+}
+
 /// Validates one file with the `--set` overrides `sets` and the plugins it needs (`plugins` and its own list):
 /// prints its OK line and notes (stdout) or its problems (stderr). Returns 0 or 2. A plugin that does not load is
 /// reported first, then the config's own problems too (its op or steps may be missing with the plugin), so one pass
@@ -38,7 +52,7 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
   try {
     load_plugins(plugins, path);
   } catch (const InputError& e) {
-    fmt::print(stderr, "{}: {}\n", path, e.what());
+    print_prefixed(path, e.what());
     plugin_failed = true;
   }
   try {

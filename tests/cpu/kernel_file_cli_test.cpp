@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "core/text_file.hpp"
@@ -104,10 +105,32 @@ TEST_F(KernelFileCli, ADescriptionWrittenInTheConfigIsCheckedWithItsPointer) {
   EXPECT_EQ(run({"validate", bad}), 2);
   EXPECT_NE(err_.find("bad.json: /plugins/0/steps/0/launches/0/grid: 'U * M * X': unknown symbol 'X'"),
             std::string::npos) << err_;
+  EXPECT_EQ(err_.find(bad + ": " + bad), std::string::npos) << "the config named twice:\n" << err_;
   // Its step then reads as unknown, saying the file above may bring it (not "load it": it is in the plugins list).
   EXPECT_NE(err_.find("unknown variant 'inline_cubin'; known: baseline, decomposed, k_aligned, fused, pipelined; a "
                       "plugin or kernel file above did not load: if the step is its own, fixing that file fixes this"),
             std::string::npos) << err_;
+}
+
+TEST_F(KernelFileCli, EveryProblemOfAKernelFileNamesTheConfigOnce) {
+  json d = described();
+  for (auto& s : d["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
+  auto& launch = d["steps"][0]["launches"][0];
+  launch["gird"] = launch["grid"];  // two problems: an unknown key and a missing one
+  launch.erase("grid");
+  const fs::path file = dir_ / "k_typo.json";
+  std::ofstream(file) << d.dump(2);
+  const std::string cfg = config("c.json", json::array(), json::array({"k_aligned"}));
+  EXPECT_EQ(run({"validate", cfg, "--plugin", file.string()}), 2);
+  EXPECT_NE(err_.find(cfg + ": " + file.string() + ": /steps/0/launches/0/gird: unknown key"), std::string::npos)
+      << err_;
+  EXPECT_NE(err_.find(cfg + ": " + file.string() + ": /steps/0/launches/0: missing \"grid\""), std::string::npos)
+      << err_;
+  std::istringstream lines(err_);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("k_typo.json") != std::string::npos) {
+      EXPECT_EQ(line.rfind(cfg + ": ", 0), 0u) << line;
+    }
 }
 
 TEST_F(KernelFileCli, LaunchesTheDeviceModelCannotRunExitTwoBeforeAnyGpuWork) {
