@@ -167,8 +167,9 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
   out += fmt::format("request = mean iteration wall {} ms; gains are Amdahl's (1 − T'/T) if only that op gets faster\n",
                      spread_ms(s.wall_ms.mean));
   if (s.overlap_ms > 1e-9)
-    out += fmt::format("ops overlapped for {} ms in all (counted in each op; busy counts it once)\n",
-                       fmtx::ms(s.overlap_ms));
+    out += fmt::format("ops overlapped for {} ms over all {} iterations, not per iteration (counted in each op; busy "
+                       "counts it once)\n",
+                       fmtx::ms(s.overlap_ms), s.iterations);
   out += bill_lines(s, "");
   out += fmt::format("\nend_to_end for '{}' (paste into a config):\n{}\n", s.chosen_op,
                      profile_given_block(s).dump(2));

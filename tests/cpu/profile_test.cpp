@@ -180,6 +180,22 @@ TEST_F(ProfileTest, OverlappingKernelsCountOnceAndUnannotatedWorkIsItsOwnRow) {
   EXPECT_DOUBLE_EQ(s.overlap_ms, 0.0);
 }
 
+TEST_F(ProfileTest, OverlapBetweenOpsIsATotalOverTheIterationsAndSaysSo) {
+  KinetoTrace t;  // per iteration "a" [10, 40) and "b" [20, 50) on two streams: 20 µs of overlap, 40 µs in all
+  for (int i = 0; i < 2; ++i) {
+    const double base = i * 100.0;
+    t.annotation("ProfilerStep#" + std::to_string(i), base, 100);
+    t.annotation("a", base + 1, 2);
+    t.annotation("b", base + 4, 2);
+    t.kernel("k1", base + 10, 30, base + 2, 7);
+    t.kernel("k2", base + 20, 30, base + 5, 8);
+  }
+  const auto s = summarize({read_chrome_trace(file("t.json", t.json().dump()), {})});
+  EXPECT_NEAR(s.overlap_ms, 0.040, 1e-12);
+  EXPECT_NE(profile_text(s, 10).find("ops overlapped for 0.0400 ms over all 2 iterations, not per iteration"),
+            std::string::npos) << profile_text(s, 10);
+}
+
 TEST_F(ProfileTest, KernelRulesComeFirstAndKernelModeNamesEachKernel) {
   const auto rules = dir_ / "rules.json";
   write_text(rules, R"({"rules": [{"op": "gemms", "kernel": "gemm"}, {"op": "never", "kernel": "gemm_kernel"}]})");
