@@ -137,6 +137,22 @@ __device__ __forceinline__ uint64_t globaltimer() {
   return t;
 }
 
+/// A user row in fragment order (16-bit pairs: uint4 i holds pairs 4i … 4i+3, pair P = d[2P], d[2P + 1]) into the
+/// accumulators: added (kAdd) or written.
+template <bool kAdd>
+__device__ __forceinline__ void apply_row(const uint4 (&row)[16], float (&d)[128]) {
+#pragma unroll
+  for (int i = 0; i < 16; ++i) {
+    const uint32_t w[4] = {row[i].x, row[i].y, row[i].z, row[i].w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w[q]));
+      if constexpr (kAdd) d[8 * i + 2 * q] += f.x, d[8 * i + 2 * q + 1] += f.y;
+      else d[8 * i + 2 * q] = f.x, d[8 * i + 2 * q + 1] = f.y;
+    }
+  }
+}
+
 /// The loads of one ring stage after another, across this cluster's tiles (one thread per CTA). With CS = 2 each CTA
 /// loads its own W rows and two of the four E boxes, multicast into both CTAs of the cluster.
 template <int CW, int CS, bool kTmaStore>
@@ -248,15 +264,7 @@ __global__ void __launch_bounds__(Cfg<CW, kTmaStore>::kThreads, 1)
         row_key = key;
       }
       if constexpr (!C::kDeferredRow) {  // the row initializes the accumulators (waits for the loads)
-#pragma unroll
-        for (int i = 0; i < 16; ++i) {
-          const uint32_t w[4] = {row[i].x, row[i].y, row[i].z, row[i].w};
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w[q]));
-            d[8 * i + 2 * q] = f.x, d[8 * i + 2 * q + 1] = f.y;
-          }
-        }
+        apply_row<false>(row, d);
 #pragma unroll
         for (int i = 0; i < 128; ++i) reg_fence(d[i]);
       }
@@ -280,17 +288,7 @@ __global__ void __launch_bounds__(Cfg<CW, kTmaStore>::kThreads, 1)
 #pragma unroll
       for (int i = 0; i < 128; ++i) reg_fence(d[i]);
       release(prev);
-      if constexpr (C::kDeferredRow) {
-#pragma unroll
-        for (int i = 0; i < 16; ++i) {
-          const uint32_t w[4] = {row[i].x, row[i].y, row[i].z, row[i].w};
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            const float2 f = __half22float2(*reinterpret_cast<const __half2*>(&w[q]));
-            d[8 * i + 2 * q] += f.x, d[8 * i + 2 * q + 1] += f.y;
-          }
-        }
-      }
+      if constexpr (C::kDeferredRow) apply_row<true>(row, d);
       // Fragment: d[4j + {0,1}] = (row r0, columns 8j + 2·(lane%4) + {0,1}), d[4j + {2,3}] = row r0 + 8.
       const int r0 = 16 * wl + lane / 4;
       if constexpr (kTmaStore) {
