@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -30,14 +31,10 @@ namespace {
 /// Prints `message` to stderr with each line prefixed once by "PATH: ": a kernel file's problems come one per line,
 /// and an inline description's lines already begin with the config's path (its label).
 void print_prefixed(const std::string& path, const std::string& message) {
-  size_t start = 0;
-  while (start <= message.size()) {
-    const size_t end = message.find('\n', start);
-    const std::string line = message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  std::istringstream lines(message);
+  for (std::string line; std::getline(lines, line);) {
     if (line.rfind(path + ": ", 0) == 0) fmt::print(stderr, "{}\n", line);
     else fmt::print(stderr, "{}: {}\n", path, line);
-    if (end == std::string::npos) break;
-    start = end + 1;
   }
 }
 
