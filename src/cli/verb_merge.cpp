@@ -41,9 +41,10 @@ bool is_report_file(const fs::path& p) {
 }
 
 /// The shard reports named by `inputs`: files as given (each must be a shard report), folders' *.json and
-/// *.json.gz files (X.json.gz is skipped when X.json is there too, as compare reads a folder; reports without a
-/// `shard` field, e.g. an earlier merge's output, are skipped with a note on stderr; other JSON is skipped too). Throws InputError for a path that does not exist, an unreadable report or
-/// an empty result.
+/// *.json.gz files (X.json.gz is skipped when X.json is there too, as compare reads a folder, unless X.json is not a
+/// shard report; reports without a `shard` field, e.g. an earlier merge's output, are skipped with a note on stderr;
+/// other JSON is skipped too). Throws InputError for a path that does not exist, an unreadable report or an empty
+/// result.
 std::vector<ShardInput> load_inputs(const std::vector<std::string>& inputs) {
   std::vector<ShardInput> out;
   for (const std::string& in : inputs) {
@@ -55,15 +56,22 @@ std::vector<ShardInput> load_inputs(const std::vector<std::string>& inputs) {
       if (ec) throw InputError(fmt::format("cannot list folder {}: {}", in, ec.message()));
       std::sort(files.begin(), files.end());
       size_t taken = 0;
+      std::vector<std::string> not_shards;  // plain files skipped: their X.json.gz is then read after all
       for (const auto& f : files) {
-        // X.json.gz beside X.json (a `gunzip -k`): the same report twice; the plain one is read.
+        // X.json.gz beside X.json (a `gunzip -k`): the same report twice; the plain one is read. When the plain one
+        // is not a shard report (an earlier merge's -o written beside the shard), the .gz is the shard.
         const std::string name = f.string();
         if (name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0 &&
-            std::binary_search(files.begin(), files.end(), fs::path(name.substr(0, name.size() - 3))))
-          continue;
+            std::binary_search(files.begin(), files.end(), fs::path(name.substr(0, name.size() - 3)))) {
+          if (std::find(not_shards.begin(), not_shards.end(), name.substr(0, name.size() - 3)) == not_shards.end())
+            continue;
+          fmt::print(stderr, "merge: read {}: the {} beside it is not a shard report\n", name,
+                     fs::path(name.substr(0, name.size() - 3)).filename().string());
+        }
         const nlohmann::json j = load_report_json(f.string());
         if (!j.is_object() || !j.contains("shard")) {
           fmt::print(stderr, "merge: skipped {}: not a shard report\n", f.string());
+          not_shards.push_back(name);
           continue;
         }
         out.push_back(ShardInput{f.string(), load_report(f.string())});
@@ -98,16 +106,26 @@ Config shard_config(const ShardInput& first) {
   }
 }
 
-/// Throws InputError when a report `merge` would write (PREFIX.EXT per format) is one of its inputs.
+/// Throws InputError when a report `merge` would write (PREFIX.EXT per format) is one of its inputs, or would be the
+/// plain X.json beside an input X.json.gz.
 void refuse_overwriting_inputs(const MergeArgs& a, const std::vector<ShardInput>& inputs) {
   for (const auto& f : a.formats) {
     const fs::path out = a.output + "." + find_report_writer(f)->extension;
     std::error_code ec;
-    for (const auto& in : inputs)
+    for (const auto& in : inputs) {
       if (fs::equivalent(out, in.path, ec))
         throw InputError(fmt::format("-o {} would overwrite the shard report {}; write the merged report "
                                      "elsewhere (e.g. -o {})",
                                      a.output, in.path, (fs::path(in.path).parent_path() / "merged").string()));
+      // PREFIX.json beside an input PREFIX.json.gz would hide that shard when the folder is read again (the plain
+      // file takes precedence). The output need not exist yet, so the paths are compared, not the files.
+      const std::string gz = fs::weakly_canonical(out, ec).string() + ".gz";
+      if (!ec && gz == fs::weakly_canonical(in.path, ec).string())
+        throw InputError(fmt::format("-o {} would write {} beside the shard report {}, which a folder merge or "
+                                     "compare would then skip; write the merged report elsewhere (e.g. -o {})",
+                                     a.output, out.string(), in.path,
+                                     (fs::path(in.path).parent_path() / "merged").string()));
+    }
   }
 }
 

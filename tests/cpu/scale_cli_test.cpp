@@ -177,5 +177,30 @@ TEST_F(ScaleCli, MergeRefusesMissingMismatchedAndDuplicatedShardsWithExitTwo) {
   EXPECT_TRUE(read(s0).contains("shard"));
 }
 
+TEST_F(ScaleCli, MergeBesideAGzippedShardIsRefusedAndAFolderStillFindsTheShard) {
+  // -o s/s0 with s/s0.json.gz given wrote s/s0.json, and the next folder merge took that (plain first), skipped it
+  // as not a shard, dropped the real shard 0 and said it was missing.
+  const Config c = testing::shard_config();
+  const Report whole = testing::whole_report(c);
+  std::vector<std::string> files;
+  for (int i = 0; i < 3; ++i) files.push_back(write("s/s" + std::to_string(i) + ".json", testing::shard_of(whole, c, i, 3)));
+  ASSERT_EQ(std::system(("gzip -f " + files[0]).c_str()), 0);
+  files[0] += ".gz";
+  EXPECT_EQ(run({"merge", "-o", (dir_ / "s" / "s0").string(), files[0], files[1], files[2]}), 2);
+  EXPECT_NE(err_.find("would write " + (dir_ / "s" / "s0.json").string() + " beside the shard report " + files[0]),
+            std::string::npos)
+      << err_;
+  EXPECT_FALSE(fs::exists(dir_ / "s" / "s0.json"));
+  // A merged report already there (an older gpubench wrote it): the folder merge reads the .gz behind it.
+  ASSERT_EQ(run({"merge", "-o", (dir_ / "first").string(), files[0], files[1], files[2]}), 0) << err_;
+  fs::copy_file(dir_ / "first.json", dir_ / "s" / "s0.json");
+  ASSERT_EQ(run({"merge", "-o", (dir_ / "again").string(), (dir_ / "s").string()}), 0) << err_;
+  EXPECT_NE(err_.find("skipped " + (dir_ / "s" / "s0.json").string() + ": not a shard report"), std::string::npos)
+      << err_;
+  EXPECT_NE(err_.find("read " + files[0] + ": the s0.json beside it is not a shard report"), std::string::npos)
+      << err_;
+  EXPECT_EQ(read((dir_ / "again").string() + ".json")["shards"].size(), 3u);
+}
+
 }  // namespace
 }  // namespace gpubench
