@@ -199,6 +199,8 @@ std::vector<std::pair<int64_t, double>> read_empirical(const std::string& path) 
       throw InputError(fmt::format("{}: larger than {} MiB; expected a length histogram file", path,
                                    kMaxInputFileBytes >> 20));
   }
+  // A UTF-8 byte-order mark (Excel's "CSV UTF-8", pandas' utf-8-sig) is no part of the header or the JSON.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos)
     throw InputError(path + ": empty file; expected a CSV with header `length,count` or JSON");

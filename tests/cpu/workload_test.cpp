@@ -215,6 +215,9 @@ TEST(Workload, ReadEmpiricalAcceptsCsvAndBothJsonForms) {
   EXPECT_EQ(csv, expected);
   EXPECT_EQ(pairs, expected);
   EXPECT_EQ(columns, expected);
+  // Excel's "CSV UTF-8" and pandas' utf-8-sig start with a byte-order mark (and Excel ends lines with CRLF).
+  EXPECT_EQ(read_empirical(kEmpirical + "/bom.csv"), expected);
+  EXPECT_EQ(read_empirical(kEmpirical + "/bom.json"), expected);
   auto eb = read_empirical(kSource + "/configs/data/ebnerd_inview_lengths.csv");
   ASSERT_EQ(eb.size(), 96u);
   EXPECT_EQ(eb.front(), (std::pair<int64_t, double>{5, 168283}));
