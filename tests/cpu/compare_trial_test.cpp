@@ -133,6 +133,18 @@ TEST_F(CompareTrialCli, TheOutputsExtensionChoosesTheFormat) {
                       (dir_ / "cmp.json").string() + ")"), std::string::npos) << err_;
   EXPECT_FALSE(fs::exists(gz));
   EXPECT_EQ(run({"plan", "-o", (dir_ / "plan.json.gz").string()}), 2) << err_;
+  // A data format compare does not write: refused, not text in a .csv; --format writes it under that name anyway.
+  const std::string csv = (dir_ / "cmp.csv").string();
+  EXPECT_EQ(run({"compare", old_p, new_p, "-o", csv}), 2) << err_;
+  EXPECT_NE(err_.find("-o " + csv + ": this verb writes text | md | json, not csv; name the file for one of those "
+                      "(e.g. -o " + (dir_ / "cmp").string() + ".md), or give --format"),
+            std::string::npos)
+      << err_;
+  EXPECT_FALSE(fs::exists(csv));
+  ASSERT_EQ(run({"compare", old_p, new_p, "-o", csv, "--format", "md"}), 0) << err_;
+  EXPECT_NE(read_file(csv).find("---|"), std::string::npos);
+  EXPECT_EQ(run({"plan", "-o", (dir_ / "plan.html").string()}), 2) << err_;  // plan writes json | csv | md
+  EXPECT_NE(err_.find("this verb writes json | csv | md | text, not html"), std::string::npos) << err_;
 }
 
 TEST_F(CompareTrialCli, AReportOfOldsFolderMissingInNewsIsARegression) {
