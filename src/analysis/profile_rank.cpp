@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "config/parse.hpp"
 #include "core/errors.hpp"
 
 namespace gpubench {
@@ -165,13 +166,17 @@ std::vector<KernelRule> load_kernel_rules(const std::string& path) {
   for (size_t i = 0; i < it->size(); ++i) {
     const auto& r = (*it)[i];
     const std::string at = fmt::format("--rules {}: /rules/{}", path, i);
+    if (r.is_object())  // a misspelled key first: "kernl" is a typo, not a rule without a kernel
+      for (const auto& [key, unused] : r.items()) {
+        (void)unused;
+        if (key == "op" || key == "kernel") continue;
+        const std::string guess = did_you_mean(key, {"op", "kernel"});
+        throw InputError(fmt::format("{}/{}: unknown key{}; keys are op, kernel", at, key,
+                                     guess.empty() ? "" : " (did you mean '" + guess + "'?)"));
+      }
     if (!r.is_object() || !r.contains("op") || !r.contains("kernel") || !r["op"].is_string() ||
         !r["kernel"].is_string())
       throw InputError(at + ": expected {\"op\": NAME, \"kernel\": REGEX} (both strings)");
-    for (const auto& [key, unused] : r.items()) {
-      (void)unused;
-      if (key != "op" && key != "kernel") throw InputError(fmt::format("{}/{}: unknown key; keys are op, kernel", at, key));
-    }
     KernelRule k{r["op"].get<std::string>(), r["kernel"].get<std::string>(), {}};
     if (k.op.empty()) throw InputError(at + "/op: empty op name; name the op the kernels belong to");
     try {

@@ -169,8 +169,16 @@ VerbAction setup_profile(CLI::App& sub) {
       std::fflush(report_stream());
     } else {
       write_file_atomic(a->output, text);
-      std::fprintf(stderr, "profile: %s (top op '%s', %.1f%% of wall time)\n", a->output.c_str(),
-                   summary.ops.front().op.c_str(), 100.0 * summary.ops.front().share_wall);
+      const ProfileOp& top = summary.ops.front();
+      const auto chosen = std::find_if(summary.ops.begin(), summary.ops.end(),
+                                       [&](const ProfileOp& o) { return o.op == summary.chosen_op; });
+      if (chosen == summary.ops.end() || chosen == summary.ops.begin())
+        std::fprintf(stderr, "profile: %s (top op '%s', %.1f%% of wall time)\n", a->output.c_str(), top.op.c_str(),
+                     100.0 * top.share_wall);
+      else  // --op chose another: the given block written is that op's
+        std::fprintf(stderr, "profile: %s (given block for op '%s', %.1f%% of wall time; top op '%s', %.1f%%)\n",
+                     a->output.c_str(), chosen->op.c_str(), 100.0 * chosen->share_wall, top.op.c_str(),
+                     100.0 * top.share_wall);
     }
     return 0;
   };

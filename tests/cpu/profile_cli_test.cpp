@@ -88,6 +88,9 @@ TEST_F(ProfileCli, MarkdownCsvAndOutputFile) {
   ASSERT_EQ(run({"profile", kTrace, "--format", "csv", "-o", csv}), 0) << err_;
   EXPECT_TRUE(out_.empty()) << out_;
   EXPECT_NE(err_.find("top op 'lce'"), std::string::npos) << err_;
+  // --op another: the status line names the op whose given block was written, then the top op.
+  ASSERT_EQ(run({"profile", kTrace, "--op", "mlp", "-o", (dir_ / "mlp.json").string()}), 0) << err_;
+  EXPECT_NE(err_.find("(given block for op 'mlp', 5.1% of wall time; top op 'lce', 73.8%)"), std::string::npos) << err_;
   std::ifstream in(csv);
   std::string header, first;
   std::getline(in, header);
@@ -132,6 +135,11 @@ TEST_F(ProfileCli, BadInputExitsTwoNamingTheCause) {
   EXPECT_NE(err_.find("lce, embedding, mlp, top_k"), std::string::npos) << err_;
   EXPECT_EQ(run({"profile", kTrace, "--rules", (dir_ / "none_rules.json").string()}), 2);
   EXPECT_NE(err_.find("--rules"), std::string::npos) << err_;
+  const auto typo = (dir_ / "typo_rules.json").string();  // a misspelled key is named, not "expected {op, kernel}"
+  testing::write_text(typo, R"({"rules": [{"op": "lce", "kernl": "gemm"}]})");
+  EXPECT_EQ(run({"profile", kTrace, "--rules", typo}), 2);
+  EXPECT_NE(err_.find("/rules/0/kernl: unknown key (did you mean 'kernel'?); keys are op, kernel"), std::string::npos)
+      << err_;
   EXPECT_EQ(run({"profile", kTrace, "--iteration", "(("}), 2);
   EXPECT_NE(err_.find("--iteration"), std::string::npos) << err_;
   EXPECT_EQ(run({"profile", kTrace, "--iteration", "^nothing$"}), 0) << err_;  // one iteration for the file
