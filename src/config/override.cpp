@@ -272,6 +272,13 @@ std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
         issue.message.append(" (after ").append(shown(*o)).append(")");
         break;
       }
+      // A required key missing beside the override: the override made (or filled) the object that needs it
+      // (--set end_to_end.given.request_ms=100, then /end_to_end/given/op_ms required).
+      if (slash != std::string::npos && issue.message.rfind("required", 0) == 0 &&
+          issue.pointer.substr(0, issue.pointer.rfind('/')) == parent) {
+        issue.message.append(" (after ").append(shown(*o)).append(")");
+        break;
+      }
     }
   }
   return issues;

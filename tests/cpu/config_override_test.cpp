@@ -190,6 +190,12 @@ TEST(ConfigOverride, UnknownPathsAndBadValuesNameThePointerAndTheOverride) {
                      "integer ≥ 1 (after --set workload.requests.distribution=fixed)"),
             std::string::npos)
       << msg;
+  // A required key missing beside the override, in the object the override made.
+  msg = load_error(path, {"end_to_end={}", "end_to_end.given.request_ms=100"});
+  EXPECT_NE(msg.find("/end_to_end/given/op_ms: required, expected a number (after --set "
+                     "end_to_end.given.request_ms=100)"),
+            std::string::npos)
+      << msg;
   // A number is no kind: a seed override does not claim a bound that happens to print the same digits.
   msg = load_error(path, {"workload.requests.seed=0", "workload.requests.params.mean=0"});
   EXPECT_EQ(msg.find("(after --set workload.requests.seed=0)"), std::string::npos) << msg;
