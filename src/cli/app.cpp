@@ -129,6 +129,23 @@ int run_app(int argc, char** argv) {
       cmd = sub;
     }
     std::string msg = "gpubench" + verb + ": error: " + e.what();
+    // A verb of subcommands (`config show`) given a word that is none of them: name the word, as for verbs.
+    if (const auto subs = cmd->get_subcommands([](const CLI::App*) { return true; });
+        cmd != a && !subs.empty() && cmd->get_subcommands().empty()) {
+      std::vector<std::string> names;
+      for (const CLI::App* s : subs) names.push_back(s->get_name());
+      std::string list, word;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      for (int i = 1; i + 1 < argc && word.empty(); ++i)  // the first plain word after the verb's name
+        if (argv[i] == cmd->get_name())
+          for (int k = i + 1; k < argc && word.empty(); ++k)
+            if (argv[k][0] != '-' && argv[k][0] != '\0') word = argv[k];
+      if (!word.empty()) {
+        const std::string guess = did_you_mean(word, names);
+        msg = fmt::format("gpubench{}: error: unknown subcommand '{}'{}; subcommands: {}", verb, word,
+                          guess.empty() ? "" : " (did you mean '" + guess + "'?)", list);
+      }
+    }
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ExtrasError)) {
       msg += option_guesses(*cmd, argc, argv);
       if (cmd != a) msg += placement_hints(cmd->get_name(), argc, argv);

@@ -367,9 +367,10 @@ VerbAction setup_run(CLI::App& sub) {
           [](std::string& s) {
             double v = -1;
             const bool number = CLI::detail::lexical_cast(s, v);
-            return number && v >= 0 && std::isfinite(v)
+            constexpr double kWeek = 7 * 86400.0;  // past ~1e10 s the deadline (int64 nanoseconds) overflows
+            return number && v >= 0 && v <= kWeek
                        ? std::string()
-                       : "must be a finite number of seconds ≥ 0 (0: automatic), got " + s;
+                       : "must be a number of seconds from 0 (automatic) to 604800 (a week), got " + s;
           },
           "SECONDS ≥ 0"));
   sub.add_flag("--metrics{all}", a->metrics,
@@ -380,7 +381,7 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_option("--shard", a->shard,
                  "run shard I of N (0-based) of the config's work units (case × step), split by estimated time "
                  "alike on every machine; `gpubench merge` joins the shards' reports. Default: from the engine's "
-                 "environment (Slurm array, Kubernetes Indexed Job, torchrun), else the whole run")
+                 "environment (Slurm array, Kubernetes Indexed Job, torchrun, an MPI launcher), else the whole run")
       ->check(non_empty("give I/N, e.g. --shard 0/4"))
       ->type_name("I/N");
   sub.add_option("--shards", a->shards,
@@ -394,8 +395,8 @@ VerbAction setup_run(CLI::App& sub) {
       ->check(non_empty("give all, or GPU indices like 0,1"))
       ->type_name("all|LIST");
   sub.add_option("--device", a->device,
-                 "GPU index to run on (default: /device/index, or LOCAL_RANK under torchrun); not part of the "
-                 "config hash")
+                 "GPU index to run on (default: /device/index, or the local rank under torchrun or an MPI launcher); "
+                 "not part of the config hash")
       ->check(CLI::Range(0, 1023))
       ->type_name("N");
   sub.add_option("--cases", a->cases, "internal: the case indices an isolated child of a split run runs")

@@ -150,9 +150,9 @@ void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
     else
       m.max_samples = max_samples;
   }
-  v.number(o, p, "min_time_s", m.min_time_s, Range::at_least(0));
+  v.number(o, p, "min_time_s", m.min_time_s, Range::closed(0, kMaxMeasureSeconds));
   v.number(o, p, "max_rel_stdev", m.max_rel_stdev, Range::above(0));
-  v.number(o, p, "timeout_s", m.timeout_s, Range::above(0));
+  v.number(o, p, "timeout_s", m.timeout_s, Range::above_up_to(0, kMaxMeasureSeconds));
   v.boolean(o, p, "l2_flush", m.l2_flush);
   v.boolean(o, p, "rotate_inputs", m.rotate_inputs);
   v.boolean(o, p, "cupti", m.cupti);

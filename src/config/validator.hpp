@@ -53,9 +53,16 @@ struct Range {
   static Range above(double lo) { return {lo, std::nullopt, true, false}; }
   /// lo ≤ x ≤ hi.
   static Range closed(double lo, double hi) { return {lo, hi, false, false}; }
+  /// lo < x ≤ hi.
+  static Range above_up_to(double lo, double hi) { return {lo, hi, true, false}; }
   /// "" when `x` is inside, else the violated bound: "must be ≥ 1, got 0", "must be ≤ 1, got 1.5".
   std::string violation(double x) const;
 };
+
+/// Longest time a config may give one step's sampling (`/measure/timeout_s`, `/measure/min_time_s`) [s]: one day.
+/// A longer value is almost always a way of saying "no limit", and past ~1e10 s the wall clocks the limits turn into
+/// (std::chrono nanoseconds, int64) overflow.
+inline constexpr double kMaxMeasureSeconds = 86400;
 
 /// Largest int32: lengths, offsets and cand_to_user are int32 on the device.
 inline constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();

@@ -286,6 +286,16 @@ TEST(Config, MeasureCrossChecks) {
   j = good();
   j["measure"] = {{"mode", "warm"}};
   expect_one(j, "/measure/mode", "must be one of cold | hot | graph, got 'warm'");
+  // A "no limit" timeout overflowed the shard estimate (negative seconds) and the wall-clock deadline: a day caps both.
+  j = good();
+  j["measure"] = {{"timeout_s", 1e300}};
+  expect_one(j, "/measure/timeout_s", "must be ≤ 86400, got 1e+300");
+  j = good();
+  j["measure"] = {{"min_time_s", 86400.5}};
+  expect_one(j, "/measure/min_time_s", "must be ≤ 86400, got 86400.5");
+  j = good();
+  j["measure"] = {{"timeout_s", 86400}, {"min_time_s", 86400}};
+  EXPECT_EQ(parse_config(j, context()).measure.timeout_s, 86400);  // the bound itself is allowed
 }
 
 TEST(Config, VariantOptionValuesAreChecked) {
