@@ -60,18 +60,31 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
   const std::string where = fmt::format("{}: op {}", label_, name_);
   if (op.shape_param_count < 0 || (op.shape_param_count > 0 && op.shape_params == nullptr))
     throw InputError(where + ": shape_params is NULL with shape_param_count > 0");
+  // Every problem of the description is reported at once, as a config's are: a plugin author rebuilds once, not once
+  // per mistake. A section whose problem would make later ones misleading (no tensors at all) throws at once.
+  std::vector<std::string> problems;
+  const auto collect = [&problems](const auto& section) {
+    try {
+      section();
+    } catch (const InputError& e) {
+      problems.push_back(e.what());
+    }
+  };
   for (int32_t i = 0; i < op.shape_param_count; ++i) {
-    const gpubench_shape_param_v1_t& p = op.shape_params[i];
-    if (!is_plugin_name(p.name) || std::string(p.name) == "B" || std::string(p.name) == "U" ||
-        std::string(p.name) == "elem")
-      throw InputError(fmt::format("{}: shape parameter {} needs a name of letters, digits and '_' other than B, U "
-                                   "and elem", where, i));
-    for (const auto& seen : params_)
-      if (seen.name == p.name) throw InputError(fmt::format("{}: shape parameter {} is declared twice", where, p.name));
-    if (p.min < 0 || p.max < p.min || p.default_value < p.min || p.default_value > p.max)
-      throw InputError(fmt::format("{}: shape parameter {} needs 0 ≤ min ≤ default ≤ max, got min {}, default {}, "
-                                   "max {}", where, p.name, p.min, p.default_value, p.max));
-    params_.push_back({p.name, p.default_value, p.min, p.max, p.doc ? p.doc : ""});
+    collect([&] {
+      const gpubench_shape_param_v1_t& p = op.shape_params[i];
+      if (!is_plugin_name(p.name) || std::string(p.name) == "B" || std::string(p.name) == "U" ||
+          std::string(p.name) == "elem")
+        throw InputError(fmt::format("{}: shape parameter {} needs a name of letters, digits and '_' other than B, U "
+                                     "and elem", where, i));
+      for (const auto& seen : params_)
+        if (seen.name == p.name)
+          throw InputError(fmt::format("{}: shape parameter {} is declared twice", where, p.name));
+      params_.push_back({p.name, p.default_value, p.min, p.max, p.doc ? p.doc : ""});  // named: expressions may use it
+      if (p.min < 0 || p.max < p.min || p.default_value < p.min || p.default_value > p.max)
+        throw InputError(fmt::format("{}: shape parameter {} needs 0 ≤ min ≤ default ≤ max, got min {}, default {}, "
+                                     "max {}", where, p.name, p.min, p.default_value, p.max));
+    });
   }
   // `shown`: the text the message quotes (a whole shape for one of its dimensions).
   const auto known = [&](const IntExpr& e, bool with_elem, const std::string& what, const std::string& shown = "") {
@@ -92,57 +105,62 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
     throw InputError(where + ": has no output tensor; give the tensor the steps write role GPUBENCH_ROLE_OUTPUT (an "
                              "op has exactly one)");
   int outputs = 0;
+  size_t tensor_problems = problems.size();
   for (int32_t i = 0; i < op.tensor_count; ++i) {
-    const gpubench_tensor_v1_t& c = op.tensors[i];
-    if (!is_plugin_name(c.name))
-      throw InputError(fmt::format("{}: tensor {} has no valid name ({}: letters, digits and '_', not starting with a "
-                                   "digit)",
-                                   where, i, shown_plugin_name(c.name)));
-    for (const Tensor& seen : tensors_)
-      if (std::string(seen.c->name) == c.name)
-        throw InputError(fmt::format("{}: two tensors are named {}; give each tensor its own name", where, c.name));
-    const std::string tw = fmt::format("tensor {}", c.name);
-    Tensor t;
-    t.c = &c;
-    try {
-      t.shape = parse_shape_exprs(c.shape ? c.shape : "");
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("{}: {} shape {}", where, tw, e.what()));
-    }
-    for (const IntExpr& d : t.shape) known(d, false, tw + " shape", c.shape);
-    if (c.dtype < GPUBENCH_DTYPE_PRECISION || c.dtype > GPUBENCH_DTYPE_INT64)
-      throw InputError(fmt::format("{}: {} has unknown dtype {}", where, tw, c.dtype));
-    const bool integer = c.dtype == GPUBENCH_DTYPE_INT32 || c.dtype == GPUBENCH_DTYPE_INT64;
-    if (c.role == GPUBENCH_ROLE_OUTPUT) {
-      ++outputs;
-      output_ = static_cast<size_t>(i);
-      if (c.dtype != GPUBENCH_DTYPE_PRECISION)
-        throw InputError(fmt::format("{}: output {} must have dtype GPUBENCH_DTYPE_PRECISION (checked in the "
-                                     "config's precision)", where, c.name));
-    } else if (c.role != GPUBENCH_ROLE_INPUT) {
-      throw InputError(fmt::format("{}: {} has unknown role {}", where, tw, c.role));
-    } else if (c.fill == GPUBENCH_FILL_RANDOM && integer) {
-      if (c.fill_bound == nullptr)
-        throw InputError(fmt::format("{}: integer {} is filled at random but has no fill_bound; set it, e.g. \"rows\"",
-                                     where, tw));
+    collect([&] {
+      const gpubench_tensor_v1_t& c = op.tensors[i];
+      if (!is_plugin_name(c.name))
+        throw InputError(fmt::format("{}: tensor {} has no valid name ({}: letters, digits and '_', not starting "
+                                     "with a digit)",
+                                     where, i, shown_plugin_name(c.name)));
+      for (const Tensor& seen : tensors_)
+        if (std::string(seen.c->name) == c.name)
+          throw InputError(fmt::format("{}: two tensors are named {}; give each tensor its own name", where, c.name));
+      const std::string tw = fmt::format("tensor {}", c.name);
+      Tensor t;
+      t.c = &c;
       try {
-        t.fill_bound = IntExpr::parse(c.fill_bound);
+        t.shape = parse_shape_exprs(c.shape ? c.shape : "");
       } catch (const InputError& e) {
-        throw InputError(fmt::format("{}: {} fill_bound {}", where, tw, e.what()));
+        throw InputError(fmt::format("{}: {} shape {}", where, tw, e.what()));
       }
-      known(*t.fill_bound, false, tw + " fill_bound");
-    } else if (c.fill != GPUBENCH_FILL_RANDOM &&
-               (!integer || (c.fill != GPUBENCH_FILL_OFFSETS && c.fill != GPUBENCH_FILL_CAND_TO_USER &&
-                             c.fill != GPUBENCH_FILL_LENGTHS))) {
-      throw InputError(fmt::format("{}: input {} needs fill GPUBENCH_FILL_RANDOM, or an index fill (OFFSETS, "
-                                   "CAND_TO_USER, LENGTHS) on an integer dtype", where, tw));
-    }
-    tensors_.push_back(std::move(t));
+      for (const IntExpr& d : t.shape) known(d, false, tw + " shape", c.shape);
+      if (c.dtype < GPUBENCH_DTYPE_PRECISION || c.dtype > GPUBENCH_DTYPE_INT64)
+        throw InputError(fmt::format("{}: {} has unknown dtype {}", where, tw, c.dtype));
+      const bool integer = c.dtype == GPUBENCH_DTYPE_INT32 || c.dtype == GPUBENCH_DTYPE_INT64;
+      if (c.role == GPUBENCH_ROLE_OUTPUT) {
+        ++outputs;
+        output_ = static_cast<size_t>(i);
+        if (c.dtype != GPUBENCH_DTYPE_PRECISION)
+          throw InputError(fmt::format("{}: output {} must have dtype GPUBENCH_DTYPE_PRECISION (checked in the "
+                                       "config's precision)", where, c.name));
+      } else if (c.role != GPUBENCH_ROLE_INPUT) {
+        throw InputError(fmt::format("{}: {} has unknown role {}", where, tw, c.role));
+      } else if (c.fill == GPUBENCH_FILL_RANDOM && integer) {
+        if (c.fill_bound == nullptr)
+          throw InputError(fmt::format("{}: integer {} is filled at random but has no fill_bound; set it, e.g. "
+                                       "\"rows\"", where, tw));
+        try {
+          t.fill_bound = IntExpr::parse(c.fill_bound);
+        } catch (const InputError& e) {
+          throw InputError(fmt::format("{}: {} fill_bound {}", where, tw, e.what()));
+        }
+        known(*t.fill_bound, false, tw + " fill_bound");
+      } else if (c.fill != GPUBENCH_FILL_RANDOM &&
+                 (!integer || (c.fill != GPUBENCH_FILL_OFFSETS && c.fill != GPUBENCH_FILL_CAND_TO_USER &&
+                               c.fill != GPUBENCH_FILL_LENGTHS))) {
+        throw InputError(fmt::format("{}: input {} needs fill GPUBENCH_FILL_RANDOM, or an index fill (OFFSETS, "
+                                     "CAND_TO_USER, LENGTHS) on an integer dtype", where, tw));
+      }
+      tensors_.push_back(std::move(t));
+    });
   }
-  if (outputs != 1) throw InputError(fmt::format("{}: has {} outputs; an op has exactly one", where, outputs));
+  tensor_problems = problems.size() - tensor_problems;
+  if (tensor_problems == 0 && outputs != 1)  // a tensor refused above may be the output: its count would mislead
+    problems.push_back(fmt::format("{}: has {} outputs; an op has exactly one", where, outputs));
   if (op.work_model_count < 1 || op.work_models == nullptr)
-    throw InputError(where + ": declares no work model; give at least the minimum work (flops, bytes_min)");
-  for (int32_t i = 0; i < op.work_model_count; ++i) {
+    problems.push_back(where + ": declares no work model; give at least the minimum work (flops, bytes_min)");
+  for (int32_t i = 0; op.work_models != nullptr && i < op.work_model_count; ++i) collect([&] {
     const gpubench_work_model_v1_t& w = op.work_models[i];
     if (!is_plugin_name(w.name))
       throw InputError(fmt::format("{}: work model {} has no valid name ({}: letters, digits and '_', not starting "
@@ -160,9 +178,16 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
       const std::string what = e.what();
       throw InputError(what.rfind(label_, 0) == 0 ? what : fmt::format("{}: work model {}: {}", where, w.name, what));
     }
-  }
+  });
   for (double t : {op.tolerance_fp16, op.tolerance_bf16, op.tolerance_fp32})
-    if (!(t >= 0) || t >= 1) throw InputError(where + ": a tolerance is outside [0, 1) (0: gpubench's default)");
+    if (!(t >= 0) || t >= 1) {
+      problems.push_back(where + ": a tolerance is outside [0, 1) (0: gpubench's default)");
+      break;
+    }
+  if (problems.empty()) return;
+  std::string all;
+  for (const std::string& p : problems) all += (all.empty() ? "" : "\n") + p;
+  throw InputError(all);
 }
 
 std::optional<int64_t> PluginOperation::symbol(std::string_view name, const CaseSize& size, bool with_elem) const {

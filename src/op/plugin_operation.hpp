@@ -19,7 +19,8 @@ class PluginOperation final : public Operation {
  public:
   /// Parses and checks the description. Throws InputError "<label>: op <name>: <what>; <fix>" for a missing name,
   /// a bad shape parameter, a tensor whose shape or bound does not parse or names an unknown symbol, not exactly
-  /// one output, an output not of the config's precision, or a work model that does not parse.
+  /// one output, an output not of the config's precision, or a work model that does not parse: every problem found,
+  /// one per line (a missing name, no tensors or no output at all stop the check at once).
   PluginOperation(const gpubench_op_v1_t& op, const PluginSource& source);
 
   std::string name() const override { return name_; }

@@ -238,6 +238,27 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
   }
 }
 
+TEST_F(PluginCli, EveryProblemOfAnOpDescriptionIsReportedAtOnce) {
+  // An author fixing one mistake per rebuild saw them one at a time; the output's "0 outputs" is not claimed when
+  // the output itself was refused.
+  const std::string file = plugin("many_problems");
+  EXPECT_EQ(run({"list", "--plugin", file}), 2) << err_;
+  const std::string op = file + ": op toy_copy: ";
+  for (const std::string& message :
+       {op + "tensor X has unknown dtype 9",
+        op + "tensor Y shape '[B, Q]' names 'Q', which is not a shape parameter, B, U",
+        op + "work model minimum bytes_min '2 * B * R * elem' names 'R', which is not a shape parameter, B, U or elem",
+        op + "a tolerance is outside [0, 1)"})
+    EXPECT_NE(err_.find(message), std::string::npos) << message << "\n" << err_;
+  EXPECT_EQ(err_.find("outputs; an op has exactly one"), std::string::npos) << err_;
+  EXPECT_EQ(out_, "");
+  // validate names the config on every line of them.
+  const std::string config = this->config("many.json", R"("copy")", R"("plugins": [")" + file + R"("], )");
+  EXPECT_EQ(run({"validate", config}), 2) << err_;
+  EXPECT_NE(err_.find(config + ": " + op + "tensor X has unknown dtype 9"), std::string::npos) << err_;
+  EXPECT_NE(err_.find(config + ": " + op + "a tolerance is outside"), std::string::npos) << err_;
+}
+
 TEST_F(PluginCli, MistakesOnlyACasesSizesShowAreFoundByValidate) {
   // bad_fill: random indices drawn below `D - 512`, offsets shaped [B] instead of [U + 1].
   const std::string none = config("none.json", R"({"name": "copy"})");  // D = 512: no index to draw

@@ -161,7 +161,13 @@ const char* kSchema = kCopySchema;
 #endif
 
 const gpubench_shape_param_v1_t kParams[] = {{"D", 256, 1, 1 << 20, "elements per row"}};
-#if defined(TEST_PLUGIN_BAD_FILL)
+#if defined(TEST_PLUGIN_MANY_PROBLEMS)
+// Four mistakes in one description, each reported: an unknown dtype, a shape naming an unknown symbol (on the
+// output), a work model naming one, a tolerance of 1.5.
+const gpubench_tensor_v1_t kTensors[] = {
+    {"X", GPUBENCH_ROLE_INPUT, 9, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
+    {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, Q]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
+#elif defined(TEST_PLUGIN_BAD_FILL)
 // Mistakes only a case's sizes show: random indices below `D - 512` (none at D = 512) and offsets shaped [B].
 const gpubench_tensor_v1_t kTensors[] = {
     {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
@@ -183,7 +189,13 @@ const gpubench_tensor_v1_t kTensors[] = {
     {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
 #endif
 #endif
+#if defined(TEST_PLUGIN_MANY_PROBLEMS)
+const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * R * elem", "X read once, Y written once"}};
+const double kFp32Tolerance = 1.5;
+#else
 const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * D * elem", "X read once, Y written once"}};
+const double kFp32Tolerance = 0;
+#endif
 
 #if defined(TEST_PLUGIN_DUP_OP)
 const char* kOpName = "ikbo_lce";
@@ -193,7 +205,7 @@ const char* kOpName = "toy_copy";
 
 const gpubench_op_v1_t kOps[] = {{kOpName, "Y[B, D] = X[B, D] (a test op)", kParams, 1, kTensors,
                                   static_cast<int32_t>(sizeof(kTensors) / sizeof(kTensors[0])), kWork, 1,
-                                  0, 0.004, 0,  // tolerances: fp16 and fp32 gpubench's default, bf16 its own
+                                  0, 0.004, kFp32Tolerance,  // tolerances: fp16 gpubench's default, bf16 its own
                                   nullptr}};
 
 gpubench_step_v1_t step(const char* op, const char* name, int mode, int32_t ladder, const char* schema) {
