@@ -13,6 +13,7 @@
 
 #include "analysis/profile_rank.hpp"
 #include "cli/verb.hpp"
+#include "config/validator.hpp"
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "core/report_stream.hpp"
@@ -113,11 +114,13 @@ VerbAction setup_profile(CLI::App& sub) {
       throw InputError("-o / --output: empty file path; give a file, or leave -o out for stdout");
     format_from_extension(*format_opt, a->output, {"md", "json", "csv"}, a->format);
     BillOptions bill;
-    // The same range as a config's end_to_end.gpu_hour_usd (> 0): a price of 0 makes every bill 0.
+    // The same range as a config's end_to_end.gpu_hour_usd (> 0, ≤ 1000): a price of 0 makes every bill 0.
     if (price_opt->count() > 0) {
-      if (!std::isfinite(a->gpu_hour_usd) || a->gpu_hour_usd <= 0)
-        throw InputError(fmt::format("--gpu-hour-usd: {} is no price; give a finite number > 0, e.g. 3.5",
-                                     a->gpu_hour_usd));
+      if (!std::isfinite(a->gpu_hour_usd) || a->gpu_hour_usd <= 0 ||
+          a->gpu_hour_usd > config_detail::kMaxGpuHourUsd)
+        throw InputError(fmt::format("--gpu-hour-usd: {} is no price of one GPU hour; give a number > 0 and ≤ {}, "
+                                     "e.g. 3.5",
+                                     a->gpu_hour_usd, config_detail::kMaxGpuHourUsd));
       bill.gpu_hour_usd = a->gpu_hour_usd;
     }
     if (gpus_opt->count() > 0 && price_opt->count() == 0)

@@ -144,7 +144,10 @@ void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
   const bool min_ok = v.integer(o, p, "min_samples", m.min_samples, Range::at_least(1));
   int max_samples = m.max_samples;
   if (v.integer(o, p, "max_samples", max_samples, Range::at_least(1))) {
-    if (min_ok && max_samples < m.min_samples)
+    if (min_ok && max_samples < m.min_samples && !o.contains("max_samples"))  // the default: the user set min
+      v.add(p + "/min_samples", fmt::format("must be ≤ max_samples ({}, the default), got {}; raise max_samples "
+                                            "too", max_samples, m.min_samples));
+    else if (min_ok && max_samples < m.min_samples)
       v.add(p + "/max_samples", fmt::format("must be ≥ min_samples ({}), got {}", m.min_samples,
                                             max_samples));
     else
@@ -168,7 +171,9 @@ void parse_check(Validator& v, const nlohmann::json& j, Config& c) {
   if (it == j.end() || !v.object(*it, p, {"enabled", "tolerance", "seeds"})) return;
   v.boolean(*it, p, "enabled", c.check.enabled);
   double tol = 0;
-  if (it->contains("tolerance") && v.number(*it, p, "tolerance", tol, Range::above(0)))
+  // Below 1, as a plugin op's own tolerance: a relative error of 1 is a zero output, so 2e3 for 2e-3 would pass any
+  // kernel.
+  if (it->contains("tolerance") && v.number(*it, p, "tolerance", tol, Range{0.0, 1.0, true, true}))
     c.check.tolerance = tol;
   if (auto s = it->find("seeds"); s != it->end()) {
     if (!s->is_array() || s->empty()) {
@@ -191,7 +196,7 @@ void parse_end_to_end(Validator& v, const nlohmann::json& j, const ConfigContext
   const std::string p = "/end_to_end";
   if (it == j.end() || !v.object(*it, p, {"given", "pipeline", "gpu_hour_usd"})) return;
   double usd = 0;
-  if (it->contains("gpu_hour_usd") && v.number(*it, p, "gpu_hour_usd", usd, Range::above(0)))
+  if (it->contains("gpu_hour_usd") && v.number(*it, p, "gpu_hour_usd", usd, Range::above_up_to(0, kMaxGpuHourUsd)))
     c.end_to_end.gpu_hour_usd = usd;
   parse_pipeline(v, *it, ctx.find_op(c.workload.op), c);
   auto g = it->find("given");

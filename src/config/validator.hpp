@@ -64,6 +64,10 @@ struct Range {
 /// (std::chrono nanoseconds, int64) overflow.
 inline constexpr double kMaxMeasureSeconds = 86400;
 
+/// Highest price of one GPU hour a config or `profile --gpu-hour-usd` takes [USD]. Cloud list prices of an H100 or
+/// H200 are a few dollars; past this the value is a typo (or 1e300, which made the monthly bill infinite).
+inline constexpr double kMaxGpuHourUsd = 1000;
+
 /// Largest int32: lengths, offsets and cand_to_user are int32 on the device.
 inline constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 

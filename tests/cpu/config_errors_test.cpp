@@ -281,6 +281,9 @@ TEST(Config, MeasureCrossChecks) {
   j["measure"] = {{"min_samples", 20}, {"max_samples", 5}};
   expect_one(j, "/measure/max_samples", "must be ≥ min_samples (20), got 5");
   j = good();
+  j["measure"] = {{"min_samples", 1000000}};  // max_samples left at its default: the field set is the one named
+  expect_one(j, "/measure/min_samples", "must be ≤ max_samples (100000, the default), got 1000000; raise max_samples");
+  j = good();
   j["measure"] = {{"clock_threshold", 1.5}};
   expect_one(j, "/measure/clock_threshold", "must be ≤ 1, got 1.5");
   j = good();
@@ -296,6 +299,13 @@ TEST(Config, MeasureCrossChecks) {
   j = good();
   j["measure"] = {{"timeout_s", 86400}, {"min_time_s", 86400}};
   EXPECT_EQ(parse_config(j, context()).measure.timeout_s, 86400);  // the bound itself is allowed
+  // A tolerance of 1 or more passes an all-zero output: 2e3 typed for 2e-3 switched the correctness gate off.
+  j = good();
+  j["check"] = {{"tolerance", 2e3}};
+  expect_one(j, "/check/tolerance", "must be < 1, got 2000");
+  j = good();
+  j["check"] = {{"tolerance", 0.5}};
+  EXPECT_EQ(parse_config(j, context()).check.tolerance, 0.5);
 }
 
 TEST(Config, VariantOptionValuesAreChecked) {

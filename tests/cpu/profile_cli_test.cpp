@@ -126,7 +126,10 @@ TEST_F(ProfileCli, BadInputExitsTwoNamingTheCause) {
   EXPECT_EQ(run({"profile", kTrace, "--gpu-hour-usd", "-1"}), 2);
   EXPECT_NE(err_.find("--gpu-hour-usd"), std::string::npos) << err_;
   EXPECT_EQ(run({"profile", kTrace, "--gpu-hour-usd", "0"}), 2) << "as a config's gpu_hour_usd: a price is > 0";
-  EXPECT_NE(err_.find("--gpu-hour-usd: 0 is no price; give a finite number > 0"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("--gpu-hour-usd: 0 is no price of one GPU hour; give a number > 0 and ≤ 1000"), std::string::npos)
+      << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--gpu-hour-usd", "1e300", "--gpus", "1073741824"}), 2) << "the bill was $inf";
+  EXPECT_NE(err_.find("--gpu-hour-usd: 1e+300 is no price of one GPU hour"), std::string::npos) << err_;
   EXPECT_EQ(run({"profile", kTrace, "--gpus", "64"}), 2) << "a GPU count without a price was ignored";
   EXPECT_NE(err_.find("--gpus 64: the GPU count scales the monthly bill, which needs a price; add --gpu-hour-usd"),
             std::string::npos)
