@@ -104,36 +104,39 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
                    [](const gpubench_tensor_v1_t& c) { return c.role == GPUBENCH_ROLE_OUTPUT; }))
     throw InputError(where + ": has no output tensor; give the tensor the steps write role GPUBENCH_ROLE_OUTPUT (an "
                              "op has exactly one)");
-  int outputs = 0;
-  size_t tensor_problems = problems.size();
+  // Each tensor's checks are independent (its name, shape, dtype, role and fill), so one mistake hides no other.
+  std::vector<std::string> names;  // valid names so far: a repeat is reported even when the first had other problems
   for (int32_t i = 0; i < op.tensor_count; ++i) {
-    collect([&] {
-      const gpubench_tensor_v1_t& c = op.tensors[i];
-      if (!is_plugin_name(c.name))
-        throw InputError(fmt::format("{}: tensor {} has no valid name ({}: letters, digits and '_', not starting "
+    const gpubench_tensor_v1_t& c = op.tensors[i];
+    const bool named = is_plugin_name(c.name);
+    if (!named)
+      problems.push_back(fmt::format("{}: tensor {} has no valid name ({}: letters, digits and '_', not starting "
                                      "with a digit)",
                                      where, i, shown_plugin_name(c.name)));
-      for (const Tensor& seen : tensors_)
-        if (std::string(seen.c->name) == c.name)
-          throw InputError(fmt::format("{}: two tensors are named {}; give each tensor its own name", where, c.name));
-      const std::string tw = fmt::format("tensor {}", c.name);
-      Tensor t;
-      t.c = &c;
+    else if (std::find(names.begin(), names.end(), c.name) != names.end())
+      problems.push_back(fmt::format("{}: two tensors are named {}; give each tensor its own name", where, c.name));
+    else
+      names.push_back(c.name);
+    const std::string tw = named ? fmt::format("tensor {}", c.name) : fmt::format("tensor {}", i);
+    Tensor t;
+    t.c = &c;
+    collect([&] {
       try {
         t.shape = parse_shape_exprs(c.shape ? c.shape : "");
       } catch (const InputError& e) {
         throw InputError(fmt::format("{}: {} shape {}", where, tw, e.what()));
       }
       for (const IntExpr& d : t.shape) known(d, false, tw + " shape", c.shape);
-      if (c.dtype < GPUBENCH_DTYPE_PRECISION || c.dtype > GPUBENCH_DTYPE_INT64)
-        throw InputError(fmt::format("{}: {} has unknown dtype {}", where, tw, c.dtype));
-      const bool integer = c.dtype == GPUBENCH_DTYPE_INT32 || c.dtype == GPUBENCH_DTYPE_INT64;
+    });
+    const bool dtype_known = c.dtype >= GPUBENCH_DTYPE_PRECISION && c.dtype <= GPUBENCH_DTYPE_INT64;
+    if (!dtype_known) problems.push_back(fmt::format("{}: {} has unknown dtype {}", where, tw, c.dtype));
+    const bool integer = c.dtype == GPUBENCH_DTYPE_INT32 || c.dtype == GPUBENCH_DTYPE_INT64;
+    collect([&] {
       if (c.role == GPUBENCH_ROLE_OUTPUT) {
-        ++outputs;
         output_ = static_cast<size_t>(i);
-        if (c.dtype != GPUBENCH_DTYPE_PRECISION)
+        if (dtype_known && c.dtype != GPUBENCH_DTYPE_PRECISION)
           throw InputError(fmt::format("{}: output {} must have dtype GPUBENCH_DTYPE_PRECISION (checked in the "
-                                       "config's precision)", where, c.name));
+                                       "config's precision)", where, tw));
       } else if (c.role != GPUBENCH_ROLE_INPUT) {
         throw InputError(fmt::format("{}: {} has unknown role {}", where, tw, c.role));
       } else if (c.fill == GPUBENCH_FILL_RANDOM && integer) {
@@ -146,29 +149,31 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
           throw InputError(fmt::format("{}: {} fill_bound {}", where, tw, e.what()));
         }
         known(*t.fill_bound, false, tw + " fill_bound");
-      } else if (c.fill != GPUBENCH_FILL_RANDOM &&
+      } else if (dtype_known && c.fill != GPUBENCH_FILL_RANDOM &&
                  (!integer || (c.fill != GPUBENCH_FILL_OFFSETS && c.fill != GPUBENCH_FILL_CAND_TO_USER &&
                                c.fill != GPUBENCH_FILL_LENGTHS))) {
         throw InputError(fmt::format("{}: input {} needs fill GPUBENCH_FILL_RANDOM, or an index fill (OFFSETS, "
                                      "CAND_TO_USER, LENGTHS) on an integer dtype", where, tw));
       }
-      tensors_.push_back(std::move(t));
     });
+    tensors_.push_back(std::move(t));
   }
-  tensor_problems = problems.size() - tensor_problems;
-  if (tensor_problems == 0 && outputs != 1)  // a tensor refused above may be the output: its count would mislead
+  if (const auto outputs = std::count_if(op.tensors, op.tensors + op.tensor_count,
+                                         [](const gpubench_tensor_v1_t& c) { return c.role == GPUBENCH_ROLE_OUTPUT; });
+      outputs != 1)
     problems.push_back(fmt::format("{}: has {} outputs; an op has exactly one", where, outputs));
   if (op.work_model_count < 1 || op.work_models == nullptr)
     problems.push_back(where + ": declares no work model; give at least the minimum work (flops, bytes_min)");
+  std::vector<std::string> model_names;  // as for tensors: a repeat is found even when the first had other problems
   for (int32_t i = 0; op.work_models != nullptr && i < op.work_model_count; ++i) collect([&] {
     const gpubench_work_model_v1_t& w = op.work_models[i];
     if (!is_plugin_name(w.name))
       throw InputError(fmt::format("{}: work model {} has no valid name ({}: letters, digits and '_', not starting "
                                    "with a digit)",
                                    where, i, shown_plugin_name(w.name)));
-    for (const WorkModel& seen : work_models_)
-      if (seen.name == w.name)
-        throw InputError(fmt::format("{}: two work models are named {}; give each its own name", where, w.name));
+    if (std::find(model_names.begin(), model_names.end(), w.name) != model_names.end())
+      throw InputError(fmt::format("{}: two work models are named {}; give each its own name", where, w.name));
+    model_names.push_back(w.name);
     try {
       WorkModel m{w.name, IntExpr::parse(w.flops ? w.flops : ""), IntExpr::parse(w.bytes_min ? w.bytes_min : "")};
       known(m.flops, true, fmt::format("work model {} flops", w.name));
@@ -179,11 +184,12 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
       throw InputError(what.rfind(label_, 0) == 0 ? what : fmt::format("{}: work model {}: {}", where, w.name, what));
     }
   });
-  for (double t : {op.tolerance_fp16, op.tolerance_bf16, op.tolerance_fp32})
-    if (!(t >= 0) || t >= 1) {
-      problems.push_back(where + ": a tolerance is outside [0, 1) (0: gpubench's default)");
-      break;
-    }
+  for (const auto& [field, t] : {std::pair{"tolerance_fp16", op.tolerance_fp16},
+                                  std::pair{"tolerance_bf16", op.tolerance_bf16},
+                                  std::pair{"tolerance_fp32", op.tolerance_fp32}})
+    if (!(t >= 0) || t >= 1)
+      problems.push_back(fmt::format("{}: {} is {}, outside [0, 1) (0: gpubench's default for the precision)", where,
+                                     field, t));
   if (problems.empty()) return;
   std::string all;
   for (const std::string& p : problems) all += (all.empty() ? "" : "\n") + p;

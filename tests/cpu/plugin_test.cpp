@@ -239,24 +239,25 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
 }
 
 TEST_F(PluginCli, EveryProblemOfAnOpDescriptionIsReportedAtOnce) {
-  // An author fixing one mistake per rebuild saw them one at a time; the output's "0 outputs" is not claimed when
-  // the output itself was refused.
+  // An author fixing one mistake per rebuild saw them one at a time: every check of every tensor and work model now
+  // runs, a repeated name is found though the first of the name had problems, and the output count is by role.
   const std::string file = plugin("many_problems");
   EXPECT_EQ(run({"list", "--plugin", file}), 2) << err_;
   const std::string op = file + ": op toy_copy: ";
   for (const std::string& message :
-       {op + "tensor X has unknown dtype 9",
+       {op + "tensor X has unknown dtype 9", op + "tensor X has unknown role 5",
+        op + "two tensors are named X; give each tensor its own name",
         op + "tensor Y shape '[B, Q]' names 'Q', which is not a shape parameter, B, U",
         op + "work model minimum bytes_min '2 * B * R * elem' names 'R', which is not a shape parameter, B, U or elem",
-        op + "a tolerance is outside [0, 1)"})
+        op + "two work models are named minimum", op + "tolerance_fp32 is 1.5, outside [0, 1)"})
     EXPECT_NE(err_.find(message), std::string::npos) << message << "\n" << err_;
-  EXPECT_EQ(err_.find("outputs; an op has exactly one"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("outputs; an op has exactly one"), std::string::npos) << err_;  // Y is the one output
   EXPECT_EQ(out_, "");
   // validate names the config on every line of them.
   const std::string config = this->config("many.json", R"("copy")", R"("plugins": [")" + file + R"("], )");
   EXPECT_EQ(run({"validate", config}), 2) << err_;
   EXPECT_NE(err_.find(config + ": " + op + "tensor X has unknown dtype 9"), std::string::npos) << err_;
-  EXPECT_NE(err_.find(config + ": " + op + "a tolerance is outside"), std::string::npos) << err_;
+  EXPECT_NE(err_.find(config + ": " + op + "tolerance_fp32 is 1.5"), std::string::npos) << err_;
 }
 
 TEST_F(PluginCli, MistakesOnlyACasesSizesShowAreFoundByValidate) {

@@ -162,10 +162,12 @@ const char* kSchema = kCopySchema;
 
 const gpubench_shape_param_v1_t kParams[] = {{"D", 256, 1, 1 << 20, "elements per row"}};
 #if defined(TEST_PLUGIN_MANY_PROBLEMS)
-// Four mistakes in one description, each reported: an unknown dtype, a shape naming an unknown symbol (on the
-// output), a work model naming one, a tolerance of 1.5.
+// Seven mistakes in one description, each reported: a tensor with an unknown role and dtype, a second tensor of its
+// name, a shape naming an unknown symbol (on the output), a work model naming one, a second work model of its name,
+// a tolerance of 1.5.
 const gpubench_tensor_v1_t kTensors[] = {
-    {"X", GPUBENCH_ROLE_INPUT, 9, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
+    {"X", 5, 9, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
+    {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "again"},
     {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, Q]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
 #elif defined(TEST_PLUGIN_BAD_FILL)
 // Mistakes only a case's sizes show: random indices below `D - 512` (none at D = 512) and offsets shaped [B].
@@ -190,7 +192,8 @@ const gpubench_tensor_v1_t kTensors[] = {
 #endif
 #endif
 #if defined(TEST_PLUGIN_MANY_PROBLEMS)
-const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * R * elem", "X read once, Y written once"}};
+const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * R * elem", "X read once, Y written once"},
+                                          {"minimum", "0", "B", "the same name again"}};
 const double kFp32Tolerance = 1.5;
 #else
 const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * D * elem", "X read once, Y written once"}};
@@ -204,7 +207,8 @@ const char* kOpName = "toy_copy";
 #endif
 
 const gpubench_op_v1_t kOps[] = {{kOpName, "Y[B, D] = X[B, D] (a test op)", kParams, 1, kTensors,
-                                  static_cast<int32_t>(sizeof(kTensors) / sizeof(kTensors[0])), kWork, 1,
+                                  static_cast<int32_t>(sizeof(kTensors) / sizeof(kTensors[0])), kWork,
+                                  static_cast<int32_t>(sizeof(kWork) / sizeof(kWork[0])),
                                   0, 0.004, kFp32Tolerance,  // tolerances: fp16 gpubench's default, bf16 its own
                                   nullptr}};
 
