@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -41,10 +42,10 @@ bool is_report_file(const fs::path& p) {
 }
 
 /// The shard reports named by `inputs`: files as given (each must be a shard report), folders' *.json and
-/// *.json.gz files (X.json.gz is skipped when X.json is there too, as compare reads a folder, unless X.json is not a
-/// shard report; reports without a `shard` field, e.g. an earlier merge's output, are skipped with a note on stderr;
-/// other JSON is skipped too). Throws InputError for a path that does not exist, an unreadable report or an empty
-/// result.
+/// *.json.gz files (X.json.gz is skipped when X.json beside it holds the same shard, as compare reads a folder, and
+/// read with a note otherwise; reports without a `shard` field, e.g. an earlier merge's output, are skipped with a
+/// note on stderr; other JSON is skipped too). Throws InputError for a path that does not exist, an unreadable report
+/// or an empty result.
 std::vector<ShardInput> load_inputs(const std::vector<std::string>& inputs) {
   std::vector<ShardInput> out;
   for (const std::string& in : inputs) {
@@ -56,24 +57,29 @@ std::vector<ShardInput> load_inputs(const std::vector<std::string>& inputs) {
       if (ec) throw InputError(fmt::format("cannot list folder {}: {}", in, ec.message()));
       std::sort(files.begin(), files.end());
       size_t taken = 0;
-      std::vector<std::string> not_shards;  // plain files skipped: their X.json.gz is then read after all
+      // X.json.gz beside X.json (a `gunzip -k`) is the same report twice, and the plain one is read. The .gz is read
+      // too when the plain one is not a shard report (an earlier merge's -o written beside the shard) or is another
+      // shard (two runs' files copied into one folder): it is never dropped unseen.
+      std::map<std::string, nlohmann::json> plain_shard;  // X.json → its `shard` object; null: not a shard report
       for (const auto& f : files) {
-        // X.json.gz beside X.json (a `gunzip -k`): the same report twice; the plain one is read. When the plain one
-        // is not a shard report (an earlier merge's -o written beside the shard), the .gz is the shard.
         const std::string name = f.string();
-        if (name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0 &&
-            std::binary_search(files.begin(), files.end(), fs::path(name.substr(0, name.size() - 3)))) {
-          if (std::find(not_shards.begin(), not_shards.end(), name.substr(0, name.size() - 3)) == not_shards.end())
-            continue;
-          fmt::print(stderr, "merge: read {}: the {} beside it is not a shard report\n", name,
-                     fs::path(name.substr(0, name.size() - 3)).filename().string());
+        const nlohmann::json j = load_report_json(name);
+        const bool shard = j.is_object() && j.contains("shard");
+        const bool gz = name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0;
+        if (const auto plain = gz ? plain_shard.find(name.substr(0, name.size() - 3)) : plain_shard.end();
+            plain != plain_shard.end()) {
+          if (shard && plain->second == j["shard"]) continue;  // the same shard report twice
+          const std::string plain_file = fs::path(plain->first).filename().string();
+          if (shard)
+            fmt::print(stderr, "merge: read {}: {} beside it is {}\n", name, plain_file,
+                       plain->second.is_null() ? "not a shard report" : "another shard's report");
         }
-        const nlohmann::json j = load_report_json(f.string());
-        if (!j.is_object() || !j.contains("shard")) {
-          fmt::print(stderr, "merge: skipped {}: not a shard report\n", f.string());
-          not_shards.push_back(name);
+        if (!shard) {
+          fmt::print(stderr, "merge: skipped {}: not a shard report\n", name);
+          if (!gz) plain_shard[name] = nullptr;
           continue;
         }
+        if (!gz) plain_shard[name] = j["shard"];
         out.push_back(ShardInput{f.string(), load_report(f.string())});
         ++taken;
       }
