@@ -27,8 +27,9 @@ struct VerbInfo {
   std::function<VerbAction(CLI::App& sub)> setup;
 };
 
-/// `format` from `output`'s extension (".md" or ".MD" → "md") when it is one of `formats` and --format was not given
-/// (`format_opt` counted nothing): `-o comment.md` writes Markdown, as its name says (plan, compare, ab, profile).
+/// `format` from `output`'s extension (".md", ".MD" or ".markdown" → "md") when it is one of `formats` and --format
+/// was not given (`format_opt` counted nothing): `-o comment.md` writes Markdown, as its name says (plan, compare, ab,
+/// profile).
 /// Otherwise unchanged. Throws InputError for an `output` ending in .gz (the file is written plain: a later reader of
 /// that name would take it for gzip), and, without --format, for an extension that names a data format this verb
 /// does not write (`compare -o cmp.csv` wrote text into a .csv file).
@@ -43,18 +44,20 @@ inline void format_from_extension(const CLI::Option& format_opt, const std::stri
                                  output, out.parent_path().empty() ? out.stem().string()
                                                                    : (out.parent_path() / out.stem()).string()));
   if (format_opt.count() > 0 || output.empty()) return;
+  if (ext == ".markdown") ext = ".md";
   for (const std::string& f : formats)
     if (ext == "." + f) {
       format = f;
       return;
     }
-  for (const char* data : {".json", ".md", ".csv", ".tsv", ".html", ".htm", ".xml", ".yaml", ".yml"})
+  for (const char* data :
+       {".json", ".md", ".csv", ".tsv", ".html", ".htm", ".xml", ".yaml", ".yml", ".xlsx", ".xls", ".pdf"})
     if (ext == data) {
       std::string known;
       for (const std::string& f : formats) known += (known.empty() ? "" : " | ") + f;
       if (std::count(formats.begin(), formats.end(), "text") == 0) known += " | text";  // every verb's default
-      throw InputError(fmt::format("-o {}: this verb writes {}, not {}; name the file for one of those (e.g. -o {}.{}), "
-                                   "or give --format to write it under this name anyway",
+      throw InputError(fmt::format("-o {}: this verb writes {}, not {}; name the file for one of those (e.g. -o "
+                                   "{}.{}), or give --format to write it under this name anyway",
                                    output, known, ext.substr(1),
                                    out.parent_path().empty() ? out.stem().string()
                                                              : (out.parent_path() / out.stem()).string(),

@@ -351,7 +351,7 @@ VerbAction setup_ab(CLI::App& sub) {
       "be decided; 130/143 interrupted (what was measured is still printed). The interval is from ABBA pairs "
       "measured interleaved in this process on this GPU (docs/ci.md).");
   return [a, output, report, format_opt]() -> int {
-    if (!a->report.empty()) a->report = report_prefix(a->report);  // --report raw.json: raw.json
+    if (!a->report.empty()) a->report = report_prefix(a->report, "--report");  // --report raw.json: raw.json
     format_from_extension(*format_opt, a->output, compare_formats(), a->format);  // -o ab.md writes Markdown
     return run_ab(*a, output->count() > 0, report->count() > 0);
   };

@@ -84,8 +84,12 @@ void refuse_output_over_reports(const std::string& output, const std::string& ol
 
 VerbAction setup_compare(CLI::App& sub) {
   auto args = std::make_shared<CompareArgs>();
-  sub.add_option("OLD", args->old_path, "baseline report (.json) or folder of reports")->required()->type_name("REPORT");
-  sub.add_option("NEW", args->new_path, "candidate report (.json) or folder of reports")->required()->type_name("REPORT");
+  sub.add_option("OLD", args->old_path, "baseline report (.json, .json.gz) or folder of reports")
+      ->required()
+      ->type_name("REPORT");
+  sub.add_option("NEW", args->new_path, "candidate report (.json, .json.gz) or folder of reports")
+      ->required()
+      ->type_name("REPORT");
   sub.add_option("--threshold", args->threshold,
                  "equivalence band on the median ratio, e.g. 3% or 0.03; SLOWER only when the whole "
                  "confidence interval lies beyond it (default 3%)")

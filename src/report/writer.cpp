@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
@@ -50,16 +53,34 @@ std::vector<std::string> report_format_names() {
   return names;
 }
 
-std::string report_prefix(const std::string& output) {
-  std::string stem = output;
-  if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".gz") == 0) stem.resize(stem.size() - 3);
-  const std::string name = std::filesystem::path(stem).filename().string();
-  for (const auto& w : writers()) {
-    const std::string ext = "." + w.extension;
-    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
-      return stem.substr(0, stem.size() - ext.size());
+std::string report_prefix(const std::string& output, const std::string& flag) {
+  // `s` less a trailing writer extension (".json", ".md", ".csv") of its file name, when more than that remains.
+  const auto without_report_extension = [](const std::string& s) {
+    const std::string name = std::filesystem::path(s).filename().string();
+    for (const auto& w : writers()) {
+      const std::string ext = "." + w.extension;
+      if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
+        return s.substr(0, s.size() - ext.size());
+    }
+    return s;
+  };
+  const std::string name = std::filesystem::path(output).filename().string();
+  std::string ext = std::filesystem::path(output).extension().string();  // lowercased, as -o's extension elsewhere
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (ext == ".gz") {
+    const std::string stem = without_report_extension(output.substr(0, output.size() - 3));
+    throw InputError(fmt::format("{} {}: reports are written plain, not gzipped; give {} {} (writes {}.json, {}.md) "
+                                 "and gzip them afterwards if needed",
+                                 flag, output, flag, stem, stem, stem));
   }
-  return output;
+  for (const char* data : {".html", ".htm", ".xml", ".yaml", ".yml", ".tsv", ".xlsx", ".xls", ".pdf", ".markdown"})
+    if (ext == data && name.size() > ext.size()) {
+      const std::string stem = output.substr(0, output.size() - ext.size());
+      throw InputError(fmt::format("{} {}: {} is not a report format (reports are PREFIX.json, PREFIX.md, "
+                                   "PREFIX.csv); give {} {}",
+                                   flag, output, ext.substr(1), flag, stem));
+    }
+  return without_report_extension(output);
 }
 
 void check_report_paths(const std::string& prefix, const std::vector<std::string>& formats, const std::string& flag) {

@@ -33,11 +33,12 @@ std::vector<std::string> report_format_names();
 /// the known ones) or an unwritable path.
 void write_reports(const Report& report, const std::string& prefix, const std::vector<std::string>& formats);
 
-/// The report prefix an `-o` (or ab's `--report`) argument names: `output` without a trailing report extension
-/// (".json", ".md", ".csv", any writer's, optionally followed by ".gz"), so `-o out/run.json` writes out/run.json and
-/// out/run.md rather than out/run.json.json; any other `output` as it is ("out/.json", a name that is all extension,
-/// included).
-std::string report_prefix(const std::string& output);
+/// The report prefix an `-o` (or ab's `--report`, named by `flag`) argument names: `output` without a trailing report
+/// extension (".json", ".md", ".csv", any writer's), so `-o out/run.json` writes out/run.json and out/run.md rather
+/// than out/run.json.json; any other `output` as it is ("out/.json", a name that is all extension, included).
+/// Throws InputError for a name ending in ".gz" (reports are written plain) or in another data format's extension
+/// (".html", ".yaml", ".xlsx", …), naming the prefix to give instead.
+std::string report_prefix(const std::string& output, const std::string& flag = "-o");
 
 /// check_writable (core/atomic_file.hpp) of PREFIX.<extension> for each of `formats`: before a run measures,
 /// so that a bad -o path fails at once rather than after the GPU work. Throws InputError for an unknown

@@ -145,6 +145,9 @@ TEST_F(CompareTrialCli, TheOutputsExtensionChoosesTheFormat) {
   EXPECT_NE(read_file(csv).find("---|"), std::string::npos);
   EXPECT_EQ(run({"plan", "-o", (dir_ / "plan.html").string()}), 2) << err_;  // plan writes json | csv | md
   EXPECT_NE(err_.find("this verb writes json | csv | md | text, not html"), std::string::npos) << err_;
+  EXPECT_EQ(run({"compare", old_p, new_p, "-o", (dir_ / "cmp.xlsx").string()}), 2) << err_;
+  ASSERT_EQ(run({"compare", old_p, new_p, "-o", (dir_ / "cmp.markdown").string()}), 0) << err_;  // Markdown
+  EXPECT_NE(read_file((dir_ / "cmp.markdown").string()).find("---|"), std::string::npos);
 }
 
 TEST_F(CompareTrialCli, AReportOfOldsFolderMissingInNewsIsARegression) {

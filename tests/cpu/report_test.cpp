@@ -265,16 +265,30 @@ TEST(ReportWriters, AFailedWriteRescuesTheJsonReport) {
 }
 
 TEST(ReportWriter, AnOutputNamingAReportFileGivesItsPrefix) {
-  // -o out/run.json means the file out/run.json, not out/run.json.json; gzip and every writer's extension alike.
+  // -o out/run.json means the file out/run.json, not out/run.json.json; every writer's extension alike.
   EXPECT_EQ(report_prefix("out/run.json"), "out/run");
   EXPECT_EQ(report_prefix("out/run.md"), "out/run");
   EXPECT_EQ(report_prefix("run.csv"), "run");
-  EXPECT_EQ(report_prefix("out/run.json.gz"), "out/run");
   EXPECT_EQ(report_prefix("out/run"), "out/run");
   EXPECT_EQ(report_prefix("out/run.v2"), "out/run.v2");
-  EXPECT_EQ(report_prefix("out/run.gz"), "out/run.gz") << "gz alone is not a report format";
   EXPECT_EQ(report_prefix("out.json/run"), "out.json/run") << "a folder's extension is not the file's";
   EXPECT_EQ(report_prefix("out/.json"), "out/.json") << "all extension: left as given";
+  // A gzip name was stripped silently (merge -o y.json.gz wrote a plain y.json a CI step then did not find), and
+  // another format's extension made d.html.json: both refused with the prefix to give, as plan and compare refuse.
+  const auto error = [](const std::string& output, const std::string& flag = "-o") {
+    try {
+      (void)report_prefix(output, flag);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error("out/run.json.gz"), "-o out/run.json.gz: reports are written plain, not gzipped; give -o out/run "
+                                      "(writes out/run.json, out/run.md) and gzip them afterwards if needed");
+  EXPECT_NE(error("out/run.gz", "--report").find("--report out/run.gz: reports are written plain"), std::string::npos);
+  EXPECT_EQ(error("out/d.HTML"), "-o out/d.HTML: html is not a report format (reports are PREFIX.json, PREFIX.md, "
+                                 "PREFIX.csv); give -o out/d");
+  EXPECT_EQ(error("out/.yaml"), "accepted") << "all extension: left as given";
 }
 
 TEST(ReportTerminal, PlanTable) {
