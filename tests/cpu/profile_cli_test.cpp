@@ -141,8 +141,7 @@ TEST_F(ProfileCli, BadInputExitsTwoNamingTheCause) {
   const auto typo = (dir_ / "typo_rules.json").string();  // a misspelled key is named, not "expected {op, kernel}"
   testing::write_text(typo, R"({"rules": [{"op": "lce", "kernl": "gemm"}]})");
   EXPECT_EQ(run({"profile", kTrace, "--rules", typo}), 2);
-  EXPECT_NE(err_.find("/rules/0/kernl: unknown key (did you mean 'kernel'?); keys are op, kernel"), std::string::npos)
-      << err_;
+  EXPECT_NE(err_.find("/rules/0/kernl: unknown key; the keys are op and kernel"), std::string::npos) << err_;
   EXPECT_EQ(run({"profile", kTrace, "--iteration", "(("}), 2);
   EXPECT_NE(err_.find("--iteration"), std::string::npos) << err_;
   EXPECT_EQ(run({"profile", kTrace, "--iteration", "^nothing$"}), 0) << err_;  // one iteration for the file
