@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "core/errors.hpp"
+#include "report/writer.hpp"
 
 namespace gpubench::cli {
 
@@ -36,8 +36,7 @@ struct VerbInfo {
 inline void format_from_extension(const CLI::Option& format_opt, const std::string& output,
                                   const std::vector<std::string>& formats, std::string& format) {
   const std::filesystem::path out(output);
-  std::string ext = out.extension().string();  // letters compared lowercased: plan.JSON is JSON, x.GZ gzip
-  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string ext = lowercase_extension(output);
   if (ext == ".gz")  // a name that says gzip over plain text: a later folder compare reads it as gzip
     throw InputError(fmt::format("-o {}: this output is written plain, not gzipped; give a name without .gz (e.g. "
                                  "-o {}) and gzip it afterwards if needed",
@@ -50,19 +49,18 @@ inline void format_from_extension(const CLI::Option& format_opt, const std::stri
       format = f;
       return;
     }
-  for (const char* data :
-       {".json", ".md", ".csv", ".tsv", ".html", ".htm", ".xml", ".yaml", ".yml", ".xlsx", ".xls", ".pdf"})
-    if (ext == data) {
-      std::string known;
-      for (const std::string& f : formats) known += (known.empty() ? "" : " | ") + f;
-      if (std::count(formats.begin(), formats.end(), "text") == 0) known += " | text";  // every verb's default
-      throw InputError(fmt::format("-o {}: this verb writes {}, not {}; name the file for one of those (e.g. -o "
-                                   "{}.{}), or give --format to write it under this name anyway",
-                                   output, known, ext.substr(1),
-                                   out.parent_path().empty() ? out.stem().string()
-                                                             : (out.parent_path() / out.stem()).string(),
-                                   std::count(formats.begin(), formats.end(), "md") ? "md" : formats.front()));
-    }
+  const auto& foreign = foreign_data_extensions();
+  if (ext == ".json" || ext == ".md" || ext == ".csv" || std::count(foreign.begin(), foreign.end(), ext) > 0) {
+    std::string known;
+    for (const std::string& f : formats) known += (known.empty() ? "" : " | ") + f;
+    if (std::count(formats.begin(), formats.end(), "text") == 0) known += " | text";  // every verb's default
+    throw InputError(fmt::format("-o {}: this verb writes {}, not {}; name the file for one of those (e.g. -o "
+                                 "{}.{}), or give --format to write it under this name anyway",
+                                 output, known, ext.substr(1),
+                                 out.parent_path().empty() ? out.stem().string()
+                                                           : (out.parent_path() / out.stem()).string(),
+                                 std::count(formats.begin(), formats.end(), "md") ? "md" : formats.front()));
+  }
 }
 
 /// Adds a verb (from a static registrar).

@@ -53,6 +53,18 @@ std::vector<std::string> report_format_names() {
   return names;
 }
 
+std::string lowercase_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return ext;
+}
+
+const std::vector<std::string>& foreign_data_extensions() {
+  static const std::vector<std::string> exts = {".tsv",  ".html", ".htm", ".xml", ".yaml",
+                                                ".yml", ".xlsx", ".xls", ".pdf"};
+  return exts;
+}
+
 std::string report_prefix(const std::string& output, const std::string& flag) {
   // `s` less a trailing writer extension (".json", ".md", ".csv") of its file name, when more than that remains.
   const auto without_report_extension = [](const std::string& s) {
@@ -65,21 +77,20 @@ std::string report_prefix(const std::string& output, const std::string& flag) {
     return s;
   };
   const std::string name = std::filesystem::path(output).filename().string();
-  std::string ext = std::filesystem::path(output).extension().string();  // lowercased, as -o's extension elsewhere
-  for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string ext = lowercase_extension(output);
   if (ext == ".gz") {
     const std::string stem = without_report_extension(output.substr(0, output.size() - 3));
     throw InputError(fmt::format("{} {}: reports are written plain, not gzipped; give {} {} (writes {}.json, {}.md) "
                                  "and gzip them afterwards if needed",
                                  flag, output, flag, stem, stem, stem));
   }
-  for (const char* data : {".html", ".htm", ".xml", ".yaml", ".yml", ".tsv", ".xlsx", ".xls", ".pdf", ".markdown"})
-    if (ext == data && name.size() > ext.size()) {
-      const std::string stem = output.substr(0, output.size() - ext.size());
-      throw InputError(fmt::format("{} {}: {} is not a report format (reports are PREFIX.json, PREFIX.md, "
-                                   "PREFIX.csv); give {} {}",
-                                   flag, output, ext.substr(1), flag, stem));
-    }
+  const auto& foreign = foreign_data_extensions();
+  if (name.size() > ext.size() && (ext == ".markdown" || std::count(foreign.begin(), foreign.end(), ext) > 0)) {
+    const std::string stem = output.substr(0, output.size() - ext.size());
+    throw InputError(fmt::format("{} {}: {} is not a report format (reports are PREFIX.json, PREFIX.md, "
+                                 "PREFIX.csv); give {} {}",
+                                 flag, output, ext.substr(1), flag, stem));
+  }
   return without_report_extension(output);
 }
 

@@ -33,6 +33,15 @@ std::vector<std::string> report_format_names();
 /// the known ones) or an unwritable path.
 void write_reports(const Report& report, const std::string& prefix, const std::vector<std::string>& formats);
 
+/// `path`'s last extension, lowercased, with its dot (".json" for "out/Run.JSON"; "" for none): how every `-o` is
+/// read, so that plan.JSON is JSON and x.GZ gzip.
+std::string lowercase_extension(const std::string& path);
+
+/// Extensions (lowercased, with the dot) of data formats gpubench writes nowhere: ".tsv", ".html", ".htm", ".xml",
+/// ".yaml", ".yml", ".xlsx", ".xls", ".pdf". An output named so is a mistake (`compare -o cmp.xlsx`, `merge -o
+/// d.html`), refused by the verbs.
+const std::vector<std::string>& foreign_data_extensions();
+
 /// The report prefix an `-o` (or ab's `--report`, named by `flag`) argument names: `output` without a trailing report
 /// extension (".json", ".md", ".csv", any writer's), so `-o out/run.json` writes out/run.json and out/run.md rather
 /// than out/run.json.json; any other `output` as it is ("out/.json", a name that is all extension, included).
