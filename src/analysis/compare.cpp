@@ -135,6 +135,12 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
   }
 }
 
+// "rel. error X > tolerance Y (message)" of a failed check.
+std::string fail_text(const Correctness& c) {
+  return fmt::format("rel. error {:.3g} > tolerance {:.3g}{}", c.rel_error, c.tolerance,
+                     c.message.empty() ? "" : " (" + c.message + ")");
+}
+
 // Region entry of a matched variant: the status and correctness rules first, then timing.
 CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const VariantResult& nv, const CompareOptions& o,
                           const std::optional<ControlFactor>& control) {
@@ -152,12 +158,11 @@ CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const Variant
     e.verdict = Verdict::kFailed;
     e.regression = true;
     e.note = "variant skipped in NEW (was ok): not measured" + (nv.error.empty() ? std::string() : ": " + nv.error);
-  } else if (ov.correctness.status == CheckStatus::kPass && nv.correctness.status == CheckStatus::kFail) {
+  } else if (ov.correctness.status != CheckStatus::kFail && nv.correctness.status == CheckStatus::kFail) {
+    // pass → fail, and also not checked → fail: the gate must not pass a result known to be wrong
     e.verdict = Verdict::kFailed;
     e.regression = true;
-    e.note = fmt::format("correctness pass → fail: rel. error {:.3g} > tolerance {:.3g}{}", nv.correctness.rel_error,
-                         nv.correctness.tolerance,
-                         nv.correctness.message.empty() ? "" : " (" + nv.correctness.message + ")");
+    e.note = fmt::format("correctness {} → fail: {}", to_string(ov.correctness.status), fail_text(nv.correctness));
   } else if (!both_ok) {
     e.verdict = Verdict::kUnsure;
     e.note = fmt::format("variant status old {}, new {}: no timing to compare", to_string(ov.status),
@@ -167,6 +172,11 @@ CompareEntry judge_region(CompareEntry e, const VariantResult& ov, const Variant
     e.note += (e.note.empty() ? "" : "; ") +
               fmt::format("correctness {} in NEW (was pass): its results were not checked",
                           to_string(nv.correctness.status));
+  } else if (ov.correctness.status == CheckStatus::kFail && nv.correctness.status == CheckStatus::kFail) {
+    // not a regression (OLD was wrong too), but the timing is of a wrong result: say it
+    e.note += (e.note.empty() ? "" : "; ") +
+              fmt::format("correctness fail in OLD and NEW ({}): the timing is of a wrong result",
+                          fail_text(nv.correctness));
   }
   return e;
 }

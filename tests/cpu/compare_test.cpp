@@ -225,6 +225,30 @@ TEST(Compare, CorrectnessPassToFailIsARegressionEvenWhenFaster) {
   EXPECT_EQ(r.exit_code(), 1);
 }
 
+TEST(Compare, CorrectnessNotCheckedToFailIsARegression) {
+  Spec a, b;
+  a.correctness = CheckStatus::kSkipped;
+  b.correctness = CheckStatus::kFail;
+  const CompareResult r = run(a, b);
+  const CompareEntry e = entry(r, "decomposed");
+  EXPECT_EQ(e.verdict, Verdict::kFailed);
+  EXPECT_NE(e.note.find("correctness skipped → fail: rel. error 0.5 > tolerance 0.002"), std::string::npos) << e.note;
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(Compare, CorrectnessFailInBothSidesKeepsTheTimingVerdictAndSaysSo) {
+  Spec a, b;
+  a.correctness = b.correctness = CheckStatus::kFail;
+  b.seed = 2;
+  const CompareResult r = run(a, b);
+  const CompareEntry e = entry(r, "decomposed");
+  EXPECT_EQ(e.verdict, Verdict::kSame);
+  EXPECT_FALSE(e.regression);
+  EXPECT_NE(e.note.find("correctness fail in OLD and NEW (rel. error 0.5 > tolerance 0.002): the timing is of a "
+                        "wrong result"), std::string::npos) << e.note;
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
 TEST(Compare, VariantOkToFailedIsARegression) {
   Spec a, b;
   b.status = StepStatus::kFailed;
