@@ -119,7 +119,7 @@ std::vector<std::string> case_problems(const KernelFileStep& s, const CaseSize& 
                                   size_label(size), lim.max_grid[i], lim.name));
       if (d.block[i] < 1 || d.block[i] > lim.max_block[i]) {
         block_dim_out = true;
-        out.push_back(fmt::format("{}: block.{} = {} for {}, outside 1 … {} on {}",
+        out.push_back(fmt::format("{}: block.{} = {} for {}, outside 1 … {} on {}; use a smaller block",
                                   s.where(fmt::format("{}/block/{}", l.pointer, i)), axis[i], d.block[i],
                                   size_label(size), lim.max_block[i], lim.name));
       }
@@ -135,16 +135,18 @@ std::vector<std::string> case_problems(const KernelFileStep& s, const CaseSize& 
       cluster *= std::max<int64_t>(d.cluster[i], 1);
     }
     if (threads > lim.max_threads_per_block && !block_dim_out)
-      out.push_back(fmt::format("{}: {} threads per block, above {} on {}", s.where(l.pointer + "/block"), threads,
-                                lim.max_threads_per_block, lim.name));
+      out.push_back(fmt::format("{}: {} threads per block, above {} on {}; use a smaller block",
+                                s.where(l.pointer + "/block"), threads, lim.max_threads_per_block, lim.name));
     if (cluster > 1 && lim.sm < 90)
-      out.push_back(fmt::format("{}: thread block clusters need sm_90 or later; {} is sm_{}",
+      out.push_back(fmt::format("{}: thread block clusters need sm_90 or later; {} is sm_{}: drop 'cluster' or run "
+                                "on sm_90",
                                 s.where(l.pointer + "/cluster"), lim.name, lim.sm));
     else if (cluster > lim.max_cluster)
-      out.push_back(fmt::format("{}: {} CTAs per cluster, above {} on {}", s.where(l.pointer + "/cluster"), cluster,
-                                lim.max_cluster, lim.name));
+      out.push_back(fmt::format("{}: {} CTAs per cluster, above {} on {}; use a smaller cluster",
+                                s.where(l.pointer + "/cluster"), cluster, lim.max_cluster, lim.name));
     if (d.shared_memory < 0 || d.shared_memory > lim.max_shared_memory)
-      out.push_back(fmt::format("{}: {} bytes of dynamic shared memory for {}, outside 0 … {} on {}",
+      out.push_back(fmt::format("{}: {} bytes of dynamic shared memory for {}, outside 0 … {} on {}; change the "
+                                "expression or the shape",
                                 s.where(l.pointer + "/shared_memory"), d.shared_memory, size_label(size),
                                 lim.max_shared_memory, lim.name));
     for (size_t a = 0; a < l.args.size(); ++a) {

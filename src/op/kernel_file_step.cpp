@@ -264,7 +264,8 @@ class KernelFileStepImpl final : public Step {
                                    "has {}; use a smaller block", s_->where(l.pointer + "/block"), l.kernel,
                                    max_threads, threads));
     if (static_smem + d.shared_memory > lim.max_shared_memory)
-      throw InputError(fmt::format("{}: {} bytes of dynamic plus {} of static shared memory exceed {} on {}",
+      throw InputError(fmt::format("{}: {} bytes of dynamic plus {} of static shared memory exceed {} on {}; lower "
+                                   "shared_memory",
                                    s_->where(l.pointer + "/shared_memory"), d.shared_memory, static_smem,
                                    lim.max_shared_memory, lim.name));
     if (d.shared_memory > 0)

@@ -292,16 +292,20 @@ TEST(KernelFileCase, RefusesLaunchesOutsideTheDeviceModelPerCase) {
   EXPECT_NE(check(lce_case(1001, 7)).find("grid.x = 433433 is not a multiple of cluster.x = 4"), std::string::npos);
   l["cluster"] = 32;
   l["grid"] = "ceil_div(B * M, 32) * 32";
-  EXPECT_NE(check(lce_case(1001, 7)).find("32 CTAs per cluster, above 16"), std::string::npos);
+  EXPECT_NE(check(lce_case(1001, 7)).find("32 CTAs per cluster, above 16 on the h200 datasheet (sm_90); use a smaller "
+                                          "cluster"), std::string::npos);
   l.erase("cluster");
   l["shared_memory"] = "K_cand * 4 * 1024";
-  EXPECT_NE(check(lce_case(10, 2)).find("262144 bytes of dynamic shared memory for B=10 U=2, outside 0 … 232448"),
-            std::string::npos);
+  EXPECT_NE(check(lce_case(10, 2)).find("262144 bytes of dynamic shared memory for B=10 U=2, outside 0 … 232448 on the "
+                                             "h200 datasheet (sm_90); change the expression or the shape"),
+            std::string::npos) << check(lce_case(10, 2));
   l["shared_memory"] = 0;
   l["block"] = json::array({64, 32});
-  EXPECT_NE(check(lce_case(10, 2)).find("2048 threads per block, above 1024"), std::string::npos);
+  EXPECT_NE(check(lce_case(10, 2)).find("2048 threads per block, above 1024 on the h200 datasheet (sm_90); use a "
+                                        "smaller block"), std::string::npos);
   l["block"] = 2048;  // block.x over its own limit: that one problem, not also the product
-  EXPECT_NE(check(lce_case(10, 2)).find("block.x = 2048 for B=10 U=2, outside 1 … 1024"), std::string::npos)
+  EXPECT_NE(check(lce_case(10, 2)).find("block.x = 2048 for B=10 U=2, outside 1 … 1024 on the h200 datasheet (sm_90); "
+                                        "use a smaller block"), std::string::npos)
       << check(lce_case(10, 2));
   EXPECT_EQ(check(lce_case(10, 2)).find("threads per block"), std::string::npos) << check(lce_case(10, 2));
   l["block"] = 128;
