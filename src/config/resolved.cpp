@@ -17,7 +17,14 @@ std::string empirical_file_hash(const RequestSpec& s) {
   if (read_text_file(path, kMaxInputFileBytes, bytes) != ReadStatus::kOk)
     throw InputError(path + ": cannot read the empirical length file to hash its contents (missing, unreadable or "
                             "over 64 MiB)");
-  return fnv1a64_hex(bytes);
+  // The same lengths saved by another editor hash alike: a leading UTF-8 BOM and CR before LF are not hashed (files
+  // without either keep the hash they had).
+  if (bytes.rfind("\xEF\xBB\xBF", 0) == 0) bytes.erase(0, 3);
+  std::string text;
+  text.reserve(bytes.size());
+  for (size_t i = 0; i < bytes.size(); ++i)
+    if (!(bytes[i] == '\r' && i + 1 < bytes.size() && bytes[i + 1] == '\n')) text += bytes[i];
+  return fnv1a64_hex(text);
 }
 
 nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {

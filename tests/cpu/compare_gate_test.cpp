@@ -98,6 +98,9 @@ TEST_F(CompareGate, AnEmpiricalFilesContentsAreInTheConfigHash) {
   const Config before = load_config(cfg, testing::context());
   const std::string recorded = before.resolved.at("workload").at("requests").at("file_hash").get<std::string>();
   EXPECT_EQ(recorded, config_detail::fnv1a64_hex("length,count\n10,3\n70,5\n"));
+  // The same file with a UTF-8 BOM and CRLF line ends (a Windows editor's save): the same lengths, the same hash.
+  write("lengths.csv", "\xEF\xBB\xBFlength,count\r\n10,3\r\n70,5\r\n");
+  EXPECT_EQ(load_config(cfg, testing::context()).hash, before.hash);
   write("lengths.csv", "length,count\n10,3\n70,6\n");  // one count edited, same file name
   const Config after = load_config(cfg, testing::context());
   EXPECT_NE(after.hash, before.hash);
