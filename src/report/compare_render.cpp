@@ -311,7 +311,8 @@ nlohmann::json compare_to_json(const CompareResult& r) {
   const auto& o = r.options;
   return {
       {"kind", "gpubench.compare"},
-      {"version", 2},  // 2: entries[].launch_group and options.launch_groups (1: op, ops)
+      {"schema_version", 2},  // 2: entries[].launch_group and options.launch_groups (1: op, ops)
+      {"version", 2},         // the same number under its first name, kept for readers written against it
       {"verb", r.verb},  // "compare", or "ab" (paired interleaved samples of one process: see "method")
       {"old", r.old_path},
       {"new", r.new_path},

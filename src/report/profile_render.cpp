@@ -101,7 +101,7 @@ json profile_json(const ProfileSummary& s) {
                {"gpus", s.bill.gpus}, {"hours_per_month", kHoursPerMonth},
                {"usd_month", s.usd_month ? json(*s.usd_month) : json(nullptr)},
                {"top_op_2x_saves_usd_month", s.top_2x_saves_usd_month ? json(*s.top_2x_saves_usd_month) : json(nullptr)}};
-  return {{"kind", "gpubench_profile"},
+  return {{"kind", "gpubench.profile"},
           {"schema_version", 1},
           {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::kGitSha}}},
           {"inputs", inputs},

@@ -13,7 +13,7 @@ namespace gpubench {
 /// paste into a config (docs/config.md, "end_to_end"); `gpubench plan` accepts it.
 nlohmann::json profile_given_block(const ProfileSummary& s);
 
-/// The whole summary as JSON (kind "gpubench_profile", schema_version 1): inputs, attribution, iteration spreads,
+/// The whole summary as JSON (kind "gpubench.profile", schema_version 1): inputs, attribution, iteration spreads,
 /// ops with ceilings and gains, the bill and the given block. Times in ms, shares as fractions, dollars per month.
 nlohmann::json profile_json(const ProfileSummary& s);
 

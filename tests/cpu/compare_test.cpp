@@ -423,6 +423,7 @@ TEST(CompareRender, MarkdownSummaryFirstThenTableThenGeomean) {
   EXPECT_EQ(j["summary"]["slower"], 6);
   EXPECT_EQ(j["entries"].size(), 6u);
   EXPECT_EQ(j["entries"][0]["verdict"], "SLOWER");
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["version"], 2);
   EXPECT_EQ(j["entries"][0]["launch_group"], "");  // the region row
   EXPECT_EQ(j["entries"][1]["launch_group"], "broadcast");

@@ -81,6 +81,12 @@ TEST_F(Plot, ProfileRanking) {
   expect_svg("ranking_model_h200_profile_profile.svg", "GPU idle");
   EXPECT_NE(plot("'" + kSource + "/tests/data/profile/ranking_model_h200_profile.json' --sweep"), 0);
   EXPECT_NE(output().find("a profile has one chart"), std::string::npos) << output();
+  // A profile written before the kind was renamed (gpubench_profile) still plots.
+  std::string old = slurp(fs::path(kSource) / "tests/data/profile/ranking_model_h200_profile.json");
+  old.replace(old.find("gpubench.profile"), 16, "gpubench_profile");
+  std::ofstream((dir_ / "old_profile.json").string()) << old;
+  ASSERT_EQ(plot("'" + (dir_ / "old_profile.json").string() + "'"), 0) << output();
+  expect_png("old_profile_profile.png");
 }
 
 TEST_F(Plot, LadderAndRooflineOfARealReport) {

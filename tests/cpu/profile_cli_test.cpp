@@ -51,7 +51,7 @@ TEST_F(ProfileCli, TheFoldedAndIdleRowsKeepTheColumns) {
 TEST_F(ProfileCli, TheOutputsExtensionChoosesTheFormat) {
   const std::string out = (dir_ / "p.json").string(), csv = (dir_ / "p.csv").string();
   ASSERT_EQ(run({"profile", kTrace, "-o", out}), 0) << err_;
-  EXPECT_EQ(json::parse(testing::slurp(out)).at("kind"), "gpubench_profile");
+  EXPECT_EQ(json::parse(testing::slurp(out)).at("kind"), "gpubench.profile");
   ASSERT_EQ(run({"profile", kTrace, "-o", csv}), 0) << err_;
   EXPECT_EQ(testing::slurp(csv).find("\"given\""), std::string::npos);  // the CSV rows, not the text's given block
   EXPECT_NE(testing::slurp(csv).find("(GPU idle)"), std::string::npos);
@@ -62,7 +62,7 @@ TEST_F(ProfileCli, TheOutputsExtensionChoosesTheFormat) {
 TEST_F(ProfileCli, JsonGivenBlockIsAcceptedByPlan) {
   ASSERT_EQ(run({"profile", kTrace, "--format", "json", "--gpu-hour-usd", "3.5"}), 0) << err_;
   const json p = json::parse(out_);
-  EXPECT_EQ(p["kind"], "gpubench_profile");
+  EXPECT_EQ(p["kind"], "gpubench.profile");
   EXPECT_EQ(p["iterations"], 5);
   EXPECT_EQ(p["ops"][0]["op"], "lce");
   EXPECT_EQ(p["chosen_op"], "lce");
