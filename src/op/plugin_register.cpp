@@ -12,12 +12,16 @@
 namespace gpubench::op {
 namespace {
 
-/// Checks one step's description before anything is registered.
-void check_step(const gpubench_step_v1_t& s, int32_t index, const std::string& label) {
-  if (!is_plugin_name(s.op) || !is_plugin_name(s.name))
-    throw InputError(fmt::format("{}: step {} (op {}, name {}) needs an op and a name of letters, digits and '_', "
-                                 "not starting with a digit",
-                                 label, index, shown_plugin_name(s.op), shown_plugin_name(s.name)));
+/// Checks one step's description before anything is registered; appends each problem to `problems`. Returns false
+/// when the step's op or name is not a valid name (the checks that need them are then skipped).
+bool check_step(const gpubench_step_v1_t& s, int32_t index, const std::string& label,
+                std::vector<std::string>& problems) {
+  if (!is_plugin_name(s.op) || !is_plugin_name(s.name)) {
+    problems.push_back(fmt::format("{}: step {} (op {}, name {}) needs an op and a name of letters, digits and '_', "
+                                   "not starting with a digit",
+                                   label, index, shown_plugin_name(s.op), shown_plugin_name(s.name)));
+    return false;
+  }
   const std::string where = fmt::format("{}: step {}/{}", label, s.op, s.name);
   const std::pair<const void*, const char*> required[] = {
       {reinterpret_cast<const void*>(s.create), "create"},
@@ -27,12 +31,18 @@ void check_step(const gpubench_step_v1_t& s, int32_t index, const std::string& l
       {reinterpret_cast<const void*>(s.launch), "launch"},
       {reinterpret_cast<const void*>(s.destroy), "destroy"}};
   for (const auto& [fn, what] : required)
-    if (fn == nullptr) throw InputError(fmt::format("{}: {} is NULL; every step implements it", where, what));
+    if (fn == nullptr) problems.push_back(fmt::format("{}: {} is NULL; every step implements it", where, what));
   if (s.precisions == 0 || (s.precisions & ~uint32_t{7}) != 0)
-    throw InputError(fmt::format("{}: precisions must be a non-empty set of GPUBENCH_PRECISION_* bits, got {:#x}",
-                                 where, s.precisions));
+    problems.push_back(fmt::format("{}: precisions must be a non-empty set of GPUBENCH_PRECISION_* bits, got {:#x}",
+                                   where, s.precisions));
   if (s.sm_arch_count < 0 || (s.sm_arch_count > 0 && s.sm_archs == nullptr))
-    throw InputError(where + ": sm_archs is NULL with sm_arch_count > 0");
+    problems.push_back(where + ": sm_archs is NULL with sm_arch_count > 0");
+  try {
+    (void)step_schema_of(s, label);  // throws on a schema that does not parse
+  } catch (const InputError& e) {
+    problems.push_back(e.what());
+  }
+  return true;
 }
 
 }  // namespace
@@ -58,39 +68,54 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
   record.abi_version = static_cast<int>(plugin.abi_version);
   record.sha256 = source.sha256;
 
-  // Check everything first: a bad plugin registers nothing.
+  // Check everything first: a bad plugin registers nothing. Every problem of every op and step is reported at once,
+  // as a config's are: a plugin author rebuilds once, not once per mistake.
+  std::vector<std::string> problems;
   std::vector<std::unique_ptr<PluginOperation>> ops;
-  std::set<std::string> op_names;
+  std::set<std::string> op_names;  // every op the plugin declares under a valid name, whether or not it checked out
   const bool variant = !source.step_suffix.empty();  // ab's B build: steps only, on the ops build A registered
   for (int32_t i = 0; i < plugin.op_count && !variant; ++i) {
-    auto op = std::make_unique<PluginOperation>(plugin.ops[i], source);
-    if (!op_names.insert(op->name()).second)
-      throw InputError(fmt::format("{}: declares op \"{}\" twice", label, op->name()));
-    if (find_operation(op->name()) != nullptr)
-      throw InputError(fmt::format("{}: op \"{}\" is already registered (by gpubench or an earlier plugin); rename "
-                                   "the plugin's op", label, op->name()));
-    ops.push_back(std::move(op));
+    const char* name = plugin.ops[i].name;
+    if (is_plugin_name(name) && !op_names.insert(name).second) {
+      problems.push_back(fmt::format("{}: declares op \"{}\" twice", label, name));
+      continue;
+    }
+    if (is_plugin_name(name) && find_operation(name) != nullptr) {
+      problems.push_back(fmt::format("{}: op \"{}\" is already registered (by gpubench or an earlier plugin); "
+                                     "rename the plugin's op", label, name));
+      continue;
+    }
+    try {
+      ops.push_back(std::make_unique<PluginOperation>(plugin.ops[i], source));
+    } catch (const InputError& e) {
+      problems.push_back(e.what());
+    }
   }
   std::set<std::pair<std::string, std::string>> step_names;
   for (int32_t i = 0; i < plugin.step_count; ++i) {
     const gpubench_step_v1_t& s = plugin.steps[i];
-    check_step(s, i, label);
-    (void)step_schema_of(s, label);  // throws on a schema that does not parse
+    if (!check_step(s, i, label, problems)) continue;
     if (!step_names.insert({s.op, s.name}).second)
-      throw InputError(fmt::format("{}: declares step {}/{} twice", label, s.op, s.name));
+      problems.push_back(fmt::format("{}: declares step {}/{} twice", label, s.op, s.name));
     const Operation* existing = find_operation(s.op);
     if (variant && existing == nullptr)
-      throw InputError(fmt::format("{}: step {} is for op \"{}\", which build A did not register; give build A "
-                                   "first (--plugin or the config's plugins list)", label, s.name, s.op));
-    if (existing == nullptr && !op_names.count(s.op))
-      throw InputError(fmt::format("{}: step {} is for op \"{}\", which neither gpubench nor this plugin has; load "
-                                   "the plugin with that op first or fix gpubench_step_v1_t::op", label, s.name, s.op));
-    if (variant && existing->find_step(s.name + source.step_suffix) != nullptr)
-      throw InputError(fmt::format("{}: op \"{}\" already has a step \"{}{}\": a B build was loaded twice", label,
-                                   s.op, s.name, source.step_suffix));
-    if (existing != nullptr && !source.builtin && !variant && existing->find_step(s.name) != nullptr)
-      throw InputError(fmt::format("{}: op \"{}\" already has a step \"{}\"; rename the plugin's step", label, s.op,
-                                   s.name));
+      problems.push_back(fmt::format("{}: step {} is for op \"{}\", which build A did not register; give build A "
+                                     "first (--plugin or the config's plugins list)", label, s.name, s.op));
+    else if (existing == nullptr && !op_names.count(s.op))
+      problems.push_back(fmt::format("{}: step {} is for op \"{}\", which neither gpubench nor this plugin has; load "
+                                     "the plugin with that op first or fix gpubench_step_v1_t::op", label, s.name,
+                                     s.op));
+    else if (variant && existing->find_step(s.name + source.step_suffix) != nullptr)
+      problems.push_back(fmt::format("{}: op \"{}\" already has a step \"{}{}\": a B build was loaded twice", label,
+                                     s.op, s.name, source.step_suffix));
+    else if (existing != nullptr && !source.builtin && !variant && existing->find_step(s.name) != nullptr)
+      problems.push_back(fmt::format("{}: op \"{}\" already has a step \"{}\"; rename the plugin's step", label,
+                                     s.op, s.name));
+  }
+  if (!problems.empty()) {
+    std::string all;
+    for (const std::string& p : problems) all += (all.empty() ? "" : "\n") + p;
+    throw InputError(all);
   }
 
   for (auto& op : ops) {

@@ -238,7 +238,7 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
   }
 }
 
-TEST_F(PluginCli, EveryProblemOfAnOpDescriptionIsReportedAtOnce) {
+TEST_F(PluginCli, EveryProblemOfAnOpAndItsStepsIsReportedAtOnce) {
   // An author fixing one mistake per rebuild saw them one at a time: every check of every tensor and work model now
   // runs, a repeated name is found though the first of the name had problems, and the output count is by role.
   const std::string file = plugin("many_problems");
@@ -249,9 +249,14 @@ TEST_F(PluginCli, EveryProblemOfAnOpDescriptionIsReportedAtOnce) {
         op + "two tensors are named X; give each tensor its own name",
         op + "tensor Y shape '[B, Q]' names 'Q', which is not a shape parameter, B, U",
         op + "work model minimum bytes_min '2 * B * R * elem' names 'R', which is not a shape parameter, B, U or elem",
-        op + "two work models are named minimum", op + "tolerance_fp32 is 1.5, outside [0, 1)"})
+        op + "two work models are named minimum", op + "tolerance_fp32 is 1.5, outside [0, 1)",
+        // and its steps' problems with them (the op's own failure does not make its steps "for an unknown op")
+        file + ": step toy_copy/broken: launch is NULL; every step implements it",
+        file + ": step toy_copy/broken: precisions must be a non-empty set of GPUBENCH_PRECISION_* bits, got 0x10",
+        file + ": declares step toy_copy/copy twice"})
     EXPECT_NE(err_.find(message), std::string::npos) << message << "\n" << err_;
   EXPECT_EQ(err_.find("outputs; an op has exactly one"), std::string::npos) << err_;  // Y is the one output
+  EXPECT_EQ(err_.find("which neither gpubench nor this plugin has"), std::string::npos) << err_;
   EXPECT_EQ(out_, "");
   // validate names the config on every line of them.
   const std::string config = this->config("many.json", R"("copy")", R"("plugins": [")" + file + R"("], )");

@@ -233,6 +233,16 @@ gpubench_step_v1_t step(const char* op, const char* name, int mode, int32_t ladd
   return s;
 }
 
+#if defined(TEST_PLUGIN_MANY_PROBLEMS)
+// Step mistakes beside the op's: no launch function and a precision bit gpubench does not know.
+gpubench_step_v1_t broken_step() {
+  gpubench_step_v1_t s = step(kOpName, "broken", 0, 8, nullptr);
+  s.launch = nullptr;
+  s.precisions = 0x10;
+  return s;
+}
+#endif
+
 #if defined(TEST_PLUGIN_DUP_STEP)
 const char* kLceStep = "baseline";  // the in-tree ladder has it
 #else
@@ -246,6 +256,9 @@ const gpubench_step_v1_t kSteps[] = {step(kOpName, "copy", 0, 0, kSchema),
                                      step(kOpName, "replay", 4, 4, nullptr),
 #if defined(TEST_PLUGIN_BAD_NAME)
                                      step(kOpName, "warp-row", 0, 7, nullptr),  // '-' is no name character
+#endif
+#if defined(TEST_PLUGIN_MANY_PROBLEMS)
+                                     broken_step(), step(kOpName, "copy", 0, 9, nullptr),  // "copy" twice
 #endif
 #if defined(TEST_PLUGIN_FAULT)
                                      step(kOpName, "fault", 5, 5, nullptr),
