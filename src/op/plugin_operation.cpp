@@ -232,21 +232,23 @@ int64_t PluginOperation::fill_bound(size_t i, const CaseSize& size) const {
   return bound;
 }
 
+void PluginOperation::check_fill(size_t i, const CaseSize& size, const std::string& u_why) const {
+  const Tensor& t = tensors_[i];
+  if (i == output_) return;
+  if (t.fill_bound) (void)fill_bound(i, size);
+  if (t.c->fill == GPUBENCH_FILL_RANDOM) return;
+  const int64_t count = product(dims(t, size), name_ + ": " + t.c->name);
+  const int64_t want = t.c->fill == GPUBENCH_FILL_OFFSETS        ? size.U + 1
+                       : t.c->fill == GPUBENCH_FILL_CAND_TO_USER ? size.B
+                                                                 : size.U;
+  if (count != want)
+    throw InputError(fmt::format("{}: tensor {} has {} elements ({}) but its index fill gives {} for B={}, U={}{}; "
+                                 "write the shape as the fill needs ([U + 1], [B] or [U])",
+                                 name_, t.c->name, count, t.c->shape, want, size.B, size.U, u_why));
+}
+
 void PluginOperation::check_fills(const CaseSize& size, const std::string& u_why) const {
-  for (size_t i = 0; i < tensors_.size(); ++i) {
-    const Tensor& t = tensors_[i];
-    if (i == output_) continue;
-    if (t.fill_bound) (void)fill_bound(i, size);
-    if (t.c->fill == GPUBENCH_FILL_RANDOM) continue;
-    const int64_t count = product(dims(t, size), name_ + ": " + t.c->name);
-    const int64_t want = t.c->fill == GPUBENCH_FILL_OFFSETS        ? size.U + 1
-                         : t.c->fill == GPUBENCH_FILL_CAND_TO_USER ? size.B
-                                                                   : size.U;
-    if (count != want)
-      throw InputError(fmt::format("{}: tensor {} has {} elements ({}) but its index fill gives {} for B={}, U={}{}; "
-                                   "write the shape as the fill needs ([U + 1], [B] or [U])",
-                                   name_, t.c->name, count, t.c->shape, want, size.B, size.U, u_why));
-  }
+  for (size_t i = 0; i < tensors_.size(); ++i) check_fill(i, size, u_why);
 }
 
 OpRules PluginOperation::rules() const {
@@ -261,28 +263,42 @@ OpRules PluginOperation::rules() const {
     size.U = max_batch;  // the most requests a batch can hold
     size.precision = precision;
     std::vector<ConfigIssue> out;
-    try {
-      (void)input_bytes(size);
-      (void)output_elements(size);
-      for (const auto& m : work_models_) (void)work(size, m.name);
-      // Index fills hold for any number of requests: checked at the most (U = B) and the fewest (U = 1), which the
-      // message says, since neither need be this config's U.
-      check_fills(size, " (the most requests B candidates can form: the check tries U = B and U = 1, since an index "
-                        "fill must fit any request count)");
-      CaseSize one_request = size;
-      one_request.U = 1;
-      check_fills(one_request, " (one request: the check tries U = B and U = 1, since an index fill must fit any "
-                               "request count)");
-    } catch (const InputError& e) {
-      // A size past int64 is the config's to shrink; anything else (a divisor of 0, a fill that does not fit its
-      // tensor) is a mistake in the plugin's description at this shape.
-      const std::string what = e.what();
-      const bool too_big = what.find("overflow") != std::string::npos;
-      out.push_back({shape_ptr, fmt::format("at batch {} ({}): {}: {}; {}", max_batch, batch_ptr, label_, what,
-                                            too_big ? "shrink the shape or the batch"
-                                                    : "the plugin's description is wrong for this shape: fix the "
-                                                      "plugin, or use a shape it supports")});
-    }
+    std::vector<std::string> said;  // each problem once (two work models can share a faulty term)
+    // Every check runs, each problem its own issue. Returns false on a problem.
+    const auto attempt = [&](const auto& check) {
+      try {
+        check();
+        return true;
+      } catch (const InputError& e) {
+        // A size past int64 is the config's to shrink; anything else (a divisor of 0, a fill that does not fit its
+        // tensor) is a mistake in the plugin's description at this shape.
+        const std::string what = e.what();
+        if (std::find(said.begin(), said.end(), what) != said.end()) return false;
+        said.push_back(what);
+        const bool too_big = what.find("overflow") != std::string::npos;
+        out.push_back({shape_ptr, fmt::format("at batch {} ({}): {}: {}; {}", max_batch, batch_ptr, label_, what,
+                                              too_big ? "shrink the shape or the batch"
+                                                      : "the plugin's description is wrong for this shape: fix the "
+                                                        "plugin, or use a shape it supports")});
+        return false;
+      }
+    };
+    attempt([&] { (void)input_bytes(size); });
+    attempt([&] { (void)output_elements(size); });
+    for (const auto& m : work_models_) attempt([&] { (void)work(size, m.name); });
+    // Index fills hold for any number of requests: checked at the most (U = B) and, when that holds, the fewest
+    // (U = 1), which the message says, since neither need be this config's U.
+    CaseSize one_request = size;
+    one_request.U = 1;
+    for (size_t i = 0; i < tensors_.size(); ++i)
+      if (attempt([&] {
+            check_fill(i, size, " (the most requests B candidates can form: the check tries U = B and U = 1, since "
+                                "an index fill must fit any request count)");
+          }))
+        attempt([&] {
+          check_fill(i, one_request, " (one request: the check tries U = B and U = 1, since an index fill must fit "
+                                     "any request count)");
+        });
     return out;
   };
   return r;

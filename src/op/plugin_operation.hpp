@@ -53,6 +53,8 @@ class PluginOperation final : public Operation {
   /// (OFFSETS: U + 1, CAND_TO_USER: B, LENGTHS: U) or a random index bound is out of range. `u_why`, after "U=…" in
   /// the message, says where a U that is not the case's came from (validation tries U = B and U = 1).
   void check_fills(const CaseSize& size, const std::string& u_why = "") const;
+  /// check_fills for input tensor i alone (nothing for the output).
+  void check_fill(size_t i, const CaseSize& size, const std::string& u_why = "") const;
 
  private:
   /// The value of a symbol for a case: a shape parameter, B, U or (work only) elem.

@@ -272,6 +272,10 @@ TEST_F(PluginCli, MistakesOnlyACasesSizesShowAreFoundByValidate) {
   EXPECT_NE(err_.find("/workload/shape"), std::string::npos) << err_;
   EXPECT_NE(err_.find("tensor idx: fill_bound 'D - 512' is 0 here; random indices are drawn in [0, bound), so it must "
                       "be 1 … 2147483648 for int32"), std::string::npos) << err_;
+  // The offsets' shape is wrong at this size too: both problems in one validate, the offsets once (at U = B only).
+  const std::string offsets = "tensor offsets has 4096 elements ([B]) but its index fill gives 4097 for B=4096, U=4096";
+  EXPECT_NE(err_.find(offsets), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("tensor offsets", err_.find(offsets) + 1), std::string::npos) << err_;
   const std::string c = (dir_ / "wide.json").string();
   std::ofstream(c) << R"({"schema_version": 1, "workload": {"op": "toy_copy", "shape": {"D": 600}, "batch": 4096,
                           "requests": {"distribution": "fixed", "params": {"length": 32}}}, "variants": ["copy"]})";
