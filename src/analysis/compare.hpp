@@ -202,6 +202,9 @@ struct CompareResult {
   /// How the intervals were made, for the renderings' method line and JSON "method"; "" = compare's unpaired
   /// bootstrap of the ratio of medians. `ab` (analysis/ab.hpp) describes its paired ABBA interval here.
   std::string method;
+  /// "shard I/N" when nothing was compared because every report pair is that shard, empty on both sides (more
+  /// shards than work units: docs/scale-out.md); the summary then says so and the exit code is 0. "" otherwise.
+  std::string empty_shard;
 
   /// Entries with a given verdict.
   int64_t count(Verdict v) const;

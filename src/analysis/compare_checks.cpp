@@ -279,18 +279,35 @@ std::string shard_of(const Report& r) {
 
 }  // namespace
 
+bool is_empty_shard(const Report& r) { return r.shard && r.shard->count > 1 && r.shard->units == 0; }
+
 void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
                 std::vector<std::string>& notes) {
   check_stored_hash(a, out);
   check_stored_hash(b, out);
   // Every run records its GPU and driver under /environment: without it the GPU-model and driver checks, the point of
-  // a gate against a baseline, would pass unchecked.
-  for (const LoadedReport* r : {&a, &b})
-    if (!r->report.environment.is_object() || r->report.environment.empty())
-      out.push_back({"environment", r == &a ? "(absent)" : "recorded", r == &b ? "(absent)" : "recorded", a.path,
-                     b.path,
-                     {r->path + " has no /environment (every run records its GPU and driver): edited, or written by "
-                                "another tool"}});
+  // a gate against a baseline, would pass unchecked. An empty shard ran nothing and records none: it has nothing to
+  // gate either (compare_reports says so when no pair held anything else).
+  const auto has_environment = [](const LoadedReport& r) {
+    return is_empty_shard(r.report) || (r.report.environment.is_object() && !r.report.environment.empty());
+  };
+  if (!has_environment(a) || !has_environment(b)) {
+    std::vector<std::string> why;
+    for (const LoadedReport* r : {&a, &b}) {
+      if (has_environment(*r) || (r == &b && a.path == b.path)) continue;  // a file against itself: said once
+      const auto& cases = r->report.cases;
+      const bool ran_nothing = std::none_of(cases.begin(), cases.end(), [](const CaseResult& c) {
+        return std::any_of(c.variants.begin(), c.variants.end(),
+                           [](const VariantResult& v) { return v.selected && v.status != StepStatus::kSkipped; });
+      });
+      why.push_back(ran_nothing ? r->path + " has no /environment because it measured nothing (every step skipped "
+                                            "or left to shards that are missing): compare reports that measured"
+                                : r->path + " has no /environment (every run records its GPU and driver): edited, "
+                                            "or written by another tool");
+    }
+    out.push_back({"environment", has_environment(a) ? "recorded" : "(absent)",
+                   has_environment(b) ? "recorded" : "(absent)", a.path, b.path, why});
+  }
   auto check = [&](const char* what, const std::optional<std::string>& x, const std::optional<std::string>& y) {
     if (x && y) {
       if (*x != *y) out.push_back({what, *x, *y, a.path, b.path, {}});

@@ -34,6 +34,10 @@ std::vector<std::string> describe_diffs(const std::vector<KeyDiff>& diffs, size_
 /// baseline of the same measurement still matches.
 std::string comparable_config_hash(const Report& r);
 
+/// Whether `r` is one shard of a split run that held no work unit (more shards than units): it measured nothing and
+/// records no /environment.
+bool is_empty_shard(const Report& r);
+
 /// Adds to `out` each difference of one report pair that makes its timings incomparable: GPU model,
 /// driver, measurement mode, config (with `details`: the differing keys of the two resolved configs,
 /// name and description left out), a matched case's request layout (batch, number of requests, lengths

@@ -88,8 +88,11 @@ void write_and_print(const Report& report, const std::string& prefix, const std:
 int finish_and_write(Report& report, const Config& config, const std::string& prefix,
                      const std::vector<std::string>& formats, bool table) {
   Ceilings ceil;
-  if (!report.ceilings.is_null() && !report.ceilings.empty()) ceil = report.ceilings.get<Ceilings>();
+  const bool has_ceilings = !report.ceilings.is_null() && !report.ceilings.empty();
+  if (has_ceilings) ceil = report.ceilings.get<Ceilings>();
   const int rc = finish_run(report, config, ceil);
+  // A merge of empty shards calibrated nothing: its report says so (no ceilings), not "0 TFLOP/s, 0 GB/s".
+  if (!has_ceilings) report.ceilings = nullptr;
   write_and_print(report, prefix, formats, table);
   return rc;
 }

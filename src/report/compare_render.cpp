@@ -174,6 +174,8 @@ std::string compare_summary_line(const CompareResult& r) {
   } else if (unsure > 0 && r.options.fail_on_unsure) {
     head = fmt::format("UNDECIDED: no regression found, but could not decide {} of {} entr{} (--fail-on-unsure)",
                        unsure, n, n == 1 ? "y" : "ies");
+  } else if (n == 0 && !r.empty_shard.empty()) {
+    head = fmt::format("OK: nothing to compare: {} is empty in OLD and NEW (no work unit)", r.empty_shard);
   } else {
     head = fmt::format("OK: no regression in {} entr{}", n, n == 1 ? "y" : "ies");
   }

@@ -63,6 +63,28 @@ TEST_F(ScaleCli, AnEmptyShardWritesAValidReportThatSaysSoWithoutAGpu) {
   EXPECT_NE(err_.find("shard 9/10 (--shard): 0 of 9 work units"), std::string::npos) << err_;
 }
 
+TEST_F(ScaleCli, AnEmptyShardPassesTheGateAndAMergeOfEmptyShardsSaysItMeasuredNothing) {
+  // A CI matrix wider than the config's 9 units: shard 9/10 of two runs is empty on both sides. The gate has nothing to
+  // judge and nothing went missing: exit 0 with a line that says so (it said "no /environment: edited").
+  const std::string old_prefix = (dir_ / "old/s9").string(), new_prefix = (dir_ / "new/s9").string();
+  ASSERT_EQ(run({"run", config_file(), "--shard", "9/10", "-o", old_prefix, "-f", "json"}), 0) << err_;
+  ASSERT_EQ(run({"run", config_file(), "--shard", "9/10", "-o", new_prefix, "-f", "json"}), 0) << err_;
+  ASSERT_EQ(run({"compare", old_prefix + ".json", new_prefix + ".json"}), 0) << err_;
+  EXPECT_EQ(out_.rfind("gpubench compare: OK: nothing to compare: shard 9/10 is empty in OLD and NEW (no work unit)", 0),
+            0u) << out_;
+  EXPECT_NE(out_.find("its config's 9 work units are all in other shards"), std::string::npos) << out_;
+  // Merged alone (--allow-missing), the empty shard gives a report of no GPU: no ceilings rather than zeros, and
+  // compare says why it has no environment.
+  const std::string merged = (dir_ / "merged").string();
+  ASSERT_EQ(run({"merge", "--allow-missing", "-o", merged, "-f", "json,md", old_prefix + ".json"}), 0) << err_;
+  EXPECT_TRUE(read(merged + ".json")["ceilings"].is_null()) << read(merged + ".json")["ceilings"];
+  EXPECT_EQ(testing::slurp(merged + ".md").find("Ceilings"), std::string::npos);
+  EXPECT_EQ(run({"compare", merged + ".json", merged + ".json"}), 2);
+  EXPECT_NE(err_.find("environment: '(absent)' (" + merged + ".json) vs '(absent)'"), std::string::npos) << err_;
+  EXPECT_NE(err_.find(merged + ".json has no /environment because it measured nothing"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("edited, or written by another tool"), std::string::npos) << err_;
+}
+
 TEST_F(ScaleCli, EveryEnginesVariablesChooseTheShard) {
   struct Case {
     std::vector<std::pair<const char*, const char*>> env;
