@@ -80,8 +80,10 @@ VerbAction setup_profile(CLI::App& sub) {
   sub.add_option("--by", a->by, "ops are: annotation (the enclosing record_function / NVTX range, default) | kernel "
                                 "(each kernel name)")
       ->check(CLI::IsMember({"annotation", "kernel"}));
-  sub.add_option("--depth", a->depth, "annotation levels that name an op (1 = outermost under the iteration; default 1)")
-      ->check(CLI::Range(1, 64));
+  CLI::Option* depth_opt =
+      sub.add_option("--depth", a->depth,
+                     "annotation levels that name an op (1 = outermost under the iteration; default 1)")
+          ->check(CLI::Range(1, 64));
   sub.add_option("--rules", a->rules,
                  "kernel-name rules applied first: JSON {\"rules\": [{\"op\": NAME, \"kernel\": REGEX}, …]}")
       ->type_name("FILE");
@@ -89,7 +91,8 @@ VerbAction setup_profile(CLI::App& sub) {
                  "regex (ECMAScript) of the annotation that marks one iteration or request (default "
                  "'^ProfilerStep#[0-9]+$')")
       ->type_name("REGEX");
-  sub.add_flag("--operators", a->operators, "also read PyTorch operator ranges (aten::…) as annotations");
+  CLI::Option* operators_opt =
+      sub.add_flag("--operators", a->operators, "also read PyTorch operator ranges (aten::…) as annotations");
   sub.add_option("--op", a->op, "the op of the end_to_end.given block (default: the top op)")->type_name("NAME");
   CLI::Option* price_opt =
       sub.add_option("--gpu-hour-usd", a->gpu_hour_usd, "price of one GPU hour [USD]: monthly dollars per op")
@@ -109,7 +112,13 @@ VerbAction setup_profile(CLI::App& sub) {
   sub.footer(
       "Exit codes: 0 ok; 2 bad input (a file that is missing, truncated, corrupt or of no supported format, named "
       "with what is wrong; a bad option).");
-  return [a, output_opt, format_opt, price_opt, gpus_opt]() -> int {
+  return [a, output_opt, format_opt, price_opt, gpus_opt, depth_opt, operators_opt]() -> int {
+    // Annotation options do nothing when kernels name the ops: a silent no-op reads as "applied".
+    for (const CLI::Option* o : {depth_opt, operators_opt})
+      if (o->count() > 0 && a->by == "kernel")
+        throw InputError(fmt::format("{}: applies to --by annotation (annotations name the ops), not --by kernel; "
+                                     "drop {} or use --by annotation",
+                                     o->get_name(), o->get_name()));
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file, or leave -o out for stdout");
     format_from_extension(*format_opt, a->output, {"md", "json", "csv"}, a->format);
@@ -137,6 +146,17 @@ VerbAction setup_profile(CLI::App& sub) {
     import.operator_ranges = a->operators;
     std::set<std::string> from_folder;
     const std::vector<std::string> files = expand(a->traces, from_folder);
+    // One trace given twice (twice by name, or by name and in a folder) would count its iterations twice.
+    for (size_t i = 0; i < files.size(); ++i)
+      for (size_t k = 0; k < i; ++k) {
+        std::error_code ec;
+        if (files[i] == files[k] || std::filesystem::equivalent(files[i], files[k], ec))
+          throw InputError(fmt::format("{}: given twice ({}{}); each trace counts once: drop one", files[i],
+                                       files[i] == files[k] ? "the same name" : "also as " + files[k],
+                                       from_folder.count(files[i]) || from_folder.count(files[k])
+                                           ? ", once through its folder"
+                                           : ""));
+      }
     if (!a->output.empty()) {
       std::vector<std::string> read = files;
       read.push_back(a->rules);

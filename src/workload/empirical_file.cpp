@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -193,8 +194,12 @@ std::vector<std::pair<int64_t, double>> read_empirical(const std::string& path) 
   std::string text;
   switch (read_text_file(path, kMaxInputFileBytes, text)) {
     case ReadStatus::kOk: break;
-    case ReadStatus::kCannotOpen:
+    case ReadStatus::kCannotOpen: {
+      std::error_code ec;
+      if (std::filesystem::is_directory(path, ec))
+        throw InputError("'" + path + "' is a directory, expected an empirical length file (CSV or JSON)");
       throw InputError(path + ": cannot open the empirical length file (missing or unreadable)");
+    }
     case ReadStatus::kTooLarge:
       throw InputError(fmt::format("{}: larger than {} MiB; expected a length histogram file", path,
                                    kMaxInputFileBytes >> 20));

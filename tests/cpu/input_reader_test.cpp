@@ -148,6 +148,14 @@ TEST_F(InputReader, ADirectoryIsExit2InValidateAsInPlan) {
     EXPECT_NE(r.err.find("'" + dir_.string() + "' is a directory"), std::string::npos) << verb << ": " << r.err;
     EXPECT_EQ(r.err.find("internal error"), std::string::npos) << verb << ": " << r.err;
   }
+  // An empirical length file that is a folder is said the same way (it was "missing or unreadable").
+  fs::create_directories(dir_ / "lengths.csv");
+  const std::string cfg = write("emp.json", R"({"schema_version": 1, "workload": {"requests": {"distribution":
+      "empirical", "params": {"file": "lengths.csv"}}}})");
+  const Run r = cli({"validate", cfg});
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("/workload/requests/params/file: '" + (dir_ / "lengths.csv").string() +
+                       "' is a directory, expected an empirical length file"), std::string::npos) << r.err;
 }
 
 TEST_F(InputReader, ValidateOfAnEndlessPipeStopsAtTheCap) {

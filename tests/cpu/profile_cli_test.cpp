@@ -112,8 +112,25 @@ TEST_F(ProfileCli, FoldersAndSeveralFilesMergeIntoOneProfile) {
   const json p = json::parse(out_);
   EXPECT_EQ(p["iterations"], 10);
   EXPECT_EQ(p["inputs"].size(), 2u);
-  ASSERT_EQ(run({"profile", kTrace, kTrace, "--by", "kernel", "--format", "json"}), 0) << err_;
+  const std::string rank0 = (folder / "rank0.json.gz").string(), rank1 = (folder / "rank1.json.gz").string();
+  ASSERT_EQ(run({"profile", rank0, rank1, "--by", "kernel", "--format", "json"}), 0) << err_;
   EXPECT_GT(json::parse(out_)["ops"].size(), 4u);
+  // One file given twice counted its iterations twice without a word: refused, by name and through its folder.
+  EXPECT_EQ(run({"profile", rank0, rank0}), 2);
+  EXPECT_NE(err_.find(rank0 + ": given twice (the same name); each trace counts once: drop one"), std::string::npos)
+      << err_;
+  EXPECT_EQ(run({"profile", folder.string(), rank1}), 2);
+  EXPECT_NE(err_.find(rank1 + ": given twice (the same name, once through its folder)"), std::string::npos) << err_;
+}
+
+TEST_F(ProfileCli, AnnotationOptionsWithByKernelAreRefused) {
+  // --depth and --operators shape annotation ops: with --by kernel they did nothing, silently.
+  EXPECT_EQ(run({"profile", kTrace, "--by", "kernel", "--depth", "3"}), 2);
+  EXPECT_NE(err_.find("--depth: applies to --by annotation (annotations name the ops), not --by kernel; drop --depth "
+                      "or use --by annotation"), std::string::npos) << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--by", "kernel", "--operators"}), 2);
+  EXPECT_NE(err_.find("--operators: applies to --by annotation"), std::string::npos) << err_;
+  EXPECT_EQ(run({"profile", kTrace, "--depth", "2", "--operators", "--format", "json"}), 0) << err_;
 }
 
 TEST_F(ProfileCli, BadInputExitsTwoNamingTheCause) {
