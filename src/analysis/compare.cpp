@@ -497,9 +497,9 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
   if (res.entries.empty() && all_empty_shards) {
     const ShardRun& s = *old_reports[pairs.front().first].report.shard;
     res.empty_shard = fmt::format("shard {}/{}", s.index, s.count);
-    res.notes.push_back(fmt::format("{} is empty in OLD and NEW: its config's {} work unit{} are all in other "
-                                    "shards; nothing to compare",
-                                    res.empty_shard, s.total_units, s.total_units == 1 ? "" : "s"));
+    res.notes.push_back(fmt::format("{} is empty in OLD and NEW: its config's {} work unit{} in other shards; "
+                                    "nothing to compare",
+                                    res.empty_shard, s.total_units, s.total_units == 1 ? " is" : "s are all"));
   } else if (res.entries.empty()) {
     // A gate that compared nothing must not pass, --allow-mismatch or not: say what each side holds.
     throw InputError(fmt::format(

@@ -301,7 +301,8 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
                            [](const VariantResult& v) { return v.selected && v.status != StepStatus::kSkipped; });
       });
       why.push_back(ran_nothing ? r->path + " has no /environment because it measured nothing (every step skipped "
-                                            "or left to shards that are missing): compare reports that measured"
+                                            "or left to shards that are missing): compare reports that measured "
+                                            "something"
                                 : r->path + " has no /environment (every run records its GPU and driver): edited, "
                                             "or written by another tool");
     }
