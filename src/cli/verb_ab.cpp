@@ -188,8 +188,9 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
                      "same workload: gpubench ab CONFIG_A CONFIG_B [--step NAME], or two builds of a plugin: "
                      "gpubench ab CONFIG --plugin-b FILE [--step NAME]");
   if (!two && !builds && !a.step.empty())
-    throw InputError("--step: only with two configs (gpubench ab CONFIG_A CONFIG_B --step NAME); with one config "
-                     "give --a STEP --b STEP");
+    throw InputError("--step: only with two configs (gpubench ab CONFIG_A CONFIG_B --step NAME) or two builds of a "
+                     "plugin (gpubench ab CONFIG --plugin-b FILE --step NAME); for two steps of one config give --a "
+                     "STEP --b STEP");
   const CompareOptions options = verdict_options(a);
   if (!a.output.empty()) check_writable(a.output);
   if (!a.report.empty()) check_report_paths(a.report, {"json"}, "--report");

@@ -64,9 +64,14 @@ VerbAction setup_list(CLI::App& sub) {
     for (const auto& w : report_writers()) fmt::print(out, "  {:<5} .{:<5} {}\n", w.name, w.extension, w.description);
     fmt::print(out, "\nmeasure modes: cold (L2 flushed + inputs rotated; default), hot (back to back), graph (CUDA-graph replay)\n");
     if (!plugin_uses().empty()) fmt::print(out, "\nplugins (--plugin, GPUBENCH_PLUGIN_PATH, a config's plugins):\n");
-    for (const PluginUse& p : plugin_uses())
-      fmt::print(out, "  {} {} (ABI v{}, sha256 {}…): {}\n", p.name, p.version, p.abi_version, p.sha256.substr(0, 12),
-                 p.path);
+    for (const PluginUse& p : plugin_uses()) {
+      // A kernel file has no ABI or version of its own (abi_version 0): its name and hash say what it is.
+      if (p.abi_version > 0)
+        fmt::print(out, "  {} {} (ABI v{}, sha256 {}…): {}\n", p.name, p.version, p.abi_version,
+                   p.sha256.substr(0, 12), p.path);
+      else
+        fmt::print(out, "  {} (sha256 {}…): {}\n", p.name, p.sha256.substr(0, 12), p.path);
+    }
     return 0;
   };
 }

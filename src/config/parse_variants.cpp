@@ -15,6 +15,13 @@ namespace {
 /// Records an unknown variant name at `ptr` with did-you-mean and the known names.
 void unknown_variant(Validator& v, const std::string& ptr, const std::string& name, const OpRules& rules,
                      bool plugin_failed) {
+  // A step that exists but is hidden (GPUBENCH_STEP_TEST_ONLY): "load the plugin" would be no fix.
+  if (const StepSchema* s = find_step_schema(rules.step_schemas, name); s != nullptr && s->test_only) {
+    v.add(ptr, fmt::format("'{}' is a test-only step (GPUBENCH_STEP_TEST_ONLY), hidden unless "
+                           "GPUBENCH_ENABLE_TEST_VARIANTS=1 is set; known: {}",
+                           name, rules.steps.empty() ? "(none registered)" : join(rules.steps)));
+    return;
+  }
   std::string guess = did_you_mean(name, rules.steps);
   // With no close name it is often a step of a plugin or kernel file that is not loaded (or failed to): say how.
   const char* how = plugin_failed ? "; a plugin or kernel file above did not load: if the step is its own, fixing "

@@ -195,6 +195,10 @@ StepSchema StepSchema::from_json(const json& j) {
     o.default_value = oj.contains("default") ? oj.at("default") : json();
     if (oj.contains("default_doc")) o.default_doc = member<std::string>(oj, where, "default_doc");
     o.doc = member<std::string>(oj, where, "doc");
+    if (o.default_value.is_null() && o.default_doc.empty())  // `list` would print "(default: )"
+      throw InputError(fmt::format("step schema: {}default is null or absent (the step chooses) and there is no "
+                                   "default_doc; give a default value, or default_doc saying what the step chooses",
+                                   where));
     if (!o.default_value.is_null())
       if (std::string why = o.value_problem(o.default_value); !why.empty())
         throw InputError(fmt::format("step schema: {}default {}", where, why));

@@ -232,8 +232,11 @@ OpenedPlugin open_plugin(const std::string& path) {
       throw InputError(fmt::format("plugin {}: built for plugin ABI v{} (exports gpubench_plugin_v{}), older than "
                                    "this gpubench reads (v{}); rebuild the plugin against this gpubench's "
                                    "include/gpubench/plugin.h", path, other, other, kPluginAbiVersion));
-    throw NoEntrySymbol(fmt::format("plugin {}: exports no {} symbol; define `extern \"C\" const gpubench_plugin_v1_t* "
-                                    "gpubench_plugin_v1(void)` (docs/plugins.md)", path, GPUBENCH_PLUGIN_ENTRY_V1));
+    throw NoEntrySymbol(fmt::format("plugin {}: exports no {} symbol; define `extern \"C\" GPUBENCH_PLUGIN_EXPORT "
+                                    "const gpubench_plugin_v1_t* gpubench_plugin_v1(void)` (docs/plugins.md): "
+                                    "without GPUBENCH_PLUGIN_EXPORT a build with hidden visibility keeps it "
+                                    "private, and without extern \"C\" its name is mangled",
+                                    path, GPUBENCH_PLUGIN_ENTRY_V1));
   }
   // The symbol must be the entry function: a description struct exported under the entry's name (an easy slip) would
   // be called as code. The dynamic symbol table says which it is.
@@ -393,11 +396,16 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
       const std::string qname = q.loaded >= 0 ? records()[static_cast<size_t>(q.loaded)].name : q.description->name;
       if (q.real == real) skip = true;
       else if (qname == name) {
-        if (op_names(p) != op_names(q))
-          throw InputError(fmt::format("plugin {}: its name \"{}\" is also the name of {}, a plugin with other ops "
-                                       "({} there, {} here); two different plugins need different names "
-                                       "(gpubench_plugin_v1_t::name)", f.path, name, q.path,
-                                       describe_ops(op_names(q)), describe_ops(op_names(p))));
+        if (op_names(p) != op_names(q)) {
+          // This file is refused; the earlier one still loads, as after any other refusal.
+          if (!failed)
+            failed = std::make_exception_ptr(InputError(fmt::format(
+                "plugin {}: its name \"{}\" is also the name of {}, a plugin with other ops ({} there, {} here); "
+                "two different plugins need different names (gpubench_plugin_v1_t::name)",
+                f.path, name, q.path, describe_ops(op_names(q)), describe_ops(op_names(p)))));
+          skip = true;
+          break;
+        }
         note(fmt::format("plugin {}: not loaded, plugin \"{}\" comes from {} (--plugin, then GPUBENCH_PLUGIN_PATH, "
                          "then the config's plugins)", f.path, name, q.path));
         skip = true;

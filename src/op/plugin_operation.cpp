@@ -129,7 +129,10 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
       for (const IntExpr& d : t.shape) known(d, false, tw + " shape", c.shape);
     });
     const bool dtype_known = c.dtype >= GPUBENCH_DTYPE_PRECISION && c.dtype <= GPUBENCH_DTYPE_INT64;
-    if (!dtype_known) problems.push_back(fmt::format("{}: {} has unknown dtype {}", where, tw, c.dtype));
+    if (!dtype_known)
+      problems.push_back(fmt::format("{}: {} has unknown dtype {}; use a GPUBENCH_DTYPE_* value: PRECISION (0, the "
+                                     "config's), FP16 (1), BF16 (2), FP32 (3), INT32 (4) or INT64 (5)",
+                                     where, tw, c.dtype));
     const bool integer = c.dtype == GPUBENCH_DTYPE_INT32 || c.dtype == GPUBENCH_DTYPE_INT64;
     collect([&] {
       if (c.role == GPUBENCH_ROLE_OUTPUT) {
@@ -138,7 +141,8 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
           throw InputError(fmt::format("{}: output {} must have dtype GPUBENCH_DTYPE_PRECISION (checked in the "
                                        "config's precision)", where, tw));
       } else if (c.role != GPUBENCH_ROLE_INPUT) {
-        throw InputError(fmt::format("{}: {} has unknown role {}", where, tw, c.role));
+        throw InputError(fmt::format("{}: {} has unknown role {}; use GPUBENCH_ROLE_INPUT (0) or GPUBENCH_ROLE_OUTPUT "
+                                     "(1)", where, tw, c.role));
       } else if (c.fill == GPUBENCH_FILL_RANDOM && integer) {
         if (c.fill_bound == nullptr)
           throw InputError(fmt::format("{}: integer {} is filled at random but has no fill_bound; set it, e.g. "

@@ -37,12 +37,38 @@ bool check_step(const gpubench_step_v1_t& s, int32_t index, const std::string& l
                                    where, s.precisions));
   if (s.sm_arch_count < 0 || (s.sm_arch_count > 0 && s.sm_archs == nullptr))
     problems.push_back(where + ": sm_archs is NULL with sm_arch_count > 0");
+  else
+    for (int32_t i = 0; i < s.sm_arch_count; ++i)
+      if (s.sm_archs[i] < 10 || s.sm_archs[i] > 199)  // major * 10 + minor: sm_50 … sm_121 today
+        problems.push_back(fmt::format("{}: sm_archs[{}] is {}; give compute capabilities as major * 10 + minor, "
+                                       "e.g. 90 for sm_90 / sm_90a",
+                                       where, i, s.sm_archs[i]));
+  if ((s.flags & ~uint32_t{GPUBENCH_STEP_TEST_ONLY}) != 0)
+    problems.push_back(fmt::format("{}: flags has unknown bits {:#x}; the only flag is GPUBENCH_STEP_TEST_ONLY ({:#x})",
+                                   where, s.flags & ~uint32_t{GPUBENCH_STEP_TEST_ONLY},
+                                   uint32_t{GPUBENCH_STEP_TEST_ONLY}));
   try {
     (void)step_schema_of(s, label);  // throws on a schema that does not parse
   } catch (const InputError& e) {
     problems.push_back(e.what());
   }
   return true;
+}
+
+/// Whether two ops declare the same tensors: names, roles, dtypes and shapes, in order (their docs may differ).
+bool same_tensors(const std::vector<TensorSpec>& a, const std::vector<TensorSpec>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const TensorSpec& x, const TensorSpec& y) {
+    return x.name == y.name && x.role == y.role && x.dtype == y.dtype && x.shape == y.shape;
+  });
+}
+
+/// "X [B, D] precision, Y [B, D] precision (output)".
+std::string describe_tensors(const std::vector<TensorSpec>& ts) {
+  std::string out;
+  for (const TensorSpec& t : ts)
+    out += fmt::format("{}{} {} {}{}", out.empty() ? "" : ", ", t.name, t.shape, t.dtype,
+                       t.role == TensorRole::kOutput ? " (output)" : "");
+  return out;
 }
 
 }  // namespace
@@ -74,6 +100,23 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
   std::vector<std::unique_ptr<PluginOperation>> ops;
   std::set<std::string> op_names;  // every op the plugin declares under a valid name, whether or not it checked out
   const bool variant = !source.step_suffix.empty();  // ab's B build: steps only, on the ops build A registered
+  // B's ops are not registered, but they are checked, and must be A's: B's steps run on A's op's tensors.
+  for (int32_t i = 0; i < plugin.op_count && variant; ++i) {
+    try {
+      const PluginOperation b(plugin.ops[i], source);
+      const Operation* a = find_operation(b.name());
+      if (a == nullptr)
+        problems.push_back(fmt::format("{}: declares op \"{}\", which build A did not register; build B must be a "
+                                       "build of the same plugin", label, b.name()));
+      else if (!same_tensors(a->tensors(), b.tensors()))
+        problems.push_back(fmt::format("{}: op \"{}\" has other tensors than build A's ({} here, {} in A); ab "
+                                       "runs B's steps on A's tensors, so both builds must declare them alike",
+                                       label, b.name(), describe_tensors(b.tensors()),
+                                       describe_tensors(a->tensors())));
+    } catch (const InputError& e) {
+      problems.push_back(e.what());
+    }
+  }
   for (int32_t i = 0; i < plugin.op_count && !variant; ++i) {
     const char* name = plugin.ops[i].name;
     if (is_plugin_name(name) && !op_names.insert(name).second) {
@@ -96,7 +139,8 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
     const gpubench_step_v1_t& s = plugin.steps[i];
     if (!check_step(s, i, label, problems)) continue;
     if (!step_names.insert({s.op, s.name}).second)
-      problems.push_back(fmt::format("{}: declares step {}/{} twice", label, s.op, s.name));
+      problems.push_back(fmt::format("{}: declares step {}/{} twice; give each step its own name", label, s.op,
+                                     s.name));
     const Operation* existing = find_operation(s.op);
     if (variant && existing == nullptr)
       problems.push_back(fmt::format("{}: step {} is for op \"{}\", which build A did not register; give build A "

@@ -10,6 +10,7 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
+#include "op/kernel_file.hpp"
 #include "op/plugin_adapter.hpp"
 #include "op/plugin_step.hpp"
 
@@ -326,11 +327,28 @@ StepInfo step_info_of(const gpubench_step_v1_t& step, const Operation& operation
     return std::string(model);
   };
   if (step.workspace_bytes != nullptr)
-    info.workspace_bytes = [&step, schema](const CaseSize& size, const nlohmann::json& options) {
+    info.workspace_bytes = [&step, schema, where](const CaseSize& size, const nlohmann::json& options) {
       std::vector<int64_t> values;
       const gpubench_case_v1_t c = c_case(size, values);
       const std::string text = options_text(config_detail::StepOptions::resolve(*schema, options));
-      return std::max<int64_t>(0, step.workspace_bytes(step.step_data, &c, text.c_str()));
+      const int64_t bytes = step.workspace_bytes(step.step_data, &c, text.c_str());
+      if (bytes < 0)  // validate and plan ask before any GPU work; setup would fail on it later
+        throw InputError(fmt::format("{}: workspace_bytes returned {} for B={}, U={}; return the device scratch "
+                                     "the step needs in bytes, 0 for none",
+                                     where, bytes, size.B, size.U));
+      return bytes;
+    };
+  if (step.sm_arch_count > 0 && step.sm_archs != nullptr)
+    info.case_problems = [&step, where](const CaseSize&, const std::string& model) {
+      const int sm = limits_for_model(model).sm;
+      std::string archs;
+      for (int32_t i = 0; i < step.sm_arch_count; ++i) {
+        if (step.sm_archs[i] == sm) return std::vector<std::string>{};
+        archs += fmt::format("{}sm_{}", i ? ", " : "", step.sm_archs[i]);
+      }
+      return std::vector<std::string>{fmt::format("{}: runs on {} only, and /device/model {} is sm_{}: remove the "
+                                                  "step from /variants, or rebuild it for sm_{}",
+                                                  where, archs, model, sm, sm)};
     };
   const std::string prefix = source.builtin ? "" : fmt::format("{}: {}: ", source.label, step.name);
   info.create = [&step, schema, prefix](const nlohmann::json& options) -> std::unique_ptr<Step> {

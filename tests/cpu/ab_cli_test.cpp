@@ -187,6 +187,22 @@ TEST_F(AbCli, PluginBIsAnotherBuildOfTheConfigsPluginCheckedBeforeTheGpu) {
   EXPECT_NE(err_.find("gpubench ab needs an NVIDIA Hopper GPU"), std::string::npos) << err_;
 }
 
+TEST_F(AbCli, PluginBsOpMustCheckOutAndMatchBuildAs) {
+  // Build B's op was neither checked nor compared: a broken or different description reached the GPU check (exit 3).
+  const std::string dir = GPUBENCH_TEST_PLUGIN_DIR;
+  const std::string good = dir + "/libtest_plugin_good.so";
+  if (!fs::exists(good)) GTEST_SKIP() << "SKIPPED: the test plugins are not built";
+  const std::string cfg = write("copy.json", R"({"schema_version": 1, "plugins": [")" + good + R"("],
+      "workload": {"op": "toy_copy", "shape": {"D": 512}, "batch": 4096,
+                   "requests": {"distribution": "fixed", "params": {"length": 32}}}, "variants": ["copy"]})");
+  EXPECT_EQ(run({"ab", cfg, "--plugin-b", dir + "/libtest_plugin_bad_shape.so", "--step", "copy"}), 2);
+  EXPECT_NE(err_.find("tensor Y shape '[B, Q]' names 'Q'"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--plugin-b", dir + "/libtest_plugin_bad_fill.so", "--step", "copy"}), 2);
+  EXPECT_NE(err_.find("op \"toy_copy\" has other tensors than build A's (X [B, D] precision, idx [B] int32, "
+                      "offsets [B] int32, Y [B, D] precision (output) here, X [B, D] precision, offsets [U + 1] "
+                      "int32, Y [B, D] precision (output) in A)"), std::string::npos) << err_;
+}
+
 TEST_F(AbCli, VerdictOptionsAreCheckedBeforeTheGpu) {
   const std::string cfg = write("a.json", tiny_config(96));
   EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--threshold", "3"}), 2);

@@ -72,6 +72,9 @@ TEST_F(KernelFileCli, ListValidateAndPlanTakeTheDescribedSteps) {
   ASSERT_EQ(run({"list", "--plugin", file}), 0) << err_;
   for (const char* s : {"kf_cubin", "kf_ptx", "kf_fatbin_bf16", "kf_cluster"})
     EXPECT_NE(out_.find(s), std::string::npos) << s << "\n" << out_;
+  // A kernel file has no plugin ABI or version: its line is name, hash and path (it read "(ABI v0, sha256 …").
+  EXPECT_EQ(out_.find("ABI v0"), std::string::npos) << out_;
+  EXPECT_NE(out_.find(" (sha256 "), std::string::npos) << out_;
   const std::string cfg = config("c.json", json::array({file}), json::array({"k_aligned", "kf_cubin", "kf_ptx"}));
   EXPECT_EQ(run({"validate", cfg}), 0) << err_ << out_;
   ASSERT_EQ(run({"plan", cfg, "-f", "json", "-o", (dir_ / "plan.json").string()}), 0) << err_;

@@ -212,7 +212,7 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
       {(dir_ / "missing.so").string(), "no such file; check the path given to --plugin"},
       {text.string(), "not a shared library (no ELF header)"},
       {arm.string(), "built for aarch64, this gpubench runs on x86_64; rebuild the plugin on this machine"},
-      {plugin("no_entry"), "exports no gpubench_plugin_v1 symbol"},
+      {plugin("no_entry"), "exports no gpubench_plugin_v1 symbol; define `extern \"C\" GPUBENCH_PLUGIN_EXPORT const"},
       {plugin("abi_v2"), "built for plugin ABI v2 (exports gpubench_plugin_v2), newer than this gpubench reads (v1)"},
       {plugin("abi_v0"), "built for plugin ABI v0 (exports gpubench_plugin_v0), older than this gpubench reads (v1)"},
       {plugin("bad_version_field"), "the description says ABI version 7"},
@@ -253,6 +253,8 @@ TEST_F(PluginCli, EveryProblemOfAnOpAndItsStepsIsReportedAtOnce) {
         // and its steps' problems with them (the op's own failure does not make its steps "for an unknown op")
         file + ": step toy_copy/broken: launch is NULL; every step implements it",
         file + ": step toy_copy/broken: precisions must be a non-empty set of GPUBENCH_PRECISION_* bits, got 0x10",
+        file + ": step toy_copy/broken: sm_archs[0] is 9; give compute capabilities as major * 10 + minor",
+        file + ": step toy_copy/broken: flags has unknown bits 0x8; the only flag is GPUBENCH_STEP_TEST_ONLY (0x1)",
         file + ": declares step toy_copy/copy twice"})
     EXPECT_NE(err_.find(message), std::string::npos) << message << "\n" << err_;
   EXPECT_EQ(err_.find("outputs; an op has exactly one"), std::string::npos) << err_;  // Y is the one output
@@ -263,6 +265,21 @@ TEST_F(PluginCli, EveryProblemOfAnOpAndItsStepsIsReportedAtOnce) {
   EXPECT_EQ(run({"validate", config}), 2) << err_;
   EXPECT_NE(err_.find(config + ": " + op + "tensor X has unknown dtype 9"), std::string::npos) << err_;
   EXPECT_NE(err_.find(config + ": " + op + "tolerance_fp32 is 1.5"), std::string::npos) << err_;
+}
+
+TEST_F(PluginCli, ANegativeWorkspaceAndCodeForAnotherArchitectureAreValidateErrors) {
+  // Both passed validate and plan: the workspace was clamped to 0 and sm_archs was asked only at setup, on a GPU.
+  const std::string file = plugin("step_limits");
+  const std::string ws = config("ws.json", R"("negative_workspace")");
+  EXPECT_EQ(run({"validate", "--plugin", file, ws}), 2);
+  EXPECT_NE(err_.find(file + ": step toy_copy/negative_workspace: workspace_bytes returned -5 for B=4096, U="),
+            std::string::npos) << err_;
+  EXPECT_NE(err_.find("return the device scratch the step needs in bytes, 0 for none"), std::string::npos) << err_;
+  EXPECT_EQ(run({"plan", "--plugin", file, ws}), 2) << out_;
+  const std::string sm = config("sm.json", R"("sm80_only")");
+  EXPECT_EQ(run({"validate", "--plugin", file, sm}), 2);
+  EXPECT_NE(err_.find(file + ": step toy_copy/sm80_only: runs on sm_80 only, and /device/model h200 is sm_90: remove "
+                      "the step from /variants, or rebuild it for sm_90"), std::string::npos) << err_;
 }
 
 TEST_F(PluginCli, MistakesOnlyACasesSizesShowAreFoundByValidate) {
@@ -350,6 +367,13 @@ TEST_F(PluginCli, TwoDifferentPluginsWithOneNameAreRefused) {
   EXPECT_NE(err_.find("plugin " + plugin("dup_op") + ": its name \"test_plugin\" is also the name of " + plugin("good") +
                       ", a plugin with other ops (op toy_copy there, op ikbo_lce here); two different plugins need "
                       "different names"), std::string::npos) << err_;
+  // The refused one is the second; the first still loads, so a config of its op validates but for the refusal (both
+  // were dropped, and the config's op read as unknown).
+  const std::string good = config("g.json", R"({"name": "copy"})");
+  EXPECT_EQ(run({"validate", good, "--plugin", plugin("good"), "--plugin", plugin("dup_op")}), 2);
+  EXPECT_NE(err_.find("its name \"test_plugin\" is also the name of"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("the rest of the config validates; fix the plugin above"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("/workload/op"), std::string::npos) << err_;
 }
 
 TEST_F(PluginCli, ABadPluginFileLeavesTheOthersLoaded) {

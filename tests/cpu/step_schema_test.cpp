@@ -2,6 +2,8 @@
 // validator's messages for a bad value of each type, the defaults a step's `create` sees, the cross-option
 // constraints, `gpubench list` and the options table of docs/config.md (rendered from the registry).
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 #include <unistd.h>
 
 #include <filesystem>
@@ -88,7 +90,7 @@ TEST(StepSchema, MistakesAPluginCanMakeInItsSchemaAreRefused) {
     }
     return std::string("accepted");
   };
-  const json a = {{"name", "a"}, {"type", "integer"}, {"values", {1, 2}}, {"doc", "d"}};
+  const json a = {{"name", "a"}, {"type", "integer"}, {"values", {1, 2}}, {"default", 1}, {"doc", "d"}};
   EXPECT_EQ(error(json::array({a, a})), "step schema: options/1/name \"a\" is declared twice");
   json spaced = a;
   spaced["name"] = "a b";
@@ -101,7 +103,7 @@ TEST(StepSchema, MistakesAPluginCanMakeInItsSchemaAreRefused) {
   json empty = a;
   empty["values"] = json::array();
   EXPECT_EQ(error(json::array({empty})), "step schema: options/0/values is empty; list the accepted values");
-  const json range = {{"name", "r"}, {"type", "integer"}, {"min", 10}, {"max", 1}, {"doc", "d"}};
+  const json range = {{"name", "r"}, {"type", "integer"}, {"min", 10}, {"max", 1}, {"default", 5}, {"doc", "d"}};
   EXPECT_EQ(error(json::array({range})), "step schema: options/0/min 10 is above max 1");
   json typo = a;
   typo["dflt"] = 1;
@@ -110,7 +112,16 @@ TEST(StepSchema, MistakesAPluginCanMakeInItsSchemaAreRefused) {
   json mixed = a;
   mixed["type"] = "mixed";
   mixed["values"] = {"auto", 64};
+  mixed["default"] = "auto";
   EXPECT_EQ(error(json::array({mixed})), "accepted");
+  // A null default is "the step chooses": without default_doc, `list` printed "(default: )".
+  json chooses = a;
+  chooses["default"] = nullptr;
+  EXPECT_EQ(error(json::array({chooses})), "step schema: options/0/default is null or absent (the step chooses) and "
+                                           "there is no default_doc; give a default value, or default_doc saying what "
+                                           "the step chooses");
+  chooses["default_doc"] = "the step's own choice";
+  EXPECT_EQ(error(json::array({chooses})), "accepted");
 }
 
 /// The problems `validate` reports for a config of one step with `options`.
@@ -122,6 +133,16 @@ std::vector<ConfigIssue> problems(const std::string& step, const json& options) 
     return e.issues;
   }
   return {};
+}
+
+TEST(StepSchema, ATestOnlyStepSaysHowToEnableIt) {
+  // test_fault exists but is hidden without GPUBENCH_ENABLE_TEST_VARIANTS=1: "load the plugin" was the advice.
+  ASSERT_EQ(std::getenv("GPUBENCH_ENABLE_TEST_VARIANTS"), nullptr);
+  const std::vector<ConfigIssue> p = problems("test_fault", json::object());
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].pointer, "/variants/0/name");
+  EXPECT_EQ(p[0].message.rfind("'test_fault' is a test-only step (GPUBENCH_STEP_TEST_ONLY), hidden unless "
+                               "GPUBENCH_ENABLE_TEST_VARIANTS=1 is set; known: baseline", 0), 0u) << p[0].message;
 }
 
 TEST(StepSchema, ABadValueOfEachTypeNamesThePointerAndTheAllowedValues) {

@@ -234,11 +234,30 @@ gpubench_step_v1_t step(const char* op, const char* name, int mode, int32_t ladd
 }
 
 #if defined(TEST_PLUGIN_MANY_PROBLEMS)
-// Step mistakes beside the op's: no launch function and a precision bit gpubench does not know.
+// Step mistakes beside the op's: no launch function, a precision bit and a flag gpubench does not know, and a compute
+// capability written as its major version alone.
+const int32_t kSmTypo[] = {9};
 gpubench_step_v1_t broken_step() {
   gpubench_step_v1_t s = step(kOpName, "broken", 0, 8, nullptr);
   s.launch = nullptr;
   s.precisions = 0x10;
+  s.flags = 8;
+  s.sm_archs = kSmTypo;
+  s.sm_arch_count = 1;
+  return s;
+}
+#endif
+#if defined(TEST_PLUGIN_STEP_LIMITS)
+// Steps whose description loads but whose answers validate must refuse: a negative workspace, code for sm_80 only.
+int64_t negative_workspace(void*, const gpubench_case_v1_t*, const char*) { return -5; }
+const int32_t kSm80[] = {80};
+gpubench_step_v1_t limited_step(const char* name, int which) {
+  gpubench_step_v1_t s = step(kOpName, name, 0, 10 + which, nullptr);
+  if (which == 0) s.workspace_bytes = &negative_workspace;
+  if (which == 1) {
+    s.sm_archs = kSm80;
+    s.sm_arch_count = 1;
+  }
   return s;
 }
 #endif
@@ -259,6 +278,9 @@ const gpubench_step_v1_t kSteps[] = {step(kOpName, "copy", 0, 0, kSchema),
 #endif
 #if defined(TEST_PLUGIN_MANY_PROBLEMS)
                                      broken_step(), step(kOpName, "copy", 0, 9, nullptr),  // "copy" twice
+#endif
+#if defined(TEST_PLUGIN_STEP_LIMITS)
+                                     limited_step("negative_workspace", 0), limited_step("sm80_only", 1),
 #endif
 #if defined(TEST_PLUGIN_FAULT)
                                      step(kOpName, "fault", 5, 5, nullptr),
