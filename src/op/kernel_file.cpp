@@ -121,6 +121,15 @@ std::array<IntExpr, 3> dims_of(const nlohmann::json& v, const std::string& point
   return out;
 }
 
+}  // namespace
+
+std::string dim_pointer(const KernelLaunch& l, const std::string& field, int i) {
+  const size_t k = field == "grid" ? 0 : field == "block" ? 1 : 2;
+  return l.one_value[k] && i == 0 ? l.pointer + "/" + field : fmt::format("{}/{}/{}", l.pointer, field, i);
+}
+
+namespace {
+
 /// The kernel file named at `pointer`, inspected; nullptr (with a problem) when it cannot be read.
 std::shared_ptr<const KernelFileBinary> binary_of(const nlohmann::json& v, const std::string& pointer,
                                                   const std::string& base_dir, Problems& p) {
@@ -282,11 +291,18 @@ KernelLaunch parse_launch(const nlohmann::json& j, const std::string& ptr, const
     }
   }
   if (auto it = j.find("args"); it != j.end() && !l.signature.empty()) parse_args(*it, ptr + "/args", s, known, l, p);
-  if (auto it = j.find("grid"); it != j.end()) l.grid = dims_of(*it, ptr + "/grid", known, p);
-  if (auto it = j.find("block"); it != j.end()) l.block = dims_of(*it, ptr + "/block", known, p);
+  if (auto it = j.find("grid"); it != j.end()) {
+    l.grid = dims_of(*it, ptr + "/grid", known, p);
+    l.one_value[0] = !it->is_array();
+  }
+  if (auto it = j.find("block"); it != j.end()) {
+    l.block = dims_of(*it, ptr + "/block", known, p);
+    l.one_value[1] = !it->is_array();
+  }
   if (auto it = j.find("cluster"); it != j.end()) {
     l.has_cluster = true;
     l.cluster = dims_of(*it, ptr + "/cluster", known, p);
+    l.one_value[2] = !it->is_array();
   }
   if (auto it = j.find("shared_memory"); it != j.end())
     if (auto e = expr_of(*it, ptr + "/shared_memory", known, p)) l.shared_memory = *e;

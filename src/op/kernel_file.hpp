@@ -67,11 +67,17 @@ struct KernelLaunch {
   std::vector<KernelArg> args;      ///< one per signature entry
   std::array<IntExpr, 3> grid, block, cluster;  ///< x, y, z (absent dimensions are "1"; cluster absent: 1, 1, 1)
   bool has_cluster = false;         ///< cluster given (launched with the cluster-dimension attribute)
+  /// Whether grid, block and cluster (in that order) were written as one value rather than a list.
+  std::array<bool, 3> one_value{};
   /// Runs once per case in untimed setup (e.g. packing a weight into an aligned copy), before the timed launches;
   /// the report's setup notes name it, as for the in-tree steps' padded copies.
   bool setup = false;
   IntExpr shared_memory;            ///< dynamic shared memory [bytes]
 };
+
+/// The JSON pointer of dimension `i` (0 = x) of `field` ("grid", "block" or "cluster") of `l`: "…/grid" when the
+/// field was one value (only x was written), "…/grid/1" in a list.
+std::string dim_pointer(const KernelLaunch& l, const std::string& field, int i);
 
 /// A scratch buffer of a step, allocated by gpubench for each case (untimed) and bound by name.
 struct KernelWorkspace {

@@ -60,9 +60,9 @@ LaunchLimits limits_for_model(const std::string& model) {
 LaunchDims launch_dims(const KernelFileStep& s, const KernelLaunch& l, const CaseSize& size) {
   LaunchDims d;
   for (int i = 0; i < 3; ++i) {
-    d.grid[i] = eval_at(s, l.grid[i], fmt::format("{}/grid/{}", l.pointer, i), size);
-    d.block[i] = eval_at(s, l.block[i], fmt::format("{}/block/{}", l.pointer, i), size);
-    d.cluster[i] = eval_at(s, l.cluster[i], fmt::format("{}/cluster/{}", l.pointer, i), size);
+    d.grid[i] = eval_at(s, l.grid[i], dim_pointer(l, "grid", i), size);
+    d.block[i] = eval_at(s, l.block[i], dim_pointer(l, "block", i), size);
+    d.cluster[i] = eval_at(s, l.cluster[i], dim_pointer(l, "cluster", i), size);
   }
   d.shared_memory = eval_at(s, l.shared_memory, l.pointer + "/shared_memory", size);
   return d;
@@ -115,21 +115,21 @@ std::vector<std::string> case_problems(const KernelFileStep& s, const CaseSize& 
     for (int i = 0; i < 3; ++i) {
       if (d.grid[i] < 1 || d.grid[i] > lim.max_grid[i])
         out.push_back(fmt::format("{}: grid.{} = {} for {}, outside 1 … {} on {}; change the expression or the shape",
-                                  s.where(fmt::format("{}/grid/{}", l.pointer, i)), axis[i], d.grid[i],
+                                  s.where(dim_pointer(l, "grid", i)), axis[i], d.grid[i],
                                   size_label(size), lim.max_grid[i], lim.name));
       if (d.block[i] < 1 || d.block[i] > lim.max_block[i]) {
         block_dim_out = true;
         out.push_back(fmt::format("{}: block.{} = {} for {}, outside 1 … {} on {}; use a smaller block",
-                                  s.where(fmt::format("{}/block/{}", l.pointer, i)), axis[i], d.block[i],
+                                  s.where(dim_pointer(l, "block", i)), axis[i], d.block[i],
                                   size_label(size), lim.max_block[i], lim.name));
       }
       if (d.cluster[i] < 1)
         out.push_back(fmt::format("{}: cluster.{} = {} for {}; clusters have at least 1 CTA per dimension",
-                                  s.where(fmt::format("{}/cluster/{}", l.pointer, i)), axis[i], d.cluster[i],
+                                  s.where(dim_pointer(l, "cluster", i)), axis[i], d.cluster[i],
                                   size_label(size)));
       else if (d.grid[i] >= 1 && d.grid[i] % d.cluster[i] != 0)
         out.push_back(fmt::format("{}: grid.{} = {} is not a multiple of cluster.{} = {} for {}; round the grid up "
-                                  "to whole clusters", s.where(fmt::format("{}/grid/{}", l.pointer, i)), axis[i],
+                                  "to whole clusters", s.where(dim_pointer(l, "grid", i)), axis[i],
                                   d.grid[i], axis[i], d.cluster[i], size_label(size)));
       threads *= std::max<int64_t>(d.block[i], 1);
       cluster *= std::max<int64_t>(d.cluster[i], 1);
