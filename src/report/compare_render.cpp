@@ -198,6 +198,10 @@ std::string render_compare_text(const CompareResult& r) {
   if (!r.mismatches.empty()) out += mismatch_line(r) + "\n";
   for (const std::string& b : board_lines(r)) out += b + "\n";
   out += "\n";
+  if (r.entries.empty() && r.unmatched.empty()) {  // the empty-shard pass (compare_reports): no table, no mean
+    for (const std::string& n : r.notes) out += fmt::format("note: {}\n", n);
+    return out + method_line(r) + "\n";
+  }
   const bool with_config = multi_config(r);
   std::vector<std::vector<std::string>> rows = {header_cells(with_config, confidence_pct(r))};
   for (const CompareEntry& e : r.entries) rows.push_back(row_cells(e, with_config));
@@ -235,6 +239,10 @@ std::string render_compare_markdown(const CompareResult& r) {
   std::string out = fmt::format("**{}**\n\n", compare_summary_line(r));
   if (!r.mismatches.empty()) out += fmt::format("> **{}**\n\n", mismatch_line(r));
   for (const std::string& b : board_lines(r)) out += fmt::format("> {}\n\n", md_escape(b));
+  if (r.entries.empty() && r.unmatched.empty()) {  // the empty-shard pass: no table
+    for (const std::string& n : r.notes) out += fmt::format("- note: {}\n", md_escape(n));
+    return out + fmt::format("\n<sub>{}</sub>\n", method_line(r));
+  }
   const bool with_config = multi_config(r);
   const auto header = header_cells(with_config, confidence_pct(r));
   out += "|";

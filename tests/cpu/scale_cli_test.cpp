@@ -73,6 +73,11 @@ TEST_F(ScaleCli, AnEmptyShardPassesTheGateAndAMergeOfEmptyShardsSaysItMeasuredNo
   EXPECT_EQ(out_.rfind("gpubench compare: OK: nothing to compare: shard 9/10 is empty in OLD and NEW (no work unit)", 0),
             0u) << out_;
   EXPECT_NE(out_.find("its config's 9 work units are all in other shards"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("old median"), std::string::npos) << "no table of nothing\n" << out_;
+  EXPECT_EQ(out_.find("Geometric mean"), std::string::npos) << out_;
+  ASSERT_EQ(run({"compare", old_prefix + ".json", new_prefix + ".json", "--format", "md"}), 0) << err_;
+  EXPECT_EQ(out_.rfind("**gpubench compare: OK: nothing to compare: shard 9/10 is empty", 0), 0u) << out_;
+  EXPECT_EQ(out_.find("| case |"), std::string::npos) << out_;
   // Merged alone (--allow-missing), the empty shard gives a report of no GPU: no ceilings rather than zeros, and
   // compare says why it has no environment.
   const std::string merged = (dir_ / "merged").string();
