@@ -70,8 +70,8 @@ TEST_F(ScaleCli, AnEmptyShardPassesTheGateAndAMergeOfEmptyShardsSaysItMeasuredNo
   ASSERT_EQ(run({"run", config_file(), "--shard", "9/10", "-o", old_prefix, "-f", "json"}), 0) << err_;
   ASSERT_EQ(run({"run", config_file(), "--shard", "9/10", "-o", new_prefix, "-f", "json"}), 0) << err_;
   ASSERT_EQ(run({"compare", old_prefix + ".json", new_prefix + ".json"}), 0) << err_;
-  EXPECT_EQ(out_.rfind("gpubench compare: OK: nothing to compare: shard 9/10 is empty in OLD and NEW (no work unit)", 0),
-            0u) << out_;
+  EXPECT_EQ(out_.rfind("gpubench compare: OK: nothing to compare: shard 9/10 is empty in OLD and NEW (no work "
+                       "unit)", 0), 0u) << out_;
   EXPECT_NE(out_.find("its config's 9 work units are all in other shards"), std::string::npos) << out_;
   EXPECT_EQ(out_.find("old median"), std::string::npos) << "no table of nothing\n" << out_;
   EXPECT_EQ(out_.find("Geometric mean"), std::string::npos) << out_;
