@@ -141,11 +141,8 @@ class KernelFileStepImpl final : public Step {
     }
     lim.max_shared_memory = static_cast<int64_t>(prop.sharedMemPerBlockOptin);
     lim.max_cluster = prop.major >= 9 ? 16 : 1;
-    if (const std::vector<std::string> problems = case_problems(*s_, size, lim); !problems.empty()) {
-      std::string all;
-      for (const std::string& p : problems) all += (all.empty() ? "" : "\n") + p;
-      throw InputError(all);
-    }
+    if (const std::vector<std::string> problems = case_problems(*s_, size, lim); !problems.empty())
+      throw InputError(fmt::format("{}", fmt::join(problems, "\n")));
     const std::vector<DLTensor> tensors = inputs.dl_tensors(output);
     workspaces_.clear();
     for (const KernelWorkspace& w : s_->workspaces)

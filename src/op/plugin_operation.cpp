@@ -2,6 +2,7 @@
 #include "op/plugin_operation.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -194,10 +195,7 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
     if (!(t >= 0) || t >= 1)
       problems.push_back(fmt::format("{}: {} is {}, outside [0, 1) (0: gpubench's default for the precision)", where,
                                      field, t));
-  if (problems.empty()) return;
-  std::string all;
-  for (const std::string& p : problems) all += (all.empty() ? "" : "\n") + p;
-  throw InputError(all);
+  if (!problems.empty()) throw InputError(fmt::format("{}", fmt::join(problems, "\n")));
 }
 
 std::optional<int64_t> PluginOperation::symbol(std::string_view name, const CaseSize& size, bool with_elem) const {

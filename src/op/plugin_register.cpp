@@ -1,5 +1,6 @@
 // Checking a plugin's description and registering its ops and steps (op/plugin_adapter.hpp).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <set>
@@ -156,11 +157,7 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
       problems.push_back(fmt::format("{}: op \"{}\" already has a step \"{}\"; rename the plugin's step", label,
                                      s.op, s.name));
   }
-  if (!problems.empty()) {
-    std::string all;
-    for (const std::string& p : problems) all += (all.empty() ? "" : "\n") + p;
-    throw InputError(all);
-  }
+  if (!problems.empty()) throw InputError(fmt::format("{}", fmt::join(problems, "\n")));
 
   for (auto& op : ops) {
     record.ops.push_back(op->name());
