@@ -89,9 +89,7 @@ class AbSessionRun {
   void describe_measurement(Report& report) const {
     const auto& m = config_.measure;
     report.measurement = measurement_json(m, device_, runner_, 2 * m.timeout_s);  // the two sides share the clock
-    report.measurement["interleave"] =
-        "ABBA: pair p samples A then B (p even) or B then A (p odd), in two buffer placements (A's instances set up "
-        "first, then B's); one process, one GPU";
+    report.measurement["interleave"] = "ABBA: pair p samples A then B (p even) or B then A (p odd); one process, one GPU";
     for (const AbStep* s : {&a_, &b_})
       report.notes.push_back(fmt::format("gpubench ab: {} is step {} of config {} (hash {}) with options {}", s->label,
                                          s->spec.name, s->config->name, s->config->hash.substr(0, 8),
@@ -215,7 +213,13 @@ class AbSessionRun {
     checks.clear();  // the check operands are done: room for the two sides' outputs
     for (Side* s : {&a, &b}) {
       try {
-        set_up(*s, inputs, out_bytes, stream);
+        for (int64_t r = 0; r < n_sets; ++r) {
+          s->y.emplace_back(out_bytes);
+          s->instances.push_back(s->info->create(s->step.spec.options));
+          s->instances.back()->setup(*inputs[static_cast<size_t>(r)], s->y.back().get(), stream);
+          s->sets.push_back(s->instances.back()->groups());
+        }
+        GPUBENCH_CUDA(cudaStreamSynchronize(stream));
       } catch (const std::exception& e) {
         fail(*s, std::string("setup: ") + e.what(), a, b);
         return;
@@ -223,6 +227,7 @@ class AbSessionRun {
       s->result.notes = step_report_notes(*s->instances.front());
       s->result.config_variant = s->instances.front()->configuration();
     }
+
     if (options_.progress) {
       runner_.set_progress([&](SampleProgress p) {
         p.case_label = wc.label;
@@ -233,24 +238,8 @@ class AbSessionRun {
     InterleavedResult r;
     r.a = std::move(a.result);
     r.b = std::move(b.result);
-    const void* a_first_y = a.y.front().get();
-    // The second placement (Runner::measure_interleaved): everything both sides own is freed, last made first, and
-    // made again B first, so that B takes A's addresses (the allocator repeats a sequence it has just undone).
-    const auto swap_placement = [&] {
-      for (Side* s : {&b, &a}) tear_down(*s);
-      for (Side* s : {&b, &a}) set_up(*s, inputs, out_bytes, stream);
-      const bool swapped = b.y.front().get() == a_first_y;
-      const std::string note = fmt::format(
-          "gpubench ab: sampled in two buffer placements, half the pairs each: A's instances set up first, then B's "
-          "first{}", swapped ? " (B's output took A's former address)"
-                             : " (the allocator gave other addresses: the second placement is not an exact swap)");
-      r.a.notes.push_back(note);
-      r.b.notes.push_back(note);
-      log_(fmt::format("{}: second buffer placement: B's instances set up before A's{}", wc.label,
-                       swapped ? "" : " (not at A's former addresses)"));
-    };
     try {
-      runner_.measure_interleaved(a.sets, a_.label, b.sets, b_.label, r, swap_placement);
+      runner_.measure_interleaved(a.sets, a_.label, b.sets, b_.label, r);
     } catch (...) {
       a.result = std::move(r.a);
       b.result = std::move(r.b);
@@ -261,7 +250,6 @@ class AbSessionRun {
     c.a_pairs = std::move(r.a_pairs);
     c.b_pairs = std::move(r.b_pairs);
     c.pairs_taken = r.pairs_taken;
-    c.placement_pair = r.placement_pair;
     for (Side* s : {&a, &b}) {
       VariantResult& vr = s->result;
       if (vr.correctness.status == CheckStatus::kFail) {
@@ -272,28 +260,6 @@ class AbSessionRun {
                        vr.region.median, vr.region.rel_stdev * 100, vr.sampling.stop_reason));
     }
     log_(fmt::format("{}: {} ABBA pairs taken", wc.label, c.pairs_taken));
-  }
-
-  /// Sets `s` up on every rotated input set: an output of `out_bytes` and a step instance per set, and their launch
-  /// groups. Throws what the step's setup or CUDA throws.
-  void set_up(Side& s, const std::vector<std::unique_ptr<op::Inputs>>& inputs, size_t out_bytes,
-              cudaStream_t stream) {
-    for (const auto& in : inputs) {
-      s.y.emplace_back(out_bytes);
-      s.instances.push_back(s.info->create(s.step.spec.options));
-      s.instances.back()->setup(*in, s.y.back().get(), stream);
-      s.sets.push_back(s.instances.back()->groups());
-    }
-    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-  }
-
-  /// Frees what set_up made, last made first (the stream is idle: Runner::place_again synchronized it).
-  static void tear_down(Side& s) {
-    s.sets.clear();
-    while (!s.instances.empty()) {
-      s.instances.pop_back();
-      s.y.pop_back();
-    }
   }
 
   /// Marks `s` failed with `why` and the other side skipped (nothing to pair it with); logs it.

@@ -41,9 +41,6 @@ struct AbCase {
   VariantResult a, b;
   std::vector<int64_t> a_pairs, b_pairs;  ///< ABBA pair index of each kept sample (InterleavedResult)
   int64_t pairs_taken = 0;                ///< pairs sampled before the clock guard
-  /// The first pair of the second buffer placement (B's instances set up first: InterleavedResult); 0 = one
-  /// placement. analysis/ab.hpp balances the two.
-  int64_t placement_pair = 0;
 };
 
 /// What `gpubench ab` measured.

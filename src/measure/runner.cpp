@@ -23,14 +23,12 @@ namespace gpubench::measure {
 namespace {
 
 constexpr int64_t kClockSpinNs = 50'000;  // clock probe length [ns]; see probe_sm_clock
+constexpr int64_t kWarmupId = 0xFFFFFFFF;  // sample index reserved for warm-up
 
 }  // namespace
 
-GraphExecs::~GraphExecs() { destroy(); }
-
-void GraphExecs::destroy() {
+GraphExecs::~GraphExecs() {
   for (auto g : execs) GPUBENCH_CUDA_NOTHROW(cudaGraphExecDestroy(g));
-  execs.clear();
 }
 
 MeasurePass::MeasurePass(const std::vector<std::vector<op::LaunchGroup>>& sets, const std::string& name,

@@ -5,7 +5,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,9 +34,6 @@ struct InterleavedResult {
   std::vector<int64_t> a_pairs;    ///< pair index of each kept A sample, ascending
   std::vector<int64_t> b_pairs;    ///< pair index of each kept B sample, ascending
   int64_t pairs_taken = 0;         ///< ABBA pairs sampled (before the clock guard)
-  /// The first pair of the second buffer placement (measure_interleaved's `swap_placement`); 0 when there is one
-  /// placement (no swap given, none taken, or the swap failed: the sides' notes say why).
-  int64_t placement_pair = 0;
 };
 
 /// State shared by every variant of a run: the stream, the L2 flush buffer, the clock-probe slot,
@@ -80,18 +76,9 @@ class Runner {
   /// twice /measure/timeout_s, since the two steps share the wall clock), a signal arrives or a side times out.
   /// `out.a` / `out.b` must carry the steps' notes already (measure() appends to them); the name and status are
   /// left as given. Throws DeviceError when a launch fails or no sample of a side survives the clock guard.
-  ///
-  /// Second placement: a kernel's time can depend on where its buffers sit in device memory (the L2 slices its
-  /// addresses map to: results/h100/2026-12-06_ab_placement, ±7% for a latency-bound kernel), and each side's buffers
-  /// sit where its set-up put them. When `swap_placement` is given, once both rules hold (after P pairs) the runner
-  /// synchronizes, destroys the graphs and calls it; it must set both sides up again in the other order, refilling
-  /// `a_sets` / `b_sets` in place with as many input sets and launch groups, so that each side takes the other's
-  /// addresses as far as the allocator repeats itself. Then both are recaptured and warmed up, and P more pairs are
-  /// taken (out.placement_pair = P). A swap that throws ends the sampling with a note on both sides, keeping the
-  /// pairs taken.
   void measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>& a_sets, const std::string& a_label,
                            const std::vector<std::vector<op::LaunchGroup>>& b_sets, const std::string& b_label,
-                           InterleavedResult& out, const std::function<void()>& swap_placement = {});
+                           InterleavedResult& out);
 
   /// Runs every op of `ops` once between cudaProfilerStart/Stop under NVTX ranges (for
   /// `ncu --profile-from-start off` / `nsys --capture-range=cudaProfilerApi`).
@@ -112,11 +99,6 @@ class Runner {
   static void check(const std::vector<std::vector<op::LaunchGroup>>& input_sets, const std::string& label);
   /// Initialize: in graph mode, captures each input set once (event records become graph nodes). Throws DeviceError.
   void capture_graphs(MeasurePass& pass);
-  /// measure_interleaved's switch to the second placement: sync, destroy both passes' graphs, `swap_placement`,
-  /// recapture, max(1, warmup) untimed runs of each (tagged kWarmupId, records left queued for summarize). Returns
-  /// false, with a note on both sides of `out`, when the swap throws; throws DeviceError when the sets changed shape.
-  bool place_again(MeasurePass& pa, MeasurePass& pb, const std::function<void()>& swap_placement,
-                   InterleavedResult& out);
   /// Warm up: max(1, warmup) untimed runs (module load, library heuristics, clocks ramp); the first is tagged so
   /// the records per launch group are known (graph mode attributes graph kernels by launch order).
   void warm_up(MeasurePass& pass, const StoppingCriterion& criterion);

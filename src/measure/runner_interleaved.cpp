@@ -1,14 +1,9 @@
 // Runner::measure_interleaved (measure/runner.hpp): two steps measured in one loop, their samples in ABBA order, so
 // that clock, power and thermal drift reach both alike (`gpubench ab`, docs/ci.md). The phases are measure()'s, run
 // for two passes: check → initialize (events, graphs) → warm up → sample pairs until both stopping rules hold →
-// [second placement: both sides' instances set up again in the other order, recaptured, warmed up, as many pairs
-// again] → summarize both from one take of the CUPTI records.
-#include <algorithm>
+// summarize both from one take of the CUPTI records.
 #include <array>
-#include <exception>
 
-#include "core/cuda_check.hpp"
-#include "core/errors.hpp"
 #include "measure/cupti_activity.hpp"
 #include "measure/interrupt.hpp"
 #include "measure/nvtx.hpp"
@@ -30,7 +25,7 @@ std::vector<int64_t> kept_pairs(const MeasurePass& pass, const std::vector<char>
 
 void Runner::measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>& a_sets, const std::string& a_label,
                                  const std::vector<std::vector<op::LaunchGroup>>& b_sets, const std::string& b_label,
-                                 InterleavedResult& out, const std::function<void()>& swap_placement) {
+                                 InterleavedResult& out) {
   check(a_sets, a_label);
   check(b_sets, b_label);
   const bool cold = spec_.mode == TimingMode::kCold, graph = spec_.mode == TimingMode::kGraph;
@@ -55,14 +50,7 @@ void Runner::measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>
   Gate gate;                            // one blocking kernel for both sides (Runner::take_sample)
   double last_progress = wall_seconds();
   int64_t pair = 0;
-  int64_t end_pair = -1;  // in the second placement: the pair count that ends it (twice the first's)
-  for (;;) {
-    if (end_pair < 0 && a_done && b_done) {
-      if (!swap_placement || pair == 0 || !place_again(pa, pb, swap_placement, out)) break;
-      out.placement_pair = pair;
-      end_pair = 2 * pair;
-    }
-    if (end_pair >= 0 && pair >= end_pair) break;
+  while (!(a_done && b_done)) {
     if (interrupt_requested()) break;
     const bool a_first = pair % 2 == 0;  // ABBA: A B, B A, A B, …
     const std::array<bool, 2> order = {a_first, !a_first};  // true: A
@@ -96,34 +84,6 @@ void Runner::measure_interleaved(const std::vector<std::vector<op::LaunchGroup>>
   out.b_pairs = kept_pairs(pb, kept_b);
   summarize(pa, ca, records, out.a);
   summarize(pb, cb, records, out.b);
-}
-
-bool Runner::place_again(MeasurePass& pa, MeasurePass& pb, const std::function<void()>& swap_placement,
-                         InterleavedResult& out) {
-  GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
-  for (MeasurePass* p : {&pa, &pb}) p->graphs.destroy();  // they hold the first placement's buffers
-  try {
-    swap_placement();
-  } catch (const std::exception& e) {
-    const std::string note = std::string("second buffer placement not measured (") + e.what() +
-                             "): the pairs are of the first placement alone";
-    out.a.notes.push_back(note);
-    out.b.notes.push_back(note);
-    return false;
-  }
-  for (MeasurePass* p : {&pa, &pb}) {
-    if (p->input_sets.size() != static_cast<size_t>(p->n_sets) || p->input_sets.front().size() != p->n_ops)
-      throw DeviceError(p->label + ": set up again for the second placement with other launch groups or input sets");
-    if (p->graph_mode) capture_graphs(*p);
-  }
-  for (MeasurePass* p : {&pa, &pb}) {  // untimed, tagged as warm-up (summarize skips them); the records stay queued
-    for (int64_t w = 0; w < std::max(1, spec_.warmup); ++w) {
-      flush_before(*p, kWarmupId);
-      enqueue_groups(*p, p->input_sets[static_cast<size_t>(w % p->n_sets)], kWarmupId, cupti_, false);
-    }
-  }
-  GPUBENCH_CUDA(cudaStreamSynchronize(stream_));
-  return true;
 }
 
 }  // namespace gpubench::measure

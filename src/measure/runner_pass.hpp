@@ -16,8 +16,6 @@ namespace gpubench::measure {
 inline constexpr int kHarnessOp = 0xFFFF;
 /// Group field of an external correlation id for a whole graph launch (graph mode).
 inline constexpr int kGraphOp = 0xFFFE;
-/// Sample field of an external correlation id for warm-up runs (never a timed sample's index: summarize skips it).
-inline constexpr int64_t kWarmupId = 0xFFFFFFFF;
 
 /// One timed sample as the sampling loop sees it.
 struct Sample {
@@ -37,8 +35,6 @@ struct GraphExecs {
   ~GraphExecs();
   GraphExecs(const GraphExecs&) = delete;
   GraphExecs& operator=(const GraphExecs&) = delete;
-  /// Destroys every exec (before the buffers they were captured on are freed); the list is left empty.
-  void destroy();
 };
 
 /// Everything one Runner::measure call carries from phase to phase. The events are created in the constructor
