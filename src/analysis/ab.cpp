@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -77,7 +78,8 @@ bool judge_status(CompareEntry& e, const VariantResult& a, const VariantResult& 
 }  // namespace
 
 PairedSamples pair_samples(const std::vector<double>& a_ms, const std::vector<int64_t>& a_pairs,
-                           const std::vector<double>& b_ms, const std::vector<int64_t>& b_pairs) {
+                           const std::vector<double>& b_ms, const std::vector<int64_t>& b_pairs,
+                           int64_t second_order_pair) {
   if (a_ms.size() != a_pairs.size() || b_ms.size() != b_pairs.size())
     throw std::invalid_argument(fmt::format("pair_samples: {} A samples for {} pair indices, {} B samples for {}",
                                             a_ms.size(), a_pairs.size(), b_ms.size(), b_pairs.size()));
@@ -94,6 +96,7 @@ PairedSamples pair_samples(const std::vector<double>& a_ms, const std::vector<in
       p.a_ms.push_back(a_ms[i]);
       p.b_ms.push_back(b_ms[k]);
       p.pair.push_back(a_pairs[i]);
+      p.order.push_back(second_order_pair > 0 && a_pairs[i] >= second_order_pair ? 1 : 0);
       ++i;
       ++k;
     }
@@ -103,36 +106,69 @@ PairedSamples pair_samples(const std::vector<double>& a_ms, const std::vector<in
 
 RatioInterval bootstrap_paired_median_ratio(const std::vector<double>& a_ms, const std::vector<double>& b_ms,
                                             double confidence, int resamples, uint64_t seed) {
+  return bootstrap_balanced_median_ratio(a_ms, b_ms, std::vector<int>(a_ms.size(), 0), confidence, resamples, seed);
+}
+
+RatioInterval bootstrap_balanced_median_ratio(const std::vector<double>& a_ms, const std::vector<double>& b_ms,
+                                              const std::vector<int>& order, double confidence, int resamples,
+                                              uint64_t seed) {
   if (a_ms.empty() || a_ms.size() != b_ms.size())
     throw std::invalid_argument(fmt::format("paired bootstrap: {} A and {} B samples (need as many, > 0)", a_ms.size(),
                                             b_ms.size()));
+  if (order.size() != a_ms.size())
+    throw std::invalid_argument(fmt::format("paired bootstrap: {} set-up orders for {} pairs", order.size(),
+                                            a_ms.size()));
   if (!(confidence > 0 && confidence < 1)) throw std::invalid_argument("paired bootstrap: confidence must be in (0, 1)");
   if (resamples < 1) throw std::invalid_argument("paired bootstrap: resamples must be ≥ 1");
-  std::vector<double> q(a_ms.size());  // [pairs] b_i / a_i
-  for (size_t i = 0; i < q.size(); ++i) {
+  std::array<std::vector<double>, 2> by_order;  // [order][pairs] b_i / a_i
+  for (size_t i = 0; i < a_ms.size(); ++i) {
     if (!(a_ms[i] > 0) || !(b_ms[i] > 0)) throw std::invalid_argument("paired bootstrap: samples must be > 0");
-    q[i] = b_ms[i] / a_ms[i];
+    if (order[i] != 0 && order[i] != 1)
+      throw std::invalid_argument(fmt::format("paired bootstrap: set-up order {} of pair {} (need 0 or 1)", order[i],
+                                              i));
+    by_order[static_cast<size_t>(order[i])].push_back(b_ms[i] / a_ms[i]);
   }
-  RatioInterval out;
-  out.ratio = median_of(q);
-  // Resampling pairs and taking the median of their ratios is resampling the ratios themselves: each pair's q_i
-  // travels whole, so the drift common to its two samples never enters the interval.
-  std::mt19937_64 rng(seed);
-  const bool by_rank = q.size() >= kBootstrapRankSamples;
-  std::vector<double> sorted;
-  if (by_rank) {
-    sorted = q;
-    std::sort(sorted.begin(), sorted.end());
-  }
-  std::vector<double> buf(by_rank ? 0 : q.size());
-  std::vector<double> medians(static_cast<size_t>(resamples));
-  for (double& m : medians) {
-    if (by_rank) {
-      m = median_rank_draw(sorted, rng);
-      continue;
+  /// One set-up order's ratios, with what its resamples need.
+  struct Stratum {
+    std::vector<double> q, sorted, buf;
+    bool by_rank = false;
+  };
+  std::vector<Stratum> strata;
+  for (auto& q : by_order) {
+    if (q.empty()) continue;
+    Stratum st;
+    st.by_rank = q.size() >= kBootstrapRankSamples;
+    if (st.by_rank) {
+      st.sorted = q;
+      std::sort(st.sorted.begin(), st.sorted.end());
+    } else {
+      st.buf.resize(q.size());
     }
-    for (double& v : buf) v = q[rng() % q.size()];
-    m = median_inplace(buf);
+    st.q = std::move(q);
+    strata.push_back(std::move(st));
+  }
+  // Two orders: the geometric mean of their medians (a ratio one order shifts by f, the other by 1/f,
+  // comes out unshifted); one: the median itself, bit for bit.
+  const auto combine = [&](double m0, double m1) { return strata.size() == 1 ? m0 : std::sqrt(m0 * m1); };
+  RatioInterval out;
+  out.ratio = combine(median_of(strata.front().q), median_of(strata.back().q));
+  // Resampling pairs and taking the median of their ratios is resampling the ratios themselves: each pair's q_i
+  // travels whole, so the drift common to its two samples never enters the interval. Each order is resampled
+  // within itself, so every resample holds both orders in their measured proportion.
+  std::mt19937_64 rng(seed);
+  std::vector<double> medians(static_cast<size_t>(resamples));
+  std::array<double, 2> m{};
+  for (double& combined : medians) {
+    for (size_t k = 0; k < strata.size(); ++k) {
+      Stratum& st = strata[k];
+      if (st.by_rank) {
+        m[k] = median_rank_draw(st.sorted, rng);
+        continue;
+      }
+      for (double& v : st.buf) v = st.q[rng() % st.q.size()];
+      m[k] = median_inplace(st.buf);
+    }
+    combined = combine(m[0], m[1]);
   }
   std::sort(medians.begin(), medians.end());
   const double alpha = 1 - confidence;
@@ -142,15 +178,22 @@ RatioInterval bootstrap_paired_median_ratio(const std::vector<double>& a_ms, con
 }
 
 void judge_paired(CompareEntry& e, const PairedSamples& p, const CompareOptions& o) {
+  if (!p.order.empty() && p.order.size() != p.a_ms.size())
+    throw std::invalid_argument(fmt::format("judge_paired: {} set-up orders for {} pairs", p.order.size(),
+                                            p.a_ms.size()));
   PairedSamples usable;  // pairs with a ratio: A's sample > 0 (a launch group that launched nothing measures 0)
   for (size_t i = 0; i < p.a_ms.size(); ++i) {
     if (!(p.a_ms[i] > 0) || !(p.b_ms[i] > 0)) continue;
     usable.a_ms.push_back(p.a_ms[i]);
     usable.b_ms.push_back(p.b_ms[i]);
     usable.pair.push_back(p.pair[i]);
+    usable.order.push_back(p.order.empty() ? 0 : p.order[i]);  // none given: one order
   }
   const auto n = static_cast<int64_t>(usable.a_ms.size());
-  const std::string head = fmt::format("paired: {} ABBA pair{}", n, n == 1 ? "" : "s");
+  const bool two = std::count(usable.order.begin(), usable.order.end(), 1) > 0 &&
+                   std::count(usable.order.begin(), usable.order.end(), 0) > 0;
+  const std::string head =
+      fmt::format("paired: {} ABBA pair{}{}", n, n == 1 ? "" : "s", two ? " in 2 set-up orders" : "");
   const auto skipped = static_cast<int64_t>(p.a_ms.size()) - n;
   const std::string zeros = skipped > 0 ? fmt::format(" ({} with a 0 ms sample left out)", skipped) : "";
   e.old_side.n = e.new_side.n = n;
@@ -164,7 +207,8 @@ void judge_paired(CompareEntry& e, const PairedSamples& p, const CompareOptions&
     return;
   }
   e.noise = "paired";
-  e.ci = bootstrap_paired_median_ratio(usable.a_ms, usable.b_ms, o.confidence, o.resamples, o.seed);
+  e.ci = bootstrap_balanced_median_ratio(usable.a_ms, usable.b_ms, usable.order, o.confidence, o.resamples,
+                                         o.seed);
   const double band = equivalence_band(o, e.old_side.median_ms);  // --min-difference may widen ±threshold
   e.verdict = classify_interval(*e.ci, band);
   e.regression = e.verdict == Verdict::kSlower;
@@ -204,16 +248,24 @@ CompareResult compare_ab(const std::vector<measure::AbCase>& cases, const AbDesc
   res.report_pairs = 1;
   const std::string board =
       d.gpu_name.empty() ? "one GPU" : d.gpu_name + (d.gpu_uuid.empty() ? "" : " " + d.gpu_uuid);
+  const bool two_orders = std::any_of(cases.begin(), cases.end(),
+                                      [](const measure::AbCase& c) { return c.second_order_pair > 0; });
+  const std::string where = two_orders ? "two processes on one board (" + board + "): one with A's instances set "
+                                             "up first, one with B's"
+                                       : "one process on one board (" + board + ")";
   res.method = fmt::format(
-      "median of the per-pair ratios B/A over ABBA pairs sampled interleaved in one process on one board ({}), with "
-      "a {:.6g}% bootstrap percentile interval resampling pairs (Efron & Tibshirani 1993; {} resamples, fixed seed); "
-      "SLOWER/FASTER only when the whole interval lies beyond ±{}{}, SAME when it lies inside; a failed step (check, "
-      "setup) is FAILED. The interval covers this process on this board, not another run or board.",
-      board, o.confidence * 100, o.resamples, band_pct(o.threshold),
+      "median of the per-pair ratios B/A over ABBA pairs sampled interleaved in {}{}; a {:.6g}% bootstrap percentile "
+      "interval resampling pairs{} (Efron & Tibshirani 1993; {} resamples, fixed seed); SLOWER/FASTER only when the "
+      "whole interval lies beyond ±{}{}, SAME when it lies inside; a failed step (check, setup) is FAILED. The "
+      "interval covers {} on this board, not another run or board.",
+      where, two_orders ? "; the geometric mean of the two set-up orders' medians" : "", o.confidence * 100,
+      two_orders ? " within each set-up order" : "", o.resamples, band_pct(o.threshold),
       o.min_difference_ms > 0
           ? fmt::format(" (or ±{} ms of A's median, where that is wider: --min-difference)", o.min_difference_ms)
-          : std::string());
-  res.notes.push_back(fmt::format("interval from interleaved ABBA pairs of one process on {}: old = A, new = B",
+          : std::string(),
+      two_orders ? "these processes" : "this process");
+  res.notes.push_back(fmt::format("interval from interleaved ABBA pairs of {} on {}: old = A, new = B",
+                                  two_orders ? "two processes (A set up first, B set up first)" : "one process",
                                   board));
   double log_sum = 0;
   for (const measure::AbCase& c : cases) {
@@ -227,7 +279,9 @@ CompareResult compare_ab(const std::vector<measure::AbCase>& cases, const AbDesc
     region.new_side = side_of({}, c.b, true);
     const bool decided = judge_status(region, c.a, c.b);
     if (!decided)
-      judge_paired(region, pair_samples(c.a.region_samples_ms, c.a_pairs, c.b.region_samples_ms, c.b_pairs), o);
+      judge_paired(
+          region,
+          pair_samples(c.a.region_samples_ms, c.a_pairs, c.b.region_samples_ms, c.b_pairs, c.second_order_pair), o);
     if (region.ci && region.verdict != Verdict::kFailed) {
       log_sum += std::log(region.ci->ratio);
       ++res.geomean_count;
@@ -253,7 +307,7 @@ CompareResult compare_ab(const std::vector<measure::AbCase>& cases, const AbDesc
         e.verdict = Verdict::kUnsure;  // graph mode without CUPTI: only the region is timed
         e.note = fmt::format("launch group not timed per sample (source {}): no pairs", to_string(ga.source));
       } else {
-        judge_paired(e, pair_samples(ga.samples_ms, c.a_pairs, gb->samples_ms, c.b_pairs), o);
+        judge_paired(e, pair_samples(ga.samples_ms, c.a_pairs, gb->samples_ms, c.b_pairs, c.second_order_pair), o);
       }
       res.entries.push_back(std::move(e));
     }

@@ -45,14 +45,6 @@ constexpr int kPollMs = 50;
 /// After forwarding SIGINT/SIGTERM, how long the child may take to write its partial report [s].
 constexpr double kInterruptGraceS = 60;
 
-/// How one child ended.
-struct ChildEnd {
-  int status = 0;          ///< waitpid status
-  bool timed_out = false;  ///< killed by the parent at the timeout
-  double wall_s = 0;       ///< [s]
-  std::string stderr_text;
-};
-
 }  // namespace
 
 pid_t spawn_child(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
@@ -115,9 +107,6 @@ void StderrFollower::emit(const std::string& line) {
   if (!line.empty() && log_) log_(prefix_ + line);
 }
 
-namespace {
-
-/// Waits for `pid`, following its stderr, forwarding one interrupt, killing it at `timeout_s`.
 ChildEnd wait_child(pid_t pid, double timeout_s, StderrFollower& follower) {
   ChildEnd end;
   const auto start = Clock::now();
@@ -146,6 +135,8 @@ ChildEnd wait_child(pid_t pid, double timeout_s, StderrFollower& follower) {
   end.stderr_text = follower.text();
   return end;
 }
+
+namespace {
 
 VariantResult* find_in_case(CaseResult& c, const std::string& name) {
   for (auto& v : c.variants)

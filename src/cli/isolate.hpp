@@ -61,6 +61,18 @@ class StderrFollower {
   std::string all_, pending_;
 };
 
+/// How one child ended (wait_child).
+struct ChildEnd {
+  int status = 0;          ///< waitpid status
+  bool timed_out = false;  ///< killed by the parent at the timeout
+  double wall_s = 0;       ///< [s]
+  std::string stderr_text; ///< everything the child wrote to stderr
+};
+
+/// Waits for child `pid`, following its stderr through `follower`, forwarding the first SIGINT/SIGTERM the parent
+/// gets (then allowing it 60 s to write what it measured), killing it with SIGKILL at `timeout_s` [s].
+ChildEnd wait_child(pid_t pid, double timeout_s, StderrFollower& follower);
+
 /// Default per-child timeout [s]: 120 s of start-up and checks plus, per case, twice the stopping
 /// rule's timeout and 60 s (set-up, check seeds, the pipeline measurement).
 double auto_variant_timeout(const Config& config);

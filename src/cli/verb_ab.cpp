@@ -1,5 +1,6 @@
-// `gpubench ab`: two steps measured interleaved (ABBA) in one process on one GPU, judged from the paired samples
-// (docs/ci.md, "Interleaved A/B on one board"). Forms:
+// `gpubench ab`: two steps measured interleaved (ABBA) on one GPU, judged from the paired samples (docs/ci.md,
+// "Interleaved A/B on one board"), in two processes, A's step instances set up first in one and B's in the other
+// (cli/ab_orders.hpp; --one-process: this process, A first). Forms:
 //   gpubench ab CONFIG --a STEP --b STEP          two steps of one config's ladder, each with its options there
 //   gpubench ab CONFIG_A CONFIG_B [--step NAME]   step NAME (default: A's last) of two configs of the same workload
 //   gpubench ab CONFIG --plugin-b FILE [--step NAME]  step NAME of the config's plugin build (A) against the same
@@ -21,8 +22,10 @@
 
 #include "analysis/ab.hpp"
 #include "analysis/compare_checks.hpp"
+#include "cli/ab_orders.hpp"
 #include "cli/common.hpp"
 #include "cli/fraction.hpp"
+#include "cli/isolate.hpp"
 #include "cli/plugins.hpp"
 #include "cli/progress.hpp"
 #include "cli/verb.hpp"
@@ -59,7 +62,31 @@ struct AbArgs {
   std::vector<std::string> plugins;
   int64_t device = -1;
   bool quiet = false;
+  bool one_process = false;     // --one-process: measure here, A set up first
+  std::string set_up_first;     // hidden --set-up-first A|B: a child of the two-process form
+  std::string session;          // hidden --session FILE: where that child writes what it measured
 };
+
+/// The arguments a measuring child of the two-process form gets after "ab" (cli/ab_orders.hpp): what selects the
+/// configs, steps, builds, device and mode; none of the verdict's or outputs'.
+std::vector<std::string> child_args(const AbArgs& a) {
+  std::vector<std::string> v = {a.config_a};
+  if (!a.config_b.empty()) v.push_back(a.config_b);
+  const auto add = [&v](const char* flag, const std::string& value) {
+    if (!value.empty()) v.insert(v.end(), {flag, value});
+  };
+  add("--a", a.step_a);
+  add("--b", a.step_b);
+  add("--step", a.step);
+  add("--plugin-b", a.plugin_b);
+  add("--mode", a.mode);
+  for (const std::string& x : a.sets) add("--set", x);
+  for (const std::string& x : a.plugins) add("--plugin", x);
+  if (a.device >= 0) add("--device", std::to_string(a.device));
+  if (a.no_cupti) v.emplace_back("--no-cupti");
+  if (a.quiet) v.emplace_back("-q");
+  return v;
+}
 
 /// The keys two configs must share for their steps to be compared on one workload (`ab CONFIG_A CONFIG_B`): op,
 /// shape, cases, input seed (all under /workload), precision, TF32, and the measure block.
@@ -158,6 +185,11 @@ void refuse_outputs_over_inputs(const AbArgs& a) {
 
 int run_ab(const AbArgs& a, bool output_given, bool report_given) {
   const bool two = !a.config_b.empty();
+  if (!a.set_up_first.empty() && a.set_up_first != "A" && a.set_up_first != "B")
+    throw InputError(fmt::format("--set-up-first: A or B (whose step instances are set up first), not '{}'",
+                                 a.set_up_first));
+  if (!a.session.empty() && a.set_up_first.empty())
+    throw InputError("--session: only with --set-up-first A|B (the measuring children of gpubench ab)");
   if (output_given && a.output.empty())
     throw InputError("-o / --output: empty file path; give a file (e.g. ab.md), or leave -o out for stdout");
   if (report_given && a.report.empty())
@@ -246,16 +278,45 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
     return static_cast<int>(ExitCode::kNoDevice);
   }
   measure::install_interrupt_handlers();
-  const measure::DeviceInfo device = measure::query_device(config_a.device.index);
   ProgressPrinter printer(stderr, a.quiet, false, isatty(STDERR_FILENO) != 0, use_color(STDERR_FILENO));
   const auto log = [&](const std::string& line) { printer.log(line); };
-  log(fmt::format("{} vs {} on {} ({}), {} mode, interleaved ABBA", side_a.label, side_b.label, device.name,
-                  device.uuid, to_string(config_a.measure.mode)));
-  measure::AbRunOptions run_options;
-  run_options.use_cupti = !a.no_cupti;
-  run_options.progress = [&](const measure::SampleProgress& p) { printer.progress(p); };
-  measure::AbSession session = measure::run_ab_session(side_a, side_b, device, run_options, log);
+  measure::AbSession session;
+  std::string gpu_name, gpu_uuid;
+  if (a.set_up_first.empty() && !a.one_process) {  // the parent: no CUDA here, two children measure
+    log(fmt::format("{} vs {}, {} mode, interleaved ABBA, in two processes (A's step instances set up first, then "
+                    "B's)", side_a.label, side_b.label, to_string(config_a.measure.mode)));
+    AbOrdersOptions o;
+    std::error_code ec;
+    o.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (ec) throw DeviceError("gpubench ab: cannot find its own binary (/proc/self/exe: " + ec.message() +
+                              "); --one-process measures without a second process");
+    o.child_args = child_args(a);
+    o.timeout_s = 2 * auto_variant_timeout(config_a);
+    session = run_set_up_orders(o, log);
+    const nlohmann::json& gpu = session.report.environment.value("gpu", nlohmann::json::object());
+    gpu_name = gpu.value("name", "");
+    gpu_uuid = gpu.value("uuid", "");
+  } else {
+    const measure::DeviceInfo device = measure::query_device(config_a.device.index);
+    gpu_name = device.name;
+    gpu_uuid = device.uuid;
+    log(fmt::format("{} vs {} on {} ({}), {} mode, interleaved ABBA, {}'s step instances set up first", side_a.label,
+                    side_b.label, device.name, device.uuid, to_string(config_a.measure.mode),
+                    a.set_up_first == "B" ? "B" : "A"));
+    measure::AbRunOptions run_options;
+    run_options.use_cupti = !a.no_cupti;
+    run_options.progress = [&](const measure::SampleProgress& p) { printer.progress(p); };
+    run_options.b_set_up_first = a.set_up_first == "B";
+    session = measure::run_ab_session(side_a, side_b, device, run_options, log);
+  }
   printer.finish();
+  if (!a.session.empty()) {  // a child: what it measured, for the parent to join
+    session.report.plugins = plugin_uses();
+    write_file_atomic(a.session, ab_session_to_json(session).dump());
+    if (!session.report.interrupted) return 0;
+    const int sig = measure::interrupt_signal();
+    return sig != 0 ? 128 + sig : static_cast<int>(ExitCode::kInterrupted);
+  }
 
   AbDescription d;
   const auto source = [](const std::string& path, const measure::AbStep& s) {
@@ -267,9 +328,11 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
                      : source(two ? a.config_b : a.config_a, side_b);
   d.config_hash = config_a.hash;
   d.config_name = config_a.name;
-  d.gpu_name = device.name;
-  d.gpu_uuid = device.uuid;
-  const CompareResult result = compare_ab(session.cases, d, options);
+  d.gpu_name = gpu_name;
+  d.gpu_uuid = gpu_uuid;
+  CompareResult result = compare_ab(session.cases, d, options);
+  for (const std::string& n : session.report.notes)  // one set-up order only: the verdict says so
+    if (n.rfind("gpubench ab: only the process", 0) == 0) result.notes.push_back(n);
   const std::string text = render_compare(result, a.format);
   if (a.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), report_stream());
@@ -279,7 +342,7 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
     std::fprintf(stderr, "%s\n", compare_summary_line(result).c_str());  // for the CI log
   }
   if (!a.report.empty()) {
-    session.report.plugins = plugin_uses();
+    if (session.report.plugins.empty()) session.report.plugins = plugin_uses();  // the children's, when two
     write_reports_or_rescue(session.report, a.report, {"json"});
     std::fprintf(stderr, "report: %s.json\n", a.report.c_str());
   }
@@ -346,11 +409,17 @@ VerbAction setup_ab(CLI::App& sub) {
       ->check(CLI::Range(0, 1023))
       ->type_name("N");
   sub.add_flag("-q,--quiet", a->quiet, "no progress lines");
+  sub.add_flag("--one-process", a->one_process,
+               "measure in this process with A's step instances set up first (half the time; where each side's "
+               "buffers land can then bias the verdict by a few percent: docs/ci.md)");
+  sub.add_option("--set-up-first", a->set_up_first)->group("");  // the measuring children (cli/ab_orders.hpp)
+  sub.add_option("--session", a->session)->group("");
   sub.footer(
       "Exit codes: 0 no regression; 1 B SLOWER than A, or a step FAILED (correctness check or setup); 2 bad input "
       "(unknown step, configs of different workloads); 3 no usable GPU; 4 with --fail-on-unsure: an entry could not "
       "be decided; 130/143 interrupted (what was measured is still printed). The interval is from ABBA pairs "
-      "measured interleaved in this process on this GPU (docs/ci.md).");
+      "measured interleaved on this GPU in two processes, A's step instances set up first in one and B's in the "
+      "other, so that where each side's buffers land cancels (docs/ci.md).");
   return [a, output, report, format_opt]() -> int {
     if (!a->report.empty()) a->report = report_prefix(a->report, "--report");  // --report raw.json: raw.json
     format_from_extension(*format_opt, a->output, compare_formats(), a->format);  // -o ab.md writes Markdown
@@ -361,8 +430,9 @@ VerbAction setup_ab(CLI::App& sub) {
 }  // namespace
 
 GPUBENCH_REGISTER_VERB(ab, VerbInfo{"ab",
-                                    "two steps interleaved (ABBA) on one GPU in one process, judged from the paired "
-                                    "samples: FASTER / SLOWER / SAME / UNSURE; exit 1 when B is slower",
+                                    "two steps interleaved (ABBA) on one GPU, in two processes (one per set-up "
+                                    "order), judged from the paired samples: FASTER / SLOWER / SAME / UNSURE; exit 1 "
+                                    "when B is slower",
                                     45, setup_ab});
 
 }  // namespace gpubench::cli

@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <array>
 #include <memory>
 
 #include "core/cuda_check.hpp"
@@ -90,6 +91,7 @@ class AbSessionRun {
     const auto& m = config_.measure;
     report.measurement = measurement_json(m, device_, runner_, 2 * m.timeout_s);  // the two sides share the clock
     report.measurement["interleave"] = "ABBA: pair p samples A then B (p even) or B then A (p odd); one process, one GPU";
+    report.measurement["set_up_first"] = options_.b_set_up_first ? "B" : "A";
     for (const AbStep* s : {&a_, &b_})
       report.notes.push_back(fmt::format("gpubench ab: {} is step {} of config {} (hash {}) with options {}", s->label,
                                          s->spec.name, s->config->name, s->config->hash.substr(0, 8),
@@ -211,7 +213,9 @@ class AbSessionRun {
                        s->result.correctness.tolerance));
     }
     checks.clear();  // the check operands are done: room for the two sides' outputs
-    for (Side* s : {&a, &b}) {
+    const std::array<Side*, 2> set_up_order = options_.b_set_up_first ? std::array<Side*, 2>{&b, &a}
+                                                                       : std::array<Side*, 2>{&a, &b};
+    for (Side* s : set_up_order) {
       try {
         for (int64_t r = 0; r < n_sets; ++r) {
           s->y.emplace_back(out_bytes);

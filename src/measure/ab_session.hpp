@@ -28,6 +28,9 @@ struct AbStep {
 struct AbRunOptions {
   bool use_cupti = true;  ///< false: --no-cupti (launch-group times from CUDA events)
   ProgressFn progress;    ///< live sampling progress (empty: none)
+  /// Set B's step instances (scratch, outputs) up before A's: where each side's buffers land can move a kernel's time
+  /// by several percent (docs/ci.md), so `gpubench ab` measures once in each order, in two processes.
+  bool b_set_up_first = false;
 };
 
 /// One workload case measured as A/B pairs.
@@ -41,6 +44,9 @@ struct AbCase {
   VariantResult a, b;
   std::vector<int64_t> a_pairs, b_pairs;  ///< ABBA pair index of each kept sample (InterleavedResult)
   int64_t pairs_taken = 0;                ///< pairs sampled before the clock guard
+  /// The first pair measured with B's instances set up first, when the case joins two processes' pairs
+  /// (cli/ab_orders.hpp); 0 = one set-up order. analysis/ab.hpp balances the two orders.
+  int64_t second_order_pair = 0;
 };
 
 /// What `gpubench ab` measured.

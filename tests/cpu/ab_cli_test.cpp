@@ -1,7 +1,8 @@
 // `gpubench ab`'s bad input, refused before any GPU work (exit 2, on any machine): missing --a / --b, an unknown
 // step, two configs of different workloads (the differing JSON pointers named), --a with two configs, --step with
-// one, a bad threshold, a case past the datasheet memory for the compared steps. Two configs of one workload (the
-// same file twice) pass every check: without a GPU that is exit 3 with the GPU message, not 2.
+// one, a bad threshold, a case past the datasheet memory for the compared steps, the measuring children's hidden
+// options misused. Two configs of one workload (the same file twice) pass every check: without a GPU that is exit 3
+// with the GPU message, not 2.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -201,6 +202,20 @@ TEST_F(AbCli, PluginBsOpMustCheckOutAndMatchBuildAs) {
   EXPECT_NE(err_.find("op \"toy_copy\" has other tensors than build A's (X [B, D] precision, idx [B] int32, "
                       "offsets [B] int32, Y [B, D] precision (output) here, X [B, D] precision, offsets [U + 1] "
                       "int32, Y [B, D] precision (output) in A)"), std::string::npos) << err_;
+}
+
+TEST_F(AbCli, TheChildrensOptionsAreCheckedAndHidden) {
+  // --set-up-first and --session are how the two-process form starts its measuring children (cli/ab_orders.hpp).
+  const std::string cfg = write("a.json", tiny_config(96));
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--session", (dir_ / "s.json").string()}), 2);
+  EXPECT_NE(err_.find("--session: only with --set-up-first A|B"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--set-up-first", "C"}), 2);
+  EXPECT_NE(err_.find("--set-up-first: A or B (whose step instances are set up first), not 'C'"), std::string::npos)
+      << err_;
+  EXPECT_EQ(run({"ab", "--help"}), 0);
+  EXPECT_NE(out_.find("--one-process"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("--set-up-first"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("--session"), std::string::npos) << out_;
 }
 
 TEST_F(AbCli, VerdictOptionsAreCheckedBeforeTheGpu) {

@@ -1,7 +1,8 @@
 // `gpubench ab`'s paired statistics (analysis/ab.hpp) on synthetic pairs with known answers: a drift common to both
 // sides divides out of the pair ratios (the interval is far tighter than compare's unpaired one on the same samples),
 // a 5% slowdown is SLOWER, a 2% speedup is told apart at a 1% threshold, pairs follow their pair index when the
-// clock guard drops a sample, too few pairs are UNSURE, and a failed side is FAILED with exit code 1.
+// clock guard drops a sample, too few pairs are UNSURE, a failed side is FAILED with exit code 1, and a bias that
+// the two set-up orders give with opposite signs cancels.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -261,6 +262,73 @@ TEST(AbStats, RenderingsSayTheIntervalIsFromInterleavedPairsOnOneBoard) {
   EXPECT_EQ(j.at("summary").at("exit_code"), 0);
   EXPECT_NE(j.at("method").get<std::string>().find("resampling pairs"), std::string::npos);
   EXPECT_EQ(j.at("entries").at(0).at("verdict"), "SAME");
+}
+
+/// n pairs per set-up order: B = A × `b_factor` × `shift` with A set up first and × 1 / `shift` with B set up first
+/// (where each side's buffers land: results/h100/2026-12-06_ab_placement measured 6.5% on one kernel), 1% noise.
+measure::AbCase ordered_case(int n, double b_factor, double shift, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0.0, 0.01);
+  Pairs p;
+  for (int i = 0; i < 2 * n; ++i) {
+    p.a.push_back(0.15 * (1 + noise(rng)));
+    p.b.push_back(0.15 * b_factor * (i < n ? shift : 1 / shift) * (1 + noise(rng)));
+  }
+  measure::AbCase c = ab_case(p);
+  c.second_order_pair = n;
+  return c;
+}
+
+TEST(AbStats, ASetUpOrderBiasOfOppositeSignsCancels) {
+  // The same step on both sides, B 6.5% slower with A set up first and A 6.5% slower with B set up first: the
+  // balanced estimate is 1 and SAME; the same pairs judged as one order straddle the band (UNSURE).
+  measure::AbCase c = ordered_case(20, 1.0, 1.065, 31);
+  CompareOptions o;  // ±3%
+  const CompareResult balanced = compare_ab({c}, description(), o);
+  const CompareEntry& e = balanced.entries.front();
+  ASSERT_TRUE(e.ci.has_value());
+  EXPECT_NEAR(e.ci->ratio, 1.0, 0.01);
+  EXPECT_GT(e.ci->low, 0.97);
+  EXPECT_LT(e.ci->high, 1.03);
+  EXPECT_EQ(e.verdict, Verdict::kSame);
+  EXPECT_EQ(e.note, "paired: 40 ABBA pairs in 2 set-up orders");
+  EXPECT_EQ(balanced.entries[1].verdict, Verdict::kSame);  // the launch group pairs the same way
+  c.second_order_pair = 0;
+  const CompareEntry one = compare_ab({c}, description(), o).entries.front();
+  EXPECT_EQ(one.verdict, Verdict::kUnsure);
+  EXPECT_EQ(one.note.rfind("paired: 40 ABBA pairs;", 0), 0u) << one.note;
+}
+
+TEST(AbStats, AChangeSurvivesTheSetUpOrderBalance) {
+  // B 5% slower in both orders on top of the same ±6.5% set-up order shift: SLOWER at ≈ 1.05.
+  const CompareResult r = compare_ab({ordered_case(30, 1.05, 1.065, 37)}, description(), CompareOptions{});
+  const CompareEntry& e = r.entries.front();
+  ASSERT_TRUE(e.ci.has_value());
+  EXPECT_NEAR(e.ci->ratio, 1.05, 0.01);
+  EXPECT_EQ(e.verdict, Verdict::kSlower);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+TEST(AbStats, OrdersFollowThePairIndexAndOneOrderIsThePlainBootstrap) {
+  // Pair 1 lost its B sample and pair 3 its A sample; the second set-up order starts at pair 3.
+  const PairedSamples p = pair_samples({1, 2, 3, 5, 6}, {0, 1, 2, 4, 5}, {1, 3, 4, 5, 6}, {0, 2, 3, 4, 5}, 3);
+  EXPECT_EQ(p.pair, (std::vector<int64_t>{0, 2, 4, 5}));
+  EXPECT_EQ(p.order, (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(pair_samples({1, 2}, {0, 1}, {1, 2}, {0, 1}).order, (std::vector<int>{0, 0}));
+  const Pairs q = drifting_pairs(40, 0.02, 1.01, 0.01, 41);
+  const RatioInterval plain = bootstrap_paired_median_ratio(q.a, q.b, 0.95, 1000, 5);
+  for (int only : {0, 1}) {  // all pairs in one order, whichever: the same draws, bit for bit
+    const RatioInterval one = bootstrap_balanced_median_ratio(q.a, q.b, std::vector<int>(40, only), 0.95, 1000, 5);
+    EXPECT_EQ(one.ratio, plain.ratio);
+    EXPECT_EQ(one.low, plain.low);
+    EXPECT_EQ(one.high, plain.high);
+  }
+  EXPECT_THROW(bootstrap_balanced_median_ratio({1, 1}, {1, 1}, {0}, 0.95, 100, 1), std::invalid_argument);
+  EXPECT_THROW(bootstrap_balanced_median_ratio({1, 1}, {1, 1}, {0, 2}, 0.95, 100, 1), std::invalid_argument);
+  PairedSamples bad = p;
+  bad.order.pop_back();
+  CompareEntry e;
+  EXPECT_THROW(judge_paired(e, bad, CompareOptions{}), std::invalid_argument);
 }
 
 TEST(AbStats, BootstrapChecksItsInputAndIsDeterministic) {
