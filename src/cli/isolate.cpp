@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -104,7 +105,9 @@ void StderrFollower::poll(bool final) {
 }
 
 void StderrFollower::emit(const std::string& line) {
-  if (!line.empty() && log_) log_(prefix_ + line);
+  if (line.empty() || !log_) return;
+  constexpr std::string_view kOwn = "gpubench: ";  // the parent's log adds its own
+  log_(prefix_ + (line.rfind(kOwn, 0) == 0 ? line.substr(kOwn.size()) : line));
 }
 
 ChildEnd wait_child(pid_t pid, double timeout_s, StderrFollower& follower) {

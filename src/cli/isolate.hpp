@@ -42,7 +42,8 @@ struct IsolateOptions {
 /// DeviceError when it cannot be started.
 pid_t spawn_child(const std::vector<std::string>& argv, const std::string& out, const std::string& err);
 
-/// A child's stderr file, read as it grows: complete lines go to `log`, each after `prefix`.
+/// A child's stderr file, read as it grows: complete lines go to `log`, each after `prefix` and without a leading
+/// "gpubench: " (the parent's log line has its own).
 class StderrFollower {
  public:
   StderrFollower(std::string path, const std::function<void(const std::string&)>& log, std::string prefix = "  | ")

@@ -119,7 +119,7 @@ class IsolateRun : public ::testing::Test {
     std::ofstream(script_) << "#!/bin/sh\n"
                               "name=; prefix=\n"
                               "while [ $# -gt 0 ]; do case \"$1\" in --variant) name=$2; shift;; -o) prefix=$2; shift;; esac; shift; done\n"
-                              "echo \"child $name starting\" >&2\n"
+                              "echo \"gpubench: child $name starting\" >&2\n"
                               "case \"$name\" in\n"
                               "  alpha|beta) cp \"" + dir_.string() + "/$name.json\" \"$prefix.json\";;\n"
                               "  crash) echo 'about to crash' >&2; kill -SEGV $$;;\n"
@@ -165,7 +165,7 @@ TEST_F(IsolateRun, CrashTimeoutAndSilenceFailOnlyTheirStep) {
     EXPECT_DOUBLE_EQ(v[4].region.median, 1.0 * static_cast<double>(cr.batch) / 64.0);
   }
   EXPECT_FALSE(r.interrupted);
-  // The children's stderr is forwarded, prefixed.
+  // The children's stderr is forwarded, prefixed, without their own "gpubench: ".
   EXPECT_NE(std::find(lines.begin(), lines.end(), "  | child beta starting"), lines.end());
 }
 
