@@ -3,11 +3,8 @@
 
 #include <fmt/core.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -150,17 +147,8 @@ measure::AbSession join_set_up_orders(const measure::AbSession& a_first, const m
 
 measure::AbSession run_set_up_orders(const AbOrdersOptions& options,
                                      const std::function<void(const std::string&)>& log) {
-  std::string tmpl = (fs::temp_directory_path() / "gpubench_ab_XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr)
-    throw InputError(fmt::format("gpubench ab: cannot create a temp folder ({}); set TMPDIR", std::strerror(errno)));
-  const fs::path tmp(tmpl);
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{tmp};
+  const ScratchDir scratch("gpubench_ab", "gpubench ab");
+  const fs::path& tmp = scratch.path();
 
   std::optional<measure::AbSession> sessions[2];
   std::string why_not[2];

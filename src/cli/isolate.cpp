@@ -48,6 +48,18 @@ constexpr double kInterruptGraceS = 60;
 
 }  // namespace
 
+ScratchDir::ScratchDir(const std::string& stem, const std::string& who) {
+  std::string tmpl = (fs::temp_directory_path() / (stem + "_XXXXXX")).string();
+  if (::mkdtemp(tmpl.data()) == nullptr)
+    throw InputError(fmt::format("{}: cannot create a temp folder ({}); set TMPDIR", who, std::strerror(errno)));
+  path_ = tmpl;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
 pid_t spawn_child(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -294,17 +306,8 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
         }
   }
   const double timeout_s = opts.variant_timeout_s > 0 ? opts.variant_timeout_s : auto_variant_timeout(config);
-  std::string tmpl = (fs::temp_directory_path() / "gpubench_isolate_XXXXXX").string();
-  if (::mkdtemp(tmpl.data()) == nullptr)
-    throw InputError(fmt::format("--isolate: cannot create a temp folder ({}); set TMPDIR", std::strerror(errno)));
-  const fs::path tmp(tmpl);
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{tmp};
+  const ScratchDir scratch("gpubench_isolate", "--isolate");
+  const fs::path& tmp = scratch.path();
 
   const size_t n = opts.variants.size();
   const int64_t reps = std::max<int64_t>(1, opts.repeat);

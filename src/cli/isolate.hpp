@@ -12,6 +12,7 @@
 // report, and the remaining steps are reported as not run (the run is marked interrupted).
 #include <sys/types.h>
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -35,6 +36,20 @@ struct IsolateOptions {
   /// A split run (`--shard`): each child runs only this shard's cases of its step (`--cases`), a step with none is
   /// not started, and the report's other units say which shard runs them.
   std::optional<ShardPlan> shard;
+};
+
+/// A fresh folder under the temp directory for the children's files, removed with everything in it on destruction.
+class ScratchDir {
+ public:
+  /// Creates $TMPDIR/<stem>_XXXXXX. Throws InputError naming `who` (e.g. "--isolate") when it cannot.
+  ScratchDir(const std::string& stem, const std::string& who);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
 };
 
 /// Starts `argv` (argv[0]: the program's path) in its own process group, stdin from /dev/null, stdout and stderr to
