@@ -168,6 +168,7 @@ void refuse_outputs_over_inputs(const AbArgs& a) {
   std::vector<std::pair<std::string, std::string>> outputs;  // flag, file
   if (!a.output.empty()) outputs.emplace_back("-o", a.output);
   if (!a.report.empty()) outputs.emplace_back("--report", a.report + ".json");
+  if (!a.session.empty()) outputs.emplace_back("--session", a.session);
   for (const auto& [flag, file] : outputs) {
     for (const std::string& in : {a.config_a, a.config_b, a.plugin_b}) {
       std::error_code ec;
@@ -190,6 +191,10 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
                                  a.set_up_first));
   if (!a.session.empty() && a.set_up_first.empty())
     throw InputError("--session: only with --set-up-first A|B (the measuring children of gpubench ab)");
+  if (a.one_process && !a.set_up_first.empty())
+    throw InputError("--one-process measures with A's step instances set up first; leave --set-up-first out");
+  if (!a.session.empty() && (output_given || report_given))
+    throw InputError("--session: a measuring child writes its session only; -o and --report are the parent's");
   if (output_given && a.output.empty())
     throw InputError("-o / --output: empty file path; give a file (e.g. ab.md), or leave -o out for stdout");
   if (report_given && a.report.empty())
@@ -230,6 +235,10 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
 
   load_plugins(a.plugins, a.config_a);
   if (two) load_plugins(a.plugins, a.config_b);
+  if (builds && op::loaded_plugins().empty())
+    throw InputError(fmt::format("--plugin-b {}: {} loads no plugin, so there is no build A to compare it with; give "
+                                 "build A with --plugin FILE or the config's plugins list",
+                                 a.plugin_b, a.config_a));
   const Config config_a = load(a, a.config_a);
   const Config config_b = two ? load(a, a.config_b) : config_a;
   {  // Nor a file the configs bring in (plugins, kernel-file descriptions and binaries, empirical length files).
@@ -242,11 +251,16 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
   if (two) {
     const std::vector<KeyDiff> diffs = json_key_diff(workload_of(config_a), workload_of(config_b));
     if (!diffs.empty()) {
-      std::string msg = fmt::format("{} and {} are not the same workload (op, precision, shape, cases, input seed and "
-                                    "measure block must match; A → B):",
+      std::string msg = fmt::format("{} and {} are not the same workload (op, precision, TF32, shape, cases, input "
+                                    "seed and measure block must match; A → B):",
                                     a.config_a, a.config_b);
       for (const std::string& d : describe_diffs(diffs, 10)) msg += "\n  " + d;
-      throw InputError(msg + "\nto compare different workloads run each and use gpubench compare");
+      const bool mode_only = std::all_of(diffs.begin(), diffs.end(), [](const KeyDiff& k) {
+        return k.pointer == "/measure/mode";
+      });
+      throw InputError(msg + (mode_only ? "\nonly /measure/mode differs: --mode MODE sets it for both configs"
+                                        : "\nto compare different workloads run each and compare the reports: "
+                                          "gpubench compare A.json B.json --allow-mismatch"));
     }
   }
   measure::AbStep side_a, side_b;
@@ -254,8 +268,9 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
   side_b.config = &config_b;
   if (two) {
     const std::string name = a.step.empty() ? config_a.variants.back().name : a.step;
-    side_a.spec = find_step(config_a, name, "--step", a.config_a);
-    side_b.spec = find_step(config_b, name, "--step", a.config_b);
+    const std::string option = a.step.empty() ? "the default step (CONFIG_A's last; choose with --step NAME)" : "--step";
+    side_a.spec = find_step(config_a, name, option, a.config_a);
+    side_b.spec = find_step(config_b, name, option, a.config_b);
   } else if (builds) {
     side_a.spec = find_step(config_a, a.step.empty() ? config_a.variants.back().name : a.step, "--step", a.config_a);
     side_b.spec = plugin_b_step(a.plugin_b, config_a, side_a.spec);
@@ -333,6 +348,10 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
   CompareResult result = compare_ab(session.cases, d, options);
   for (const std::string& n : session.report.notes)  // one set-up order only: the verdict says so
     if (n.rfind("gpubench ab: only the process", 0) == 0) result.notes.push_back(n);
+  if (a.one_process)
+    result.notes.push_back("one process (--one-process), A's step instances set up first: where each side's buffers "
+                           "land can move a launch group by several percent for one side only; the default measures "
+                           "in both set-up orders and cancels that (docs/ci.md)");
   const std::string text = render_compare(result, a.format);
   if (a.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), report_stream());
@@ -359,7 +378,8 @@ VerbAction setup_ab(CLI::App& sub) {
       ->required()
       ->type_name("CONFIG");
   sub.add_option("CONFIG_B", a->config_b,
-                 "a second config of the same workload (op, precision, shape, cases, measure): B is its step --step")
+                 "a second config of the same workload (op, precision, TF32, shape, cases, input seed, measure): B "
+                 "is its step --step; the GPU is CONFIG_A's /device/index or --device")
       ->type_name("CONFIG");
   sub.add_option("--a", a->step_a, "one config: the A step (its options from the config)")->type_name("STEP");
   sub.add_option("--b", a->step_b, "one config: the B step (its options from the config)")->type_name("STEP");

@@ -109,6 +109,26 @@ TEST_F(AbCli, TwoConfigsOfDifferentWorkloadsNameTheDifferingPointers) {
   EXPECT_NE(err_.find("with two configs the step is --step NAME"), std::string::npos) << err_;
 }
 
+TEST_F(AbCli, TheFixOfAWorkloadMismatchAndOfAMissingDefaultStepIsNamed) {
+  const std::string a = write("a.json", tiny_config(96));
+  nlohmann::json hot = nlohmann::json::parse(tiny_config(96));
+  hot["measure"]["mode"] = "hot";
+  const std::string b = write("hot.json", hot.dump());
+  EXPECT_EQ(run({"ab", a, b}), 2);
+  EXPECT_NE(err_.find("only /measure/mode differs: --mode MODE sets it for both configs"), std::string::npos) << err_;
+  hot["workload"]["batch"] = 128;
+  EXPECT_EQ(run({"ab", a, write("b.json", hot.dump())}), 2);
+  EXPECT_NE(err_.find("run each and compare the reports: gpubench compare A.json B.json --allow-mismatch"),
+            std::string::npos)
+      << err_;
+  nlohmann::json short_ladder = nlohmann::json::parse(tiny_config(96));
+  short_ladder["variants"].erase(2);  // no k_aligned, A's last step
+  EXPECT_EQ(run({"ab", a, write("c.json", short_ladder.dump())}), 2);
+  EXPECT_NE(err_.find("the default step (CONFIG_A's last; choose with --step NAME): 'k_aligned' is not a step of"),
+            std::string::npos)
+      << err_;
+}
+
 TEST_F(AbCli, TwoConfigsOfOneWorkloadPassTheChecks) {
   if (measure::device_count() > 0) GTEST_SKIP() << "SKIPPED: a GPU is here; tests/gpu/ab_test.cpp runs the A/B";
   const std::string a = write("a.json", tiny_config(96));
@@ -183,6 +203,11 @@ TEST_F(AbCli, PluginBIsAnotherBuildOfTheConfigsPluginCheckedBeforeTheGpu) {
     EXPECT_EQ(run({"ab", cfg, "--plugin-b", other}), 2);
     EXPECT_NE(err_.find("which build A did not register"), std::string::npos) << err_;
   }
+  // A config that loads no plugin has no build A.
+  EXPECT_EQ(run({"ab", write("lce.json", tiny_config(96)), "--plugin-b", plugin_b}), 2);
+  EXPECT_NE(err_.find("loads no plugin, so there is no build A to compare it with; give build A with --plugin FILE"),
+            std::string::npos)
+      << err_;
   if (measure::device_count() > 0) return;  // tests/gpu/ab_test.cpp measures it
   EXPECT_EQ(run({"ab", cfg, "--plugin-b", plugin_b, "--step", "block_per_bag"}), 3) << err_;
   EXPECT_NE(err_.find("gpubench ab needs an NVIDIA Hopper GPU"), std::string::npos) << err_;
@@ -212,6 +237,14 @@ TEST_F(AbCli, TheChildrensOptionsAreCheckedAndHidden) {
   EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--set-up-first", "C"}), 2);
   EXPECT_NE(err_.find("--set-up-first: A or B (whose step instances are set up first), not 'C'"), std::string::npos)
       << err_;
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--one-process", "--set-up-first", "B"}), 2);
+  EXPECT_NE(err_.find("--one-process measures with A's step instances set up first"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--set-up-first", "A", "--session",
+                 (dir_ / "s.json").string(), "-o", (dir_ / "x.md").string()}),
+            2);
+  EXPECT_NE(err_.find("-o and --report are the parent's"), std::string::npos) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--a", "baseline", "--b", "decomposed", "--set-up-first", "A", "--session", cfg}), 2);
+  EXPECT_NE(err_.find("--session " + cfg + ": would write over the input"), std::string::npos) << err_;
   EXPECT_EQ(run({"ab", "--help"}), 0);
   EXPECT_NE(out_.find("--one-process"), std::string::npos) << out_;
   EXPECT_EQ(out_.find("--set-up-first"), std::string::npos) << out_;
