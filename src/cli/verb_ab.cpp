@@ -268,7 +268,8 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
   side_b.config = &config_b;
   if (two) {
     const std::string name = a.step.empty() ? config_a.variants.back().name : a.step;
-    const std::string option = a.step.empty() ? "the default step (CONFIG_A's last; choose with --step NAME)" : "--step";
+    const std::string option =
+        a.step.empty() ? "the default step (CONFIG_A's last; choose with --step NAME)" : "--step";
     side_a.spec = find_step(config_a, name, option, a.config_a);
     side_b.spec = find_step(config_b, name, option, a.config_b);
   } else if (builds) {
