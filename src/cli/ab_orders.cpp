@@ -6,11 +6,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "cli/isolate.hpp"
+#include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "measure/interrupt.hpp"
 
@@ -54,10 +53,7 @@ std::optional<measure::AbSession> read_session(const fs::path& file, std::string
     return std::nullopt;
   }
   try {
-    std::ifstream in(file);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ab_session_from_json(nlohmann::json::parse(ss.str()), file.string());
+    return ab_session_from_json(nlohmann::json::parse(read_file(file.string())), file.string());
   } catch (const std::exception& e) {
     why = std::string("unreadable session: ") + e.what();
     return std::nullopt;
