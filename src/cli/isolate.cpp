@@ -29,6 +29,7 @@
 #include "core/timestamp.hpp"
 #include "gpubench/build_info.hpp"
 #include "measure/interrupt.hpp"
+#include "measure/placement.hpp"
 #include "measure/session.hpp"
 #include "result/report_io.hpp"
 #include "workload/workload.hpp"
@@ -269,7 +270,11 @@ bool merge_repetition(Report& parent, const Report& child, const std::string& na
     found = true;
     if (dst->status != StepStatus::kOk) continue;  // an earlier repetition failed: the step stays failed
     const std::string why = add_repetition(*dst, *src, child.created_at);
-    if (why.empty()) continue;
+    if (why.empty()) {  // what the child held, as its measurement block says (0: none, or not allocated)
+      if (child.measurement.is_object())
+        dst->repetitions.back().placement_pad_mib = child.measurement.value("placement_pad_mib", int64_t{0});
+      continue;
+    }
     dst->status = StepStatus::kFailed;  // the repetitions measured before stay in the report
     dst->error = fmt::format("repetition {}: {}", rep + 1, why);
     if (src->correctness.status == CheckStatus::kFail) dst->correctness = src->correctness;
@@ -340,7 +345,10 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
         argv.push_back("--cases=" + list);
       }
       argv.insert(argv.end(), opts.child_flags.begin(), opts.child_flags.end());
-      log(fmt::format("{}: {} in a child process (timeout {:.0f} s)", tag, name, timeout_s));
+      const int64_t pad_mib = opts.vary_placement ? measure::placement_pad_mib(rep) : 0;
+      if (pad_mib > 0) argv.push_back(fmt::format("--placement-pad-mib={}", pad_mib));
+      log(fmt::format("{}: {} in a child process (timeout {:.0f} s{})", tag, name, timeout_s,
+                      pad_mib > 0 ? fmt::format(", placement pad {} MiB", pad_mib) : ""));
 
       StderrFollower follower(prefix + ".stderr", log);
       const pid_t pid = spawn_child(argv, prefix + ".stdout", prefix + ".stderr");
@@ -388,6 +396,10 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
   if (reps > 1)
     report.notes.push_back(fmt::format("each ladder step ran {} times (--repeat), each repetition in its own process; "
                                        "repetition r of every step before repetition r + 1 of any", reps));
+  if (reps > 1 && opts.vary_placement)
+    report.notes.push_back("repetitions 2 and later each allocated a pad of device memory before anything else "
+                           "(placement_pad_mib in each repetition), so that their buffers land at other addresses "
+                           "and where they land counts as run-to-run noise (--placement same: no pad)");
   report.notes.push_back("each ladder step ran in its own process (--isolate)");
   if (opts.shard) report.shard = opts.shard->record();
   report.interrupted = measure::interrupt_requested();  // the writers say INTERRUPTED from the flag

@@ -33,6 +33,9 @@ struct IsolateOptions {
   double variant_timeout_s = 0;          ///< per child [s]; ≤ 0: auto_variant_timeout(config)
   /// `--repeat R`: each step runs R times, each in its own child; repetition r of every step before r + 1 of any.
   int64_t repeat = 1;
+  /// With `repeat` > 1: repetition r ≥ 2 of each step gets `--placement-pad-mib` measure::placement_pad_mib(r − 1),
+  /// so its buffers land elsewhere (`run --placement vary`, the default); false: `--placement same`, no pad.
+  bool vary_placement = true;
   /// A split run (`--shard`): each child runs only this shard's cases of its step (`--cases`), a step with none is
   /// not started, and the report's other units say which shard runs them.
   std::optional<ShardPlan> shard;
@@ -106,8 +109,9 @@ bool merge_variant(Report& parent, const Report& child, const std::string& name)
 
 /// Adds repetition `rep` (0-based, ≥ 1) of step `name` from `child` to every case of `parent` (analysis/repetitions.hpp
 /// add_repetition). A repetition that failed or does not fit fails the step in that case (error "repetition k: why"),
-/// keeping the samples of the repetitions before it; a step already failed stays so. Child notes are added once
-/// each. Returns false when `child` has no result for `name`.
+/// keeping the samples of the repetitions before it; a step already failed stays so. The new Repetition's
+/// placement_pad_mib is the one the child's measurement block records (0 when it has none). Child notes are added
+/// once each. Returns false when `child` has no result for `name`.
 bool merge_repetition(Report& parent, const Report& child, const std::string& name, int64_t rep);
 
 /// The control workload of an isolated run: the first child's (its start samples) and, from each later child, the

@@ -26,6 +26,7 @@
 #include "measure/device_info.hpp"
 #include "measure/interrupt.hpp"
 #include "measure/metrics.hpp"
+#include "measure/placement.hpp"
 #include "measure/session.hpp"
 #include "report/terminal.hpp"
 #include "report/trace.hpp"
@@ -57,6 +58,8 @@ struct RunArgs {
   int64_t device = -1;         // --device N: GPU index (not hashed); -1: /device/index or LOCAL_RANK
   std::string cases;           // --cases 0,2 (internal: an isolated child of a split run)
   int64_t repeat = 1;          // --repeat R: each step R times, each in its own process
+  std::string placement;       // --placement vary|same (with --repeat); "": vary
+  int64_t placement_pad_mib = 0;  // hidden --placement-pad-mib: a repetition's child (measure/placement.hpp)
   bool no_control = false;     // --no-control: no control workload at the start and end
 };
 
@@ -114,6 +117,14 @@ void check_flag_combinations(const RunArgs& a) {
   if (a.repeat > 1 && (a.no_isolate || a.profile || !a.trace.empty()))
     throw InputError("--repeat: each repetition runs in its own process, which --no-isolate, --profile and --trace "
                      "rule out; drop one of them");
+  if (!a.placement.empty() && a.repeat < 2)
+    throw InputError("--placement: says where the repetitions of --repeat land; give --repeat R (R ≥ 2), or leave "
+                     "--placement out");
+  if (a.placement_pad_mib != 0 && std::getenv(kIsolatedChildEnv) == nullptr)
+    throw InputError("--placement-pad-mib: internal, set by run --repeat for its repetitions 2…R; use --repeat R");
+  if (a.placement_pad_mib < 0 || a.placement_pad_mib > measure::kMaxPlacementPadMiB)
+    throw InputError(fmt::format("--placement-pad-mib: {} is outside [0, {}] MiB", a.placement_pad_mib,
+                                 measure::kMaxPlacementPadMiB));
 
 }
 
@@ -149,6 +160,7 @@ std::optional<IsolateOptions> isolation(const RunArgs& a, const Config& config) 
   const bool wanted = a.isolate || a.repeat > 1 || (o.variants.size() >= 2 && !a.profile && a.trace.empty());
   if (a.no_isolate || !wanted) return std::nullopt;
   o.repeat = a.repeat;
+  o.vary_placement = a.placement != "same";
   std::error_code ec;
   o.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec) throw DeviceError("--isolate: cannot find this program's path (/proc/self/exe); use --no-isolate");
@@ -175,6 +187,7 @@ DevicesOptions devices_options(const RunArgs& a, const std::vector<std::string>&
   if (a.no_isolate) o.child_flags.emplace_back("--no-isolate");
   if (a.variant_timeout > 0) o.child_flags.push_back(fmt::format("--variant-timeout={}", a.variant_timeout));
   if (a.repeat > 1) o.child_flags.push_back(fmt::format("--repeat={}", a.repeat));
+  if (!a.placement.empty()) o.child_flags.push_back("--placement=" + a.placement);
   return o;
 }
 
@@ -280,6 +293,7 @@ int run(const RunArgs& a) {
   opts.profile = a.profile;
   opts.control = !a.no_control;
   opts.only_variants = a.variants;
+  opts.placement_pad_mib = a.placement_pad_mib;
   opts.progress = [&](const measure::SampleProgress& p) { printer.progress(p); };
   opts.on_variant = [&](const VariantResult& v) { printer.variant_done(v); };
   TraceRecorder trace;
@@ -350,6 +364,13 @@ VerbAction setup_run(CLI::App& sub) {
                  "run each step R times, each in its own process (repetition r of every step before r + 1 of any), "
                  "keeping every repetition's samples: `compare` then judges by the spread between runs (default 1)")
       ->type_name("R");
+  sub.add_option("--placement", a->placement,
+                 "with --repeat: vary (default) gives repetitions 2…R each a pad of device memory before anything "
+                 "else, so their buffers land at other addresses and where they land counts as run-to-run noise; "
+                 "same: every repetition lands alike")
+      ->check(CLI::IsMember({"vary", "same"}))
+      ->type_name("vary|same");
+  sub.add_option("--placement-pad-mib", a->placement_pad_mib)->group("");  // a repetition's child (cli/isolate.cpp)
   sub.add_flag("--no-control", a->no_control,
                "skip the control workload (a cuBLAS GEMM and an HBM copy at fixed sizes, timed at the start and end "
                "of the run to tell boards apart; about 0.3 s)");

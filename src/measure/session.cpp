@@ -19,6 +19,7 @@
 #include "measure/interrupt.hpp"
 #include "measure/metrics.hpp"
 #include "measure/pipeline_session.hpp"
+#include "measure/placement.hpp"
 #include "measure/runner.hpp"
 #include "measure/input_values.hpp"
 #include "measure/session_check.hpp"
@@ -433,7 +434,17 @@ std::vector<std::string> step_report_notes(const op::Step& step) {
 }
 
 Report run_session(const Config& config, const DeviceInfo& device, const RunOptions& options, const LogFn& log) {
-  return SessionRun(config, device, options, log).run();
+  // Before any buffer of the run, so that all of them land past it; the fit checks see the memory it leaves.
+  const PlacementPad pad(options.placement_pad_mib);
+  DeviceInfo here = device;
+  here.free_bytes -= pad.mib() << 20;
+  if (!pad.note().empty()) log(pad.note());
+  Report report = SessionRun(config, here, options, log).run();
+  if (options.placement_pad_mib > 0) {
+    report.measurement["placement_pad_mib"] = pad.mib();
+    if (!pad.note().empty()) report.notes.push_back(pad.note());
+  }
+  return report;
 }
 
 }  // namespace gpubench::measure

@@ -30,6 +30,10 @@ struct RunOptions {
   /// "" when this process runs it, else why not (e.g. "in shard 2/3"), which becomes the skipped step's error. A
   /// case with no unit here is not set up at all. Empty function: every unit runs here.
   std::function<std::string(size_t case_index, const std::string& step)> unit_elsewhere;
+  /// Device memory [MiB] allocated before anything else and held to the end, so that every buffer of the run lands
+  /// past it (measure/placement.hpp; `run --repeat` gives repetition r ≥ 2 its own). 0: none. The report's
+  /// measurement block records what was held as `placement_pad_mib`.
+  int64_t placement_pad_mib = 0;
 };
 
 /// Progress lines ("[2/3] decomposed: check pass ..."); the CLI prints them to stderr.

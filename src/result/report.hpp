@@ -209,6 +209,9 @@ struct Repetition {
   double median_ms = 0;           ///< median of its region samples [ms]
   double mean_sm_clock_mhz = 0;   ///< mean SM clock of its kept samples [MHz]
   std::string created_at;         ///< when its process started measuring (ISO 8601 UTC)
+  /// Device memory its process allocated before anything else, so that its buffers land elsewhere than the other
+  /// repetitions' [MiB] (measure/placement.hpp); 0: none (the first repetition, `--placement same`).
+  int64_t placement_pad_mib = 0;
 };
 
 /// One ladder step on one case.

@@ -238,7 +238,8 @@ std::string locate_unreadable(nlohmann::json doc) {
 }
 
 /// A step's repetitions (`run --repeat`) must slice its samples: each holds ≥ 1 sample and together they hold every
-/// region sample, and each stored median is a duration. Throws InputError naming the file, the JSON pointer and the entry.
+/// region sample, each stored median is a duration and each placement pad ≥ 0. Throws InputError naming the file,
+/// the JSON pointer and the entry.
 void check_repetitions(const Report& r, const std::string& source) {
   for (size_t c = 0; c < r.cases.size(); ++c) {
     for (size_t v = 0; v < r.cases[c].variants.size(); ++v) {
@@ -259,6 +260,11 @@ void check_repetitions(const Report& r, const std::string& source) {
                                        "{}: a median is a duration in (0, 1e9) ms; the report is corrupt, re-run the "
                                        "benchmark to regenerate it",
                                        source, c, v, k, r.cases[c].label, vr.name, m));
+        if (const int64_t pad = vr.repetitions[k].placement_pad_mib; pad < 0)
+          throw InputError(fmt::format("{}: /cases/{}/variants/{}/repetitions/{}/placement_pad_mib (case '{}', variant "
+                                       "'{}') is {}: a pad is 0 or more MiB; the report is corrupt, re-run the "
+                                       "benchmark to regenerate it",
+                                       source, c, v, k, r.cases[c].label, vr.name, pad));
         sum += n;
       }
       if (sum != static_cast<int64_t>(vr.region_samples_ms.size())) {

@@ -74,7 +74,7 @@ void write_opt(json& j, const char* key, const std::optional<T>& v) {
 
 void to_json(json& j, const Repetition& v) {
   j = json{{"samples", v.samples}, {"median_ms", v.median_ms}, {"mean_sm_clock_mhz", v.mean_sm_clock_mhz},
-           {"created_at", v.created_at}};
+           {"created_at", v.created_at}, {"placement_pad_mib", v.placement_pad_mib}};
 }
 
 void from_json(const json& j, Repetition& v) {
@@ -82,6 +82,7 @@ void from_json(const json& j, Repetition& v) {
   read(j, "median_ms", v.median_ms);
   read(j, "mean_sm_clock_mhz", v.mean_sm_clock_mhz);
   read(j, "created_at", v.created_at);
+  read(j, "placement_pad_mib", v.placement_pad_mib);
 }
 
 void to_json(json& j, const ControlKernel& v) {

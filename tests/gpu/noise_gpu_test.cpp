@@ -1,6 +1,6 @@
-// Issue 29 on the GPU: `run --repeat` measures each step again in its own process and keeps every repetition's
-// samples; every run times the control workload with the board's UUID; `compare` of such a report with itself judges
-// by the spread between repetitions and normalizes by the control.
+// Issue 29 on the GPU: `run --repeat` measures each step again in its own process (repetitions 2… each behind its
+// placement pad) and keeps every repetition's samples; every run times the control workload with the board's UUID;
+// `compare` of such a report with itself judges by the spread between repetitions and normalizes by the control.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/placement.hpp"
 #include "support/cli_binary.hpp"
 #include "support/gpu.hpp"
 
@@ -76,14 +77,18 @@ TEST_F(Noise, RepeatKeepsEveryRepetitionAndTheControlNamesTheBoard) {
     ASSERT_EQ(v.at("status"), "ok") << v.dump();
     ASSERT_EQ(v.at("repetitions").size(), 3u) << v.at("name");
     int64_t total = 0;
-    for (const auto& rep : v.at("repetitions")) {
+    for (size_t k = 0; k < 3; ++k) {
+      const auto& rep = v.at("repetitions").at(k);
       EXPECT_GE(rep.at("samples").get<int64_t>(), 10);
       EXPECT_GT(rep.at("median_ms").get<double>(), 0);
+      // --placement vary (the default): repetition k's process held its pad (0, 152, 44 MiB) before anything else
+      EXPECT_EQ(rep.at("placement_pad_mib").get<int64_t>(), measure::placement_pad_mib(static_cast<int64_t>(k)));
       total += rep.at("samples").get<int64_t>();
     }
     EXPECT_EQ(total, static_cast<int64_t>(v.at("region_samples_ms").size()));
     for (const auto& g : v.at("launch_groups")) EXPECT_EQ(g.at("samples_ms").size(), v.at("region_samples_ms").size());
   }
+  EXPECT_NE(r.at("notes").dump().find("repetitions 2 and later each allocated a pad"), std::string::npos) << r["notes"];
   const auto& control = r.at("control");
   EXPECT_EQ(control.at("uuid"), r.at("environment").at("gpu").at("uuid"));
   ASSERT_EQ(control.at("kernels").size(), 2u);
@@ -104,6 +109,19 @@ TEST_F(Noise, RepeatKeepsEveryRepetitionAndTheControlNamesTheBoard) {
   // runs this test alone, after the parallel ones).
   EXPECT_EQ(c.at("entries").at(0).at("verdict"), "SAME") << c.at("entries").at(0).dump();
   EXPECT_EQ(c.at("boards").at(0).at("different"), false);
+}
+
+TEST_F(Noise, PlacementSameGivesNoRepetitionAPad) {
+  const std::string prefix = (dir_ / "same").string();
+  ASSERT_EQ(run({"run", config(), "--repeat", "2", "--placement", "same", "--variant", "decomposed", "--no-control",
+                 "-o", prefix, "-f", "json", "-q"}),
+            0)
+      << err_;
+  const nlohmann::json r = nlohmann::json::parse(slurp(prefix + ".json"));
+  const auto& v = r.at("cases").at(0).at("variants").at(1);
+  ASSERT_EQ(v.at("repetitions").size(), 2u) << v.dump();
+  for (const auto& rep : v.at("repetitions")) EXPECT_EQ(rep.at("placement_pad_mib"), 0);
+  for (const auto& n : r.at("notes")) EXPECT_EQ(n.get<std::string>().find("placement_pad_mib"), std::string::npos) << n;
 }
 
 TEST_F(Noise, NoControlLeavesItOut) {
