@@ -13,21 +13,14 @@
 #include "analysis/ab.hpp"
 #include "cli/ab_orders.hpp"
 #include "core/errors.hpp"
+#include "support/ab_sides.hpp"
 
 namespace gpubench::cli {
 namespace {
 
-/// One side: `ms` region samples and a launch group "segment_sum" at 70% of each.
+/// A measured side: its region samples and one launch group "segment_sum" at 70% of the region.
 VariantResult side(const std::string& name, const std::vector<double>& ms) {
-  VariantResult v;
-  v.name = name;
-  v.region_samples_ms = ms;
-  v.correctness.status = CheckStatus::kPass;
-  LaunchGroupTiming g;
-  g.name = "segment_sum";
-  for (double x : ms) g.samples_ms.push_back(0.7 * x);
-  v.launch_groups.push_back(g);
-  return v;
+  return gpubench::testing::ab_side(name, ms, "segment_sum", 0.7);
 }
 
 /// A one-case session of `n` pairs: A's samples 0.15 ms × (1 + 1% noise), B's × `b_over_a`.

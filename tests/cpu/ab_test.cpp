@@ -17,6 +17,7 @@
 #include "analysis/ab.hpp"
 #include "analysis/compare.hpp"
 #include "core/errors.hpp"
+#include "support/ab_sides.hpp"
 #include "report/compare_render.hpp"
 
 namespace gpubench {
@@ -47,15 +48,7 @@ std::vector<int64_t> iota_pairs(size_t n) {
 
 /// A measured side: its region samples and one launch group "gemm" at 80% of the region.
 VariantResult side(const std::string& name, const std::vector<double>& ms) {
-  VariantResult v;
-  v.name = name;
-  v.region_samples_ms = ms;
-  v.correctness.status = CheckStatus::kPass;
-  LaunchGroupTiming g;
-  g.name = "gemm";
-  for (double x : ms) g.samples_ms.push_back(0.8 * x);
-  v.launch_groups.push_back(g);
-  return v;
+  return gpubench::testing::ab_side(name, ms, "gemm", 0.8);
 }
 
 measure::AbCase ab_case(const Pairs& p) {

@@ -125,7 +125,7 @@ TEST_F(CompareTrialCli, TheOutputsExtensionChoosesTheFormat) {
   EXPECT_EQ(read_file(md_out).find("---|"), std::string::npos);
   const std::string txt = (dir_ / "cmp.txt").string();
   ASSERT_EQ(run({"compare", old_p, new_p, "-o", txt}), 0) << err_;
-  EXPECT_THROW((void)nlohmann::json::parse(read_file(txt)), nlohmann::json::parse_error);
+  EXPECT_FALSE(nlohmann::json::accept(read_file(txt))) << "-o cmp.txt writes text, not JSON";
   // A .gz name: refused (the file would be plain text that a folder compare then reads as gzip), nothing written.
   const std::string gz = (dir_ / "cmp.json.gz").string();
   EXPECT_EQ(run({"compare", old_p, new_p, "-o", gz}), 2) << err_;
