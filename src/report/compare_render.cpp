@@ -319,6 +319,14 @@ nlohmann::json compare_to_json(const CompareResult& r) {
                       {"new_uuid", p.new_uuid}, {"different", p.different()}, {"controls", controls}});
   }
   const auto& o = r.options;
+  json options = {{"threshold", o.threshold},         {"min_difference_ms", o.min_difference_ms},
+                  {"confidence", o.confidence},       {"resamples", o.resamples},
+                  {"seed", o.seed},                   {"fail_on_unsure", o.fail_on_unsure}};
+  if (r.verb != "ab") {  // compare's own filters and rules; ab has none of them (cli/verb_ab.cpp)
+    options.update({{"min_samples", o.min_samples}, {"allow_mismatch", o.allow_mismatch}, {"cases", o.cases},
+                    {"steps", o.steps}, {"launch_groups", o.launch_groups}, {"regions_only", o.regions_only},
+                    {"normalize", o.normalize_control ? "control" : "none"}});
+  }
   return {
       {"kind", "gpubench.compare"},
       {"schema_version", 2},  // 2: entries[].launch_group and options.launch_groups (1: op, ops)
@@ -326,11 +334,7 @@ nlohmann::json compare_to_json(const CompareResult& r) {
       {"verb", r.verb},  // "compare", or "ab" (paired interleaved samples of one process: see "method")
       {"old", r.old_path},
       {"new", r.new_path},
-      {"options",
-       {{"threshold", o.threshold}, {"min_difference_ms", o.min_difference_ms}, {"confidence", o.confidence}, {"resamples", o.resamples}, {"seed", o.seed},
-        {"min_samples", o.min_samples}, {"allow_mismatch", o.allow_mismatch}, {"fail_on_unsure", o.fail_on_unsure},
-        {"cases", o.cases}, {"steps", o.steps}, {"launch_groups", o.launch_groups}, {"regions_only", o.regions_only},
-        {"normalize", o.normalize_control ? "control" : "none"}}},
+      {"options", options},
       {"method", r.method.empty() ? "bootstrap percentile interval of median(new)/median(old) (Efron & Tibshirani 1993)"
                                   : r.method},
       {"summary",

@@ -25,7 +25,9 @@ std::string render_compare_text(const CompareResult& r);
 /// unmatched entries, notes and the method.
 std::string render_compare_markdown(const CompareResult& r);
 
-/// Machine-readable form: options, summary (with exit_code), entries, unmatched, mismatches, notes.
+/// Machine-readable form: options, summary (with exit_code), entries, unmatched, mismatches, notes. The options are
+/// those of the verb that made `r`: for `ab` (r.verb) the threshold, minimum difference, confidence, resamples, seed
+/// and fail-on-unsure only; `compare` adds its filters, min_samples, allow_mismatch and normalize.
 nlohmann::json compare_to_json(const CompareResult& r);
 
 /// Dispatches on `format` (one of compare_formats()); throws InputError naming the format otherwise.

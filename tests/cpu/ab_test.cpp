@@ -255,6 +255,10 @@ TEST(AbStats, RenderingsSayTheIntervalIsFromInterleavedPairsOnOneBoard) {
   EXPECT_EQ(j.at("summary").at("exit_code"), 0);
   EXPECT_NE(j.at("method").get<std::string>().find("resampling pairs"), std::string::npos);
   EXPECT_EQ(j.at("entries").at(0).at("verdict"), "SAME");
+  EXPECT_EQ(j.at("options").at("threshold"), 0.03);  // ab's own options, none of compare's filters
+  EXPECT_EQ(j.at("options").at("resamples"), CompareOptions{}.resamples);
+  for (const char* compare_only : {"cases", "steps", "launch_groups", "normalize", "allow_mismatch", "min_samples"})
+    EXPECT_FALSE(j.at("options").contains(compare_only)) << compare_only;
 }
 
 /// n pairs per set-up order: B = A × `b_factor` × `shift` with A set up first and × 1 / `shift` with B set up first
