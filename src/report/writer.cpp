@@ -65,7 +65,7 @@ const std::vector<std::string>& foreign_data_extensions() {
   return exts;
 }
 
-std::string report_prefix(const std::string& output, const std::string& flag) {
+std::string report_prefix(const std::string& output, const std::string& flag, const std::vector<std::string>& writes) {
   // `s` less a trailing writer extension (".json", ".md", ".csv") of its file name, when more than that remains.
   const auto without_report_extension = [](const std::string& s) {
     const std::string name = std::filesystem::path(s).filename().string();
@@ -80,9 +80,11 @@ std::string report_prefix(const std::string& output, const std::string& flag) {
   const std::string ext = lowercase_extension(output);
   if (ext == ".gz") {
     const std::string stem = without_report_extension(output.substr(0, output.size() - 3));
-    throw InputError(fmt::format("{} {}: reports are written plain, not gzipped; give {} {} (writes {}.json, {}.md) "
-                                 "and gzip them afterwards if needed",
-                                 flag, output, flag, stem, stem, stem));
+    std::string files;
+    for (const auto& e : writes) files += (files.empty() ? "" : ", ") + stem + "." + e;
+    throw InputError(fmt::format("{} {}: reports are written plain, not gzipped; give {} {} (writes {}) and gzip "
+                                 "{} afterwards if needed",
+                                 flag, output, flag, stem, files, writes.size() == 1 ? "it" : "them"));
   }
   const auto& foreign = foreign_data_extensions();
   if (name.size() > ext.size() && (ext == ".markdown" || std::count(foreign.begin(), foreign.end(), ext) > 0)) {

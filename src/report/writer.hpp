@@ -46,8 +46,10 @@ const std::vector<std::string>& foreign_data_extensions();
 /// extension (".json", ".md", ".csv", any writer's), so `-o out/run.json` writes out/run.json and out/run.md rather
 /// than out/run.json.json; any other `output` as it is ("out/.json", a name that is all extension, included).
 /// Throws InputError for a name ending in ".gz" (reports are written plain) or in another data format's extension
-/// (".html", ".yaml", ".xlsx", …), naming the prefix to give instead.
-std::string report_prefix(const std::string& output, const std::string& flag = "-o");
+/// (".html", ".yaml", ".xlsx", …), naming the prefix to give instead and the files it writes (`writes`: the
+/// extensions the verb writes, e.g. {"json"} for ab's --report).
+std::string report_prefix(const std::string& output, const std::string& flag = "-o",
+                          const std::vector<std::string>& writes = {"json", "md"});
 
 /// check_writable (core/atomic_file.hpp) of PREFIX.<extension> for each of `formats`: before a run measures,
 /// so that a bad -o path fails at once rather than after the GPU work. Throws InputError for an unknown

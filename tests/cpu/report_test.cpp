@@ -286,6 +286,13 @@ TEST(ReportWriter, AnOutputNamingAReportFileGivesItsPrefix) {
   EXPECT_EQ(error("out/run.json.gz"), "-o out/run.json.gz: reports are written plain, not gzipped; give -o out/run "
                                       "(writes out/run.json, out/run.md) and gzip them afterwards if needed");
   EXPECT_NE(error("out/run.gz", "--report").find("--report out/run.gz: reports are written plain"), std::string::npos);
+  try {  // ab's --report writes the JSON only: the message names that one file
+    (void)report_prefix("raw.json.gz", "--report", {"json"});
+    ADD_FAILURE() << "raw.json.gz accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--report raw.json.gz: reports are written plain, not gzipped; give --report raw "
+                                     "(writes raw.json) and gzip it afterwards if needed");
+  }
   EXPECT_EQ(error("out/d.HTML"), "-o out/d.HTML: html is not a report format (reports are PREFIX.json, PREFIX.md, "
                                  "PREFIX.csv); give -o out/d");
   EXPECT_EQ(error("out/.yaml"), "accepted") << "all extension: left as given";
