@@ -73,6 +73,14 @@ std::string min_speedup_cell(const PlanRow& r) {
   return fmt::format("{:.2f}x {}", *r.min_speedup, r.min_speedup_vs == "baseline" ? "base" : "prev");
 }
 
+/// Whether a row of `c` carries the floor projected onto the given request (/end_to_end/given).
+bool any_projected(const PlanCase& c) {
+  return std::any_of(c.rows.begin(), c.rows.end(), [](const PlanRow& r) { return r.projected.has_value(); });
+}
+
+constexpr const char* kProjectionTitle =
+    "end to end if each step ran at its floor (the given op time divided by the step's floor speedup vs baseline)";
+
 std::string render_text(const Plan& p) {
   std::string out;
   out += fmt::format("plan: {} — {} {}\n", p.name, p.precision, header_shape(p));
@@ -105,6 +113,18 @@ std::string render_text(const Plan& p) {
                          fmtx::amount(row.floor.floor_ms), row.floor_speedup_vs_baseline, row.floor.bound,
                          min_speedup_cell(row));
     out += "  " + memory_line(p, c) + "\n";
+    if (!any_projected(c)) continue;
+    out += fmt::format("  {}:\n", kProjectionTitle);
+    out += fmt::format("  {:<{}} {:>10} {:>11} {:>8} {:>7} {:>11} {:>13} {:>14}\n", "step", step_w, "op ms",
+                       "request ms", "speedup", "gain", "requests/s", "candidates/s", "$/1M requests");
+    for (const PlanRow& row : c.rows) {
+      if (!row.projected) continue;
+      const EndToEnd& e = *row.projected;
+      out += fmt::format("  {:<{}} {:>10} {:>11} {:>7.2f}x {:>7} {:>11} {:>13} {:>14}\n", row.variant, step_w,
+                         fmtx::ms(e.op_ms), fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1),
+                         fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
+                         fmtx::usd(e.usd_per_million_requests));
+    }
   }
   if (p.given) {
     const auto& g = *p.given;
@@ -246,6 +266,17 @@ std::string render_md(const Plan& p) {
       out += "\n";
     }
     out += md_cell(memory_line(p, c)) + "\n";
+    if (!any_projected(c)) continue;
+    out += fmt::format("\n{}:\n\n", kProjectionTitle);
+    out += "| step | op ms | request ms | speedup | gain | requests/s | candidates/s | $/1M requests |\n";
+    out += "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const PlanRow& r : c.rows) {
+      if (!r.projected) continue;
+      const EndToEnd& e = *r.projected;
+      out += fmt::format("| {} | {} | {} | {:.2f}x | {} | {} | {} | {} |\n", md_cell(r.variant), fmtx::ms(e.op_ms),
+                         fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1), fmtx::si(e.requests_per_s),
+                         fmtx::si(e.candidates_per_s), fmtx::usd(e.usd_per_million_requests));
+    }
   }
   if (p.given) {
     const auto& g = *p.given;

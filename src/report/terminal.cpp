@@ -175,35 +175,6 @@ std::string end_to_end(const CaseResult& c, bool color) {
 
 }  // namespace
 
-std::string render_plan_terminal(const std::vector<PlanRow>& rows, const Ceilings& ceilings, int64_t B, int64_t U) {
-  std::string out = fmt::format("B={} candidates, U={} requests · ceilings {:.1f} TFLOP/s, {:.0f} GB/s ({})\n", B, U,
-                                ceilings.gemm_tflops, ceilings.hbm_gbps, ceilings.source);
-  Table work;
-  work.header = {"step", "work model", "GFLOP", "min GB", "FLOP/B", "compute [ms]", "memory [ms]", "floor [ms]",
-                 "bound", "floor speedup"};
-  work.left_columns = 2;
-  Table proj;
-  proj.header = {"step", "op [ms]", "request [ms]", "speedup", "gain", "requests/s", "candidates/s", "$/1M requests"};
-  for (const auto& r : rows) {
-    work.add({r.variant, r.work_model, fmt::format("{:.1f}", r.work.flops / 1e9),
-              fmt::format("{:.3f}", r.work.bytes_min / 1e9), fmt::format("{:.0f}", r.work.intensity),
-              fmtx::ms(r.floor.compute_ms), fmtx::ms(r.floor.memory_ms), fmtx::ms(r.floor.floor_ms), r.floor.bound,
-              fmt::format("{:.2f}x", r.floor_speedup_vs_baseline)});
-    if (r.projected) {
-      const EndToEnd& e = *r.projected;
-      proj.add({r.variant, fmtx::ms(e.op_ms), fmtx::ms(e.request_ms), fmt::format("{:.2f}x", e.speedup),
-                fmtx::percent(e.gain, 1), fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
-                fmtx::usd(e.usd_per_million_requests)});
-    }
-  }
-  out += work.render(false);
-  if (!proj.rows.empty()) {
-    out += "\nAmdahl projection (each step's op time scaled by its floor relative to the baseline's):\n";
-    out += proj.render(false);
-  }
-  return out;
-}
-
 std::string render_terminal(const Report& report, bool color) {
   std::string out;
   if (report.interrupted) out += "INTERRUPTED: partial results\n";

@@ -15,9 +15,4 @@ namespace gpubench {
 /// (isatty(stdout) and NO_COLOR unset). Column alignment is the same with and without color.
 std::string render_terminal(const Report& report, bool color);
 
-/// `gpubench plan` output: a header line (B, U, ceilings and their source), the work table (work model,
-/// GFLOP, minimum GB, FLOP/B, compute / memory / floor ms, bound, floor speedup vs the baseline) and, when
-/// the rows carry a projection (given-mode configs), the Amdahl projection table with its assumption stated.
-std::string render_plan_terminal(const std::vector<PlanRow>& rows, const Ceilings& ceilings, int64_t B, int64_t U);
-
 }  // namespace gpubench

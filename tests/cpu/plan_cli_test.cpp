@@ -173,6 +173,24 @@ TEST_F(PlanCli, TextSaysWhatMinSpeedupIsHeldAgainst) {
   EXPECT_NE(out_.find("over the previous ok step (prev)"), std::string::npos) << out_;
 }
 
+TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
+  // configs/amdahl_given.json: the op takes 40 of a 100 ms request, 15 requests of 1024 candidates, 3.5 USD per GPU
+  // hour. At its floor pipelined is 0.5907 / 0.2027 = 2.91x the baseline's floor: 40 / 2.91 = 13.72 ms of op, a
+  // 73.72 ms request, 15 / 0.07372 s = 203.5 requests/s, 3.5 / 3600 · 0.07372 / 15 · 1e6 = 4.78 USD per 1M requests.
+  const std::string config = std::string(GPUBENCH_SOURCE_DIR) + "/configs/amdahl_given.json";
+  ASSERT_EQ(run({"plan", config}), 0) << err_;
+  EXPECT_NE(out_.find("end to end if each step ran at its floor"), std::string::npos) << out_;
+  const size_t row = out_.find("  pipelined        13.72       73.72    1.36x   26.3%       203.5         13.9k");
+  ASSERT_NE(row, std::string::npos) << out_;
+  EXPECT_NE(out_.find("$4.78", row), std::string::npos) << out_;
+  EXPECT_NE(out_.find("  baseline         40.00       100.0    1.00x    0.0%       150.0"), std::string::npos) << out_;
+  ASSERT_EQ(run({"plan", config, "-f", "md"}), 0) << err_;
+  EXPECT_NE(out_.find("| pipelined | 13.72 | 73.72 | 1.36x | 26.3% | 203.5 | 13.9k | $4.78 |"), std::string::npos)
+      << out_;
+  ASSERT_EQ(run({"plan"}), 0) << err_;  // no given request: no projection
+  EXPECT_EQ(out_.find("end to end if each step ran at its floor"), std::string::npos) << out_;
+}
+
 TEST_F(PlanCli, ConfigShowPrintsTheResolvedConfigWithDefaults) {
   const fs::path cfg = dir_ / "small.json";
   std::ofstream(cfg) << R"({"schema_version": 1, "name": "shown", "variants": ["baseline",

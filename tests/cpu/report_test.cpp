@@ -298,24 +298,6 @@ TEST(ReportWriter, AnOutputNamingAReportFileGivesItsPrefix) {
   EXPECT_EQ(error("out/.yaml"), "accepted") << "all extension: left as given";
 }
 
-TEST(ReportTerminal, PlanTable) {
-  Config cfg = gpubench::testing::lce_config();
-  cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}};
-  cfg.end_to_end.given = GivenEndToEnd{100, 40};
-  const auto ceil = datasheet_ceilings("h200", Precision::kFp16, false);
-  const auto rows = plan_rows(cfg, cfg.workload.shape, 1024, 15, ceil, [](const VariantSpec& s) {
-    return std::string(s.name == "baseline" ? "broadcast" : "decomposed");
-  });
-  const std::string text = render_plan_terminal(rows, ceil, 1024, 15);
-  EXPECT_NE(text.find("B=1024 candidates, U=15 requests"), std::string::npos) << text;
-  EXPECT_NE(text.find("464.0"), std::string::npos) << text;   // baseline GFLOP
-  EXPECT_NE(text.find("200.5"), std::string::npos) << text;   // decomposed GFLOP
-  EXPECT_NE(text.find("0.5907"), std::string::npos) << text;  // baseline floor (memory-bound)
-  EXPECT_NE(text.find("2.91x"), std::string::npos) << text;   // floor speedup 0.5907 / 0.2027
-  EXPECT_NE(text.find("73.72"), std::string::npos) << text;   // projected request ms
-  EXPECT_NE(text.find("Amdahl projection"), std::string::npos);
-}
-
 TEST(ReportFormat, KeyValuesSkipsEmptyAndRoundsFloats) {
   const nlohmann::json env = {{"gpu", {{"name", "H200"}, {"uuid", "GPU-1"}}}, {"note", ""}, {"mean", 68.26666666666667},
                               {"clock", 1980.0}, {"sms", 132}};
