@@ -185,14 +185,6 @@ std::string short_hash(const std::string& h) { return h.substr(0, 8); }
 
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
-/// The name reports pair by in folder mode: the file name without a trailing ".gz", so that a gzipped baseline
-/// X.json.gz pairs with a fresh plain X.json.
-std::string pairing_name(const std::string& path) {
-  std::string n = file_name(path);
-  if (n.size() > 3 && n.compare(n.size() - 3, 3, ".gz") == 0) n.resize(n.size() - 3);
-  return n;
-}
-
 // Matched entries and unmatched items of one report pair.
 void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOptions& o, const CompareFilter& f,
                   CompareResult& res) {
@@ -440,35 +432,9 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
                                               kMaxResamples, 100 * (1 - 20.0 / kMaxResamples))));
   }
 
-  // Pair reports: same config hash and file name, then same config hash, then same file name, then the
-  // single leftovers (a folder may hold several runs of one config: the same-named one is its counterpart).
-  std::vector<std::pair<size_t, size_t>> pairs;
+  const std::vector<std::pair<size_t, size_t>> pairs = pair_reports(old_reports, new_reports);
   std::vector<bool> old_used(old_reports.size()), new_used(new_reports.size());
-  auto pair_by = [&](auto same) {
-    for (size_t i = 0; i < old_reports.size(); ++i) {
-      for (size_t k = 0; k < new_reports.size() && !old_used[i]; ++k) {
-        if (new_used[k] || !same(old_reports[i], new_reports[k])) continue;
-        old_used[i] = new_used[k] = true;
-        pairs.emplace_back(i, k);
-      }
-    }
-  };
-  const auto same_hash = [](const LoadedReport& x, const LoadedReport& y) {
-    const std::string hx = comparable_config_hash(x.report);
-    return !hx.empty() && hx == comparable_config_hash(y.report);
-  };
-  pair_by([&](const LoadedReport& x, const LoadedReport& y) {
-    return same_hash(x, y) && pairing_name(x.path) == pairing_name(y.path);
-  });
-  pair_by(same_hash);
-  pair_by([](const LoadedReport& x, const LoadedReport& y) {
-    return pairing_name(x.path) == pairing_name(y.path);
-  });
-  if (std::count(old_used.begin(), old_used.end(), false) == 1 &&
-      std::count(new_used.begin(), new_used.end(), false) == 1) {
-    pair_by([](const LoadedReport&, const LoadedReport&) { return true; });
-  }
-  std::sort(pairs.begin(), pairs.end());
+  for (const auto& [i, k] : pairs) old_used[i] = new_used[k] = true;
   if (old_reports.size() > 1 || new_reports.size() > 1) {  // folders: say which files were compared
     for (const auto& [i, k] : pairs) res.notes.push_back("paired " + old_reports[i].path + " with " + new_reports[k].path);
   }

@@ -52,6 +52,13 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
 /// for `step` "", has a /workload (every case of OLD then). An entry of OLD that such a NEW lacks was cut from it.
 bool new_must_list(const LoadedReport& a, const LoadedReport& b, const std::string& step);
 
+/// Which report of OLD is compared with which of NEW (compare_reports): first those with the same comparable config
+/// hash and file name (without a trailing ".gz"), then the same hash, then the same file name, then the single
+/// leftovers when one is left on each side (a folder may hold several runs of one config: the same-named one is its
+/// counterpart). Returns (OLD index, NEW index) pairs in OLD's order; each report is in one pair at most.
+std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedReport>& old_reports,
+                                                    const std::vector<LoadedReport>& new_reports);
+
 /// True when `j` carries a gpubench report's signature: a JSON object with /cases or /config_hash (a
 /// config, a trace or any other JSON has neither). Folder compare skips other JSON files with a note.
 bool has_report_signature(const nlohmann::json& j);

@@ -1,4 +1,5 @@
-// load_reports (analysis/compare.hpp): one report file, or the reports of a folder.
+// load_reports (analysis/compare.hpp): one report file, or the reports of a folder; pair_reports
+// (analysis/compare_checks.hpp): which OLD report is compared with which NEW one.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -63,6 +64,50 @@ std::vector<LoadedReport> load_reports(const std::string& path, std::vector<std:
                        " is there too and was read instead (the two are taken as one report; keep one of them)");
   }
   return out;
+}
+
+namespace {
+
+/// The name reports pair by in folder mode: the file name without a trailing ".gz", so that a gzipped baseline
+/// X.json.gz pairs with a fresh plain X.json.
+std::string pairing_name(const std::string& path) {
+  std::string n = std::filesystem::path(path).filename().string();
+  if (n.size() > 3 && n.compare(n.size() - 3, 3, ".gz") == 0) n.resize(n.size() - 3);
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedReport>& old_reports,
+                                                    const std::vector<LoadedReport>& new_reports) {
+  std::vector<std::pair<size_t, size_t>> pairs;
+  std::vector<bool> old_used(old_reports.size()), new_used(new_reports.size());
+  auto pair_by = [&](auto same) {
+    for (size_t i = 0; i < old_reports.size(); ++i) {
+      for (size_t k = 0; k < new_reports.size() && !old_used[i]; ++k) {
+        if (new_used[k] || !same(old_reports[i], new_reports[k])) continue;
+        old_used[i] = new_used[k] = true;
+        pairs.emplace_back(i, k);
+      }
+    }
+  };
+  const auto same_hash = [](const LoadedReport& x, const LoadedReport& y) {
+    const std::string hx = comparable_config_hash(x.report);
+    return !hx.empty() && hx == comparable_config_hash(y.report);
+  };
+  pair_by([&](const LoadedReport& x, const LoadedReport& y) {
+    return same_hash(x, y) && pairing_name(x.path) == pairing_name(y.path);
+  });
+  pair_by(same_hash);
+  pair_by([](const LoadedReport& x, const LoadedReport& y) {
+    return pairing_name(x.path) == pairing_name(y.path);
+  });
+  if (std::count(old_used.begin(), old_used.end(), false) == 1 &&
+      std::count(new_used.begin(), new_used.end(), false) == 1) {
+    pair_by([](const LoadedReport&, const LoadedReport&) { return true; });
+  }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
 }
 
 }  // namespace gpubench
