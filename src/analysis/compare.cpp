@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "analysis/compare_checks.hpp"
 #include "analysis/compare_filter.hpp"
@@ -31,6 +32,9 @@ EntrySide side_of(const SideSamples& samples, const VariantResult& v, bool regio
   s.rel_stdev = relative_stdev(samples.all);
   s.repetitions = static_cast<int64_t>(v.repetitions.size());
   s.repetition_rel_stdev = samples.reps.empty() ? 0 : repetition_rel_stdev(samples.reps);
+  std::set<int64_t> pads;
+  for (const Repetition& r : v.repetitions) pads.insert(r.placement_pad_mib);
+  s.placements = static_cast<int64_t>(pads.size());
   s.status = v.status;
   if (region) s.correctness = v.correctness.status;
   return s;

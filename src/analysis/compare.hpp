@@ -117,6 +117,9 @@ struct EntrySide {
   /// Relative stdev of the repetitions' medians (run-to-run spread); 0 without repetitions. When the entry is
   /// judged by repetitions, median_ms is the mean of the repetitions' medians.
   double repetition_rel_stdev = 0;
+  /// Distinct placement pads among the repetitions (Repetition::placement_pad_mib): 1 when every repetition landed
+  /// alike (`run --placement same`, or a report from before the pads), more with `--placement vary`; 0: one run.
+  int64_t placements = 0;
   StepStatus status = StepStatus::kOk;    ///< variant status
   std::optional<CheckStatus> correctness;  ///< region entries only
 };

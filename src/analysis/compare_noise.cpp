@@ -242,6 +242,24 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
   if (between > 0)
     out.push_back("in the entries judged by run-to-run spread, the old and new median columns hold the mean of the "
                   "repetitions' medians (the statistic the verdict uses), not the median of all samples");
+  // Repetitions at one placement against repetitions at several: a kernel whose time follows where its buffers land
+  // reads differently for that alone (docs/ci.md, "Repetitions").
+  const auto one_place = [](const EntrySide& s) { return s.placements == 1; };
+  const auto mixed = std::count_if(res.entries.begin(), res.entries.end(), [&](const CompareEntry& e) {
+    return e.noise == "between-run" && e.launch_group.empty() && one_place(e.old_side) != one_place(e.new_side);
+  });
+  if (mixed > 0) {
+    const auto first = std::find_if(res.entries.begin(), res.entries.end(), [&](const CompareEntry& e) {
+      return e.noise == "between-run" && e.launch_group.empty() && one_place(e.old_side) != one_place(e.new_side);
+    });
+    const bool old_one = one_place(first->old_side);
+    out.push_back(fmt::format(
+        "{} step{} compare{} repetitions that all landed at one place in memory ({}: no placement pads, from "
+        "--placement same or a gpubench before the pads) with repetitions at several places ({}): a kernel whose time "
+        "follows where its buffers land can read differently for that alone; make both sides with the same "
+        "--placement (docs/ci.md)",
+        mixed, mixed == 1 ? "" : "s", mixed == 1 ? "s" : "", old_one ? "OLD" : "NEW", old_one ? "NEW" : "OLD"));
+  }
   // One note per distinct board pair, however many report pairs ran on it (a folder of ten reports is one pair of
   // boards), and one listing every report without a control workload.
   struct Boards {

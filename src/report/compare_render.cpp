@@ -283,7 +283,8 @@ nlohmann::json compare_to_json(const CompareResult& r) {
   for (const CompareEntry& e : r.entries) {
     auto side = [](const EntrySide& s) {
       json j = {{"n", s.n}, {"median_ms", s.median_ms}, {"rel_stdev", s.rel_stdev}, {"status", s.status},
-                {"repetitions", s.repetitions}, {"repetition_rel_stdev", s.repetition_rel_stdev}};
+                {"repetitions", s.repetitions}, {"repetition_rel_stdev", s.repetition_rel_stdev},
+                {"placements", s.placements}};
       if (s.correctness) j["correctness"] = *s.correctness;
       return j;
     };

@@ -6,11 +6,14 @@
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "analysis/compare.hpp"
 #include "cli/isolate.hpp"
 #include "cli/plugins.hpp"
 #include "core/atomic_file.hpp"
 #include "measure/placement.hpp"
+#include "report/compare_render.hpp"
 #include "result/report_io.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/input_error.hpp"
@@ -67,6 +70,39 @@ TEST(Placement, ARepetitionKeepsThePadItsChildRecorded) {
   const std::string msg = input_error_of([&] { parse_report(bad, "bad.json"); });
   EXPECT_NE(msg.find("bad.json: /cases/0/variants/0/repetitions/1/placement_pad_mib"), std::string::npos) << msg;
   EXPECT_NE(msg.find("is -4"), std::string::npos) << msg;
+}
+
+/// A step in 3 repetitions around 1 ms whose repetitions held `pads` [MiB].
+Report repeated(const std::vector<int64_t>& pads, uint64_t seed) {
+  Report r = report_of(repeated_step("fused", {1.0, 1.01, 0.99}, seed, 50));
+  for (size_t k = 0; k < pads.size(); ++k) r.cases[0].variants[0].repetitions[k].placement_pad_mib = pads[k];
+  return r;
+}
+
+bool has_placement_note(const CompareResult& res) {
+  for (const std::string& n : res.notes)
+    if (n.find("repetitions that all landed at one place in memory") != std::string::npos) return true;
+  return false;
+}
+
+TEST(Placement, CompareSaysWhenOneSideLandedAtOnePlaceAndTheOtherAtSeveral) {
+  const Report same = repeated({0, 0, 0}, 1), vary = repeated({0, 152, 44}, 2);
+  const CompareResult mixed = compare_reports({{"old.json", same}}, {{"new.json", vary}}, CompareOptions{});
+  ASSERT_EQ(mixed.entries.front().noise, "between-run");
+  EXPECT_EQ(mixed.entries.front().old_side.placements, 1);
+  EXPECT_EQ(mixed.entries.front().new_side.placements, 3);
+  ASSERT_TRUE(has_placement_note(mixed));
+  for (const std::string& n : mixed.notes)
+    if (n.find("landed at one place") != std::string::npos) {
+      EXPECT_NE(n.find("1 step compares"), std::string::npos) << n;
+      EXPECT_NE(n.find("(OLD: no placement pads"), std::string::npos) << n;
+      EXPECT_NE(n.find("several places (NEW)"), std::string::npos) << n;
+    }
+  EXPECT_FALSE(has_placement_note(compare_reports({{"o.json", vary}}, {{"n.json", repeated({0, 152, 44}, 3)}},
+                                                  CompareOptions{})));
+  EXPECT_FALSE(has_placement_note(compare_reports({{"o.json", same}}, {{"n.json", repeated({0, 0, 0}, 3)}},
+                                                  CompareOptions{})));
+  EXPECT_EQ(compare_to_json(mixed)["entries"][0]["new"]["placements"], 3);
 }
 
 class PlacementCli : public testing::CliTest {};
