@@ -78,8 +78,22 @@ bool any_projected(const PlanCase& c) {
   return std::any_of(c.rows.begin(), c.rows.end(), [](const PlanRow& r) { return r.projected.has_value(); });
 }
 
-constexpr const char* kProjectionTitle =
-    "end to end if each step ran at its floor (the given op time divided by the step's floor speedup vs baseline)";
+/// The title of a case's projection table: what it assumes (the given request holds for every case).
+std::string projection_title(const Plan& p) {
+  return fmt::format("end to end if each step ran at its floor (the given request {:.3f} ms with op {:.3f} ms, "
+                     "taken as the baseline's in every case; the op time divided by the step's floor speedup vs "
+                     "baseline)",
+                     p.given->request_ms, p.given->op_ms);
+}
+
+/// A line under the projection when the config sets no price: how to get the cost column.
+constexpr const char* kNoPriceHint = "$/1M requests: set /end_to_end/gpu_hour_usd (USD per GPU hour) for the cost";
+
+/// Whether a projected row of `c` lacks the cost (no /end_to_end/gpu_hour_usd).
+bool lacks_price(const PlanCase& c) {
+  return std::any_of(c.rows.begin(), c.rows.end(),
+                     [](const PlanRow& r) { return r.projected && !r.projected->usd_per_million_requests; });
+}
 
 std::string render_text(const Plan& p) {
   std::string out;
@@ -113,8 +127,8 @@ std::string render_text(const Plan& p) {
                          fmtx::amount(row.floor.floor_ms), row.floor_speedup_vs_baseline, row.floor.bound,
                          min_speedup_cell(row));
     out += "  " + memory_line(p, c) + "\n";
-    if (!any_projected(c)) continue;
-    out += fmt::format("  {}:\n", kProjectionTitle);
+    if (!any_projected(c) || !p.given) continue;
+    out += fmt::format("  {}:\n", projection_title(p));
     out += fmt::format("  {:<{}} {:>10} {:>11} {:>8} {:>7} {:>11} {:>13} {:>14}\n", "step", step_w, "op ms",
                        "request ms", "speedup", "gain", "requests/s", "candidates/s", "$/1M requests");
     for (const PlanRow& row : c.rows) {
@@ -125,6 +139,7 @@ std::string render_text(const Plan& p) {
                          fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
                          fmtx::usd(e.usd_per_million_requests));
     }
+    if (lacks_price(c)) out += fmt::format("  {}\n", kNoPriceHint);
   }
   if (p.given) {
     const auto& g = *p.given;
@@ -214,18 +229,28 @@ std::string csv_field(const std::string& s) {
 std::string render_csv(const Plan& p) {
   std::string out =
       "case,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
-      "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice\n";
+      "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,projected_op_ms,"
+      "projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,projected_candidates_per_s,"
+      "projected_usd_per_million_requests\n";
+  // The projection columns: the step at its floor on the given request (/end_to_end/given); empty without one.
+  const auto projected = [](const PlanRow& r) -> std::string {
+    if (!r.projected) return ",,,,,,";
+    const EndToEnd& e = *r.projected;
+    return fmt::format("{},{},{},{},{},{},{}", e.op_ms, e.request_ms, e.speedup, e.gain, e.requests_per_s,
+                       e.candidates_per_s,
+                       e.usd_per_million_requests ? fmt::format("{}", *e.usd_per_million_requests) : "");
+  };
   for (const PlanCase& c : p.cases) {
     const std::string head = fmt::format("{},{},{}", csv_field(c.label), c.batch,
                                          c.lengths ? std::to_string(c.lengths->requests) : std::string());
     const std::string tail =
         fmt::format("{},{},{}", c.memory_need_bytes, p.memory_have_bytes, fits(p, c) ? "true" : "false");
-    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + ",\n";  // a case that was not laid out
+    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + ",,,,,,,\n";  // a case that was not laid out
     for (const PlanRow& r : c.rows)
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", head, csv_field(r.variant), r.work_model,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", head, csv_field(r.variant), r.work_model,
                          r.work.flops, r.work.bytes_min, r.work.intensity, r.floor.floor_ms, r.floor.bound,
                          r.floor_speedup_vs_baseline, r.min_speedup ? fmt::format("{}", *r.min_speedup) : "",
-                         r.min_speedup ? r.min_speedup_vs : "", tail, csv_field(r.advice.detail));
+                         r.min_speedup ? r.min_speedup_vs : "", tail, csv_field(r.advice.detail), projected(r));
   }
   return out;
 }
@@ -266,8 +291,8 @@ std::string render_md(const Plan& p) {
       out += "\n";
     }
     out += md_cell(memory_line(p, c)) + "\n";
-    if (!any_projected(c)) continue;
-    out += fmt::format("\n{}:\n\n", kProjectionTitle);
+    if (!any_projected(c) || !p.given) continue;
+    out += fmt::format("\n{}:\n\n", projection_title(p));
     out += "| step | op ms | request ms | speedup | gain | requests/s | candidates/s | $/1M requests |\n";
     out += "|---|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const PlanRow& r : c.rows) {
@@ -277,6 +302,7 @@ std::string render_md(const Plan& p) {
                          fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1), fmtx::si(e.requests_per_s),
                          fmtx::si(e.candidates_per_s), fmtx::usd(e.usd_per_million_requests));
     }
+    if (lacks_price(c)) out += fmt::format("\n{}\n", kNoPriceHint);
   }
   if (p.given) {
     const auto& g = *p.given;

@@ -114,9 +114,11 @@ void check_flag_combinations(const RunArgs& a) {
   if (a.repeat < 1 || a.repeat > 1000)
     throw InputError(fmt::format("--repeat: {} is outside [1, 1000]; give the number of times each step runs, e.g. "
                                  "--repeat 5", a.repeat));
-  if (a.repeat > 1 && (a.no_isolate || a.profile || !a.trace.empty()))
-    throw InputError("--repeat: each repetition runs in its own process, which --no-isolate, --profile and --trace "
-                     "rule out; drop one of them");
+  if (a.repeat > 1 && (a.no_isolate || a.profile || !a.trace.empty())) {
+    const std::string given = a.no_isolate ? "--no-isolate" : a.profile ? "--profile" : "--trace";
+    throw InputError(fmt::format("--repeat: each repetition runs in its own process, which {} rules out (it wants one "
+                                 "process); drop {} or --repeat", given, given));
+  }
   if (!a.placement.empty() && a.repeat < 2)
     throw InputError("--placement: says where the repetitions of --repeat land; give --repeat R (R ≥ 2), or leave "
                      "--placement out");
@@ -373,7 +375,7 @@ VerbAction setup_run(CLI::App& sub) {
   sub.add_option("--placement-pad-mib", a->placement_pad_mib)->group("");  // a repetition's child (cli/isolate.cpp)
   sub.add_flag("--no-control", a->no_control,
                "skip the control workload (a cuBLAS GEMM and an HBM copy at fixed sizes, timed at the start and end "
-               "of the run to tell boards apart; about 0.3 s)");
+               "of the run to tell boards apart; about 0.2 s)");
   sub.add_flag("--profile", a->profile,
                "run each step once between cudaProfilerStart/Stop (for ncu/nsys capture ranges); no timing");
   sub.add_flag("-q,--quiet", a->quiet, "no progress lines");

@@ -89,9 +89,11 @@ std::string report_prefix(const std::string& output, const std::string& flag, co
   const auto& foreign = foreign_data_extensions();
   if (name.size() > ext.size() && (ext == ".markdown" || std::count(foreign.begin(), foreign.end(), ext) > 0)) {
     const std::string stem = output.substr(0, output.size() - ext.size());
-    throw InputError(fmt::format("{} {}: {} is not a report format (reports are PREFIX.json, PREFIX.md, "
-                                 "PREFIX.csv); give {} {}",
-                                 flag, output, ext.substr(1), flag, stem));
+    std::string files;  // what this flag writes: PREFIX.json, PREFIX.md, PREFIX.csv for -o
+    for (const auto& e : writes.size() == 1 ? writes : std::vector<std::string>{"json", "md", "csv"})
+      files += (files.empty() ? "PREFIX." : ", PREFIX.") + e;
+    throw InputError(fmt::format("{} {}: {} is not a report format ({} writes {}); give {} {}", flag, output,
+                                 ext.substr(1), flag, files, flag, stem));
   }
   return without_report_extension(output);
 }

@@ -448,7 +448,10 @@ TEST_F(NoiseCli, RunRefusesRepeatsThatCannotBeMadeBeforeTheGpu) {
   EXPECT_NE(err_.find("--repeat: 0 is outside [1, 1000]"), std::string::npos) << err_;
   ASSERT_EQ(run({"run", "--repeat", "3", "--no-isolate"}), 2);
   EXPECT_NE(err_.find("--repeat: each repetition runs in its own process"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("which --no-isolate rules out"), std::string::npos) << err_;
   ASSERT_EQ(run({"run", "--repeat", "3", "--trace", (dir_ / "t.json").string()}), 2);
+  EXPECT_NE(err_.find("which --trace rules out (it wants one process); drop --trace or --repeat"), std::string::npos)
+      << err_;
 }
 
 }  // namespace

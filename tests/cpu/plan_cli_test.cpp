@@ -105,14 +105,16 @@ TEST_F(PlanCli, CsvHasOneRowPerCaseAndStepWithTheJsonFigures) {
   std::getline(in, header);
   EXPECT_EQ(header,
             "case,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
-            "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice");
+            "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,projected_op_ms,"
+            "projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,"
+            "projected_candidates_per_s,projected_usd_per_million_requests");
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);) rows.push_back(split(line, ','));
   ASSERT_EQ(rows.size(), 5u);
   const auto& steps = j.at("cases").at(0).at("steps");
   for (size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE(i);
-    ASSERT_EQ(rows[i].size(), 17u);
+    ASSERT_EQ(rows[i].size(), 24u);
     EXPECT_EQ(rows[i][0], "B=1024 fixed(length=70)");
     EXPECT_EQ(rows[i][2], "15");
     EXPECT_EQ(rows[i][3], steps.at(i).at("name").get<std::string>());
@@ -120,6 +122,7 @@ TEST_F(PlanCli, CsvHasOneRowPerCaseAndStepWithTheJsonFigures) {
     EXPECT_DOUBLE_EQ(std::strtod(rows[i][8].c_str(), nullptr), steps.at(i).at("floor_ms").get<double>());
     EXPECT_EQ(rows[i][15], "true");
     EXPECT_EQ(rows[i][16], "") << "the reference shape fits the tile: no advice";
+    EXPECT_EQ(rows[i][17], "") << "no given request: no projection";
   }
   EXPECT_EQ(rows[0][11], "");  // the baseline has no threshold
   EXPECT_EQ(rows[3][11], "1.05");
@@ -187,6 +190,17 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   ASSERT_EQ(run({"plan", config, "-f", "md"}), 0) << err_;
   EXPECT_NE(out_.find("| pipelined | 13.72 | 73.72 | 1.36x | 26.3% | 203.5 | 13.9k | $4.78 |"), std::string::npos)
       << out_;
+  ASSERT_EQ(run({"plan", config, "-f", "csv"}), 0) << err_;  // the same figures as the last CSV columns
+  EXPECT_NE(out_.find(",projected_usd_per_million_requests\n"), std::string::npos) << out_;
+  EXPECT_NE(out_.find(",40,100,1,0,150,10240,6.48148"), std::string::npos) << out_;  // baseline's row
+  EXPECT_EQ(out_.find("set /end_to_end/gpu_hour_usd"), std::string::npos) << out_;
+  nlohmann::json no_price = nlohmann::json::parse(testing::slurp(config));
+  no_price["end_to_end"].erase("gpu_hour_usd");
+  const std::string np = (dir_ / "no_price.json").string();
+  std::ofstream(np) << no_price.dump();
+  ASSERT_EQ(run({"plan", np}), 0) << err_;
+  EXPECT_NE(out_.find("$/1M requests: set /end_to_end/gpu_hour_usd (USD per GPU hour) for the cost"),
+            std::string::npos) << out_;
   ASSERT_EQ(run({"plan"}), 0) << err_;  // no given request: no projection
   EXPECT_EQ(out_.find("end to end if each step ran at its floor"), std::string::npos) << out_;
 }

@@ -293,8 +293,15 @@ TEST(ReportWriter, AnOutputNamingAReportFileGivesItsPrefix) {
     EXPECT_EQ(std::string(e.what()), "--report raw.json.gz: reports are written plain, not gzipped; give --report raw "
                                      "(writes raw.json) and gzip it afterwards if needed");
   }
-  EXPECT_EQ(error("out/d.HTML"), "-o out/d.HTML: html is not a report format (reports are PREFIX.json, PREFIX.md, "
+  EXPECT_EQ(error("out/d.HTML"), "-o out/d.HTML: html is not a report format (-o writes PREFIX.json, PREFIX.md, "
                                  "PREFIX.csv); give -o out/d");
+  try {  // ab's --report writes PREFIX.json only
+    (void)report_prefix("out/ab.html", "--report", {"json"});
+    ADD_FAILURE() << "out/ab.html accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--report out/ab.html: html is not a report format (--report writes PREFIX.json); "
+                                     "give --report out/ab");
+  }
   EXPECT_EQ(error("out/.yaml"), "accepted") << "all extension: left as given";
 }
 
