@@ -245,7 +245,7 @@ std::string render_csv(const Plan& p) {
                                          c.lengths ? std::to_string(c.lengths->requests) : std::string());
     const std::string tail =
         fmt::format("{},{},{}", c.memory_need_bytes, p.memory_have_bytes, fits(p, c) ? "true" : "false");
-    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + ",,,,,,,\n";  // a case that was not laid out
+    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + ",,,,,,,,\n";  // a case that was not laid out
     for (const PlanRow& r : c.rows)
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", head, csv_field(r.variant), r.work_model,
                          r.work.flops, r.work.bytes_min, r.work.intensity, r.floor.floor_ms, r.floor.bound,
