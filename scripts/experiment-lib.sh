@@ -10,7 +10,7 @@
 #     tests scripts | tar -x -C out/headsrc && git rev-parse HEAD > out/headsrc/.git/HEAD
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# exp_init NAME OUT: work folder /tmp/NAME (log, configs, reports), packed into OUT/NAME.tar.gz on exit.
+# exp_init NAME OUT: work folder /tmp/NAME (log, configs, reports), packed into OUT/NAME.tar.xz on exit.
 exp_init() {
   EXP_NAME=$1
   EXP_OUT=${2:-/tmp/$1-out}
@@ -19,7 +19,7 @@ exp_init() {
   exec > >(tee "$EXP_WORK/run.log") 2>&1
   EXP_T0=$(date +%s)
   export GPUBENCH_BUILD="$GPUBENCH_ROOT/build-device"
-  trap 'tar czf "$EXP_OUT/$EXP_NAME.tar.gz" -C "$EXP_WORK" .; cp "$EXP_WORK/run.log" "$EXP_OUT/"' EXIT
+  trap 'XZ_OPT="-9 -T0" tar cJf "$EXP_OUT/$EXP_NAME.tar.xz" -C "$EXP_WORK" .; cp "$EXP_WORK/run.log" "$EXP_OUT/"' EXIT
 }
 
 # exp_stamp TEXT: elapsed seconds and a heading in the log.

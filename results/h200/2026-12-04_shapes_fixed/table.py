@@ -1,6 +1,6 @@
 """Per case of merged ikbo_lce_shapes CSV reports (cases in several files, each case in one): fused and pipelined
-region medians over k_aligned's, then the `ab` verdicts of ab.tgz when given.
-Usage: python3 table.py shapes_a.csv.gz shapes_b.csv.gz [ab.tgz] > table.md"""
+region medians over k_aligned's, then the `ab` verdicts of ab.txz when given.
+Usage: python3 table.py shapes_a.csv.gz shapes_b.csv.gz [ab.txz] > table.md"""
 import csv, gzip, io, json, sys, tarfile
 
 def text(path):
