@@ -245,13 +245,12 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
   // Repetitions at one placement against repetitions at several: a kernel whose time follows where its buffers land
   // reads differently for that alone (docs/ci.md, "Repetitions").
   const auto one_place = [](const EntrySide& s) { return s.placements == 1; };
-  const auto mixed = std::count_if(res.entries.begin(), res.entries.end(), [&](const CompareEntry& e) {
+  const auto placement_mixed = [&](const CompareEntry& e) {
     return e.noise == "between-run" && e.launch_group.empty() && one_place(e.old_side) != one_place(e.new_side);
-  });
+  };
+  const auto mixed = std::count_if(res.entries.begin(), res.entries.end(), placement_mixed);
   if (mixed > 0) {
-    const auto first = std::find_if(res.entries.begin(), res.entries.end(), [&](const CompareEntry& e) {
-      return e.noise == "between-run" && e.launch_group.empty() && one_place(e.old_side) != one_place(e.new_side);
-    });
+    const auto first = std::find_if(res.entries.begin(), res.entries.end(), placement_mixed);
     const bool old_one = one_place(first->old_side);
     out.push_back(fmt::format(
         "{} step{} compare{} repetitions that all landed at one place in memory ({}: no placement pads, from "

@@ -66,9 +66,11 @@ const std::vector<std::string>& foreign_data_extensions() {
 }
 
 std::string report_prefix(const std::string& output, const std::string& flag, const std::vector<std::string>& writes) {
-  // `s` less a trailing writer extension (".json", ".md", ".csv") of its file name, when more than that remains.
+  // `s` less a trailing writer extension (".json", ".md", ".csv", in any case) of its file name, when more than that
+  // remains.
   const auto without_report_extension = [](const std::string& s) {
-    const std::string name = std::filesystem::path(s).filename().string();
+    std::string name = std::filesystem::path(s).filename().string();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
     for (const auto& w : writers()) {
       const std::string ext = "." + w.extension;
       if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)

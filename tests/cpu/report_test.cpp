@@ -273,6 +273,7 @@ TEST(ReportWriter, AnOutputNamingAReportFileGivesItsPrefix) {
   EXPECT_EQ(report_prefix("out/run.v2"), "out/run.v2");
   EXPECT_EQ(report_prefix("out.json/run"), "out.json/run") << "a folder's extension is not the file's";
   EXPECT_EQ(report_prefix("out/.json"), "out/.json") << "all extension: left as given";
+  EXPECT_EQ(report_prefix("out/Run.JSON"), "out/Run") << "an extension in capitals is the same extension";
   // A gzip name was stripped silently (merge -o y.json.gz wrote a plain y.json a CI step then did not find), and
   // another format's extension made d.html.json: both refused with the prefix to give, as plan and compare refuse.
   const auto error = [](const std::string& output, const std::string& flag = "-o") {
@@ -285,6 +286,8 @@ TEST(ReportWriter, AnOutputNamingAReportFileGivesItsPrefix) {
   };
   EXPECT_EQ(error("out/run.json.gz"), "-o out/run.json.gz: reports are written plain, not gzipped; give -o out/run "
                                       "(writes out/run.json, out/run.md) and gzip them afterwards if needed");
+  EXPECT_EQ(error("x.JSON.GZ"), "-o x.JSON.GZ: reports are written plain, not gzipped; give -o x (writes x.json, x.md) "
+                                "and gzip them afterwards if needed");
   EXPECT_NE(error("out/run.gz", "--report").find("--report out/run.gz: reports are written plain"), std::string::npos);
   try {  // ab's --report writes the JSON only: the message names that one file
     (void)report_prefix("raw.json.gz", "--report", {"json"});
