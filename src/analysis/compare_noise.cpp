@@ -250,14 +250,21 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
   };
   const auto mixed = std::count_if(res.entries.begin(), res.entries.end(), placement_mixed);
   if (mixed > 0) {
-    const auto first = std::find_if(res.entries.begin(), res.entries.end(), placement_mixed);
-    const bool old_one = one_place(first->old_side);
+    // Which side landed at one place; entries of one pair of reports can go either way (a step added since).
+    const auto old_one = std::count_if(res.entries.begin(), res.entries.end(), [&](const CompareEntry& e) {
+      return placement_mixed(e) && one_place(e.old_side);
+    });
+    const auto new_one = mixed - old_one;
+    const std::string one = new_one == 0   ? "OLD"
+                            : old_one == 0 ? "NEW"
+                                           : fmt::format("OLD in {}, NEW in {}", old_one, new_one);
+    const std::string several = new_one == 0 ? "NEW" : old_one == 0 ? "OLD" : "the other side";
     out.push_back(fmt::format(
         "{} step{} compare{} repetitions that all landed at one place in memory ({}: no placement pads, from "
         "--placement same or a gpubench before the pads) with repetitions at several places ({}): a kernel whose time "
         "follows where its buffers land can read differently for that alone; make both sides with the same "
         "--placement (docs/ci.md)",
-        mixed, mixed == 1 ? "" : "s", mixed == 1 ? "s" : "", old_one ? "OLD" : "NEW", old_one ? "NEW" : "OLD"));
+        mixed, mixed == 1 ? "" : "s", mixed == 1 ? "s" : "", one, several));
   }
   // One note per distinct board pair, however many report pairs ran on it (a folder of ten reports is one pair of
   // boards), and one listing every report without a control workload.

@@ -103,6 +103,24 @@ TEST(Placement, CompareSaysWhenOneSideLandedAtOnePlaceAndTheOtherAtSeveral) {
   EXPECT_FALSE(has_placement_note(compare_reports({{"o.json", same}}, {{"n.json", repeated({0, 0, 0}, 3)}},
                                                   CompareOptions{})));
   EXPECT_EQ(compare_to_json(mixed)["entries"][0]["new"]["placements"], 3);
+
+  // Two steps that go opposite ways: the note counts each way instead of naming the first one's sides for both.
+  Report o = same, n = vary;
+  VariantResult o2 = repeated({0, 152, 44}, 4).cases[0].variants[0], n2 = repeated({0, 0, 0}, 5).cases[0].variants[0];
+  o2.name = n2.name = "pipelined";
+  o.cases[0].variants.push_back(o2);
+  n.cases[0].variants.push_back(n2);
+  const CompareResult both = compare_reports({{"old.json", o}}, {{"new.json", n}}, CompareOptions{});
+  ASSERT_EQ(both.entries.size(), 2u);
+  bool seen = false;
+  for (const std::string& note : both.notes)
+    if (note.find("landed at one place") != std::string::npos) {
+      seen = true;
+      EXPECT_NE(note.find("2 steps compare repetitions"), std::string::npos) << note;
+      EXPECT_NE(note.find("(OLD in 1, NEW in 1: no placement pads"), std::string::npos) << note;
+      EXPECT_NE(note.find("several places (the other side)"), std::string::npos) << note;
+    }
+  EXPECT_TRUE(seen);
 }
 
 class PlacementCli : public testing::CliTest {};
