@@ -252,8 +252,9 @@ std::vector<std::string> describe_diffs(const std::vector<KeyDiff>& diffs, size_
 }
 
 std::string comparable_config_hash(const Report& r) {
-  if (r.config.is_object() && !r.config.empty() && config_detail::fnv1a64_hex(r.config.dump()) == r.config_hash)
-    return config_hash(r.config);  // the pre-issue-30 hash of the whole config, name and description included
+  // Today's rule on the stored config: an unedited report's own hash, an old report's (whole config hashed, name
+  // and description included) by today's rule, an edited one's by what it now holds (check_stored_hash says so).
+  if (r.config.is_object() && !r.config.empty()) return config_hash(r.config);
   return r.config_hash;
 }
 

@@ -28,10 +28,11 @@ std::vector<KeyDiff> json_key_diff(const nlohmann::json& a, const nlohmann::json
 /// "pointer: old → new" for the first `max_shown` diffs, then "… and N more keys" when there are more.
 std::vector<std::string> describe_diffs(const std::vector<KeyDiff>& diffs, size_t max_shown = 5);
 
-/// The hash a report is paired and checked by: its stored config_hash, except for a report written before
-/// the hash left out `name` and `description` (issue 30): its stored hash is FNV-1a 64 of its whole stored
-/// config, and the hash is recomputed from that config by today's rule (config_hash()), so an old
-/// baseline of the same measurement still matches.
+/// The hash a report is paired and checked by: config_hash() of its stored config, so both sides are hashed by one
+/// rule. For an unedited report that is its stored config_hash; a report written before the hash left out `name`
+/// and `description` (issue 30: its stored hash is FNV-1a 64 of the whole config) gets today's, so an old baseline
+/// of the same measurement still matches; an edited report (check_stored_hash) gets the hash of what it holds. The
+/// stored config_hash when the report has no config.
 std::string comparable_config_hash(const Report& r);
 
 /// Whether `r` is one shard of a split run that held no work unit (more shards than units): it measured nothing and

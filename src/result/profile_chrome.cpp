@@ -25,8 +25,10 @@ constexpr int kMaxDepth = 64;
 /// Longest annotation name tested against the iteration pattern: libstdc++'s std::regex recurses per character,
 /// and an iteration marker ("ProfilerStep#12") is short.
 constexpr size_t kMaxIterationName = 256;
-/// Largest |ts| or dur accepted [µs]: 10^15 µs is 31 years, and keeps ts + dur in int64 ns.
+/// Largest |ts| accepted [µs]: 10^15 µs is 31 years, and keeps ts + dur in int64 ns.
 constexpr double kMaxMicroseconds = 1e15;
+/// Longest dur of a GPU activity kept [µs] (kMaxActivityNs, a day); launches and annotations may span the trace.
+constexpr double kMaxGpuMicroseconds = kMaxActivityNs / 1000.0;
 
 /// The member `key` of object `o`, or nullptr.
 const json* member(const json& o, const char* key) {
@@ -85,7 +87,8 @@ class ChromeReader {
     auto dur = number(member(e, "dur"));
     if (args != nullptr && number(member(*args, "dur_ns"))) dur = *number(member(*args, "dur_ns")) / 1000.0;
     if (!ts || !dur || *dur < 0 || !(std::fabs(*ts) <= kMaxMicroseconds) || !(*dur <= kMaxMicroseconds))
-      return ++no_time_, void();
+      return ++(gpu ? gpu_no_time_ : no_time_), void();
+    if (gpu && !(*dur <= kMaxGpuMicroseconds)) return ++gpu_no_time_, void();
     const int64_t start = std::llround(*ts * 1000.0);
     const int64_t end = start + std::llround(*dur * 1000.0);
     const std::string track = fmt::format("pid {} tid {}", text(member(e, "pid")), text(member(e, "tid")));
@@ -131,10 +134,12 @@ class ChromeReader {
   ProfileTrace finish(const json& top) {
     const json* other = top.is_object() ? member(top, "otherData") : nullptr;
     if (other != nullptr && other->is_object() && text(member(*other, "tool")) == "gpubench") trace_.format = "gpubench";
+    const std::string gpu_no_time = "GPU events without a usable ts/dur (none, negative or over a day), skipped";
     if (trace_.activities.empty())
-      throw InputError(fmt::format("{}: no GPU activity (kernel, gpu_memcpy or gpu_memset events) in {} trace events; "
+      throw InputError(fmt::format("{}: no GPU activity (kernel, gpu_memcpy or gpu_memset events) in {} trace events{}; "
                                    "profile with ProfilerActivity.CUDA (torch.profiler) or use `gpubench run --trace`",
-                                   trace_.path, events_));
+                                   trace_.path, events_,
+                                   gpu_no_time_ > 0 ? fmt::format(" ({}: {})", gpu_no_time, gpu_no_time_) : ""));
     for (size_t i = 0; i < trace_.activities.size(); ++i) {
       const auto it = correlation_[i] < 0 ? launches_.end() : launches_.find(correlation_[i]);
       if (it == launches_.end()) continue;
@@ -147,7 +152,8 @@ class ChromeReader {
       if (n > 0) trace_.notes.push_back(fmt::format("{}: {}", what, n));
     };
     note(skipped_, "trace events that are not objects, skipped");
-    note(no_time_, "events without a usable ts/dur, skipped");
+    note(gpu_no_time_, gpu_no_time);
+    note(no_time_, "launch and annotation events without a usable ts/dur, skipped");
     note(begin_end_, "ph B/E events, skipped (only complete ph X events are read)");
     note(harness_, "gpubench harness records (L2 flush, clock probe), left out");
     const auto unlinked = static_cast<int64_t>(trace_.activities.size()) - trace_.linked;
@@ -162,7 +168,7 @@ class ChromeReader {
   std::regex iteration_;
   std::unordered_map<int64_t, std::pair<uint32_t, int64_t>> launches_;  // correlation → (track, start ns)
   std::vector<int64_t> correlation_;                                    // per activity, -1 when none
-  int64_t events_ = 0, skipped_ = 0, no_time_ = 0, begin_end_ = 0, harness_ = 0, uncorrelated_ = 0;
+  int64_t events_ = 0, skipped_ = 0, no_time_ = 0, gpu_no_time_ = 0, begin_end_ = 0, harness_ = 0, uncorrelated_ = 0;
 };
 
 }  // namespace

@@ -123,10 +123,13 @@ class NsysReader {
     link_launches(columns(kRuntimeTable));
     if (const auto cols = columns(kNvtxTable); !cols.empty()) read_ranges(cols);
     else note(true, fmt::format("no {} table: no annotation ranges (capture with --trace=cuda,nvtx)", kNvtxTable));
+    const std::string bad_what =
+        "GPU activities with no start or end, ending before they start or lasting over a day, skipped";
     if (trace_.activities.empty())
-      throw InputError(fmt::format("{}: no GPU activity (kernel, memcpy or memset rows) in the export; capture the "
-                                   "GPU work with `nsys profile --trace=cuda,nvtx`", label_));
-    count_note(bad_activities_, "GPU activities with no start or end, or ending before they start, skipped");
+      throw InputError(fmt::format("{}: no GPU activity (kernel, memcpy or memset rows) in the export{}; capture the "
+                                   "GPU work with `nsys profile --trace=cuda,nvtx`", label_,
+                                   bad_activities_ > 0 ? fmt::format(" ({}: {})", bad_what, bad_activities_) : ""));
+    count_note(bad_activities_, bad_what.c_str());
     count_note(unnamed_kernels_, "kernels whose name is not in StringIds, named \"kernel <string id>\"");
     return std::move(trace_);
   }
@@ -241,7 +244,9 @@ class NsysReader {
     const uint32_t memset_name = trace_.names.intern("Memset");
     while (step(s.get(), doing)) {
       const auto start = int_at(s.get(), 0), end = int_at(s.get(), 1);
-      if (!start || !end || *end < *start) {
+      // end − start in unsigned arithmetic: a record from INT64_MIN to INT64_MAX must not overflow the check.
+      if (!start || !end || *end < *start ||
+          static_cast<uint64_t>(*end) - static_cast<uint64_t>(*start) > static_cast<uint64_t>(kMaxActivityNs)) {
         ++bad_activities_;
         continue;
       }

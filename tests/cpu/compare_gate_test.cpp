@@ -209,6 +209,32 @@ TEST(CompareGateHash, TheRepositorysOldReportIsRecognizedAndStillMatches) {
   EXPECT_NE(msg.find(" → 99"), std::string::npos) << msg;
 }
 
+// An old baseline against an edited copy of it (hash kept): both sides of the config hash line are hashed by one
+// rule, not the old side recomputed and the edited side's stale stored value (trial49 #2).
+TEST(CompareGateHash, AnEditedReportIsHashedByWhatItHolds) {
+  const Report old_report = load_report(testing::kSource + "/tests/data/reports/h200_default.json");
+  Report edited = old_report;
+  edited.config["measure"]["warmup"] = 7;
+  try {
+    compare_reports({{"old.json", old_report}}, {{"new.json", edited}}, {});
+    ADD_FAILURE() << "an edited report compared";
+  } catch (const InputError&) {
+  }
+  CompareOptions allow;
+  allow.allow_mismatch = true;
+  const CompareResult r = compare_reports({{"old.json", old_report}}, {{"new.json", edited}}, allow);
+  const auto hash_line = std::find_if(r.mismatches.begin(), r.mismatches.end(),
+                                      [](const Mismatch& m) { return m.what == "config hash"; });
+  ASSERT_NE(hash_line, r.mismatches.end());
+  EXPECT_EQ(hash_line->old_value, config_hash(old_report.config));
+  EXPECT_EQ(hash_line->new_value, config_hash(edited.config));
+  EXPECT_NE(hash_line->new_value, edited.config_hash) << "the stale stored hash";
+  ASSERT_FALSE(hash_line->details.empty());
+  EXPECT_EQ(hash_line->details[0], "/measure/warmup: 3 → 7");
+  EXPECT_TRUE(std::any_of(r.mismatches.begin(), r.mismatches.end(),
+                          [](const Mismatch& m) { return m.what == "stored config vs its config_hash"; }));
+}
+
 // With --allow-mismatch across configs, an entry only NEW has is keyed by NEW's config hash, not OLD's (trial35 #3).
 TEST(CompareGateHash, AnEntryOnlyInNewCarriesNewsHash) {
   const Report old_report = load_report(testing::kSource + "/tests/data/reports/h200_default.json");

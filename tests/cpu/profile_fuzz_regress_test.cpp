@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -104,25 +105,58 @@ TEST(ProfileFuzzRegress, NumberBeyondDoubleIsAnInputError) {
   std::filesystem::remove(rules);
 }
 
-TEST(ProfileFuzzRegress, KernelTimesSummingPastInt64AreRanked) {
-  // Ten overlapping 10^15 µs kernels (the largest duration the Chrome reader keeps) of one name: their summed time
-  // (10^19 ns) overflowed the per-kernel int64 sum (UBSan: signed integer overflow in profile_rank.cpp).
-  const auto t = read_profile_file(kProfileData + "/fuzz/kernel_time_sum_overflow.json", {});
+TEST(ProfileFuzzRegress, KernelsLongerThanADayAreSkippedNotRanked) {
+  // Ten overlapping 10^15 µs kernels of one name: once ranked as one op of 10^12 ms (and their summed time, 10^19 ns,
+  // overflowed the per-kernel int64 sum). Each is longer than a day: a corrupt record, skipped and named.
+  try {
+    (void)read_profile_file(kProfileData + "/fuzz/kernel_time_sum_overflow.json", {});
+    ADD_FAILURE() << "ranked";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("over a day), skipped: 10)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProfileFuzzRegress, DayLongKernelsSummingPastInt64AreRanked) {
+  // 110,000 overlapping kernels of a day each (the longest the importers keep): their summed time, 9.5·10^18 ns, is
+  // past int64 (UBSan: signed integer overflow in profile_rank.cpp before the sum was made safe).
+  ProfileTrace t;
+  t.path = "day_long.json";
+  t.format = "kineto";
+  const uint32_t k = t.names.intern("k"), track = t.names.intern("GPU 0 stream 7");
+  for (int i = 0; i < 110000; ++i) {
+    GpuActivity& a = t.activities.emplace_back();
+    a.name = k;
+    a.end_ns = kMaxActivityNs;
+    a.anchor_track = track;
+  }
   const ProfileSummary s = rank(t, "kernel");
   ASSERT_EQ(s.ops.size(), 1u);
   EXPECT_EQ(s.ops[0].top_kernel, "k");
-  EXPECT_DOUBLE_EQ(s.busy_ms.total, 1e12);
+  EXPECT_DOUBLE_EQ(s.busy_ms.total, 86400e3) << "overlap counted once: one day of busy time";
 }
 
-TEST(ProfileFuzzRegress, NsysTimesSpanningTheWholeInt64RangeAreRanked) {
-  // A kernel from INT64_MIN to INT64_MAX ns: end − start overflowed int64 in the ranking, and the interval union's
-  // INT64_MIN sentinel dropped a piece starting there.
+TEST(ProfileFuzzRegress, NsysTimesSpanningTheWholeInt64RangeAreSkipped) {
+  // A kernel from INT64_MIN to INT64_MAX ns (its end − start overflowed int64 in the ranking) is longer than a day:
+  // skipped, and the file's other kernel (0–10 ns) is ranked alone.
   if (!nsys_import_available()) GTEST_SKIP() << "SKIPPED: built without SQLite";
   const auto t = read_profile_file(kProfileData + "/fuzz/nsys_time_span_overflow.sqlite", {});
+  ASSERT_EQ(t.activities.size(), 1u);
   const ProfileSummary s = rank(t, "kernel");
   ASSERT_EQ(s.ops.size(), 1u);
-  EXPECT_DOUBLE_EQ(s.busy_ms.total, 18446744073709.551615);  // (2^64 − 1) ns
-  EXPECT_DOUBLE_EQ(s.wall_ms.total, 18446744073709.551615);
+  EXPECT_DOUBLE_EQ(s.busy_ms.total, 1e-5);
+}
+
+TEST(ProfileFuzzRegress, AnActivityStartingAtInt64MinIsRanked) {
+  // The interval union's INT64_MIN sentinel once dropped a piece starting there.
+  ProfileTrace t;
+  t.path = "min.json";
+  t.format = "kineto";
+  GpuActivity& a = t.activities.emplace_back();
+  a.name = t.names.intern("k");
+  a.start_ns = a.anchor_ns = std::numeric_limits<int64_t>::min();
+  a.end_ns = a.start_ns + 1'000'000;
+  a.anchor_track = t.names.intern("GPU 0 stream 7");
+  EXPECT_DOUBLE_EQ(rank(t, "kernel").busy_ms.total, 1.0);
 }
 
 }  // namespace

@@ -280,11 +280,38 @@ TEST_F(ProfileTest, MissingFieldsAreToleratedAndNoted) {
   EXPECT_EQ(t.activities[0].stream, 7);
   std::string notes;
   for (const auto& n : t.notes) notes += n + "\n";
-  EXPECT_NE(notes.find("events without a usable ts/dur, skipped: 1"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("GPU events without a usable ts/dur (none, negative or over a day), skipped: 1"),
+            std::string::npos) << notes;
   EXPECT_NE(notes.find("ph B/E events, skipped (only complete ph X events are read): 1"), std::string::npos) << notes;
   EXPECT_NE(notes.find("trace events that are not objects, skipped: 1"), std::string::npos) << notes;
   // A bare list of events is a Chrome trace too.
   EXPECT_EQ(read_chrome_trace(file("list.json", ev.dump()), {}).activities.size(), 2u);
+}
+
+TEST_F(ProfileTest, AGpuEventLongerThanADayIsSkippedAndTheErrorSaysSo) {
+  // A kernel of a day is kept; one a microsecond longer is a corrupt record (a fuzzed trace ranked 584 years).
+  const double day_us = 86400e6;
+  nlohmann::json ev = nlohmann::json::array();
+  ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "day"}, {"pid", 0}, {"tid", 7}, {"ts", 0}, {"dur", day_us}});
+  ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "more"}, {"pid", 0}, {"tid", 7}, {"ts", 0},
+                {"dur", day_us + 1}});
+  const auto t = read_chrome_trace(file("day.json", nlohmann::json{{"traceEvents", ev}}.dump()), {});
+  ASSERT_EQ(t.activities.size(), 1u);
+  EXPECT_EQ(t.names.name(t.activities[0].name), "day");
+  EXPECT_EQ(t.activities[0].end_ns, kMaxActivityNs);
+  ev.erase(0);
+  ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "neg"}, {"pid", 0}, {"tid", 7}, {"ts", 0}, {"dur", -5}});
+  ev.push_back({{"ph", "X"}, {"cat", "user_annotation"}, {"name", "r"}, {"pid", 0}, {"tid", 7}, {"ts", 0}, {"dur", 9}});
+  try {
+    (void)read_chrome_trace(file("bad.json", nlohmann::json{{"traceEvents", ev}}.dump()), {});
+    ADD_FAILURE() << "a trace of unusable kernels was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no GPU activity (kernel, gpu_memcpy or gpu_memset events) in 3 trace events "
+                                         "(GPU events without a usable ts/dur (none, negative or over a day), "
+                                         "skipped: 2)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(ProfileTest, GpubenchTraceFilesAttributeByStepAndLaunchGroup) {
