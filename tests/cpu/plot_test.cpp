@@ -114,7 +114,7 @@ TEST_F(Plot, EndToEndPerCaseAndTheSweep) {
 }
 
 TEST_F(Plot, HtmlPageIsSelfContainedWithTablesAndCharts) {
-  const std::string page = dir_.string() + "/r.html";
+  const std::string page = dir_.string() + "/pages/r.html";  // its folder is made, as -o's is (trial49 #1)
   ASSERT_EQ(plot("'" + kSource + "/tests/data/reports/synthetic_bsweep_e2e.json' --html '" + page + "'"), 0) << output();
   const std::string html = slurp(page);
   size_t images = 0;
@@ -142,6 +142,7 @@ TEST_F(Plot, ReadsAGzippedReportUnderItsPlainStem) {
 TEST_F(Plot, RefusesASweepOfOneCaseAndANonReport) {
   EXPECT_EQ(plot("--sweep '" + kSource + "/tests/data/reports/h200_default.json'"), 2);
   EXPECT_NE(output().find("--sweep needs a report with several cases"), std::string::npos) << output();
+  EXPECT_FALSE(fs::exists(dir_)) << "a refused call leaves no empty -o folder";
   EXPECT_EQ(plot("'" + kSource + "/configs/ikbo_lce_default.json'"), 2);
   EXPECT_NE(output().find("not a gpubench report"), std::string::npos) << output();
 }
