@@ -6,6 +6,8 @@
 // schema_version; report_io.cpp maps an older version's keys onto them before reading.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -24,9 +26,24 @@ inline constexpr bool kIntegerList = false;
 template <class T>
 inline constexpr bool kIntegerList<std::vector<T>> = kIntegerField<T>;
 
+/// Whether the JSON integer `x` (any other kind: true, left to nlohmann's own type check) fits the integer type T.
+template <class T>
+bool in_range(const json& x) {
+  using L = std::numeric_limits<T>;
+  if (x.is_number_unsigned()) return x.get<uint64_t>() <= static_cast<uint64_t>(L::max());
+  if (x.is_number_integer()) {
+    const auto n = x.get<int64_t>();
+    if constexpr (std::is_signed_v<T>) return n >= static_cast<int64_t>(L::min()) && n <= static_cast<int64_t>(L::max());
+    else return n >= 0 && static_cast<uint64_t>(n) <= static_cast<uint64_t>(L::max());
+  }
+  return true;
+}
+
 /// Throws type_error 302 (which parse_report reports with the field's pointer) when `v`, bound for a field of type
 /// T, is a JSON float where T is an integer or a list of integers: nlohmann converts a float to an integer with a
 /// static_cast, undefined past the type's range (1e64 into an int64_t, found by tests/fuzz/report_fuzz.cpp).
+/// Also when an integer does not fit T: nlohmann casts it, so 2^63 read into an int64_t field became −2^63 (a shard
+/// index merge then printed wrapped).
 template <class T>
 void require_integers(const json& v) {
   const auto check = [](const json& x) {
@@ -35,9 +52,14 @@ void require_integers(const json& v) {
   };
   if constexpr (kIntegerField<T>) {
     check(v);
+    if (!in_range<T>(v)) throw json::type_error::create(302, "integer out of range: " + v.dump(), &v);
   } else if constexpr (kIntegerList<T>) {
     if (v.is_array())
-      for (const json& x : v) check(x);
+      for (const json& x : v) {
+        check(x);
+        if (!in_range<typename T::value_type>(x))
+          throw json::type_error::create(302, "integer out of range: " + x.dump(), &x);
+      }
   }
 }
 

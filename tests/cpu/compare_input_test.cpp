@@ -325,6 +325,20 @@ TEST_F(CompareInput, BadNumbersAndTypesAreBadInputWithoutLibraryTags) {
               std::string::npos)
         << value.dump() << ": " << msg;
   }
+  // An integer past the field's type: 2^63 into an int64 field was cast to −2^63 (a merged shard index printed
+  // wrapped; trial49 #8), and 2^40 into an int field.
+  bad = tiny_report();
+  bad["shard"] = {{"index", 9223372036854775808ull}, {"count", 3}};
+  const std::string sharded = write("sharded.json", bad);
+  msg = testing::input_error_of([&] { load_report(sharded); });
+  EXPECT_NE(msg.find(sharded + ": malformed report: /shard/index: integer out of range: 9223372036854775808"),
+            std::string::npos)
+      << msg;
+  bad = tiny_report();
+  bad["exit_code"] = int64_t{1} << 40;
+  const std::string wide = write("wide.json", bad);
+  msg = testing::input_error_of([&] { load_report(wide); });
+  EXPECT_NE(msg.find("/exit_code: integer out of range: 1099511627776"), std::string::npos) << msg;
 }
 
 TEST_F(CompareInput, AnOkStepWithoutSamplesOrANamelessStepIsCorrupt) {
