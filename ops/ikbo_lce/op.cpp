@@ -144,11 +144,12 @@ class IkboLce final : public op::Operation {
   int64_t workspace_bytes(const op::CaseSize& c) const override {
     return std::max(step_workspace_bytes("baseline", c), step_workspace_bytes("", c));
   }
-  // What a step needs at least: baseline the broadcast E [B, K, N]; every other step the larger of k_aligned's copies
-  // (W, E_user and E_cand K-padded to multiples of 8, Y_user [U, M, N]) and fused's (K-padded W, Y_user in fp32 and in
-  // 16-bit fragments of 224 × 64 tiles; pipelined's are fewer). backend "auto"'s setup trial holds the library path
-  // and the tile kernel at once where they fit, else one at a time (backend_choice.cpp). The baseline's bound keeps
-  // one Y-sized intermediate on top; k_aligned's Y_user is the others'.
+  // What a step needs at least: baseline the broadcast E [B, K, N]; decomposed and k_aligned (cuBLAS only) k_aligned's
+  // copies (W, E_user and E_cand K-padded to multiples of 8, Y_user [U, M, N]); every other step (fused, pipelined, a
+  // plugin's, "": the op's bound) the larger of those and fused's (K-padded W, Y_user in fp32 and in 16-bit fragments
+  // of 224 × 64 tiles; pipelined's are fewer). backend "auto"'s setup trial holds the library path and the tile
+  // kernel at once where they fit, else one at a time (backend_choice.cpp). The baseline's bound keeps one Y-sized
+  // intermediate on top; k_aligned's Y_user is the others'.
   int64_t step_workspace_bytes(const std::string& step, const op::CaseSize& c) const override {
     const LceShape s = lce_shape(c.shape);
     const int64_t elt = element_bytes(c.precision);
@@ -156,6 +157,7 @@ class IkboLce final : public op::Operation {
     if (step == "baseline") return c.B * (s.K_user + s.K_cand) * s.N * elt + y;
     const int64_t w_padded = s.M * (s.K_user + s.K_cand + 16) * elt;
     const int64_t library = input_bytes(c) + (c.B + c.U) * 8 * s.N * elt + w_padded + c.U * s.M * s.N * elt;
+    if (step == "decomposed" || step == "k_aligned") return library;  // no tile kernel: its tiles are not held
     const int64_t tiles = ((s.M + 223) / 224 * 224) * ((s.N + 63) / 64 * 64);  // elements per request
     const int64_t tile = w_padded + c.U * s.M * s.N * 4 + c.U * tiles * 2;
     return std::max(library, tile);

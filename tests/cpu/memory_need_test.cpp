@@ -64,6 +64,12 @@ TEST(MemoryNeed, TinyShapeByHand) {
   EXPECT_EQ(measure::case_memory_need(tiny(true, 1), s, 10, 2, 1), 3572 + 59444 + 57792);
   // A ladder of the baseline alone holds only its broadcast copy.
   EXPECT_EQ(measure::case_memory_need(with_ladder(tiny(true, 1), {"baseline"}), s, 10, 2, 1), 3572 + 3572 + 1920);
+  // The cuBLAS steps hold k_aligned's copies (2868), not a tile kernel's tiles: at many requests of a tiny shape
+  // those tiles (57 KB a request) made validate refuse what decomposed and k_aligned can run (trial49 #4).
+  EXPECT_EQ(measure::case_memory_need(with_ladder(tiny(true, 1), {"decomposed", "k_aligned"}), s, 10, 2, 1),
+            3572 + (1652 + 2868) + 2868);
+  EXPECT_EQ(measure::case_memory_need(with_ladder(tiny(true, 1), {"k_aligned", "fused"}), s, 10, 2, 1),
+            3572 + 59444 + 57792);
 }
 
 TEST(MemoryNeed, OnlyTheStepsThatRunCount) {
