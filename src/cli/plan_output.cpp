@@ -143,16 +143,17 @@ std::string render_text(const Plan& p) {
   }
   if (p.given) {
     const auto& g = *p.given;
-    out += fmt::format("\nend to end (given): request {:.3f} ms, op {:.3f} ms (op share {:.1f}%)\n", g.request_ms,
-                       g.op_ms, 100 * g.op_ms / g.request_ms);
+    // fmtx::amount: three significant digits below 1 ms, so a request of a few µs keeps its steps apart.
+    out += fmt::format("\nend to end (given): request {} ms, op {} ms (op share {:.1f}%)\n", fmtx::amount(g.request_ms),
+                       fmtx::amount(g.op_ms), 100 * g.op_ms / g.request_ms);
     out += fmt::format("  {:>12} {:>12} {:>16} {:>10}\n", "op speedup", "request ms", "request speedup", "gain");
     for (const PlanWhatIf& w : p.what_if)
-      out += fmt::format("  {:>11.2f}x {:>12.3f} {:>15.2f}x {:>9.1f}%\n", w.op_speedup, w.request_ms, w.speedup,
-                         100 * w.gain);
+      out += fmt::format("  {:>11.2f}x {:>12} {:>15.2f}x {:>9.1f}%\n", w.op_speedup, fmtx::amount(w.request_ms),
+                         w.speedup, 100 * w.gain);
     const auto limit = amdahl_limit(g);
-    out += fmt::format("  {:>12} {:>12.3f} {:>16} {:>9.1f}%   (op removed: Amdahl's limit)\n", "inf",
-                       g.request_ms - g.op_ms, limit ? fmt::format("{:.2f}x", *limit) : std::string("unbounded"),
-                       100 * g.op_ms / g.request_ms);
+    out += fmt::format("  {:>12} {:>12} {:>16} {:>9.1f}%   (op removed: Amdahl's limit)\n", "inf",
+                       fmtx::amount(g.request_ms - g.op_ms),
+                       limit ? fmt::format("{:.2f}x", *limit) : std::string("unbounded"), 100 * g.op_ms / g.request_ms);
   }
   if (any_min_speedup(p)) out += "min_spd vs: a step is ACCEPTed when its measured speedup over the previous ok step (prev) "
                                  "or the baseline (base) reaches min_speedup\n";
@@ -306,13 +307,14 @@ std::string render_md(const Plan& p) {
   }
   if (p.given) {
     const auto& g = *p.given;
-    out += fmt::format("\n## End to end (given)\n\nrequest {:.3f} ms, op {:.3f} ms (op share {:.1f}%)\n\n", g.request_ms,
-                       g.op_ms, 100 * g.op_ms / g.request_ms);
+    out += fmt::format("\n## End to end (given)\n\nrequest {} ms, op {} ms (op share {:.1f}%)\n\n",
+                       fmtx::amount(g.request_ms), fmtx::amount(g.op_ms), 100 * g.op_ms / g.request_ms);
     out += "| op speedup | request ms | request speedup | gain |\n|---:|---:|---:|---:|\n";
     for (const PlanWhatIf& w : p.what_if)
-      out += fmt::format("| {:.2f}x | {:.3f} | {:.2f}x | {:.1f}% |\n", w.op_speedup, w.request_ms, w.speedup, 100 * w.gain);
+      out += fmt::format("| {:.2f}x | {} | {:.2f}x | {:.1f}% |\n", w.op_speedup, fmtx::amount(w.request_ms), w.speedup,
+                         100 * w.gain);
     const auto limit = amdahl_limit(g);
-    out += fmt::format("| inf (op removed) | {:.3f} | {} | {:.1f}% |\n", g.request_ms - g.op_ms,
+    out += fmt::format("| inf (op removed) | {} | {} | {:.1f}% |\n", fmtx::amount(g.request_ms - g.op_ms),
                        limit ? fmt::format("{:.2f}x", *limit) : std::string("unbounded"), 100 * g.op_ms / g.request_ms);
   }
   if (any_min_speedup(p))

@@ -103,11 +103,20 @@ TEST(Cli, PlanPrintsAmdahlsLimit) {
   CliRun r = gpubench_cli({"plan", part}, "plan_part");
   if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_NE(r.out.find("60.000            1.67x      40.0%   (op removed: Amdahl's limit)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 60.00            1.67x      40.0%   (op removed: Amdahl's limit)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1.50x        86.67            1.15x      13.3%"), std::string::npos) << r.out;
   r = gpubench_cli({"plan", whole}, "plan_whole");
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_NE(r.out.find("0.000        unbounded     100.0%   (op removed: Amdahl's limit)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  0        unbounded     100.0%   (op removed: Amdahl's limit)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("1000000000000"), std::string::npos) << r.out;
+  // A request of a few µs: three significant digits, so 1.5x and 2x are told apart (both read 0.003 before).
+  const std::string tiny = given_config(0.005, 0.005, "tiny");
+  r = gpubench_cli({"plan", tiny}, "plan_tiny");
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("end to end (given): request 0.005 ms, op 0.005 ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1.50x      0.00333            1.50x      33.3%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2.00x       0.0025            2.00x      50.0%"), std::string::npos) << r.out;
+  fs::remove(tiny);
   fs::remove(part);
   fs::remove(whole);
 }
