@@ -100,9 +100,10 @@ bool parse_request(Validator& v, const nlohmann::json& r, const std::string& ptr
     } else if (!h->is_string()) {
       v.add(at, "expected the 16 hex digits of the file's hash (as a resolved config records it), got " +
                     type_name(*h));
-    } else if (const std::string actual = empirical_file_hash(spec); h->get<std::string>() != actual) {
+    } else if (const auto actual = empirical_file_hashes(spec);
+               h->get<std::string>() != actual.current && h->get<std::string>() != actual.before_line_ends) {
       v.add(at, fmt::format("the file's contents changed: its hash is {}, the config pins {}; remove file_hash "
-                            "to use the file as it is now", actual, h->get<std::string>()));
+                            "to use the file as it is now", actual.current, h->get<std::string>()));
     }
   }
   return v.clean_since(mark);

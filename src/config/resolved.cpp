@@ -9,23 +9,31 @@
 
 namespace gpubench::config_detail {
 
-std::string empirical_file_hash(const RequestSpec& s) {
+EmpiricalFileHashes empirical_file_hashes(const RequestSpec& s) {
   const auto file = s.params.find("file");
-  if (file == s.params.end() || !file->is_string()) return "";
+  if (file == s.params.end() || !file->is_string()) return {};
   const std::string path = resolve_path(s.base_dir, file->get<std::string>());
   std::string bytes;
   if (read_text_file(path, kMaxInputFileBytes, bytes) != ReadStatus::kOk)
     throw InputError(path + ": cannot read the empirical length file to hash its contents (missing, unreadable or "
                             "over 64 MiB)");
-  // The same lengths saved by another editor hash alike: a leading UTF-8 BOM and CR before LF are not hashed (files
-  // without either keep the hash they had).
+  // The same lengths saved by another editor hash alike: a leading UTF-8 BOM and CR before LF are not hashed, and
+  // the end is one line end however many (or none) the file has. A file with neither, ending in one line end, keeps
+  // the hash it had.
   if (bytes.rfind("\xEF\xBB\xBF", 0) == 0) bytes.erase(0, 3);
   std::string text;
-  text.reserve(bytes.size());
+  text.reserve(bytes.size() + 1);
   for (size_t i = 0; i < bytes.size(); ++i)
     if (!(bytes[i] == '\r' && i + 1 < bytes.size() && bytes[i + 1] == '\n')) text += bytes[i];
-  return fnv1a64_hex(text);
+  EmpiricalFileHashes h;
+  h.before_line_ends = fnv1a64_hex(text);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  if (!text.empty()) text += '\n';
+  h.current = fnv1a64_hex(text);
+  return h;
 }
+
+std::string empirical_file_hash(const RequestSpec& s) { return empirical_file_hashes(s).current; }
 
 nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   using nlohmann::json;

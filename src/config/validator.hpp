@@ -145,10 +145,18 @@ nlohmann::json pipeline_json(const PipelineSpec& spec);
 nlohmann::json resolved_json(const Config& c, const WorkloadForm& form);
 
 /// FNV-1a 64 (fnv1a64_hex) of the bytes of an empirical distribution's `file` (resolved against
-/// spec.base_dir): the resolved config records it as /workload/requests[/i]/file_hash so that editing the
-/// histogram changes the config hash. "" when spec.params has no string `file`. Throws InputError naming
-/// the file when it cannot be read.
+/// spec.base_dir), less a leading UTF-8 BOM and the CR of CRLF, ending in exactly one line end: the resolved
+/// config records it as /workload/requests[/i]/file_hash so that editing the histogram changes the config hash.
+/// "" when spec.params has no string `file`. Throws InputError naming the file when it cannot be read.
 std::string empirical_file_hash(const RequestSpec& spec);
+
+/// The hash empirical_file_hash gives (`current`) and the one gpubench gave before the line ends at the file's end
+/// were normalized (`before_line_ends`; equal for a file ending in one line end), so that a file_hash pinned then
+/// still matches an unchanged file. Both "" when spec.params has no string `file`; throws as empirical_file_hash.
+struct EmpiricalFileHashes {
+  std::string current, before_line_ends;
+};
+EmpiricalFileHashes empirical_file_hashes(const RequestSpec& spec);
 
 /// FNV-1a 64-bit hash of `bytes` as 16 lowercase hex digits.
 /// Source: Fowler–Noll–Vo, http://www.isthe.com/chongo/tech/comp/fnv/ (offset basis

@@ -101,6 +101,20 @@ TEST_F(CompareGate, AnEmpiricalFilesContentsAreInTheConfigHash) {
   // The same file with a UTF-8 BOM and CRLF line ends (a Windows editor's save): the same lengths, the same hash.
   write("lengths.csv", "\xEF\xBB\xBFlength,count\r\n10,3\r\n70,5\r\n");
   EXPECT_EQ(load_config(cfg, testing::context()).hash, before.hash);
+  // Without the final line end, or with blank lines after it (editors differ): the same hash (trial49 #5).
+  write("lengths.csv", "length,count\n10,3\n70,5");
+  EXPECT_EQ(load_config(cfg, testing::context()).hash, before.hash);
+  write("lengths.csv", "length,count\r\n10,3\r\n70,5\r\n\r\n\n");
+  EXPECT_EQ(load_config(cfg, testing::context()).hash, before.hash);
+  {  // a file_hash pinned before the end was normalized (the raw bytes of a file without a final line end) holds
+    ConfigContext pinned_ctx = testing::context();
+    pinned_ctx.base_dir = dir_.string();
+    write("lengths.csv", "length,count\n10,3\n70,5");
+    nlohmann::json pinned = before.resolved;
+    pinned["workload"]["requests"]["file_hash"] = config_detail::fnv1a64_hex("length,count\n10,3\n70,5");
+    EXPECT_NO_THROW(parse_config(pinned, pinned_ctx));
+    write("lengths.csv", "length,count\n10,3\n70,5\n");
+  }
   write("lengths.csv", "length,count\n10,3\n70,6\n");  // one count edited, same file name
   const Config after = load_config(cfg, testing::context());
   EXPECT_NE(after.hash, before.hash);
