@@ -254,7 +254,8 @@ std::vector<std::string> describe_diffs(const std::vector<KeyDiff>& diffs, size_
 std::string comparable_config_hash(const Report& r) {
   // Today's rule on the stored config: an unedited report's own hash, an old report's (whole config hashed, name
   // and description included) by today's rule, an edited one's by what it now holds (check_stored_hash says so).
-  if (r.config.is_object() && !r.config.empty()) return config_hash(r.config);
+  // A report without a stored hash stays without one: it is named as edited, or written by another tool.
+  if (!r.config_hash.empty() && r.config.is_object() && !r.config.empty()) return config_hash(r.config);
   return r.config_hash;
 }
 

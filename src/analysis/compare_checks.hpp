@@ -32,7 +32,7 @@ std::vector<std::string> describe_diffs(const std::vector<KeyDiff>& diffs, size_
 /// rule. For an unedited report that is its stored config_hash; a report written before the hash left out `name`
 /// and `description` (issue 30: its stored hash is FNV-1a 64 of the whole config) gets today's, so an old baseline
 /// of the same measurement still matches; an edited report (check_stored_hash) gets the hash of what it holds. The
-/// stored config_hash when the report has no config.
+/// stored config_hash (maybe "") when the report has no config or no stored hash.
 std::string comparable_config_hash(const Report& r);
 
 /// Whether `r` is one shard of a split run that held no work unit (more shards than units): it measured nothing and

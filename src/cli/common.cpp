@@ -19,6 +19,7 @@
 #include "measure/metrics.hpp"
 #include "op/operation.hpp"
 #include "measure/session.hpp"
+#include "report/format.hpp"
 #include "report/terminal.hpp"
 #include "report/writer.hpp"
 #include "workload/workload.hpp"
@@ -128,7 +129,7 @@ int64_t datasheet_memory_bytes(const std::string& model) {
 
 std::string memory_need_text(int64_t bytes) {
   return bytes == std::numeric_limits<int64_t>::max() ? fmt::format("{:.3g} GB (past int64's byte count)", bytes / 1e9)
-                                                       : fmt::format("{:.2f} GB", bytes / 1e9);
+                                                       : fmtx::amount(bytes / 1e9) + " GB";  // as plan prints it
 }
 
 std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vector<std::string>& only_steps,

@@ -68,8 +68,9 @@ void print_config_error(const ConfigError& e);
 /// Device memory of a model's datasheet [bytes]: H200 141 GB (HBM3e), H100 SXM 80 GB (NVIDIA datasheets).
 int64_t datasheet_memory_bytes(const std::string& model);
 
-/// A case's device-memory need for messages: "12.34 GB", or "9.22e+09 GB (past int64's byte count)" for a need
-/// that measure::case_memory_need saturated (INT64_MAX: the sizes overflow int64).
+/// A case's device-memory need for messages, as plan prints it (fmtx::amount): "12.34 GB", "454.9 GB", or
+/// "9.22e+09 GB (past int64's byte count)" for a need that measure::case_memory_need saturated (INT64_MAX: the
+/// sizes overflow int64).
 std::string memory_need_text(int64_t bytes);
 
 /// The cases of `c` that cannot fit the datasheet memory of c.device.model (measure::case_memory_need with one

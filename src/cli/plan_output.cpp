@@ -51,10 +51,7 @@ bool any_min_speedup(const Plan& p) {
 
 /// The "device memory" line of a case (text and md).
 std::string memory_line(const Plan& p, const PlanCase& c) {
-  const std::string need = c.memory_need_bytes == std::numeric_limits<int64_t>::max()
-                               ? memory_need_text(c.memory_need_bytes)
-                               : fmtx::amount(c.memory_need_bytes / 1e9) + " GB";
-  return fmt::format("device memory: at least {} of {:.0f} GB on {}{}", need,
+  return fmt::format("device memory: at least {} of {:.0f} GB on {}{}", memory_need_text(c.memory_need_bytes),
                      p.memory_have_bytes / 1e9, p.memory_where,
                      fits(p, c) ? ""
                                 : "; does not fit: run refuses it (shrink /workload/batch or /workload/shape, or use "

@@ -141,14 +141,14 @@ TEST(Cli, PlanSaysWhenACaseCannotFitTheGpu) {
   // validate says the same (exit 2, the batch's pointer and the case), without a GPU.
   r = gpubench_cli({"validate", p.string()}, "validate_huge");
   EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_NE(r.err.find("/workload: case B=100000 fixed(length=70) needs at least 454.90 GB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/workload: case B=100000 fixed(length=70) needs at least 454.9 GB"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the h200 datasheet has 141 GB: run refuses it; shrink /workload/batch"), std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("case B=1024 "), std::string::npos) << r.err;
   // run refuses it the same way before looking for a GPU (exit 2 here too, not 3).
   r = gpubench_cli({"run", p.string()}, "run_huge");
   EXPECT_EQ(r.rc, 2) << r.err;
-  EXPECT_NE(r.err.find("/workload: case B=100000 fixed(length=70) needs at least 454.90 GB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/workload: case B=100000 fixed(length=70) needs at least 454.9 GB"), std::string::npos) << r.err;
   // Every tensor fits int64 (W: 4.5e18 B) but their sum does not: the need saturates, it never wraps to "fits".
   std::ofstream(p) << R"({"schema_version": 1, "name": "sum", "precision": "fp16",
     "workload": {"op": "ikbo_lce", "batch": 1, "shape": {"M": 1500000000, "N": 8, "K_user": 1500000000, "K_cand": 0}}})";
