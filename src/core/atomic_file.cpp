@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/report_stream.hpp"
@@ -79,10 +80,29 @@ void check_writable(const std::string& path_in) {
       throw InputError(path_in + ": not writable (" + std::strerror(errno) + "); choose a writable output path");
     return;
   }
+  // The folders the check makes are removed again, so that a run refused later (no GPU: exit 3) leaves no empty
+  // output folder behind; the write makes them again.
+  namespace fs = std::filesystem;
+  std::vector<fs::path> made;
+  std::error_code ec;
+  for (fs::path p = fs::path(path).parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    made.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  const auto remove_made = [&] {
+    for (const fs::path& p : made) fs::remove(p, ec);  // deepest first; only while empty
+  };
   std::string tmp;
-  const int fd = open_temp_beside(path, tmp);
+  int fd = -1;
+  try {
+    fd = open_temp_beside(path, tmp);
+  } catch (...) {
+    remove_made();
+    throw;
+  }
   ::close(fd);
   ::unlink(tmp.c_str());
+  remove_made();
 }
 
 void write_file_atomic(const std::string& path_in, std::string_view content) {

@@ -16,7 +16,8 @@ void write_file_atomic(const std::string& path, std::string_view content);
 /// Checks now that write_file_atomic(path, …) can succeed later (before a long measurement, so that its
 /// result is not lost to a bad output path): refuses a folder, creates the missing parent folders, then
 /// creates and removes a temp file beside `path` (this also catches a file name over the file system's
-/// limit; a device or named pipe only needs write permission). Throws InputError naming the path and the fix,
+/// limit; a device or named pipe only needs write permission), and removes the folders it made: a command
+/// refused after the check leaves none behind (write_file_atomic makes them again). Throws InputError naming the path and the fix,
 /// as write_file_atomic would.
 void check_writable(const std::string& path);
 

@@ -119,7 +119,11 @@ TEST(AtomicFile, ReplacesAndCreatesParents) {
 TEST(AtomicFile, CheckWritableProbesWithoutLeavingAFile) {
   const fs::path dir = fresh_dir("probe");
   const std::string ok = (dir / "sub" / "report.json").string();
-  check_writable(ok);  // creates the parent folder, leaves neither the file nor a temp file
+  check_writable(ok);  // makes the parent folder for the probe and removes it: leaves no file, temp file or folder
+  EXPECT_FALSE(fs::exists(dir / "sub")) << "a run refused after the check (exit 3) left an empty -o folder";
+  EXPECT_TRUE(fs::is_directory(dir));
+  fs::create_directories(dir / "sub");
+  check_writable(ok);  // a folder that was there stays
   EXPECT_TRUE(fs::is_directory(dir / "sub"));
   EXPECT_FALSE(fs::exists(ok));
   EXPECT_EQ(temp_files(dir / "sub"), 0);
