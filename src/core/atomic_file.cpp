@@ -28,9 +28,15 @@ int open_temp_beside(const std::string& path, std::string& tmp) {
     throw InputError(path + ": is a folder; give a file path (e.g. " +
                      (fs::path(path) / "out.md").lexically_normal().string() + ")");
   }
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  tmp = path + ".tmp.XXXXXX";
-  const int fd = mkstemp(tmp.data());
+  // A few tries: another process's check_writable may remove an empty parent folder it made between our
+  // create_directories and mkstemp (shards started at once, writing into one folder).
+  int fd = -1;
+  for (int attempt = 0; attempt < 3 && fd < 0; ++attempt) {
+    if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+    tmp = path + ".tmp.XXXXXX";
+    fd = mkstemp(tmp.data());
+    if (fd < 0 && errno != ENOENT) break;
+  }
   if (fd < 0) {
     throw InputError(path + ": cannot create a temp file beside it (" + std::strerror(errno) +
                      "); choose a writable output path");

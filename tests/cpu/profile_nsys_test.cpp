@@ -190,7 +190,8 @@ TEST_F(NsysImport, ReadsKernelsMemcpyMemsetWithNames) {
   ASSERT_NE(relu, nullptr);
   EXPECT_EQ(t.names.name(relu->name), "relu_kernel");
   EXPECT_EQ(find_activity(t, 4000), nullptr);
-  EXPECT_TRUE(has_note(t, "GPU activities with no start or end, ending before they start or lasting over a day, skipped: 1"))
+  EXPECT_TRUE(has_note(t, "GPU activities with no start or end, ending before they start or lasting over a day, "
+                         "skipped: 1"))
       << testing::PrintToString(t.notes);
   EXPECT_EQ(t.names.name(find_activity(t, 1200)->name), "Memcpy HtoD");
   EXPECT_EQ(t.names.name(find_activity(t, 1400)->name), "Memcpy DtoH");
