@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "analysis/compare.hpp"
@@ -91,9 +92,13 @@ std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedRepo
       }
     }
   };
-  const auto same_hash = [](const LoadedReport& x, const LoadedReport& y) {
-    const std::string hx = comparable_config_hash(x.report);
-    return !hx.empty() && hx == comparable_config_hash(y.report);
+  // Each report's hash once (it copies and dumps the config), not once per candidate pair.
+  std::map<const LoadedReport*, std::string> hashes;
+  for (const auto* side : {&old_reports, &new_reports})
+    for (const LoadedReport& r : *side) hashes[&r] = comparable_config_hash(r.report);
+  const auto same_hash = [&](const LoadedReport& x, const LoadedReport& y) {
+    const std::string& hx = hashes.at(&x);
+    return !hx.empty() && hx == hashes.at(&y);
   };
   pair_by([&](const LoadedReport& x, const LoadedReport& y) {
     return same_hash(x, y) && pairing_name(x.path) == pairing_name(y.path);
