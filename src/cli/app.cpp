@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -108,6 +110,63 @@ std::string placement_hints(const std::string& verb, int argc, char** argv) {
   }
   return out;
 }
+
+/// CLI11's "Could not convert: --repeat = abc" (a ConversionError) in gpubench's form: "--repeat: 'abc' is not a
+/// number; --repeat R: run each step R times …" (the option's placeholder and the first clause of its help), or,
+/// for a flag given a value CLI11 cannot read as true/false, "--quiet takes no value: give --quiet alone".
+/// `what`: e.what(); returns "" when `what` is not in that form or names no option of `cmd`.
+std::string conversion_message(const CLI::App& cmd, const std::string& what) {
+  const std::string head = "Could not convert: ", sep = " = ";
+  const size_t at = what.find(sep);
+  if (what.rfind(head, 0) != 0 || at == std::string::npos) return {};
+  const std::string name = what.substr(head.size(), at - head.size()), value = what.substr(at + sep.size());
+  const CLI::Option* opt = nullptr;
+  for (const CLI::Option* o : cmd.get_options())
+    for (const std::string& n : o->get_lnames())
+      if ("--" + n == name) opt = o;
+  if (opt == nullptr) return {};
+  if (opt->get_type_size_max() == 0 || opt->get_expected_max() == 0)
+    return fmt::format("{} takes no value: give {} alone (got '{}')", name, name, value);
+  char* end = nullptr;
+  errno = 0;
+  (void)std::strtod(value.c_str(), &end);
+  const bool numeric = !value.empty() && end != nullptr && *end == '\0';
+  std::string what_it_is = numeric ? "a whole number" : "a number";
+  std::string help = opt->get_description();
+  help = help.substr(0, std::min(help.find_first_of(";("), help.size()));
+  while (!help.empty() && help.back() == ' ') help.pop_back();
+  const std::string type = opt->get_type_name().substr(0, opt->get_type_name().find(':'));
+  return fmt::format("{}: '{}' is not {}; {}{}{}", name, value, what_it_is, name, type.empty() ? "" : " " + type,
+                     help.empty() ? "" : ": " + help);
+}
+
+/// CLI11's range check, "--device: Value x not in range 0 to 1023", says "not in range" for words and fractions
+/// too: "--device: 'x' is not a whole number from 0 to 1023" (the option's type is an integer: its placeholder
+/// says INT), else "--device: must be from 0 to 1023, got -1". `what`: e.what(); "" when not in that form.
+std::string range_message(const CLI::App& cmd, const std::string& what) {
+  const std::string mid = ": Value ", tail = " not in range ", to = " to ";
+  const size_t a = what.find(mid), b = what.rfind(tail);
+  if (what.rfind("--", 0) != 0 || a == std::string::npos || b == std::string::npos || b < a) return {};
+  const std::string name = what.substr(0, a), value = what.substr(a + mid.size(), b - a - mid.size());
+  const std::string range = what.substr(b + tail.size());
+  const size_t t = range.find(to);
+  if (t == std::string::npos) return {};
+  bool integer = false;
+  for (const CLI::Option* o : cmd.get_options())
+    for (const std::string& n : o->get_lnames())
+      if ("--" + n == name) integer = o->get_type_name().find("INT") != std::string::npos;
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  const bool number = !value.empty() && end != nullptr && *end == '\0';
+  const std::string lo = range.substr(0, t), hi = range.substr(t + to.size());
+  if (!number || !std::isfinite(v) || (integer && v != std::floor(v)))
+    return fmt::format("{}: '{}' is not {} from {} to {}", name, value, integer ? "a whole number" : "a number", lo,
+                       hi);
+  if (v >= std::strtod(lo.c_str(), nullptr) && v <= std::strtod(hi.c_str(), nullptr))  // in range: "3.0", "1e2"
+    return fmt::format("{}: write '{}' as {} from {} to {} (digits only, e.g. {})", name, value,
+                       integer ? "a whole number" : "a number", lo, hi, fmt::format("{:.0f}", v));
+  return fmt::format("{}: must be from {} to {}, got {}", name, lo, hi, value);
+}
 }  // namespace
 
 int run_app(int argc, char** argv) {
@@ -146,6 +205,11 @@ int run_app(int argc, char** argv) {
                           guess.empty() ? "" : " (did you mean '" + guess + "'?)", list);
       }
     }
+    if (e.get_name() == "ConversionError")
+      if (const std::string m = conversion_message(*cmd, e.what()); !m.empty())
+        msg = "gpubench" + verb + ": error: " + m;
+    if (e.get_name() == "ValidationError")
+      if (const std::string m = range_message(*cmd, e.what()); !m.empty()) msg = "gpubench" + verb + ": error: " + m;
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ExtrasError)) {
       msg += option_guesses(*cmd, argc, argv);
       if (cmd != a) msg += placement_hints(cmd->get_name(), argc, argv);

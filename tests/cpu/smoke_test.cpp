@@ -338,6 +338,30 @@ TEST(Cli, ParseErrorsNameTheCommandAndHelpNamesTheValues) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("gpubench run: error: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("('--formats': did you mean '--format'?)"), std::string::npos) << r.err;
+  // A value CLI11 cannot convert: the option, the value, what it takes (CLI11: "Could not convert: --repeat = abc").
+  r = gpubench_cli({"run", "--repeat", "abc"}, "parse_convert");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gpubench run: error: --repeat: 'abc' is not a number; --repeat R: run each step R times"),
+            std::string::npos)
+      << r.err;
+  r = gpubench_cli({"run", "--repeat", "2.5"}, "parse_convert_fraction");
+  EXPECT_NE(r.err.find("--repeat: '2.5' is not a whole number;"), std::string::npos) << r.err;
+  r = gpubench_cli({"run", "--quiet=maybe"}, "parse_flag_value");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--quiet takes no value: give --quiet alone (got 'maybe')"), std::string::npos) << r.err;
+  // A range check on a word or a fraction (CLI11: "Value x not in range 0 to 1023", which 2.5 is).
+  r = gpubench_cli({"run", "--device", "x"}, "parse_range_word");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gpubench run: error: --device: 'x' is not a whole number from 0 to 1023"), std::string::npos)
+      << r.err;
+  r = gpubench_cli({"run", "--shards=2.5"}, "parse_range_fraction");
+  EXPECT_NE(r.err.find("--shards: '2.5' is not a whole number from 1 to 1048576"), std::string::npos) << r.err;
+  r = gpubench_cli({"run", "--device", "3.0"}, "parse_range_written");
+  EXPECT_NE(r.err.find("--device: write '3.0' as a whole number from 0 to 1023 (digits only, e.g. 3)"),
+            std::string::npos)
+      << r.err;
+  r = gpubench_cli({"run", "--device=-1"}, "parse_range_out");
+  EXPECT_NE(r.err.find("--device: must be from 0 to 1023, got -1"), std::string::npos) << r.err;
   // Errors after parsing name the command the same way.
   r = gpubench_cli({"compare", "no_such_old.json", "no_such_new.json"}, "parse_compare_missing");
   EXPECT_EQ(r.rc, 2);
