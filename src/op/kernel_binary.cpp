@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <cctype>
 #include <string_view>
 
@@ -195,6 +196,8 @@ KernelBinary inspect_kernel_binary(const std::string& path) {
   switch (read_text_file(path, kMaxKernelFileBytes, d)) {
     case ReadStatus::kOk: break;
     case ReadStatus::kCannotOpen:
+      if (std::error_code ec; std::filesystem::is_directory(path, ec))
+        throw InputError(path + ": is a folder; name the kernel file in it (a .cubin, .fatbin or .ptx)");
       throw InputError(path + ": cannot read the kernel file; check the path (relative paths start at the folder of "
                               "the file that names it)");
     case ReadStatus::kTooLarge: throw InputError(path + ": larger than 1 GiB; is it really a kernel file?");

@@ -84,6 +84,8 @@ PluginRecord register_kernel_file(const std::string& path) {
   switch (read_text_file(path, kMaxInputFileBytes, text)) {
     case ReadStatus::kOk: break;
     case ReadStatus::kCannotOpen:
+      if (std::error_code ec; std::filesystem::is_directory(path, ec))
+        throw InputError(path + ": is a folder; give the kernel file description (.json) in it");
       throw InputError(path + ": cannot read the kernel file description; check the path");
     case ReadStatus::kTooLarge: throw InputError(path + ": larger than 64 MiB; is it a kernel file description?");
   }

@@ -263,6 +263,10 @@ OpenedPlugin open_plugin(const std::string& path) {
   if (opened.description == nullptr)
     throw InputError(fmt::format("plugin {}: refused to load ({} returned NULL); see what it printed above", path,
                                  GPUBENCH_PLUGIN_ENTRY_V1));
+  // Checked here, before anything reads the name (which plugin wins among same-named builds): a NULL name would be a
+  // std::string built from NULL. register_plugin says the same for a plugin registered another way.
+  if (opened.description->name == nullptr || *opened.description->name == '\0')
+    throw InputError(path + ": the plugin has no name; set gpubench_plugin_v1_t::name");
   opened.sha256 = sha256_file(path);
   return opened;
 }

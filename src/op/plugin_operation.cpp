@@ -414,8 +414,19 @@ WorkCounts PluginOperation::work(const CaseSize& size, const std::string& work_m
     if (m.name != work_model) continue;
     const auto lookup = [&](std::string_view s) { return symbol(s, size, true); };
     WorkCounts w;
-    w.flops = static_cast<double>(m.flops.eval(lookup));
-    w.bytes_min = static_cast<double>(m.bytes_min.eval(lookup));
+    const int64_t flops = m.flops.eval(lookup), bytes = m.bytes_min.eval(lookup);
+    // A floor is work over a rate: negative work gives a negative floor, and none at all a floor of 0 ms that every
+    // ratio divides by. size_problems reports either at the config's largest batch.
+    if (flops < 0 || bytes < 0)
+      throw InputError(fmt::format("work model {}: {} '{}' is {} (< 0); a work model counts work done, never "
+                                   "negative", m.name, flops < 0 ? "flops" : "bytes_min",
+                                   flops < 0 ? m.flops.text() : m.bytes_min.text(), flops < 0 ? flops : bytes));
+    if (flops == 0 && bytes == 0)
+      throw InputError(fmt::format("work model {}: flops '{}' and bytes_min '{}' are both 0; count at least the "
+                                   "bytes the op must move (each input read once, the output written once)",
+                                   m.name, m.flops.text(), m.bytes_min.text()));
+    w.flops = static_cast<double>(flops);
+    w.bytes_min = static_cast<double>(bytes);
     w.intensity = w.bytes_min > 0 ? w.flops / w.bytes_min : 0;
     return w;
   }

@@ -121,7 +121,8 @@ TEST(KernelBinaryInspect, RefusesFilesThatAreNotKernels) {
        "a truncated fatbin (its header says " + std::to_string(fatbin.size()) + " bytes, the file has " +
            std::to_string(fatbin.size() / 2) + "); rebuild it (nvcc -fatbin) or copy it again"},
       {(dir / "text.cubin").string(), "not a cubin, fatbin or PTX file"},
-      {(dir / "missing.cubin").string(), "cannot read the kernel file"}};
+      {(dir / "missing.cubin").string(), "cannot read the kernel file"},
+      {dir.string(), "is a folder; name the kernel file in it (a .cubin, .fatbin or .ptx)"}};
   for (const auto& [path, want] : cases) {
     try {
       (void)inspect_kernel_binary(path);

@@ -217,6 +217,7 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
       {plugin("abi_v0"), "built for plugin ABI v0 (exports gpubench_plugin_v0), older than this gpubench reads (v1)"},
       {plugin("bad_version_field"), "the description says ABI version 7"},
       {plugin("null"), "refused to load (gpubench_plugin_v1 returned NULL)"},
+      {plugin("null_name"), "the plugin has no name; set gpubench_plugin_v1_t::name"},  // was exit 3: NULL string
       {plugin("dup_op"), "op \"ikbo_lce\" is already registered"},
       {plugin("dup_step"), "op \"ikbo_lce\" already has a step \"baseline\""},
       {plugin("bad_schema"), "step toy_copy/copy: options_schema is not a JSON object"},
@@ -293,6 +294,13 @@ TEST_F(PluginCli, MistakesOnlyACasesSizesShowAreFoundByValidate) {
   const std::string offsets = "tensor offsets has 4096 elements ([B]) but its index fill gives 4097 for B=4096, U=4096";
   EXPECT_NE(err_.find(offsets), std::string::npos) << err_;
   EXPECT_EQ(err_.find("tensor offsets", err_.find(offsets) + 1), std::string::npos) << err_;
+  // Work models: negative bytes, and no work at all (plan printed a floor of -1.5e-08 ms and "-nanx" before).
+  EXPECT_NE(err_.find("work model staged: bytes_min 'B * (D - 1024)' is -2097152 (< 0); a work model counts work "
+                      "done, never negative"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("work model tail: flops '0' and bytes_min 'B * (D - 512)' are both 0"), std::string::npos)
+      << err_;
+  EXPECT_EQ(run({"plan", "--plugin", plugin("bad_fill"), none}), 2);
+  EXPECT_NE(err_.find("work model staged"), std::string::npos) << err_;
   const std::string c = (dir_ / "wide.json").string();
   std::ofstream(c) << R"({"schema_version": 1, "workload": {"op": "toy_copy", "shape": {"D": 600}, "batch": 4096,
                           "requests": {"distribution": "fixed", "params": {"length": 32}}}, "variants": ["copy"]})";

@@ -195,6 +195,12 @@ const gpubench_tensor_v1_t kTensors[] = {
 const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * R * elem", "X read once, Y written once"},
                                           {"minimum", "0", "B", "the same name again"}};
 const double kFp32Tolerance = 1.5;
+#elif defined(TEST_PLUGIN_BAD_FILL)
+// Work models only a case's sizes show wrong: bytes below 0 (D < 1024), and no work at all at D = 512.
+const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * D * elem", "X read once, Y written once"},
+                                          {"staged", "0", "B * (D - 1024)", "negative below D = 1024"},
+                                          {"tail", "0", "B * (D - 512)", "nothing at D = 512"}};
+const double kFp32Tolerance = 0;
 #else
 const gpubench_work_model_v1_t kWork[] = {{"minimum", "0", "2 * B * D * elem", "X read once, Y written once"}};
 const double kFp32Tolerance = 0;
@@ -295,7 +301,11 @@ gpubench_plugin_v1_t make_plugin() {
 #else
   p.abi_version = GPUBENCH_PLUGIN_ABI_VERSION;
 #endif
+#if defined(TEST_PLUGIN_NULL_NAME)
+  p.name = nullptr;
+#else
   p.name = "test_plugin";
+#endif
   p.version = "1.2.3-test";
   p.ops = kOps;
   p.op_count = 1;
