@@ -261,11 +261,15 @@ std::string comparable_config_hash(const Report& r) {
 
 // A report whose stored /config does not hash to its /config_hash (today's hash, or the pre-issue-30 hash of the whole
 // config) was edited after the run: a hand-changed config with the hash kept would otherwise compare as the same run.
+bool stored_config_matches_hash(const Report& rep) {
+  if (!rep.config.is_object() || rep.config.empty() || rep.config_hash.empty()) return true;
+  return config_hash(rep.config) == rep.config_hash || config_detail::fnv1a64_hex(rep.config.dump()) == rep.config_hash;
+}
+
 void check_stored_hash(const LoadedReport& r, std::vector<Mismatch>& out) {
   const Report& rep = r.report;
-  if (!rep.config.is_object() || rep.config.empty() || rep.config_hash.empty()) return;
+  if (stored_config_matches_hash(rep)) return;
   const std::string recomputed = config_hash(rep.config);
-  if (recomputed == rep.config_hash || config_detail::fnv1a64_hex(rep.config.dump()) == rep.config_hash) return;
   out.push_back({"stored config vs its config_hash", rep.config_hash, recomputed, r.path, r.path,
                  {r.path + ": /config does not hash to /config_hash: the report was edited after its run, or written "
                            "by another tool; compare the reports gpubench wrote"}});

@@ -35,6 +35,10 @@ std::vector<std::string> describe_diffs(const std::vector<KeyDiff>& diffs, size_
 /// stored config_hash (maybe "") when the report has no config or no stored hash.
 std::string comparable_config_hash(const Report& r);
 
+/// False when `r`'s stored /config does not hash to its /config_hash, by today's rule or the pre-issue-30 one (the
+/// whole config, FNV-1a 64): the report was edited after its run. True when either is absent (nothing to check).
+bool stored_config_matches_hash(const Report& r);
+
 /// Whether `r` is one shard of a split run that held no work unit (more shards than units): it measured nothing and
 /// records no /environment.
 bool is_empty_shard(const Report& r);

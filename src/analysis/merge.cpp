@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/compare_checks.hpp"
 #include "core/errors.hpp"
 
 namespace gpubench {
@@ -41,7 +42,69 @@ std::vector<std::string> mismatches(const ShardInput& first, const ShardInput& o
     if (!va.empty() && !vb.empty() && va != vb)
       out.push_back(fmt::format("{} {} in {} but {} in {}", what, va, first.path, vb, other.path));
   }
+  // One config lays its cases out alike in every shard; an empty shard records no request lengths.
+  for (const CaseResult& ca : a.cases)
+    for (const CaseResult& cb : b.cases) {
+      if (ca.label != cb.label) continue;
+      const bool lengths_differ = ca.lengths.is_object() && !ca.lengths.empty() && cb.lengths.is_object() &&
+                                  !cb.lengths.empty() && ca.lengths != cb.lengths;
+      if (ca.batch != cb.batch || ca.shape != cb.shape || lengths_differ)
+        out.push_back(fmt::format("case '{}' has another batch, shape or request lengths in {} than in {}", ca.label,
+                                  other.path, first.path));
+    }
   return out;
+}
+
+/// The case labels of `r`, in its order.
+std::vector<std::string> case_labels(const Report& r) {
+  std::vector<std::string> out;
+  for (const CaseResult& c : r.cases) out.push_back(c.label);
+  return out;
+}
+/// The step names of case `c`, in its order.
+std::vector<std::string> step_names(const CaseResult& c) {
+  std::vector<std::string> out;
+  for (const VariantResult& v : c.variants) out.push_back(v.name);
+  return out;
+}
+
+/// Throws InputError unless `other` lists the cases of `first`, each with the same steps, in the same order. A shard
+/// lists every case and step of the run and marks the units of other shards skipped: a case or step missing from
+/// one shard's report means that file was edited or damaged (merge would otherwise lose the other shards'
+/// measurements of it, or take "vs base" from another step).
+void check_same_units(const ShardInput& first, const ShardInput& other) {
+  const auto fix = "a shard's report lists every case and step of the run, so the file was edited or damaged; run "
+                   "that shard again";
+  const std::vector<std::string> la = case_labels(first.report), lb = case_labels(other.report);
+  if (la != lb) {
+    for (const std::string& l : lb)
+      if (std::find(la.begin(), la.end(), l) == la.end())
+        throw InputError(fmt::format("case '{}' is in {} but not in {}: {}", l, other.path, first.path, fix));
+    for (const std::string& l : la)
+      if (std::find(lb.begin(), lb.end(), l) == lb.end())
+        throw InputError(fmt::format("case '{}' is in {} but not in {}: {}", l, first.path, other.path, fix));
+    throw InputError(fmt::format("{} and {} list their cases in another order ({} against {}): {}", first.path,
+                                 other.path, fmt::join(la, ", "), fmt::join(lb, ", "), fix));
+  }
+  for (size_t i = 0; i < la.size(); ++i) {
+    const std::vector<std::string> sa = step_names(first.report.cases[i]), sb = step_names(other.report.cases[i]);
+    if (sa != sb)
+      throw InputError(fmt::format("case '{}' has steps {} in {} but {} in {}: {}", la[i], fmt::join(sa, ", "),
+                                   first.path, fmt::join(sb, ", "), other.path, fix));
+  }
+}
+
+/// Throws InputError when `in` holds another number of units it ran (selected steps) than its `shard` record says:
+/// a unit of its own marked skipped, or another's marked as its own, by an edit.
+void check_unit_count(const ShardInput& in) {
+  int64_t held = 0;
+  for (const CaseResult& c : in.report.cases)
+    for (const VariantResult& v : c.variants) held += v.selected ? 1 : 0;
+  if (held != in.report.shard->units)
+    throw InputError(fmt::format("{}: shard {}/{} ran {} work unit{} by its record (/shard/units) but holds {}: the "
+                                 "file was edited or damaged; run that shard again",
+                                 in.path, in.report.shard->index, in.report.shard->count, in.report.shard->units,
+                                 in.report.shard->units == 1 ? "" : "s", held));
 }
 
 const CaseResult* find_case(const Report& r, const std::string& label) {
@@ -139,8 +202,15 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
       throw InputError(fmt::format("shard {} is given twice ({} and {}); keep one of them",
                                    shard_name(*inputs[i].report.shard), inputs[i - 1].path, inputs[i].path));
 
+  for (const auto& in : inputs) check_same_units(first, in);  // first: it names the case or step
+  for (const auto& in : inputs) check_unit_count(in);
+
   std::vector<std::string> notes;
   std::vector<std::string> problems;
+  for (const auto& in : inputs)
+    if (!stored_config_matches_hash(in.report))
+      problems.push_back(fmt::format("{}: its /config does not hash to its /config_hash {} (edited after its run)",
+                                     in.path, in.report.config_hash));
   for (size_t i = 1; i < inputs.size(); ++i)
     for (auto& m : mismatches(first, inputs[i])) problems.push_back(std::move(m));
   if (!problems.empty()) {

@@ -36,7 +36,9 @@ int64_t parse_missing(const std::string& error);
 /// `shards` with each shard's ShardRun, environment, ceilings and exit code; `shard` unset.
 /// Throws InputError (exit 2) naming the files and the fix when: a report is not a shard (no `shard`); shard counts
 /// differ or an index is outside 0 … N−1; an index is given twice; the shards split different numbers of units;
-/// config hash, tool version / git SHA, GPU model or driver differ (unless allow_mismatch:
+/// a shard lists other cases or steps than the lowest-index one, or holds another number of units than its record
+/// says (an edited or damaged file); config hash, tool version / git SHA, GPU model or driver, a case's batch, shape
+/// or request lengths differ, or a stored config does not hash to its config_hash (unless allow_mismatch:
 /// then each difference is a note); indices are missing (unless allow_missing: their units say "not run: shard J/N
 /// missing"); or one unit ran in two shards, or in none while its shard is present (shards split differently: a
 /// different --variant or build).

@@ -118,11 +118,11 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
   int64_t given = shards;
   std::string given_from = "--shards";
   if (given <= 0 && has(getenv, "GPUBENCH_SHARDS")) {
-    given = env_count(getenv, "GPUBENCH_SHARDS");
+    const char* v = getenv("GPUBENCH_SHARDS");  // one message for a word and for 0: a count is 1 or more
     given_from = "GPUBENCH_SHARDS";
-    if (given < 1 || given > kMaxShards)
-      throw InputError(fmt::format("GPUBENCH_SHARDS={} is not a shard count; set it to the number of shards (1 … {})",
-                                   given, kMaxShards));
+    if (!parse_count(v, given) || given < 1 || given > kMaxShards)
+      throw InputError(fmt::format("GPUBENCH_SHARDS='{}' is not a shard count; set it to the number of shards "
+                                   "(1 … {})", v, kMaxShards));
   }
   if (has(getenv, "SLURM_ARRAY_TASK_ID")) {
     const int64_t id = env_count(getenv, "SLURM_ARRAY_TASK_ID");

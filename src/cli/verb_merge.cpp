@@ -9,6 +9,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/merge.hpp"
 #include "cli/common.hpp"
@@ -142,15 +143,44 @@ int merge(const MergeArgs& a) {
   std::vector<std::string> plugins = a.plugins;  // the run's plugin files, where they still are
   std::vector<ShardInput> inputs = load_inputs(a.inputs);
   refuse_overwriting_inputs(a, inputs);
-  for (const PluginUse& p : inputs.front().report.plugins)  // a library or a description file, not an inline one
-    if (fs::is_regular_file(p.path) && std::find(plugins.begin(), plugins.end(), p.path) == plugins.end())
-      plugins.push_back(p.path);
-  load_plugins(plugins, "");
+  const std::vector<PluginUse> recorded = inputs.front().report.plugins;
+  std::vector<std::string> gone;  // recorded files not at their recorded paths now
+  for (const PluginUse& p : recorded) {  // a library or a description file; an inline one ("CONFIG#/plugins/i") is not
+    if (p.path.find('#') != std::string::npos) continue;
+    if (!fs::is_regular_file(p.path)) gone.push_back(p.path);
+    else if (std::find(plugins.begin(), plugins.end(), p.path) == plugins.end()) plugins.push_back(p.path);
+  }
+  // What fails to load or parse for want of a plugin names the file that is gone, not only what missed it.
+  const std::string gone_hint =
+      gone.empty() ? ""
+                   : fmt::format(" (the shards also loaded {} from {}, which {} not there now: recorded paths are "
+                                 "as the run was given them, relative to its working folder; give the file with "
+                                 "--plugin, or merge from that folder)",
+                                 gone.size() == 1 ? "a plugin" : "plugins", fmt::join(gone, ", "),
+                                 gone.size() == 1 ? "is" : "are");
+  try {
+    load_plugins(plugins, "");
+  } catch (const InputError& e) {
+    throw InputError(e.what() + gone_hint);
+  }
   MergeOptions options;
   options.allow_mismatch = a.allow_mismatch;
   options.allow_missing = a.allow_missing;
   Report report = merge_shards(std::move(inputs), options);
-  const Config config = shard_config(ShardInput{a.inputs.front(), report});
+  const Config config = [&] {
+    try {
+      return shard_config(ShardInput{a.inputs.front(), report});
+    } catch (const InputError& e) {
+      throw InputError(e.what() + gone_hint);
+    }
+  }();
+  // The analysis (work counts, floors) comes from the builds loaded here: say so where one differs from the run's.
+  for (const PluginUse& now : plugin_uses())
+    for (const PluginUse& ran : recorded)
+      if (now.name == ran.name && !ran.sha256.empty() && now.sha256 != ran.sha256)
+        report.notes.push_back(fmt::format("plugin {}: the shards ran the build with SHA-256 {}…, this merge loaded "
+                                           "{} ({}…): work counts and floors come from the build loaded here",
+                                           ran.name, ran.sha256.substr(0, 12), now.path, now.sha256.substr(0, 12)));
   return finish_and_write(report, config, a.output, a.formats, !a.quiet);
 }
 

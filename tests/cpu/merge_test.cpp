@@ -1,6 +1,7 @@
 // Joining shard reports (analysis/merge.hpp): the merge of a split run's shards is the whole run's report, whatever
 // the order they come in; shards of different runs, missing, duplicated or split differently are refused with the
 // files and the fix (docs/scale-out.md).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -181,9 +182,10 @@ TEST_F(MergeShards, ShardsSplitDifferentlyAreRefused) {
       if (!v.selected && v.error == "in shard 0/3") {
         v.selected = true;
         v.status = StepStatus::kOk;
+        ++in[1].report.shard->units;  // as its record would say
       }
   EXPECT_NE(merge_error(in).find("split differently"), std::string::npos);
-  // A unit the split gives to shard 2, which shard 2 did not run.
+  // A unit the split gives to shard 2, which shard 2 did not run (its unit count edited to match).
   auto gap = shards(whole_, config_, 3);
   for (auto& c : gap[2].report.cases)
     for (auto& v : c.variants)
@@ -192,7 +194,54 @@ TEST_F(MergeShards, ShardsSplitDifferentlyAreRefused) {
         v.error = "not selected (--variant)";
         break;
       }
-  EXPECT_NE(merge_error(gap).find("did not run it"), std::string::npos);
+  auto counted = gap;  // one unit fewer in each case
+  counted[2].report.shard->units -= static_cast<int64_t>(counted[2].report.cases.size());
+  EXPECT_NE(merge_error(counted).find("did not run it"), std::string::npos);
+  // The same edit without the count: the shard holds fewer units than it says it ran.
+  const std::string e = merge_error(gap);
+  EXPECT_NE(e.find(fmt::format("s2.json: shard 2/3 ran {} work units by its record (/shard/units) but holds {}: the "
+                               "file was edited or damaged", gap[2].report.shard->units,
+                               gap[2].report.shard->units - static_cast<int64_t>(gap[2].report.cases.size()))),
+            std::string::npos) << e;
+}
+
+TEST_F(MergeShards, AShardMissingACaseOrStepOfTheRunIsRefusedNotMergedWithoutIt) {
+  // Merge builds on the lowest-index shard's cases and steps: one dropped there would take the other shards'
+  // measurements of it out of the merged report (and "vs base" would be against another step). Any shard, any side.
+  for (size_t edited : {0u, 2u}) {
+    auto in = shards(whole_, config_, 3);
+    in[edited].report.cases.erase(in[edited].report.cases.begin() + 1);
+    const std::string label = whole_.cases[1].label;
+    std::string e = merge_error(in);
+    EXPECT_NE(e.find("case '" + label + "' is in "), std::string::npos) << e;
+    EXPECT_NE(e.find("but not in s" + std::to_string(edited) + ".json: a shard's report lists every case and step "
+                     "of the run, so the file was edited or damaged"),
+              std::string::npos)
+        << e;
+    auto steps = shards(whole_, config_, 3);
+    auto& vs = steps[edited].report.cases[0].variants;
+    vs.erase(vs.begin());
+    e = merge_error(steps);
+    EXPECT_NE(e.find("case '" + whole_.cases[0].label + "' has steps "), std::string::npos) << e;
+    EXPECT_NE(e.find("s" + std::to_string(edited) + ".json"), std::string::npos) << e;
+  }
+}
+
+TEST_F(MergeShards, AnEditedConfigOrAnotherRequestLayoutIsAMismatch) {
+  // The stored config edited, its hash kept: merge would keep shard 0's and compare would pass the result.
+  auto in = shards(whole_, config_, 3);
+  in[1].report.config["measure"]["min_samples"] = 99;
+  std::string e = merge_error(in);
+  EXPECT_NE(e.find("s1.json: its /config does not hash to its /config_hash"), std::string::npos) << e;
+  auto lengths = shards(whole_, config_, 3);
+  lengths[2].report.cases[0].lengths["requests"] = 99;
+  e = merge_error(lengths);
+  EXPECT_NE(e.find("case '" + whole_.cases[0].label + "' has another batch, shape or request lengths in s2.json"),
+            std::string::npos)
+      << e;
+  MergeOptions o;
+  o.allow_mismatch = true;
+  EXPECT_NO_THROW(merge_shards(lengths, o));
 }
 
 TEST_F(MergeShards, ImpossibleIndicesAndDifferentUnitCountsAreRefused) {

@@ -204,6 +204,36 @@ TEST_F(ScaleCli, MergeRefusesMissingMismatchedAndDuplicatedShardsWithExitTwo) {
   EXPECT_TRUE(read(s0).contains("shard"));
 }
 
+TEST_F(ScaleCli, MergeNamesARecordedPluginThatIsGoneAndNotesAnotherBuildAtItsPath) {
+  // An empty shard (one unit over two shards) of a plugin op, run here without a GPU; its report records the plugin's
+  // path and SHA-256.
+  const fs::path lib = dir_ / "p" / "libtoy.so";
+  fs::create_directories(lib.parent_path());
+  fs::copy_file(fs::path(GPUBENCH_TEST_PLUGIN_DIR) / "libtest_plugin_good.so", lib);
+  const std::string cfg = (dir_ / "toy.json").string();
+  std::ofstream(cfg) << R"({"schema_version": 1, "workload": {"op": "toy_copy", "shape": {"D": 512}, "batch": 4096,
+      "requests": {"distribution": "fixed", "params": {"length": 32}}}, "variants": [{"name": "copy"}]})";
+  const std::string shard = (dir_ / "s1").string();
+  ASSERT_EQ(run({"run", "--plugin", lib.string(), cfg, "--shard", "1/2", "-o", shard, "-f", "json"}), 0) << err_;
+  // Gone: the error names the file, where the op's own message alone blamed the config.
+  fs::rename(lib, dir_ / "p" / "moved.so");
+  EXPECT_EQ(run({"merge", "--allow-missing", "-o", (dir_ / "m1").string(), shard + ".json"}), 2);
+  EXPECT_NE(err_.find("(the shards also loaded a plugin from " + lib.string() + ", which is not there now: "
+                      "recorded paths are as the run was given them"),
+            std::string::npos)
+      << err_;
+  // Another build of the plugin (same name) at that path: merged, and the report says whose work counts it used.
+  fs::copy_file(fs::path(GPUBENCH_TEST_PLUGIN_DIR) / "libtest_plugin_noisy.so", lib);
+  ASSERT_EQ(run({"merge", "--allow-missing", "-o", (dir_ / "m2").string(), "-f", "json", shard + ".json"}), 0) << err_;
+  const std::string notes = read((dir_ / "m2").string() + ".json")["notes"].dump();
+  EXPECT_NE(notes.find("plugin test_plugin: the shards ran the build with SHA-256 "), std::string::npos) << notes;
+  EXPECT_NE(notes.find("this merge loaded " + lib.string()), std::string::npos) << notes;
+  fs::remove(lib);  // the same build back: no note
+  fs::rename(dir_ / "p" / "moved.so", lib);
+  ASSERT_EQ(run({"merge", "--allow-missing", "-o", (dir_ / "m3").string(), "-f", "json", shard + ".json"}), 0) << err_;
+  EXPECT_EQ(read((dir_ / "m3").string() + ".json")["notes"].dump().find("SHA-256"), std::string::npos);
+}
+
 TEST_F(ScaleCli, MergeBesideAGzippedShardIsRefusedAndAFolderStillFindsTheShard) {
   // -o s/s0 with s/s0.json.gz given wrote s/s0.json, and the next folder merge took that (plain first), skipped it
   // as not a shard, dropped the real shard 0 and said it was missing.

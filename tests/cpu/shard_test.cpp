@@ -112,7 +112,8 @@ TEST(ShardEnvironment, AGivenCountMustAgreeWithTheLaunchersSizeAndNeedsAnIndex) 
   EXPECT_NE(testing::input_error_of([] { from_env({{"GPUBENCH_SHARDS", "3"}}); }).find("no engine variable"), std::string::npos);
   for (const char* bad : {"0", "x", "2000000"})
     EXPECT_NE(testing::input_error_of([&] { from_env({{"JOB_COMPLETION_INDEX", "0"}, {"GPUBENCH_SHARDS", bad}}); })
-                  .find("GPUBENCH_SHARDS"),
+                  .find("GPUBENCH_SHARDS='" + std::string(bad) + "' is not a shard count; set it to the number of "
+                        "shards (1 … "),  // one message for a word and for 0 (a word was "a whole number ≥ 0")
               std::string::npos)
         << bad;
 }
