@@ -73,8 +73,12 @@ std::vector<std::string> step_names(const CaseResult& c) {
 /// one shard's report means that file was edited or damaged (merge would otherwise lose the other shards'
 /// measurements of it, or take "vs base" from another step).
 void check_same_units(const ShardInput& first, const ShardInput& other) {
-  const auto fix = "a shard's report lists every case and step of the run, so the file was edited or damaged; run "
-                   "that shard again";
+  // Shards of two configs (--allow-mismatch) may list other cases; merge has one case list and would drop some.
+  const std::string fix = first.report.config_hash != other.report.config_hash
+                              ? "the shards ran different configs, and one merged report cannot hold both case "
+                                "lists (not even with --allow-mismatch); merge each config's shards on their own"
+                              : "a shard's report lists every case and step of the run, so the file was edited or "
+                                "damaged; run that shard again";
   const std::vector<std::string> la = case_labels(first.report), lb = case_labels(other.report);
   if (la != lb) {
     for (const std::string& l : lb)

@@ -128,10 +128,9 @@ std::string conversion_message(const CLI::App& cmd, const std::string& what) {
   if (opt->get_type_size_max() == 0 || opt->get_expected_max() == 0)
     return fmt::format("{} takes no value: give {} alone (got '{}')", name, name, value);
   char* end = nullptr;
-  errno = 0;
   (void)std::strtod(value.c_str(), &end);
-  const bool numeric = !value.empty() && end != nullptr && *end == '\0';
-  std::string what_it_is = numeric ? "a whole number" : "a number";
+  const bool numeric = !value.empty() && end != nullptr && *end == '\0';  // a number, yet not converted: a fraction
+  const std::string what_it_is = numeric ? "a whole number" : "a number";
   std::string help = opt->get_description();
   help = help.substr(0, std::min(help.find_first_of(";("), help.size()));
   while (!help.empty() && help.back() == ' ') help.pop_back();

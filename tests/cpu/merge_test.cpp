@@ -225,6 +225,16 @@ TEST_F(MergeShards, AShardMissingACaseOrStepOfTheRunIsRefusedNotMergedWithoutIt)
     EXPECT_NE(e.find("case '" + whole_.cases[0].label + "' has steps "), std::string::npos) << e;
     EXPECT_NE(e.find("s" + std::to_string(edited) + ".json"), std::string::npos) << e;
   }
+  // Shards of another config with another case list: refused even with --allow-mismatch, saying why.
+  auto other = shards(whole_, config_, 3);
+  other[1].report.cases.pop_back();
+  other[1].report.config_hash = "0123456789abcdef";
+  MergeOptions o;
+  o.allow_mismatch = true;
+  EXPECT_NE(merge_error(other, o).find("the shards ran different configs, and one merged report cannot hold both case "
+                                       "lists (not even with --allow-mismatch)"),
+            std::string::npos)
+      << merge_error(other, o);
 }
 
 TEST_F(MergeShards, AnEditedConfigOrAnotherRequestLayoutIsAMismatch) {
