@@ -42,16 +42,16 @@ std::vector<std::string> mismatches(const ShardInput& first, const ShardInput& o
     if (!va.empty() && !vb.empty() && va != vb)
       out.push_back(fmt::format("{} {} in {} but {} in {}", what, va, first.path, vb, other.path));
   }
-  // One config lays its cases out alike in every shard; an empty shard records no request lengths.
-  for (const CaseResult& ca : a.cases)
-    for (const CaseResult& cb : b.cases) {
-      if (ca.label != cb.label) continue;
-      const bool lengths_differ = ca.lengths.is_object() && !ca.lengths.empty() && cb.lengths.is_object() &&
-                                  !cb.lengths.empty() && ca.lengths != cb.lengths;
-      if (ca.batch != cb.batch || ca.shape != cb.shape || lengths_differ)
-        out.push_back(fmt::format("case '{}' has another batch, shape or request lengths in {} than in {}", ca.label,
-                                  other.path, first.path));
-    }
+  // One config lays its cases out alike in every shard; an empty shard records no request lengths. The shards list
+  // the same cases in the same order (check_same_units ran first).
+  for (size_t i = 0; i < a.cases.size() && i < b.cases.size(); ++i) {
+    const CaseResult &ca = a.cases[i], &cb = b.cases[i];
+    const bool lengths_differ = ca.lengths.is_object() && !ca.lengths.empty() && cb.lengths.is_object() &&
+                                !cb.lengths.empty() && ca.lengths != cb.lengths;
+    if (ca.batch != cb.batch || ca.shape != cb.shape || lengths_differ)
+      out.push_back(fmt::format("case '{}' has another batch, shape or request lengths in {} than in {}", ca.label,
+                                other.path, first.path));
+  }
   return out;
 }
 

@@ -111,6 +111,21 @@ std::string placement_hints(const std::string& verb, int argc, char** argv) {
   return out;
 }
 
+/// The option of `cmd` whose long name is `name` ("--repeat"), or nullptr.
+const CLI::Option* long_option(const CLI::App& cmd, const std::string& name) {
+  for (const CLI::Option* o : cmd.get_options())
+    for (const std::string& n : o->get_lnames())
+      if ("--" + n == name) return o;
+  return nullptr;
+}
+
+/// Whether all of `text` reads as a number (strtod: "2.5", "1e400", "nan"); its value in `v`.
+bool reads_as_number(const std::string& text, double& v) {
+  char* end = nullptr;
+  v = std::strtod(text.c_str(), &end);
+  return !text.empty() && end != nullptr && *end == '\0';
+}
+
 /// CLI11's "Could not convert: --repeat = abc" (a ConversionError) in gpubench's form: "--repeat: 'abc' is not a
 /// number; --repeat R: run each step R times …" (the option's placeholder and the first clause of its help), or,
 /// for a flag given a value CLI11 cannot read as true/false, "--quiet takes no value: give --quiet alone".
@@ -120,16 +135,12 @@ std::string conversion_message(const CLI::App& cmd, const std::string& what) {
   const size_t at = what.find(sep);
   if (what.rfind(head, 0) != 0 || at == std::string::npos) return {};
   const std::string name = what.substr(head.size(), at - head.size()), value = what.substr(at + sep.size());
-  const CLI::Option* opt = nullptr;
-  for (const CLI::Option* o : cmd.get_options())
-    for (const std::string& n : o->get_lnames())
-      if ("--" + n == name) opt = o;
+  const CLI::Option* opt = long_option(cmd, name);
   if (opt == nullptr) return {};
   if (opt->get_type_size_max() == 0 || opt->get_expected_max() == 0)
     return fmt::format("{} takes no value: give {} alone (got '{}')", name, name, value);
-  char* end = nullptr;
-  (void)std::strtod(value.c_str(), &end);
-  const bool numeric = !value.empty() && end != nullptr && *end == '\0';  // a number, yet not converted: a fraction
+  double v = 0;
+  const bool numeric = reads_as_number(value, v);  // a number, yet not converted: a fraction
   const std::string what_it_is = numeric ? "a whole number" : "a number";
   std::string help = opt->get_description();
   help = help.substr(0, std::min(help.find_first_of(";("), help.size()));
@@ -150,13 +161,10 @@ std::string range_message(const CLI::App& cmd, const std::string& what) {
   const std::string range = what.substr(b + tail.size());
   const size_t t = range.find(to);
   if (t == std::string::npos) return {};
-  bool integer = false;
-  for (const CLI::Option* o : cmd.get_options())
-    for (const std::string& n : o->get_lnames())
-      if ("--" + n == name) integer = o->get_type_name().find("INT") != std::string::npos;
-  char* end = nullptr;
-  const double v = std::strtod(value.c_str(), &end);
-  const bool number = !value.empty() && end != nullptr && *end == '\0';
+  const CLI::Option* opt = long_option(cmd, name);
+  const bool integer = opt != nullptr && opt->get_type_name().find("INT") != std::string::npos;
+  double v = 0;
+  const bool number = reads_as_number(value, v);
   const std::string lo = range.substr(0, t), hi = range.substr(t + to.size());
   if (!number || !std::isfinite(v) || (integer && v != std::floor(v)))
     return fmt::format("{}: '{}' is not {} from {} to {}", name, value, integer ? "a whole number" : "a number", lo,
