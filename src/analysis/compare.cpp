@@ -472,12 +472,21 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
                                     res.empty_shard, s.total_units, s.total_units == 1 ? " is" : "s are all"));
   } else if (res.entries.empty()) {
     // A gate that compared nothing must not pass, --allow-mismatch or not: say what each side holds.
+    // With filters, the likelier cause is a combination that keeps no row (--step pipelined --launch-group gemm_cand
+    // where pipelined has no gemm_cand): say that first, not only that the reports did not pair.
+    const std::string lead =
+        filter.active() && !pairs.empty()
+            ? fmt::format("nothing matched: the filters ({}) keep no row of the {} report pair{} (each name is "
+                          "known, but no paired row has them all)",
+                          filter.describe(), pairs.size(), pairs.size() == 1 ? "" : "s")
+            : fmt::format("nothing matched: 0 entries compared between OLD and NEW ({} report pair{})", pairs.size(),
+                          pairs.size() == 1 ? "" : "s");
     throw InputError(fmt::format(
-        "nothing matched: 0 entries compared between OLD and NEW ({} report pair{}); entries match by case label "
-        "and variant name within reports paired by config hash or file name. What each side has:{}{}\n"
+        "{}; entries match by case label and variant name within reports paired by config hash or file name. What "
+        "each side has:{}{}\n"
         "compare reports of the same config and ladder{} (--allow-mismatch does not change this: with nothing "
         "compared there is nothing to judge)",
-        pairs.size(), pairs.size() == 1 ? "" : "s", holdings("OLD", old_reports), holdings("NEW", new_reports),
+        lead, holdings("OLD", old_reports), holdings("NEW", new_reports),
         filter.active() ? ", and filters (" + filter.describe() + ") that keep at least one row of both" : ""));
   }
 

@@ -46,66 +46,6 @@ std::string reason(const std::string& what) {
   return p == std::string::npos ? what : what.substr(p + 2);
 }
 
-/// Records keys that appear twice in one object (nlohmann keeps only the last value silently).
-/// Walks the parser's events keeping the JSON pointer of the current position.
-class DuplicateKeys {
- public:
-  /// nlohmann::json::parser_callback_t body; always keeps the element.
-  bool on_event(nlohmann::json::parse_event_t event, const nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    switch (event) {
-      case E::object_start:
-      case E::array_start:
-        enter_element();
-        frames_.push_back({event == E::object_start, {}, {}, 0});
-        break;
-      case E::object_end:
-      case E::array_end:
-        if (!frames_.empty()) frames_.pop_back();
-        break;
-      case E::key:
-        if (!frames_.empty()) {
-          auto& top = frames_.back();
-          top.token = parsed.get<std::string>();
-          if (std::find(top.keys.begin(), top.keys.end(), top.token) != top.keys.end())
-            issues_.push_back({pointer(), "duplicate key; JSON keeps only the last value, remove one"});
-          else
-            top.keys.push_back(top.token);
-        }
-        break;
-      case E::value:
-        enter_element();
-        break;
-    }
-    return true;
-  }
-  /// Duplicates found, in document order.
-  const std::vector<ConfigIssue>& issues() const { return issues_; }
-
- private:
-  struct Frame {
-    bool object;
-    std::vector<std::string> keys;  ///< keys seen so far (objects)
-    std::string token;              ///< reference token of the current child
-    size_t next_index;              ///< next element index (arrays)
-  };
-  /// A new element starts: inside an array it takes the next index.
-  void enter_element() {
-    if (!frames_.empty() && !frames_.back().object)
-      frames_.back().token = std::to_string(frames_.back().next_index++);
-  }
-  std::string pointer() const {
-    std::string p;
-    for (const auto& f : frames_) {
-      p += '/';
-      for (char ch : f.token) p += ch == '~' ? std::string("~0") : ch == '/' ? std::string("~1") : std::string(1, ch);
-    }
-    return p;
-  }
-  std::vector<Frame> frames_;
-  std::vector<ConfigIssue> issues_;
-};
-
 /// Parses `text` (named `source` in errors) into JSON; throws ConfigError with line and column.
 /// Duplicate keys are returned in `duplicates` (reported with the validation problems).
 nlohmann::json parse_text(const std::string& text, const std::string& source,
@@ -113,13 +53,9 @@ nlohmann::json parse_text(const std::string& text, const std::string& source,
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ConfigError(source, {{"", "empty file, expected a JSON object"}});
   try {
-    DuplicateKeys dups;
-    auto j = nlohmann::json::parse(text, [&dups](int depth, nlohmann::json::parse_event_t event,
-                                                 nlohmann::json& parsed) {
-      if (opens_too_deep(depth, event)) throw JsonTooDeep();  // before a deep tree exists (stack overflow)
-      return dups.on_event(event, parsed);
-    });
-    duplicates = dups.issues();
+    std::vector<std::string> pointers;
+    auto j = parse_json_bounded(text, &pointers);
+    for (const auto& p : pointers) duplicates.push_back({p, kDuplicateKeyMessage});
     return j;
   } catch (const JsonTooDeep&) {
     throw ConfigError(source, {{"", json_too_deep_message("a gpubench config")}});

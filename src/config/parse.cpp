@@ -203,8 +203,9 @@ void parse_end_to_end(Validator& v, const nlohmann::json& j, const ConfigContext
   const std::string gp = p + "/given";
   if (g == it->end() || !v.object(*g, gp, {"request_ms", "op_ms"})) return;
   GivenEndToEnd given;
-  const bool req_ok = v.number(*g, gp, "request_ms", given.request_ms, Range::above(0), true);
-  bool op_ok = v.number(*g, gp, "op_ms", given.op_ms, Range::above(0), true);
+  const bool req_ok =
+      v.number(*g, gp, "request_ms", given.request_ms, Range::closed(kMinGivenMs, kMaxGivenMs), true);
+  bool op_ok = v.number(*g, gp, "op_ms", given.op_ms, Range::closed(kMinGivenMs, kMaxGivenMs), true);
   if (req_ok && op_ok && given.op_ms > given.request_ms) {
     v.add(gp + "/op_ms", fmt::format("must be ≤ request_ms ({}), got {}", show_number(given.request_ms),
                                      show_number(given.op_ms)));

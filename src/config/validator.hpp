@@ -68,6 +68,12 @@ inline constexpr double kMaxMeasureSeconds = 86400;
 /// H200 are a few dollars; past this the value is a typo (or 1e300, which made the monthly bill infinite).
 inline constexpr double kMaxGpuHourUsd = 1000;
 
+/// Range of `/end_to_end/given`'s request_ms and op_ms [ms]: from 1 ns, the resolution of a trace's timestamps (and of
+/// `gpubench profile`, which writes the block), to one day. Outside it the value is a typo, and 1e308 made the
+/// what-if table print "gain inf%" and $inf.
+inline constexpr double kMinGivenMs = 1e-6;
+inline constexpr double kMaxGivenMs = 86400.0 * 1000.0;
+
 /// Largest int32: lengths, offsets and cand_to_user are int32 on the device.
 inline constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 

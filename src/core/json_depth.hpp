@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,8 +28,12 @@ bool opens_too_deep(int depth, nlohmann::json::parse_event_t event);
 
 /// Parses `text` like nlohmann::json::parse (throws nlohmann::json::exception on bad syntax), but
 /// throws JsonTooDeep as soon as an array or object opens past kMaxJsonDepth, before any deep tree
-/// is built. Never recurses per level.
-nlohmann::json parse_json_bounded(const std::string& text);
+/// is built. Never recurses per level. nlohmann keeps only the last value of a key that appears twice in one
+/// object; with `duplicate_keys` given, the JSON pointer of each such key is appended to it, in document order.
+nlohmann::json parse_json_bounded(const std::string& text, std::vector<std::string>* duplicate_keys = nullptr);
+
+/// The problem text for a key that appears twice in one object: what JSON does with it and the fix.
+inline constexpr const char* kDuplicateKeyMessage = "duplicate key; JSON keeps only the last value, remove one";
 
 /// "nested deeper than 256 arrays/objects …" (no file name): the reason and the fix, for every reader's
 /// error (`what` names the kind of file, e.g. "a gpubench config").

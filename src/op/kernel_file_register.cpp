@@ -90,12 +90,14 @@ PluginRecord register_kernel_file(const std::string& path) {
     case ReadStatus::kTooLarge: throw InputError(path + ": larger than 64 MiB; is it a kernel file description?");
   }
   nlohmann::json j;
+  std::vector<std::string> duplicates;
   try {
-    j = parse_json_bounded(text);
+    j = parse_json_bounded(text, &duplicates);
   } catch (const std::exception& e) {
     throw InputError(fmt::format("{}: not valid JSON ({}); a kernel file description is JSON "
                                  "(docs/kernel-files.md)", path, e.what()));
   }
+  if (!duplicates.empty()) throw InputError(fmt::format("{}: {}: {}", path, duplicates.front(), kDuplicateKeyMessage));
   const std::string base = std::filesystem::path(path).parent_path().string();
   return register_steps(parse_kernel_file(j, path, base.empty() ? "." : base), path, j);
 }

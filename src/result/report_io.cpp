@@ -79,10 +79,15 @@ std::string name_of(const nlohmann::json& item, const char* key) {
 /// larger value is corrupt, and would overflow compare's statistics (1e308 ms made the mean inf and passed
 /// the gate as UNSURE).
 constexpr double kMaxSampleMs = 1e9;
+/// The smallest nonzero timing sample a report may hold [ms]: 1 ns, the resolution of CUPTI's timestamps (CUDA events
+/// resolve 0.5 µs). A smaller one is corrupt: OLD samples of 1e-320 ms made compare's ratio inf, its interval NaN, and
+/// the gate read a 10^320x regression as UNSURE.
+constexpr double kMinSampleMs = 1e-6;
 
-/// Checks that every value of the timing array j[key] is a finite number > 0 (a duration; ≥ 0 when
+/// Checks that every value of the timing array j[key] is a finite number from kMinSampleMs (a duration; or 0 when
 /// `zero_ok`: a launch group may launch nothing, e.g. the user GEMM at K_user = 0) and below kMaxSampleMs; records
-/// "pointer (entry): must be > 0, got x" for the bad ones. Missing or non-array keys are left to the typed reader.
+/// "pointer (entry): must be ≥ 1e-06 and < 1e+09 ms, got x" for the bad ones. Missing or non-array keys are left to
+/// the typed reader.
 void check_samples(const nlohmann::json& j, const char* key, const std::string& ptr, const std::string& entry,
                    std::vector<std::string>& problems, size_t& bad, bool zero_ok = false) {
   const auto it = j.find(key);
@@ -90,11 +95,12 @@ void check_samples(const nlohmann::json& j, const char* key, const std::string& 
   for (size_t i = 0; i < it->size(); ++i) {
     const nlohmann::json& x = (*it)[i];
     const bool ok = x.is_number() && std::isfinite(x.get<double>()) &&
-                    (x.get<double>() > 0 || (zero_ok && x.get<double>() == 0)) && x.get<double>() < kMaxSampleMs;
+                    (x.get<double>() >= kMinSampleMs || (zero_ok && x.get<double>() == 0)) &&
+                    x.get<double>() < kMaxSampleMs;
     if (ok) continue;
     if (++bad > kMaxListedBadSamples) continue;
-    problems.push_back(fmt::format("{}/{}/{} ({}): must be {} 0 and < {:g} ms, got {}", ptr, key, i, entry,
-                                   zero_ok ? "≥" : ">", kMaxSampleMs, describe_value(x)));
+    problems.push_back(fmt::format("{}/{}/{} ({}): must be {}≥ {:g} and < {:g} ms, got {}", ptr, key, i, entry,
+                                   zero_ok ? "0 or " : "", kMinSampleMs, kMaxSampleMs, describe_value(x)));
   }
 }
 
@@ -151,8 +157,8 @@ void check_timing_samples(const nlohmann::json& j, const std::string& source, co
   std::string msg = source + ": " + problems.front();
   for (size_t i = 1; i < problems.size(); ++i) msg += "\n  " + source + ": " + problems[i];
   if (bad > problems.size()) msg += fmt::format("\n  {}: and {} more bad sample values", source, bad - problems.size());
-  msg += "\n  timing samples are durations in ms and must be finite and under 1e9 ms (> 0 for a step's region): the report is corrupt or from a "
-         "broken measurement; re-run the benchmark to regenerate it";
+  msg += "\n  timing samples are durations in ms, from 1e-06 ms (1 ns) to under 1e9 ms (a launch group's may be 0): "
+         "the report is corrupt or from a broken measurement; re-run the benchmark to regenerate it";
   throw InputError(msg);
 }
 
@@ -255,10 +261,10 @@ void check_repetitions(const Report& r, const std::string& source) {
                                        source, c, v, k, r.cases[c].label, vr.name, n, vr.region_samples_ms.size()));
         }
         const double m = vr.repetitions[k].median_ms;
-        if (!(m > 0 && m < 1e9))  // compare recomputes it from the samples, but a stored one that is no duration is damage
+        if (!(m >= kMinSampleMs && m < kMaxSampleMs))  // compare recomputes it, but one that is no duration is damage
           throw InputError(fmt::format("{}: /cases/{}/variants/{}/repetitions/{}/median_ms (case '{}', variant '{}') is "
-                                       "{}: a median is a duration in (0, 1e9) ms; the report is corrupt, re-run the "
-                                       "benchmark to regenerate it",
+                                       "{}: a median is a duration in [1e-06, 1e9) ms; the report is corrupt, re-run "
+                                       "the benchmark to regenerate it",
                                        source, c, v, k, r.cases[c].label, vr.name, m));
         if (const int64_t pad = vr.repetitions[k].placement_pad_mib; pad < 0)
           throw InputError(fmt::format("{}: /cases/{}/variants/{}/repetitions/{}/placement_pad_mib (case '{}', variant "
@@ -412,13 +418,19 @@ nlohmann::json load_report_json(const std::string& path) {
   if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
     text = gunzip(text, path);  // results/ keeps reports gzipped
   nlohmann::json j;
+  std::vector<std::string> duplicates;
   try {
-    j = parse_json_bounded(text);  // a report nested 200,000 deep overflowed the stack in the readers
+    j = parse_json_bounded(text, &duplicates);  // a report nested 200,000 deep overflowed the stack in the readers
   } catch (const JsonTooDeep&) {
     throw InputError(path + ": " + json_too_deep_message("a gpubench report"));
   } catch (const nlohmann::json::exception& e) {  // syntax, or a number out of range (1e400)
     throw InputError(path + ": invalid JSON: " + json_error_text(e));
   }
+  // gpubench never writes a key twice; a copy kept only the last ("status": "failed", "status": "ok" read as ok).
+  if (!duplicates.empty())
+    throw InputError(fmt::format("{}: malformed report: {}: {}; gpubench writes each key once, so the file was edited "
+                                 "or corrupted: re-run the benchmark to regenerate it",
+                                 path, duplicates.front(), kDuplicateKeyMessage));
   return j;
 }
 

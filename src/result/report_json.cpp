@@ -381,7 +381,10 @@ void from_json(const json& j, VariantResult& v) {
   read(j, "name", v.name);
   read(j, "status", v.status);
   read(j, "error", v.error);
-  read(j, "selected", v.selected);  // absent in reports before 2026-12-02: every written step was selected
+  read(j, "selected", v.selected);
+  // Absent in reports before 2026-12-02, which marked a step `run --variant` left out only by its status and error.
+  if (!j.contains("selected"))
+    v.selected = !(v.status == StepStatus::kSkipped && v.error.rfind("not selected", 0) == 0);
   read(j, "notes", v.notes);
   read(j, "config_variant", v.config_variant);
   read(j, "work_model", v.work_model);

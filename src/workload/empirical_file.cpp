@@ -161,13 +161,15 @@ void json_entry(RowProblems& problems, const std::string& where, const nlohmann:
 
 std::vector<Row> read_json(const std::string& path, const std::string& text, RowProblems& problems) {
   nlohmann::json j;
+  std::vector<std::string> duplicates;
   try {
-    j = parse_json_bounded(text);
+    j = parse_json_bounded(text, &duplicates);
   } catch (const JsonTooDeep&) {
     throw InputError(path + ": " + json_too_deep_message("a length histogram"));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(fmt::format("{}: invalid JSON: {}", path, printable(e.what(), 400)));  // quotes raw bytes
   }
+  if (!duplicates.empty()) throw InputError(fmt::format("{}: {}: {}", path, duplicates.front(), kDuplicateKeyMessage));
   std::vector<Row> rows;
   if (j.is_array()) {
     for (size_t i = 0; i < j.size(); ++i) {

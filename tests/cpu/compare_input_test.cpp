@@ -95,7 +95,7 @@ TEST_F(CompareInput, NegativeSampleNamesFileEntryAndField) {
   const std::string msg = testing::input_error_of([&] { compare_paths(old_p, new_p, {}); });
   EXPECT_NE(msg.find(new_p + ": /cases/0/variants/2/region_samples_ms/5"), std::string::npos) << msg;
   EXPECT_NE(msg.find("variant 'k_aligned'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("must be > 0 and < 1e+09 ms, got -0.4"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("must be ≥ 1e-06 and < 1e+09 ms, got -0.4"), std::string::npos) << msg;
   EXPECT_NE(msg.find("re-run the benchmark"), std::string::npos) << msg;
   // The binary: exit 2 with the same message.
   const int rc = compare({old_p, new_p});
@@ -132,7 +132,7 @@ TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   nan_group["cases"][0]["variants"][1]["launch_groups"][0]["samples_ms"][3] = std::nan("");  // written as null
   const std::string msg = testing::input_error_of([&] { compare_paths(old_p, write("nan.json", nan_group), {}); });
   EXPECT_NE(msg.find("/cases/0/variants/1/launch_groups/0/samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
-                     "'decomposed', launch group 'gemm'): must be ≥ 0 and < 1e+09 ms, got null"),
+                     "'decomposed', launch group 'gemm'): must be 0 or ≥ 1e-06 and < 1e+09 ms, got null"),
             std::string::npos)
       << msg;
   nlohmann::json inf = tiny_report();
@@ -144,7 +144,7 @@ TEST_F(CompareInput, NanInfAndZeroSamplesAreRefused) {
   for (auto& x : zero["cases"][0]["variants"][0]["region_samples_ms"]) x = 0.0;
   const std::string z = testing::input_error_of([&] { compare_paths(write("zero.json", zero), old_p, {}); });
   EXPECT_NE(z.find("zero.json: /cases/0/variants/0/region_samples_ms/0"), std::string::npos) << z;
-  EXPECT_NE(z.find("must be > 0 and < 1e+09 ms, got 0"), std::string::npos) << z;
+  EXPECT_NE(z.find("must be ≥ 1e-06 and < 1e+09 ms, got 0"), std::string::npos) << z;
   EXPECT_NE(z.find("and 5 more bad sample values"), std::string::npos) << z;
   // ... while a launch group may measure 0 (it launched nothing, e.g. the user GEMM at K_user = 0): compared, with a
   // verdict and a note. 0 against 0 is SAME (not UNSURE: --fail-on-unsure must pass two identical reports), work that
@@ -413,7 +413,7 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
   const std::string huge = write("huge.json", bad);
   msg = testing::input_error_of([&] { compare_paths(old_p, huge, {}); });
   EXPECT_NE(msg.find(huge + ": /cases/0/variants/2/region_samples_ms/3 (case 'B=1024 fixed(length=70)', variant "
-                            "'k_aligned'): must be > 0 and < 1e+09 ms"),
+                            "'k_aligned'): must be ≥ 1e-06 and < 1e+09 ms"),
             std::string::npos)
       << msg;
   bad = tiny_report();
@@ -421,7 +421,7 @@ TEST_F(CompareInput, RepeatedNamesAndOutOfRangeSamplesAreCorrupt) {
   const std::string kernel = write("kernel.json", bad);
   msg = testing::input_error_of([&] { compare_paths(old_p, kernel, {}); });
   EXPECT_NE(msg.find(kernel + ": /cases/0/variants/1/launch_groups/0/kernels/0/samples_ms/1"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("kernel 'gemm_kernel'): must be ≥ 0 and < 1e+09 ms, got -0.2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("kernel 'gemm_kernel'): must be 0 or ≥ 1e-06 and < 1e+09 ms, got -0.2"), std::string::npos) << msg;
   // The binary: exit 2, not a verdict.
   const int rc = compare({old_p, dup_step});
   if (rc == -2) GTEST_SKIP() << "no gpubench binary";

@@ -76,6 +76,20 @@ TEST(Config, OpLongerThanRequestIsRejected) {
   EXPECT_EQ(issues[0].message, "must be ≤ request_ms (100), got 140");
 }
 
+TEST(Config, GivenTimesRunFromOneNanosecondToADay) {
+  // 1e308 passed and plan printed "gain inf%" and $inf; 1e-300 printed requests/s with 300 digits.
+  auto j = good();
+  j["end_to_end"]["given"] = {{"request_ms", 1.7e308}, {"op_ms", 1e-300}};
+  auto issues = issues_of(j);
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[0].pointer, "/end_to_end/given/request_ms");
+  EXPECT_EQ(issues[0].message, "must be ≤ 86400000, got 1.7e+308");
+  EXPECT_EQ(issues[1].pointer, "/end_to_end/given/op_ms");
+  EXPECT_EQ(issues[1].message, "must be ≥ 1e-06, got 1e-300");
+  j["end_to_end"]["given"] = {{"request_ms", 86400000}, {"op_ms", 1e-6}};
+  EXPECT_NO_THROW(parse_config(j, context()));
+}
+
 TEST(Config, UnknownVariantListsTheKnownOnes) {
   auto j = good();
   j["variants"][1] = "decomposd";

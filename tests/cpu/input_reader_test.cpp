@@ -84,6 +84,24 @@ TEST_F(InputReader, ParseJsonBoundedAcceptsTheLimitAndRefusesOneMore) {
   EXPECT_THROW((void)parse_json_bounded("{\"a\":" + nested_arrays(kMaxJsonDepth) + "}"), JsonTooDeep);
 }
 
+TEST_F(InputReader, ParseJsonBoundedNamesEveryRepeatedKey) {
+  std::vector<std::string> found;
+  const auto j = parse_json_bounded(R"j({"a": 1, "b": [{"c": 1, "c": 2}, {"a/b": 0, "a/b": 1}], "a": 3})j", &found);
+  EXPECT_EQ(j["a"], 3);  // nlohmann keeps the last
+  EXPECT_EQ(found, (std::vector<std::string>{"/b/0/c", "/b/1/a~1b", "/a"}));
+  found.clear();
+  (void)parse_json_bounded(R"j({"a": {"x": 1}, "b": {"x": 1}})j", &found);  // one key in two objects is no repeat
+  EXPECT_TRUE(found.empty());
+  // A length histogram read through a config: refused naming the file and the key.
+  write("hist.json", R"j({"lengths": [10, 20], "counts": [1, 1], "lengths": [30]})j");
+  const std::string path = write("cfg.json", R"j({"schema_version": 1, "workload": {"batch": 100, "requests":
+      {"distribution": "empirical", "params": {"file": "hist.json"}}}})j");
+  const std::string msg = load_error(path);
+  EXPECT_NE(msg.find("hist.json: /lengths: duplicate key; JSON keeps only the last value, remove one"),
+            std::string::npos)
+      << msg;
+}
+
 TEST_F(InputReader, DeepConfigIsAConfigErrorNamingTheFile) {
   for (const std::string& where : {std::string("\"measure\": {\"metrics\": "),
                                    std::string("\"workload\": {\"requests\": {\"distribution\": \"fixed\", "

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/text_file.hpp"
 #include "op/kernel_file.hpp"
+#include "op/kernel_file_step.hpp"
 #include "support/cli_binary.hpp"
 
 namespace gpubench::op {
@@ -338,6 +339,20 @@ TEST(KernelFileCase, RefusesLaunchesOutsideTheDeviceModelPerCase) {
   ASSERT_EQ(p.size(), 1u);
   EXPECT_NE(p[0].find("w.json: /steps/0/binary: "), std::string::npos) << p[0];
   EXPECT_NE(p[0].find("holds sm_80 machine code, which cannot run on sm_90"), std::string::npos) << p[0];
+}
+
+TEST(KernelFileParse, AKeyWrittenTwiceIsRefusedNamingItsPointer) {
+  // JSON keeps the last of a repeated key: {"grid": "1", "grid": "ceil_div(M, 128)"} would launch what the second says.
+  const fs::path path = fs::temp_directory_path() / ("gpubench_kf_dup_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << R"j({"op": "ikbo_lce", "binary": "k.cubin", "binary": "other.cubin", "steps": []})j";
+  std::string msg;
+  try {
+    (void)register_kernel_file(path.string());
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  fs::remove(path);
+  EXPECT_EQ(msg, path.string() + ": /binary: duplicate key; JSON keeps only the last value, remove one");
 }
 
 }  // namespace

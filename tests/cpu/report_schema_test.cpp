@@ -79,7 +79,7 @@ TEST(ReportSchemaV1, ErrorsNameTheFilesOwnKeys) {
   v1["cases"][0]["variants"][1]["ops"][0]["samples_ms"][2] = -1.0;
   std::string msg = testing::input_error_of([&] { (void)parse_report(v1, "v1.json"); });
   EXPECT_NE(msg.find("v1.json: /cases/0/variants/1/ops/0/samples_ms/2 (case 'B=1024 fixed(length=70)', variant "
-                     "'decomposed', launch group 'gemm_user'): must be ≥ 0"),
+                     "'decomposed', launch group 'gemm_user'): must be 0 or ≥ 1e-06"),
             std::string::npos)
       << msg;
   v1 = load_report_json(kV1Report);
