@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -11,6 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/json_depth.hpp"
+#include "core/linear_regex.hpp"
+#include "config/validator.hpp"
+#include "core/text_file.hpp"
 
 namespace gpubench {
 namespace {
@@ -98,13 +101,18 @@ std::vector<uint32_t> attribute(const ProfileTrace& t, const AttributionOptions&
         if (r->end_ns >= act.anchor_ns) stacks[i].push_back(r->name);
     }
   }
+  std::unordered_map<uint32_t, size_t> first_rule;  // kernel name id → index of the first rule it matches
   for (size_t i = 0; i < t.activities.size(); ++i) {
     const auto& act = t.activities[i];
     const std::string& kernel = t.names.name(act.name);
-    const auto rule = std::find_if(a.rules.begin(), a.rules.end(),
-                                   [&](const KernelRule& r) { return std::regex_search(kernel, r.regex); });
-    if (rule != a.rules.end()) {
-      out[i] = op_id(rule->op);
+    const auto [match, added] = first_rule.try_emplace(act.name, a.rules.size());
+    if (added)
+      match->second = static_cast<size_t>(
+          std::find_if(a.rules.begin(), a.rules.end(),
+                       [&](const KernelRule& r) { return std::regex_search(kernel, r.regex); }) -
+          a.rules.begin());
+    if (match->second < a.rules.size()) {
+      out[i] = op_id(a.rules[match->second].op);
     } else if (a.by == "kernel") {
       out[i] = op_id(kernel);
     } else {
@@ -144,11 +152,22 @@ std::vector<KernelRule> load_kernel_rules(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(fmt::format("--rules {}: a folder; give the rules JSON file", path));
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("--rules {}: cannot open the file; check the path", path));
+  std::string text;
+  switch (read_text_file(path, kMaxInputFileBytes, text)) {
+    case ReadStatus::kOk:
+      break;
+    case ReadStatus::kCannotOpen:
+      throw InputError(fmt::format("--rules {}: cannot open the file; check the path", path));
+    case ReadStatus::kTooLarge:
+      throw InputError(fmt::format("--rules {}: larger than {} MiB, not a rules file; check the path", path,
+                                   kMaxInputFileBytes >> 20));
+  }
   nlohmann::json j;
+  std::vector<std::string> duplicates;
   try {
-    j = nlohmann::json::parse(in);
+    j = parse_json_bounded(text, &duplicates);
+  } catch (const JsonTooDeep&) {
+    throw InputError(fmt::format("--rules {}: {}", path, json_too_deep_message("a rules file")));
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(fmt::format("--rules {}: not valid JSON (byte {}); expected {{\"rules\": [{{\"op\": \"lce\", "
                                  "\"kernel\": \"REGEX\"}}, …]}}",
@@ -157,6 +176,14 @@ std::vector<KernelRule> load_kernel_rules(const std::string& path) {
     // A number beyond double's range (1e400) parses as out_of_range 406, not parse_error.
     throw InputError(fmt::format("--rules {}: not usable JSON ({})", path, e.what()));
   }
+  if (!duplicates.empty())
+    throw InputError(fmt::format("--rules {}: {}: {}", path, duplicates.front(), kDuplicateKeyMessage));
+  if (j.is_object())  // a misspelled "rules" is a typo, not a file without rules
+    for (const auto& [key, unused] : j.items()) {
+      (void)unused;
+      if (key != "rules")
+        throw InputError(fmt::format("--rules {}: /{}: unknown key; the only key is rules", path, key));
+    }
   const auto it = j.is_object() ? j.find("rules") : j.end();
   if (it == j.end() || !it->is_array() || it->empty())
     throw InputError(fmt::format("--rules {}: /rules must be a non-empty list of {{\"op\": NAME, \"kernel\": REGEX}}",
@@ -176,8 +203,12 @@ std::vector<KernelRule> load_kernel_rules(const std::string& path) {
       throw InputError(at + ": expected {\"op\": NAME, \"kernel\": REGEX} (both strings)");
     KernelRule k{r["op"].get<std::string>(), r["kernel"].get<std::string>(), {}};
     if (k.op.empty()) throw InputError(at + "/op: empty op name; name the op the kernels belong to");
+    if (k.op.front() == '(' && k.op.back() == ')')
+      throw InputError(fmt::format("{}/op: '{}' is in parentheses, which profile keeps for its own rows "
+                                   "((unannotated), (GPU idle), (N other ops)); name the op without them",
+                                   at, k.op));
     try {
-      k.regex = std::regex(k.pattern, std::regex::ECMAScript | std::regex::optimize);
+      k.regex = linear_regex(k.pattern);
     } catch (const std::regex_error& e) {
       throw InputError(fmt::format("{}/kernel: '{}' is not a valid regular expression ({})", at, k.pattern, e.what()));
     }
@@ -228,6 +259,18 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
     }
     ProfileInput in{t.path, t.format, static_cast<int64_t>(t.activities.size()),
                     static_cast<int64_t>(t.ranges.size()), static_cast<int64_t>(n_it), t.linked, t.notes};
+    // A range that starts before the one before it ends (nested, or an --iteration that matches more than the
+    // markers): walls overlap and add past the trace's span, and activities may fall between ranges.
+    int64_t overlapping = 0, reach = std::numeric_limits<int64_t>::min();
+    for (const auto* r : its) {
+      if (r->start_ns < reach) ++overlapping;
+      reach = std::max(reach, r->end_ns);
+    }
+    if (overlapping > 0)
+      in.notes.push_back(fmt::format("{} of {} iteration ranges start before the previous one ends (nested or "
+                                     "overlapping): per-iteration times count the overlap more than once; narrow "
+                                     "--iteration to one marker per iteration",
+                                     overlapping, its.size()));
     for (size_t k = 0; k < n_it; ++k) {
       int64_t lo = marked ? its[k]->start_ns : std::numeric_limits<int64_t>::max();
       int64_t hi = marked ? its[k]->end_ns : std::numeric_limits<int64_t>::min();
@@ -309,6 +352,13 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   s.chosen_op = chosen->op;
   s.given_request_ms = T;
   s.given_op_ms = std::min(chosen->ms.mean, T);
+  if (!(T >= config_detail::kMinGivenMs))
+    s.given_missing = fmt::format("the mean iteration wall time is {} ms, under the 1 ns a config's "
+                                  "end_to_end.given takes (the trace's activities have no duration)", T);
+  else if (!(s.given_op_ms >= config_detail::kMinGivenMs))
+    s.given_missing = fmt::format("'{}' takes {} ms per iteration, under the 1 ns a config's end_to_end.given "
+                                  "takes; pick another op with --op",
+                                  s.chosen_op, s.given_op_ms);
   if (s.usd_month && !s.ops.empty()) s.top_2x_saves_usd_month = *s.usd_month * s.ops.front().share_wall * 0.5;
   return s;
 }

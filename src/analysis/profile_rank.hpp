@@ -93,6 +93,9 @@ struct ProfileSummary {
   std::string chosen_op;              ///< the op of the given block (--op, else the top op)
   double given_request_ms = 0;        ///< mean iteration wall time [ms]
   double given_op_ms = 0;             ///< mean time of the chosen op per iteration [ms]
+  /// Why there is no end_to_end block ("" when there is one): the block must pass validate, whose request_ms and
+  /// op_ms start at 1 ns (kMinGivenMs), and a zero-length activity or a sub-nanosecond op is below that.
+  std::string given_missing;
 };
 
 /// Speedups the ranking shows the gain at.

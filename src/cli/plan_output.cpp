@@ -100,7 +100,9 @@ std::string render_text(const Plan& p) {
   for (const auto& n : p.notes) out += fmt::format("note: {}\n", n);
   for (const PlanCase& c : p.cases) {
     if (!c.lengths) {
-      out += fmt::format("\ncase {}: B={} (requests not laid out: even one request does not fit)\n", c.label, c.batch);
+      out += fmt::format("\ncase {}: B={} (no work table: the case's tensors alone outgrow the GPU, so its requests "
+                         "were not laid out; lower B)\n",
+                         c.label, c.batch);
       out += "  " + memory_line(p, c) + "\n";
       continue;
     }
@@ -253,12 +255,7 @@ std::string render_csv(const Plan& p) {
   return out;
 }
 
-/// Escapes text for a Markdown table cell (pipes, newlines).
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (const char ch : s) out += ch == '|' ? std::string("\\|") : ch == '\n' || ch == '\r' ? std::string(" ") : std::string(1, ch);
-  return out;
-}
+using fmtx::md_cell;
 
 std::string render_md(const Plan& p) {
   std::string out;
@@ -276,7 +273,9 @@ std::string render_md(const Plan& p) {
                          c.lengths->requests, c.lengths->min, c.lengths->mean, c.lengths->p50, c.lengths->p99,
                          c.lengths->max);
     else
-      out += fmt::format("B={} (requests not laid out: even one request does not fit)\n\n", c.batch);
+      out += fmt::format("B={} (no work table: the case's tensors alone outgrow the GPU, so its requests were not laid "
+                         "out; lower B)\n\n",
+                         c.batch);
     if (!c.rows.empty()) {
       out += "| step | work model | GFLOP | min GB | FLOP/B | floor ms | floor vs baseline | bound | min speedup |\n";
       out += "|---|---|---:|---:|---:|---:|---:|---|---|\n";

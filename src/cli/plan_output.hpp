@@ -17,7 +17,7 @@ struct PlanCase {
   std::string label;                    ///< e.g. "B=1024 fixed(length=70)"
   Shape shape;                          ///< the case's shape parameters (its work, floors and memory are this shape's)
   int64_t batch = 0;                    ///< B
-  std::optional<LengthSummary> lengths; ///< absent when not laid out (even one request does not fit)
+  std::optional<LengthSummary> lengths; ///< absent when not laid out (its tensors outgrow the GPU even as one request)
   std::vector<PlanRow> rows;            ///< one per ladder step (empty when not laid out)
   int64_t memory_need_bytes = 0;        ///< the least device memory `run` needs for this case [B]
   /// When the case does not fit: the step whose absence makes it fit and the `run --variant` line that leaves it

@@ -443,6 +443,7 @@ VerbAction setup_ab(CLI::App& sub) {
       "other, so that where each side's buffers land cancels (docs/ci.md).");
   return [a, output, report, format_opt]() -> int {
     if (!a->report.empty()) a->report = report_prefix(a->report, "--report", {"json"});  // --report raw.json: raw.json
+    if (a->output == "-") a->output.clear();  // "-" is stdout, as for most command-line tools
     format_from_extension(*format_opt, a->output, compare_formats(), a->format);  // -o ab.md writes Markdown
     return run_ab(*a, output->count() > 0, report->count() > 0);
   };

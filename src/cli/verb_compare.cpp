@@ -145,6 +145,7 @@ VerbAction setup_compare(CLI::App& sub) {
   return [args, output_opt, format_opt]() -> int {
     if (output_opt->count() > 0 && args->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. comment.md), or leave -o out for stdout");
+    if (args->output == "-") args->output.clear();  // "-" is stdout, as for most command-line tools
     format_from_extension(*format_opt, args->output, compare_formats(), args->format);
     if (!args->output.empty()) refuse_output_over_reports(args->output, args->old_path, args->new_path);
     CompareOptions o;

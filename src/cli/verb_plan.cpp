@@ -116,6 +116,7 @@ VerbAction setup_plan(CLI::App& sub) {
     load_plugins(*plugins, a->config);
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file (e.g. plan.json), or leave -o out for stdout");
+    if (a->output == "-") a->output.clear();  // "-" is stdout, as for most command-line tools
     format_from_extension(*format_opt, a->output, {"json", "csv", "md"}, a->format);  // -o plan.csv writes CSV
     if (!a->output.empty()) check_writable(a->output);  // before the work, naming the path and the fix
     Config config = load_config_or_default(a->config, *sets, nullptr, *variants);

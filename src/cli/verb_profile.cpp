@@ -64,6 +64,18 @@ std::vector<std::string> expand(const std::vector<std::string>& args, std::set<s
     if (found.empty())
       throw InputError(fmt::format("{}: a folder with no trace file (.json, .json.gz, .sqlite) in it", a));
     std::sort(found.begin(), found.end());
+    // `gzip -k trace.json` leaves both: one trace, as compare takes X.json and X.json.gz of a folder as one report.
+    const std::set<std::string> names(found.begin(), found.end());
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](const std::string& f) {
+                                 const bool copy = f.size() > 8 && f.compare(f.size() - 8, 8, ".json.gz") == 0 &&
+                                                   names.count(f.substr(0, f.size() - 3)) > 0;
+                                 if (copy)
+                                   std::fprintf(stderr, "profile: skipped %s: %s is in the same folder (one trace)\n",
+                                                f.c_str(), f.substr(0, f.size() - 3).c_str());
+                                 return copy;
+                               }),
+                found.end());
     from_folder.insert(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }
@@ -121,6 +133,7 @@ VerbAction setup_profile(CLI::App& sub) {
                                      o->get_name(), o->get_name()));
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty file path; give a file, or leave -o out for stdout");
+    if (a->output == "-") a->output.clear();  // "-" is stdout, as for most command-line tools
     format_from_extension(*format_opt, a->output, {"md", "json", "csv"}, a->format);
     BillOptions bill;
     // The same range as a config's end_to_end.gpu_hour_usd (> 0, ≤ 1000): a price of 0 makes every bill 0.

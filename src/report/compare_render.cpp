@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/errors.hpp"
+#include "report/format.hpp"
 
 namespace gpubench {
 namespace {
@@ -131,14 +132,6 @@ std::string method_line(const CompareResult& r) {
           : std::string());
 }
 
-std::string md_escape(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out += '\\';
-    out += ch;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -238,15 +231,15 @@ std::string render_compare_text(const CompareResult& r) {
 std::string render_compare_markdown(const CompareResult& r) {
   std::string out = fmt::format("**{}**\n\n", compare_summary_line(r));
   if (!r.mismatches.empty()) out += fmt::format("> **{}**\n\n", mismatch_line(r));
-  for (const std::string& b : board_lines(r)) out += fmt::format("> {}\n\n", md_escape(b));
+  for (const std::string& b : board_lines(r)) out += fmt::format("> {}\n\n", fmtx::md_cell(b));
   if (r.entries.empty() && r.unmatched.empty()) {  // the empty-shard pass: no table
-    for (const std::string& n : r.notes) out += fmt::format("- note: {}\n", md_escape(n));
+    for (const std::string& n : r.notes) out += fmt::format("- note: {}\n", fmtx::md_cell(n));
     return out + fmt::format("\n<sub>{}</sub>\n", method_line(r));
   }
   const bool with_config = multi_config(r);
   const auto header = header_cells(with_config, confidence_pct(r));
   out += "|";
-  for (const auto& h : header) out += fmt::format(" {} |", md_escape(h));
+  for (const auto& h : header) out += fmt::format(" {} |", fmtx::md_cell(h));
   out += "\n|";
   for (size_t i = 0; i < header.size(); ++i) {
     // Numeric columns right-aligned: medians, n, ratio, change.
@@ -258,7 +251,7 @@ std::string render_compare_markdown(const CompareResult& r) {
     auto cells = row_cells(e, with_config);
     cells[cells.size() - 2] = fmt::format("**{}**", cells[cells.size() - 2]);  // verdict
     out += "|";
-    for (const auto& c : cells) out += fmt::format(" {} |", md_escape(c));
+    for (const auto& c : cells) out += fmt::format(" {} |", fmtx::md_cell(c));
     out += "\n";
   }
   out += fmt::format("\n{}\n", geomean_line(r));
@@ -271,7 +264,7 @@ std::string render_compare_markdown(const CompareResult& r) {
   }
   if (!r.notes.empty()) {
     out += "\n";
-    for (const std::string& n : r.notes) out += fmt::format("- note: {}\n", md_escape(n));
+    for (const std::string& n : r.notes) out += fmt::format("- note: {}\n", fmtx::md_cell(n));
   }
   out += fmt::format("\n<sub>{}</sub>\n", method_line(r));
   return out;

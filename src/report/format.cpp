@@ -141,4 +141,25 @@ int fastest_variant(const CaseResult& c) {
   return best;
 }
 
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
+
+std::string md_code(const std::string& s) {
+  size_t longest = 0, run = 0;
+  for (const char ch : s) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = !s.empty() && (s.front() == '`' || s.back() == '`');
+  return fence + (pad ? " " : "") + md_cell(s) + (pad ? " " : "") + fence;
+}
+
 }  // namespace gpubench::fmtx

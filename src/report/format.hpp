@@ -52,6 +52,13 @@ std::string scalar(const nlohmann::json& v);
 /// step's "<prefix>:<group>" stages are summed into one "<prefix>" entry (their split is in the JSON).
 std::string pipeline_stages(const PipelineTiming& p);
 
+/// Text for one Markdown table cell or list line: `|` escaped as `\|` (GitHub's table syntax), line breaks as spaces.
+std::string md_cell(const std::string& s);
+
+/// `s` as a Markdown code span inside a table cell: fenced with one more backtick than the longest run of backticks in
+/// `s` (CommonMark), padded with a space where `s` starts or ends with one, `|` escaped and line breaks as spaces.
+std::string md_code(const std::string& s);
+
 /// Index of the ok variant with the smallest region median in `c`, or -1.
 int fastest_variant(const CaseResult& c);
 

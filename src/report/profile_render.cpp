@@ -69,6 +69,7 @@ std::string bill_lines(const ProfileSummary& s, const char* bullet) {
 }  // namespace
 
 json profile_given_block(const ProfileSummary& s) {
+  if (!s.given_missing.empty()) return nullptr;
   // 6 significant digits: readable when pasted, and rounding keeps op_ms ≤ request_ms (it is monotone).
   auto round6 = [](double v) { return std::stod(fmt::format("{:.6g}", v)); };
   json given = {{"request_ms", round6(s.given_request_ms)}, {"op_ms", round6(s.given_op_ms)}};
@@ -116,7 +117,8 @@ json profile_json(const ProfileSummary& s) {
           {"ops", ops},
           {"bill", bill},
           {"chosen_op", s.chosen_op},
-          {"given", profile_given_block(s)}};
+          {"given", profile_given_block(s)},
+          {"given_missing", s.given_missing.empty() ? json(nullptr) : json(s.given_missing)}};
 }
 
 std::string profile_text(const ProfileSummary& s, int max_ops) {
@@ -154,11 +156,15 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
                        fmtx::usd(o.usd_month));
   }
   if (shown < s.ops.size()) {
-    double rest = 0, busy = 0, wall = 0;
+    double rest = 0, busy = 0, wall = 0, usd = 0;
     for (size_t k = shown; k < s.ops.size(); ++k)
-      rest += s.ops[k].ms.mean, busy += s.ops[k].share_busy, wall += s.ops[k].share_wall;
-    out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}\n", "", others, width, fmtx::ms(rest), "",
+      rest += s.ops[k].ms.mean, busy += s.ops[k].share_busy, wall += s.ops[k].share_wall,
+          usd += s.ops[k].usd_month.value_or(0);
+    out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}", "", others, width, fmtx::ms(rest), "",
                        fmtx::percent(busy, 1), fmtx::percent(wall, 1));
+    // Their share of the bill, under $/month (the Amdahl columns are per op and do not add up).
+    if (s.usd_month) out += fmt::format("  {:>18}  {:>6} {:>6} {:>6}  {:>10}", "", "", "", "", fmtx::usd(usd));
+    out += "\n";
   }
   out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}\n", "", "(GPU idle)", width, spread_ms(s.idle_ms.mean),
                      fmt::format("{} / {} / {}", spread_ms(s.idle_ms.min), spread_ms(s.idle_ms.median),
@@ -171,8 +177,11 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
                        "counts it once)\n",
                        fmtx::ms(s.overlap_ms), s.iterations);
   out += bill_lines(s, "");
-  out += fmt::format("\nend_to_end for '{}' (paste into a config):\n{}\n", s.chosen_op,
-                     profile_given_block(s).dump(2));
+  if (!s.given_missing.empty())
+    out += fmt::format("\nno end_to_end block for '{}': {}\n", s.chosen_op, s.given_missing);
+  else
+    out += fmt::format("\nend_to_end for '{}' (paste into a config):\n{}\n", s.chosen_op,
+                       profile_given_block(s).dump(2));
   return out;
 }
 
@@ -181,10 +190,11 @@ std::string profile_markdown(const ProfileSummary& s) {
                                 iterations_line(s), attribution_line(s));
   out += "| file | format | GPU activities | linked to launch | ranges | iterations |\n|---|---|---:|---:|---:|---:|\n";
   for (const auto& i : s.inputs)
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", i.path, i.format, i.activities, i.linked, i.ranges,
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", fmtx::md_code(i.path), i.format, i.activities, i.linked,
+                       i.ranges,
                        i.iterations);
   for (const auto& i : s.inputs)
-    for (const auto& n : i.notes) out += fmt::format("\n- `{}`: {}", i.path, n);
+    for (const auto& n : i.notes) out += fmt::format("\n- {}: {}", fmtx::md_code(i.path), fmtx::md_cell(n));
   out += fmt::format("\n\nPer iteration (min / median / max ms): wall {} / {} / {}, GPU busy {} / {} / {}, idle {} / {} / {}.\n\n",
                      spread_ms(s.wall_ms.min), spread_ms(s.wall_ms.median), spread_ms(s.wall_ms.max),
                      spread_ms(s.busy_ms.min), spread_ms(s.busy_ms.median), spread_ms(s.busy_ms.max),
@@ -193,14 +203,13 @@ std::string profile_markdown(const ProfileSummary& s) {
          "| 2x | 4x | $/month | top kernel |\n|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (size_t k = 0; k < s.ops.size(); ++k) {
     const auto& o = s.ops[k];
-    std::string top = o.top_kernel.size() > 60 ? o.top_kernel.substr(0, 57) + "..." : o.top_kernel;
-    for (auto& c : top)
-      if (c == '|') c = '/';
-    out += fmt::format("| {} | {} | {} | {} / {} / {} | {} | {} | {} (gain {}) | {} | {} | {} | {} | `{}` |\n", k + 1,
-                       o.op, spread_ms(o.ms.mean), spread_ms(o.ms.min), spread_ms(o.ms.median), spread_ms(o.ms.max),
+    const std::string top = o.top_kernel.size() > 60 ? o.top_kernel.substr(0, 57) + "..." : o.top_kernel;
+    out += fmt::format("| {} | {} | {} | {} / {} / {} | {} | {} | {} (gain {}) | {} | {} | {} | {} | {} |\n", k + 1,
+                       fmtx::md_cell(o.op), spread_ms(o.ms.mean), spread_ms(o.ms.min), spread_ms(o.ms.median),
+                       spread_ms(o.ms.max),
                        fmtx::percent(o.share_busy, 1), fmtx::percent(o.share_wall, 1), ceiling_cell(o.ceiling),
                        gain_cell(o.ceiling), gain_cell(o.at[0].second), gain_cell(o.at[1].second),
-                       gain_cell(o.at[2].second), fmtx::usd(o.usd_month), top);
+                       gain_cell(o.at[2].second), fmtx::usd(o.usd_month), fmtx::md_code(top));
   }
   out += fmt::format("| | (GPU idle) | {} | {} / {} / {} | | {} | | | | | | |\n\n", spread_ms(s.idle_ms.mean),
                      spread_ms(s.idle_ms.min), spread_ms(s.idle_ms.median), spread_ms(s.idle_ms.max),
@@ -210,7 +219,12 @@ std::string profile_markdown(const ProfileSummary& s) {
                      spread_ms(s.wall_ms.mean));
   const std::string bill = bill_lines(s, "- ");
   if (!bill.empty()) out += "\n" + bill;
-  out += fmt::format("\n`end_to_end` block for `{}`:\n\n```json\n{}\n```\n", s.chosen_op, profile_given_block(s).dump(2));
+  if (!s.given_missing.empty())
+    out += fmt::format("\nNo `end_to_end` block for {}: {}.\n", fmtx::md_code(s.chosen_op),
+                       fmtx::md_cell(s.given_missing));
+  else
+    out += fmt::format("\n`end_to_end` block for {}:\n\n```json\n{}\n```\n", fmtx::md_code(s.chosen_op),
+                       profile_given_block(s).dump(2));
   return out;
 }
 

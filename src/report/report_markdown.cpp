@@ -19,16 +19,7 @@ namespace gpubench {
 
 namespace {
 
-/// Escapes text for a Markdown table cell (pipes, newlines).
-std::string cell(const std::string& s) {
-  std::string out;
-  for (const char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else out += ch;
-  }
-  return out;
-}
+using fmtx::md_cell;
 
 void ladder_table(std::string& out, const CaseResult& c) {
   out += "| step | median ms | q1–q3 ms | rel. stdev | vs prev | vs baseline | TFLOP/s | GB/s | % of floor | "
@@ -36,11 +27,11 @@ void ladder_table(std::string& out, const CaseResult& c) {
   out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& v : c.variants) {
     if (v.status != StepStatus::kOk) {
-      out += fmt::format("| {} | — | — | — | — | — | — | — | — | {} | {} |\n", cell(v.name),
+      out += fmt::format("| {} | — | — | — | — | — | — | — | — | {} | {} |\n", md_cell(v.name),
                          fmtx::rel_error(v.correctness), fmtx::status(v));
       continue;
     }
-    out += fmt::format("| {} | {} | {}–{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(v.name),
+    out += fmt::format("| {} | {} | {}–{} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md_cell(v.name),
                        fmtx::ms(v.region.median), fmtx::ms(v.region.q1), fmtx::ms(v.region.q3),
                        fmtx::percent(v.region.rel_stdev), fmtx::speedup(v.speedup_vs_prev),
                        fmtx::speedup(v.speedup_vs_baseline), fmtx::fixed(v.tflops, 1), fmtx::fixed(v.gbps, 0),
@@ -57,7 +48,7 @@ void work_table(std::string& out, const CaseResult& c) {
   out += "|---|---|---:|---:|---:|---:|---|---:|\n";
   for (const auto& v : c.variants) {
     if (v.work.flops <= 0) continue;
-    out += fmt::format("| {} | {} | {:.1f} | {:.3f} | {:.0f} | {} | {} | {} |\n", cell(v.name), v.work_model,
+    out += fmt::format("| {} | {} | {:.1f} | {:.3f} | {:.0f} | {} | {} | {} |\n", md_cell(v.name), v.work_model,
                        v.work.flops / 1e9, v.work.bytes_min / 1e9, v.work.intensity, fmtx::ms(v.floor.floor_ms),
                        v.floor.bound, fmtx::min_speedup(v.min_speedup, v.min_speedup_vs));
   }
@@ -77,8 +68,8 @@ void sampling_table(std::string& out, const CaseResult& c) {
     // A sample dropped after a blocking-kernel timeout (SamplingInfo::samples_dropped_gate) is counted beside.
     std::string dropped = std::to_string(s.samples_dropped_clock);
     if (s.samples_dropped_gate > 0) dropped += fmt::format(" (+{} gate timeout)", s.samples_dropped_gate);
-    out += fmt::format("| {} | {} / {} | {} | {} | {} | {:.0f} | {:.3f} |\n", cell(v.name), v.region.count,
-                       s.samples_taken, dropped, cell(s.stop_reason), cell(unmet.empty() ? "—" : unmet),
+    out += fmt::format("| {} | {} / {} | {} | {} | {} | {:.0f} | {:.3f} |\n", md_cell(v.name), v.region.count,
+                       s.samples_taken, dropped, md_cell(s.stop_reason), md_cell(unmet.empty() ? "—" : unmet),
                        s.mean_sm_clock_mhz, s.gpu_time_s);
   }
 }
@@ -105,10 +96,10 @@ void launch_group_breakdown(std::string& out, const CaseResult& c) {
     const double region = v.region.median;
     auto share = [&](double t) { return region > 0 && t > 0 ? fmtx::percent(t / region, 1) : std::string("—"); };
     for (const auto& op : v.launch_groups) {
-      out += fmt::format("| {} | {} | ({}) | | {} | {} |\n", cell(v.name), cell(op.name), to_string(op.source),
+      out += fmt::format("| {} | {} | ({}) | | {} | {} |\n", md_cell(v.name), md_cell(op.name), to_string(op.source),
                          fmtx::ms(op.stats.median), share(op.stats.median));
       for (const auto& k : op.kernels) {
-        out += fmt::format("| | | {} | {} | {} | {} |\n", cell(k.name), k.launches_per_sample,
+        out += fmt::format("| | | {} | {} | {} | {} |\n", md_cell(k.name), k.launches_per_sample,
                            fmtx::ms(k.stats.median), share(k.stats.median));
       }
     }
@@ -161,7 +152,7 @@ void counters_table(std::string& out, const CaseResult& c) {
       continue;
     }
     out += fmt::format("| {} | (all, {} pass{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                       cell(v.name), k.passes, k.passes == 1 ? "" : "es", opt(k.dram_bytes_read, 3, 1e-9),
+                       md_cell(v.name), k.passes, k.passes == 1 ? "" : "es", opt(k.dram_bytes_read, 3, 1e-9),
                        opt(k.dram_bytes_write, 3, 1e-9), opt(k.dram_bytes, 3, 1e-9),
                        k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—",
                        opt(k.dram_bytes_ratio, 2, 1, "x"), opt(k.achieved_tflops, 1), opt(k.achieved_gbps, 0),
@@ -170,7 +161,7 @@ void counters_table(std::string& out, const CaseResult& c) {
                        opt(k.dram_throughput_pct, 1, 1, "%"), opt(k.l2_hit_rate_pct, 1, 1, "%"),
                        opt(k.occupancy_pct, 1, 1, "%"));
     for (const auto& g : k.launch_groups) {
-      out += fmt::format("| | {} | {} | {} | {} | | | | {} | | {} | {} | {} | {} | {} | {} |\n", cell(g.name),
+      out += fmt::format("| | {} | {} | {} | {} | | | | {} | | {} | {} | {} | {} | {} | {} |\n", md_cell(g.name),
                          group_value(g, metric::kDramBytesRead, 3, 1e-9), group_value(g, metric::kDramBytesWrite, 3, 1e-9),
                          opt(g.dram_bytes, 3, 1e-9), opt(g.gbps, 0),
                          group_value(g, metric::kTensorPipePct, 1, 1, "%"), opt(g.sm_clock_mhz, 0),
@@ -198,7 +189,7 @@ void end_to_end_table(std::string& out, const CaseResult& c) {
   for (const auto& v : c.variants) {
     if (!v.end_to_end) continue;
     const EndToEnd& e = *v.end_to_end;
-    out += fmt::format("| {} | {} | {} | {} | {:.2f}x | {} | {} | {} | {} |\n", cell(v.name), to_string(e.source),
+    out += fmt::format("| {} | {} | {} | {} | {:.2f}x | {} | {} | {} | {} |\n", md_cell(v.name), to_string(e.source),
                        fmtx::ms(e.op_ms), fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1),
                        fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
                        fmtx::usd(e.usd_per_million_requests));
@@ -213,12 +204,12 @@ void end_to_end_table(std::string& out, const CaseResult& c) {
   for (const auto& v : c.variants) {
     if (!v.end_to_end || !v.end_to_end->measured_request_ms) continue;
     const EndToEnd& e = *v.end_to_end;
-    out += fmt::format("| {} | {} | {} | {} | {} |\n", cell(v.name), fmtx::ms(e.predicted_request_ms.value_or(0)),
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(v.name), fmtx::ms(e.predicted_request_ms.value_or(0)),
                        fmtx::ms(*e.measured_request_ms),
                        e.difference_ms ? fmt::format("{:+.4f} ms ({:+.1f}%)", *e.difference_ms,
                                                      e.difference_rel.value_or(0) * 100)
                                        : std::string("—"),
-                       v.pipeline ? cell(fmtx::pipeline_stages(*v.pipeline)) : std::string());
+                       v.pipeline ? md_cell(fmtx::pipeline_stages(*v.pipeline)) : std::string());
   }
 }
 
@@ -265,7 +256,7 @@ std::string render_markdown(const Report& r) {
     }
     ladder_table(out, c);
     if (const std::string legend = fmtx::acceptance_legend(c); !legend.empty())
-      out.append("\n").append(cell(legend)).append("\n");  // append, not +: GCC 12 -Wrestrict misfires
+      out.append("\n").append(md_cell(legend)).append("\n");  // append, not +: GCC 12 -Wrestrict misfires
     work_table(out, c);
     sampling_table(out, c);
     failures(out, c);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/linear_regex.hpp"
 #include "core/gzip_stream.hpp"
 #include "result/profile.hpp"
 
@@ -22,11 +23,11 @@ using nlohmann::json;
 
 /// Deepest nesting accepted in a trace (Kineto events are 3 deep; args lists one more).
 constexpr int kMaxDepth = 64;
-/// Longest annotation name tested against the iteration pattern: libstdc++'s std::regex recurses per character,
-/// and an iteration marker ("ProfilerStep#12") is short.
-constexpr size_t kMaxIterationName = 256;
-/// Largest |ts| accepted [µs]: 10^15 µs is 31 years, and keeps ts + dur in int64 ns.
+/// Largest dur accepted [µs]: 10^15 µs is 31 years.
 constexpr double kMaxMicroseconds = 1e15;
+/// Largest |ts| accepted [µs]: Kineto before PyTorch 2.4 writes ts as microseconds since the Unix epoch
+/// (1.7 · 10^15 in 2024); 4 · 10^15 is the year 2096, and ts + dur stays within int64 ns (9.2 · 10^18).
+constexpr double kMaxTimestampMicroseconds = 4e15;
 /// Longest dur of a GPU activity kept [µs] (kMaxActivityNs, a day); launches and annotations may span the trace.
 constexpr double kMaxGpuMicroseconds = kMaxActivityNs / 1000.0;
 
@@ -60,7 +61,7 @@ class ChromeReader {
     trace_.path = path;
     trace_.format = "kineto";
     try {
-      iteration_ = std::regex(options.iteration_pattern, std::regex::ECMAScript);
+      iteration_ = linear_regex(options.iteration_pattern);
     } catch (const std::regex_error& e) {
       throw InputError(fmt::format("--iteration '{}': not a valid regular expression ({}); e.g. '^ProfilerStep#'",
                                    options.iteration_pattern, e.what()));
@@ -86,10 +87,13 @@ class ChromeReader {
     const auto ts = number(member(e, "ts"));
     auto dur = number(member(e, "dur"));
     if (args != nullptr && number(member(*args, "dur_ns"))) dur = *number(member(*args, "dur_ns")) / 1000.0;
-    if (!ts || !dur || *dur < 0 || !(std::fabs(*ts) <= kMaxMicroseconds) || !(*dur <= kMaxMicroseconds))
+    if (!ts || !dur || *dur < 0 || !(std::fabs(*ts) <= kMaxTimestampMicroseconds) || !(*dur <= kMaxMicroseconds))
       return ++(gpu ? gpu_no_time_ : no_time_), void();
     if (gpu && !(*dur <= kMaxGpuMicroseconds)) return ++gpu_no_time_, void();
-    const int64_t start = std::llround(*ts * 1000.0);
+    // An integral ts is exact in int64 ns; a fractional epoch ts (1.7e15.123) is a double, exact to 0.25 µs.
+    const json* ts_value = member(e, "ts");
+    const int64_t start =
+        ts_value->is_number_integer() ? ts_value->get<int64_t>() * 1000 : std::llround(*ts * 1000.0);
     const int64_t end = start + std::llround(*dur * 1000.0);
     const std::string track = fmt::format("pid {} tid {}", text(member(e, "pid")), text(member(e, "tid")));
     const std::string name = text(member(e, "name"));
@@ -100,10 +104,10 @@ class ChromeReader {
       return;
     }
     if (annotation) {
-      const bool iteration =
-          cat == "sample" || (name.size() <= kMaxIterationName && std::regex_search(name, iteration_));
+      const uint32_t id = trace_.names.intern(name);
+      const bool iteration = cat == "sample" || is_iteration(id);
       if (cat == "cpu_op" && !iteration && !options_.operator_ranges) return;
-      trace_.ranges.push_back({trace_.names.intern(name), trace_.names.intern(track), start, end, iteration});
+      trace_.ranges.push_back({id, trace_.names.intern(track), start, end, iteration});
       return;
     }
     GpuActivity a;
@@ -165,7 +169,15 @@ class ChromeReader {
  private:
   const ImportOptions& options_;
   ProfileTrace trace_;
+  /// True when annotation name `id` (a NameTable id) matches --iteration; each distinct name is matched once.
+  bool is_iteration(uint32_t id) {
+    const auto [it, added] = iteration_cache_.try_emplace(id, false);
+    if (added) it->second = std::regex_search(trace_.names.name(id), iteration_);
+    return it->second;
+  }
+
   std::regex iteration_;
+  std::unordered_map<uint32_t, bool> iteration_cache_;
   std::unordered_map<int64_t, std::pair<uint32_t, int64_t>> launches_;  // correlation → (track, start ns)
   std::vector<int64_t> correlation_;                                    // per activity, -1 when none
   int64_t events_ = 0, skipped_ = 0, no_time_ = 0, gpu_no_time_ = 0, begin_end_ = 0, harness_ = 0, uncorrelated_ = 0;

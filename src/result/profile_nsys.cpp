@@ -27,6 +27,7 @@
 #endif
 
 #include "core/errors.hpp"
+#include "core/linear_regex.hpp"
 
 namespace gpubench {
 
@@ -46,9 +47,6 @@ constexpr int64_t kNvtxStartEnd = 60;
 /// Largest string, blob or row SQLite may hand over [bytes]: far above any kernel name or NVTX payload, low enough
 /// that a hostile file (a generated column of randomblob(1e12)) cannot exhaust memory.
 constexpr int kMaxValueBytes = 64 << 20;
-/// Names longer than this never mark an iteration: std::regex recurses once per character matched, so a
-/// megabyte-long name could overflow the stack. "ProfilerStep#12" is short.
-constexpr size_t kMaxIterationNameChars = 1024;
 
 /// Closed (finalized) on every path, errors included.
 using Db = std::unique_ptr<sqlite3, decltype(&sqlite3_close)>;
@@ -316,7 +314,7 @@ class NsysReader {
     const auto it = iteration_cache_.find(name);
     if (it != iteration_cache_.end()) return it->second;
     const std::string& text = trace_.names.name(name);
-    const bool yes = text.size() <= kMaxIterationNameChars && std::regex_search(text, iteration_);
+    const bool yes = std::regex_search(text, iteration_);
     iteration_cache_.emplace(name, yes);
     return yes;
   }
@@ -363,7 +361,7 @@ class NsysReader {
 /// The compiled --iteration pattern; InputError naming `label` and --iteration when it is not a valid regex.
 std::regex iteration_regex(const std::string& label, const ImportOptions& options) {
   try {
-    return std::regex(options.iteration_pattern, std::regex::ECMAScript);
+    return linear_regex(options.iteration_pattern);
   } catch (const std::regex_error& e) {
     throw InputError(fmt::format("{}: bad --iteration pattern '{}' ({}): give an ECMAScript regex, e.g. "
                                  "'^ProfilerStep#[0-9]+$'", label, options.iteration_pattern, e.what()));

@@ -123,6 +123,31 @@ TEST_F(ProfileCli, FoldersAndSeveralFilesMergeIntoOneProfile) {
   EXPECT_NE(err_.find(rank1 + ": given twice (the same name, once through its folder)"), std::string::npos) << err_;
 }
 
+TEST_F(ProfileCli, AFoldersGzipCopyIsOneTraceAndDashIsStdout) {
+  // `gzip -k` leaves trace.json and trace.json.gz: they counted as two inputs and doubled the iterations.
+  const auto folder = dir_ / "kept";
+  fs::create_directories(folder);
+  testing::KinetoTrace t;
+  t.annotation("ProfilerStep#0", 0, 100);
+  t.annotation("mlp", 1, 10);
+  t.kernel("mlp_gemm", 20, 30, 2);
+  testing::write_text(folder / "trace.json", t.json().dump());
+  testing::write_text(folder / "trace.json.gz", t.json().dump(), true);
+  ASSERT_EQ(run({"profile", folder.string(), "--format", "json"}), 0) << err_;
+  const json p = json::parse(out_);
+  EXPECT_EQ(p["iterations"], 1);
+  ASSERT_EQ(p["inputs"].size(), 1u);
+  EXPECT_EQ(p["inputs"][0]["path"], (folder / "trace.json").string());
+  EXPECT_NE(err_.find("skipped " + (folder / "trace.json.gz").string() + ": " + (folder / "trace.json").string() +
+                      " is in the same folder (one trace)"),
+            std::string::npos)
+      << err_;
+  // `-o -` wrote a file named "-"; it is stdout, as without -o.
+  ASSERT_EQ(run({"profile", (folder / "trace.json").string(), "-o", "-", "--format", "csv"}), 0) << err_;
+  EXPECT_EQ(out_.rfind("rank,op,", 0), 0u) << out_;
+  EXPECT_FALSE(fs::exists(fs::current_path() / "-"));
+}
+
 TEST_F(ProfileCli, AnnotationOptionsWithByKernelAreRefused) {
   // --depth and --operators shape annotation ops: with --by kernel they did nothing, silently.
   EXPECT_EQ(run({"profile", kTrace, "--by", "kernel", "--depth", "3"}), 2);

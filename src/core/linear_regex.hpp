@@ -1,0 +1,24 @@
+#pragma once
+// Regular expressions over names from the user's traces (kernel names, NVTX payloads), which can run to tens of
+// thousands of characters: a templated CUTLASS or CuTe kernel's demangled name does. libstdc++'s default std::regex
+// executor is depth-first and recurses once per character it matches, so `Kernel<.*>` on a 30,000-character name
+// overflowed the 8 MB stack (SIGSEGV). Its breadth-first executor (a Thompson NFA, libstdc++'s extension flag
+// std::regex_constants::__polynomial) keeps the stack bounded by the pattern's size, whatever the text's length.
+#include <regex>
+#include <string>
+
+namespace gpubench {
+
+/// An ECMAScript std::regex `pattern` for std::regex_search on text of any length: with libstdc++, matched by the
+/// breadth-first executor, whose stack depth does not grow with the text; elsewhere a plain std::regex. Throws
+/// std::regex_error when `pattern` is not a valid ECMAScript regex, and, with libstdc++, when it uses a
+/// back-reference (`\1`), which only the depth-first executor can match.
+inline std::regex linear_regex(const std::string& pattern) {
+#if defined(__GLIBCXX__)
+  return std::regex(pattern, std::regex::ECMAScript | std::regex_constants::__polynomial);
+#else
+  return std::regex(pattern, std::regex::ECMAScript);
+#endif
+}
+
+}  // namespace gpubench

@@ -1,0 +1,187 @@
+// What a new user's trial of `gpubench profile` found, each mended and held here: a rule on a 30,000-character kernel
+// name overflowed the stack (SIGSEGV), iteration names past 256 characters were silently never matched, traces with
+// microseconds-since-epoch timestamps (PyTorch before 2.4) had no usable event, rules could take profile's own row
+// names or carry unknown and repeated keys, a zero-time op got a given block that `validate` refuses, nested
+// iteration ranges went unremarked, and a `|` or backtick in a name broke the Markdown table.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "analysis/profile_rank.hpp"
+#include "report/format.hpp"
+#include "report/profile_render.hpp"
+#include "result/profile.hpp"
+#include "support/input_error.hpp"
+#include "support/profile_traces.hpp"
+
+namespace gpubench {
+namespace {
+
+using testing::KinetoTrace;
+
+class ProfileTrial : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gpubench_profile_trial_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string file(const std::string& name, const std::string& text) {
+    testing::write_text(dir_ / name, text);
+    return (dir_ / name).string();
+  }
+  /// One iteration "ProfilerStep#0" [base, base + 100) µs: `kernel` [base + 20, base + 50) under annotation "mlp".
+  static KinetoTrace one_step(const std::string& kernel, double base = 0, const std::string& step = "ProfilerStep#0") {
+    KinetoTrace t;
+    t.annotation(step, base, 100);
+    t.annotation("mlp", base + 1, 10);
+    t.kernel(kernel, base + 20, 30, base + 2);
+    return t;
+  }
+  std::filesystem::path dir_;
+};
+
+ProfileSummary summarize(const ProfileTrace& t, const AttributionOptions& a = {}) {
+  return summarize_profile({t}, a, ImportOptions{}.iteration_pattern, {}, std::nullopt);
+}
+
+TEST_F(ProfileTrial, RulesMatchKernelNamesTensOfThousandsOfCharactersLong) {
+  const std::string name = "void cutlass::Kernel<" + std::string(200000, 'T') + ">(Params)";
+  const auto t = read_chrome_trace(file("long.json", one_step(name).json().dump()), {});
+  AttributionOptions a;
+  a.rules = load_kernel_rules(file("rules.json", R"j({"rules": [{"op": "gemm", "kernel": "Kernel<.*>"}]})j"));
+  const ProfileSummary s = summarize(t, a);
+  ASSERT_EQ(s.ops.size(), 1u);
+  EXPECT_EQ(s.ops[0].op, "gemm");
+  EXPECT_NEAR(s.ops[0].ms.mean, 0.030, 1e-12);
+  // The matcher that does not recurse per character has no back-references: refused, naming the rule.
+  const std::string msg = testing::input_error_of(
+      [&] { load_kernel_rules(file("backref.json", R"j({"rules": [{"op": "x", "kernel": "(a)\\1"}]})j")); });
+  EXPECT_NE(msg.find("/rules/0/kernel: '(a)\\1' is not a valid regular expression"), std::string::npos) << msg;
+}
+
+TEST_F(ProfileTrial, AnIterationNameOfAnyLengthIsMatched) {
+  // Names over 256 characters (an NVTX range carrying request ids) never marked an iteration, without a word.
+  const std::string step = "request " + std::string(300, 'x') + " ProfilerStep#0";
+  ImportOptions o;
+  o.iteration_pattern = "ProfilerStep#0$";
+  const auto t = read_chrome_trace(file("t.json", one_step("k", 0, step).json().dump()), o);
+  const auto marked = std::count_if(t.ranges.begin(), t.ranges.end(), [](const auto& r) { return r.iteration; });
+  EXPECT_EQ(marked, 1);
+}
+
+TEST_F(ProfileTrial, EpochMicrosecondTimestampsReadLikeRelativeOnes) {
+  // Kineto before PyTorch 2.4: ts in µs since the Unix epoch (1.7e15), beyond the old 1e15 µs bound.
+  const auto whole_numbers = [](KinetoTrace t) {  // as Kineto wrote them: "ts": 1700000000000020
+    for (auto& e : t.events) e["ts"] = static_cast<int64_t>(e["ts"].get<double>());
+    return t.json().dump();
+  };
+  const double epoch = 1'700'000'000'000'000.0;
+  const auto rel = read_chrome_trace(file("rel.json", whole_numbers(one_step("k"))), {});
+  const auto abs = read_chrome_trace(file("abs.json", whole_numbers(one_step("k", epoch))), {});
+  ASSERT_EQ(abs.activities.size(), 1u);
+  EXPECT_EQ(abs.activities[0].start_ns, 1'700'000'000'000'020'000);  // whole-number µs: exact in ns
+  EXPECT_EQ(abs.activities[0].end_ns - abs.activities[0].start_ns, 30'000);
+  const ProfileSummary a = summarize(abs), r = summarize(rel);
+  EXPECT_DOUBLE_EQ(a.wall_ms.mean, r.wall_ms.mean);
+  EXPECT_DOUBLE_EQ(a.ops.at(0).ms.mean, r.ops.at(0).ms.mean);
+  EXPECT_EQ(a.ops.at(0).op, "mlp");
+}
+
+TEST_F(ProfileTrial, RulesRefuseProfilesOwnRowNamesAndUnknownOrRepeatedKeys) {
+  const auto error_of = [&](const std::string& text) {
+    return testing::input_error_of([&] { load_kernel_rules(file("r.json", text)); });
+  };
+  EXPECT_NE(error_of(R"j({"rules": [{"op": "(GPU idle)", "kernel": "gemm"}]})j")
+                .find("/rules/0/op: '(GPU idle)' is in parentheses, which profile keeps for its own rows"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"j({"rules": [{"op": "a", "kernel": "gemm"}], "rulez": []})j").find("/rulez: unknown key"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"j({"rules": [{"op": "a", "op": "b", "kernel": "gemm"}]})j")
+                .find("/rules/0/op: duplicate key; JSON keeps only the last value"),
+            std::string::npos);
+  EXPECT_EQ(load_kernel_rules(file("ok.json", R"j({"rules": [{"op": "(a", "kernel": "x"}]})j")).at(0).op, "(a");
+}
+
+TEST_F(ProfileTrial, AnOpUnderOneNanosecondGetsNoGivenBlockButTheReason) {
+  KinetoTrace t = one_step("big");
+  t.annotation("tiny", 60, 5);
+  t.kernel("tiny_kernel", 70, 0.0001, 61);  // 0.1 ns: 0 ns in the trace's resolution
+  const auto trace = read_chrome_trace(file("t.json", t.json().dump()), {});
+  const ProfileSummary s = summarize_profile({trace}, {}, ImportOptions{}.iteration_pattern, {}, "tiny");
+  EXPECT_NE(s.given_missing.find("'tiny' takes 0 ms per iteration, under the 1 ns"), std::string::npos)
+      << s.given_missing;
+  EXPECT_TRUE(profile_given_block(s).is_null());
+  EXPECT_NE(profile_text(s, 10).find("no end_to_end block for 'tiny'"), std::string::npos);
+  EXPECT_EQ(profile_json(s).at("given_missing"), s.given_missing);
+  // The top op's block is there, and only its reason field is null.
+  const ProfileSummary top = summarize(trace);
+  EXPECT_TRUE(top.given_missing.empty());
+  EXPECT_DOUBLE_EQ(profile_given_block(top)["end_to_end"]["given"]["op_ms"], 0.03);
+  EXPECT_TRUE(profile_json(top).at("given_missing").is_null());
+}
+
+TEST_F(ProfileTrial, NestedIterationRangesAreNamedInANote) {
+  KinetoTrace t = one_step("k");
+  t.annotation("ProfilerStep#1", 50, 100);  // starts inside ProfilerStep#0 [0, 100)
+  t.annotation("ProfilerStep#2", 200, 100);
+  const auto trace = read_chrome_trace(file("t.json", t.json().dump()), {});
+  const ProfileSummary s = summarize(trace);
+  ASSERT_EQ(s.inputs.size(), 1u);
+  const auto& notes = s.inputs[0].notes;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("1 of 3 iteration ranges start before the previous one ends", 0), 0u) << notes[0];
+  EXPECT_TRUE(summarize(read_chrome_trace(file("one.json", one_step("k").json().dump()), {})).inputs[0].notes.empty());
+}
+
+TEST_F(ProfileTrial, TheFoldedRowCarriesItsShareOfTheBill) {
+  KinetoTrace t = one_step("mlp_gemm");  // mlp: 30 of 100 µs
+  t.annotation("emb", 55, 5);
+  t.kernel("gather", 60, 10, 56);  // emb: 10 of 100 µs
+  BillOptions bill;
+  bill.gpu_hour_usd = 3.5;
+  bill.gpus = 100;  // $255,500 a month
+  const auto trace = read_chrome_trace(file("t.json", t.json().dump()), {});
+  const ProfileSummary s = summarize_profile({trace}, {}, ImportOptions{}.iteration_pattern, bill, std::nullopt);
+  const std::string text = profile_text(s, 1);
+  const size_t row = text.find("(1 other ops)");
+  ASSERT_NE(row, std::string::npos) << text;
+  const std::string line = text.substr(row, text.find('\n', row) - row);
+  EXPECT_EQ(line.substr(line.size() - 6), "$25550") << line;  // emb's 10% of wall time
+  const size_t mlp = text.find("  1  mlp");
+  ASSERT_NE(mlp, std::string::npos) << text;
+  const std::string top = text.substr(mlp, text.find('\n', mlp) - mlp);
+  EXPECT_EQ(top.substr(top.size() - 6), "$76650") << top;  // mlp's 30%, in the same column
+  EXPECT_EQ(line.size() + 5, top.size()) << text;  // both end in the $/month column ("     " before the label)
+}
+
+TEST_F(ProfileTrial, MarkdownEscapesPipesAndFencesBackticks) {
+  EXPECT_EQ(fmtx::md_cell("a|b\nc"), "a\\|b c");
+  EXPECT_EQ(fmtx::md_code("k"), "`k`");
+  EXPECT_EQ(fmtx::md_code("a`b"), "``a`b``");
+  EXPECT_EQ(fmtx::md_code("`x``"), "``` `x`` ```");
+  EXPECT_EQ(fmtx::md_code("f<a|b>"), "`f<a\\|b>`");
+  KinetoTrace t = one_step("k`ernel|x");
+  t.events[1]["name"] = "mlp|pipe";
+  const std::string md = profile_markdown(summarize(read_chrome_trace(file("t.json", t.json().dump()), {})));
+  const size_t row = md.find("| 1 | mlp\\|pipe |");
+  ASSERT_NE(row, std::string::npos) << md;
+  const std::string line = md.substr(row, md.find('\n', row) - row);
+  EXPECT_NE(line.find("``k`ernel\\|x``"), std::string::npos) << line;
+  // As many unescaped cell separators as the header has.
+  const auto cells = [](const std::string& l) {
+    int n = 0;
+    for (size_t i = 0; i < l.size(); ++i) n += l[i] == '|' && (i == 0 || l[i - 1] != '\\');
+    return n;
+  };
+  const size_t header = md.find("| # | op |");
+  EXPECT_EQ(cells(line), cells(md.substr(header, md.find('\n', header) - header)));
+}
+
+}  // namespace
+}  // namespace gpubench
