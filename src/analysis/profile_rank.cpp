@@ -1,6 +1,7 @@
 #include "analysis/profile_rank.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -203,6 +204,10 @@ std::vector<KernelRule> load_kernel_rules(const std::string& path) {
       throw InputError(at + ": expected {\"op\": NAME, \"kernel\": REGEX} (both strings)");
     KernelRule k{r["op"].get<std::string>(), r["kernel"].get<std::string>(), {}};
     if (k.op.empty()) throw InputError(at + "/op: empty op name; name the op the kernels belong to");
+    if (std::isspace(static_cast<unsigned char>(k.op.front())) || std::isspace(static_cast<unsigned char>(k.op.back())))
+      throw InputError(fmt::format("{}/op: '{}' starts or ends with white space, which the tables do not show; write "
+                                   "the name without it",
+                                   at, k.op));
     if (k.op.front() == '(' && k.op.back() == ')')
       throw InputError(fmt::format("{}/op: '{}' is in parentheses, which profile keeps for its own rows "
                                    "((unannotated), (GPU idle), (N other ops)); name the op without them",
@@ -261,9 +266,10 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
                     static_cast<int64_t>(t.ranges.size()), static_cast<int64_t>(n_it), t.linked, t.notes};
     // A range that starts before the one before it ends (nested, or an --iteration that matches more than the
     // markers): walls overlap and add past the trace's span, and activities may fall between ranges.
-    int64_t overlapping = 0, reach = std::numeric_limits<int64_t>::min();
+    // 1 µs of slack: Kineto writes µs, and a fractional epoch ts (1.7e15.123) is a double exact to 0.25 µs only.
+    int64_t overlapping = 0, reach = std::numeric_limits<int64_t>::min() / 2;
     for (const auto* r : its) {
-      if (r->start_ns < reach) ++overlapping;
+      if (r->start_ns < reach - 1000) ++overlapping;
       reach = std::max(reach, r->end_ns);
     }
     if (overlapping > 0)
@@ -355,6 +361,10 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   if (!(T >= config_detail::kMinGivenMs))
     s.given_missing = fmt::format("the mean iteration wall time is {} ms, under the 1 ns a config's "
                                   "end_to_end.given takes (the trace's activities have no duration)", T);
+  else if (T > config_detail::kMaxGivenMs)
+    s.given_missing = fmt::format("the mean iteration wall time is {} ms, over the day (86400000 ms) a config's "
+                                  "end_to_end.given takes: is each iteration one request? narrow --iteration",
+                                  T);
   else if (!(s.given_op_ms >= config_detail::kMinGivenMs))
     s.given_missing = fmt::format("'{}' takes {} ms per iteration, under the 1 ns a config's end_to_end.given "
                                   "takes; pick another op with --op",

@@ -100,8 +100,8 @@ std::string render_text(const Plan& p) {
   for (const auto& n : p.notes) out += fmt::format("note: {}\n", n);
   for (const PlanCase& c : p.cases) {
     if (!c.lengths) {
-      out += fmt::format("\ncase {}: B={} (no work table: the case's tensors alone outgrow the GPU, so its requests "
-                         "were not laid out; lower B)\n",
+      out += fmt::format("\ncase {}: B={} (no work table: above 2^24 candidates the requests are laid out only when "
+                         "the tensors fit the GPU, and these do not even as one request; lower B)\n",
                          c.label, c.batch);
       out += "  " + memory_line(p, c) + "\n";
       continue;
@@ -273,8 +273,8 @@ std::string render_md(const Plan& p) {
                          c.lengths->requests, c.lengths->min, c.lengths->mean, c.lengths->p50, c.lengths->p99,
                          c.lengths->max);
     else
-      out += fmt::format("B={} (no work table: the case's tensors alone outgrow the GPU, so its requests were not laid "
-                         "out; lower B)\n\n",
+      out += fmt::format("B={} (no work table: above 2^24 candidates the requests are laid out only when the tensors "
+                         "fit the GPU, and these do not even as one request; lower B)\n\n",
                          c.batch);
     if (!c.rows.empty()) {
       out += "| step | work model | GFLOP | min GB | FLOP/B | floor ms | floor vs baseline | bound | min speedup |\n";

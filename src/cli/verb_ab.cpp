@@ -443,9 +443,10 @@ VerbAction setup_ab(CLI::App& sub) {
       "other, so that where each side's buffers land cancels (docs/ci.md).");
   return [a, output, report, format_opt]() -> int {
     if (!a->report.empty()) a->report = report_prefix(a->report, "--report", {"json"});  // --report raw.json: raw.json
-    if (a->output == "-") a->output.clear();  // "-" is stdout, as for most command-line tools
+    const bool dash = a->output == "-";  // "-" is stdout, as for most command-line tools: as if -o were not given
+    if (dash) a->output.clear();
     format_from_extension(*format_opt, a->output, compare_formats(), a->format);  // -o ab.md writes Markdown
-    return run_ab(*a, output->count() > 0, report->count() > 0);
+    return run_ab(*a, output->count() > 0 && !dash, report->count() > 0);
   };
 }
 

@@ -64,18 +64,6 @@ std::vector<std::string> expand(const std::vector<std::string>& args, std::set<s
     if (found.empty())
       throw InputError(fmt::format("{}: a folder with no trace file (.json, .json.gz, .sqlite) in it", a));
     std::sort(found.begin(), found.end());
-    // `gzip -k trace.json` leaves both: one trace, as compare takes X.json and X.json.gz of a folder as one report.
-    const std::set<std::string> names(found.begin(), found.end());
-    found.erase(std::remove_if(found.begin(), found.end(),
-                               [&](const std::string& f) {
-                                 const bool copy = f.size() > 8 && f.compare(f.size() - 8, 8, ".json.gz") == 0 &&
-                                                   names.count(f.substr(0, f.size() - 3)) > 0;
-                                 if (copy)
-                                   std::fprintf(stderr, "profile: skipped %s: %s is in the same folder (one trace)\n",
-                                                f.c_str(), f.substr(0, f.size() - 3).c_str());
-                                 return copy;
-                               }),
-                found.end());
     from_folder.insert(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }
@@ -177,9 +165,19 @@ VerbAction setup_profile(CLI::App& sub) {
     }
     std::vector<ProfileTrace> traces;
     std::vector<std::string> skipped;
+    std::set<std::string> read_as_trace;
     for (const auto& path : files) {
+      // `gzip -k trace.json` leaves both: in a folder (sorted, so X.json comes first), X.json.gz is skipped when X.json
+      // was read as a trace, as compare takes X.json and X.json.gz of a folder as one report.
+      const bool gz = path.size() > 8 && path.compare(path.size() - 8, 8, ".json.gz") == 0;
+      if (gz && from_folder.count(path) && read_as_trace.count(path.substr(0, path.size() - 3))) {
+        std::fprintf(stderr, "profile: skipped %s: taken as a copy of %s, read beside it\n", path.c_str(),
+                     path.substr(0, path.size() - 3).c_str());
+        continue;
+      }
       try {
         traces.push_back(read_profile_file(path, import));
+        read_as_trace.insert(path);
       } catch (const InputError& e) {
         // In a folder, a JSON that is no trace (a gpubench report, a profile -o output) is skipped, as merge does.
         if (!from_folder.count(path) || std::string(e.what()).find("JSON without a traceEvents list") ==

@@ -138,7 +138,7 @@ class ChromeReader {
   ProfileTrace finish(const json& top) {
     const json* other = top.is_object() ? member(top, "otherData") : nullptr;
     if (other != nullptr && other->is_object() && text(member(*other, "tool")) == "gpubench") trace_.format = "gpubench";
-    const std::string gpu_no_time = "GPU events without a usable ts/dur (none, negative or over a day), skipped";
+    const std::string gpu_no_time = "GPU events without a usable ts/dur (none, negative, over a day, or ts past 4e15 µs), skipped";
     if (trace_.activities.empty())
       throw InputError(fmt::format("{}: no GPU activity (kernel, gpu_memcpy or gpu_memset events) in {} trace events{}; "
                                    "profile with ProfilerActivity.CUDA (torch.profiler) or use `gpubench run --trace`",

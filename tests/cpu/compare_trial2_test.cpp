@@ -121,6 +121,9 @@ TEST_F(AbOutputs, AbNeverWritesOverItsInputsAndNamesTheRightFlag) {
       << err_;
   EXPECT_EQ(run({"ab", config, "--plugin-b", (dir_ / "missing.so").string()}), 2) << err_;
   EXPECT_NE(err_.find("--plugin-b " + (dir_ / "missing.so").string() + ": no such file"), std::string::npos) << err_;
+  // `-o -` is stdout, as without -o: the run goes on to its next check (it was refused as an empty file path).
+  EXPECT_EQ(run({"ab", config, "--plugin-b", (dir_ / "missing.so").string(), "-o", "-"}), 2) << err_;
+  EXPECT_NE(err_.find("--plugin-b " + (dir_ / "missing.so").string() + ": no such file"), std::string::npos) << err_;
 }
 
 TEST_F(AbOutputs, AGzippedFileWhereAConfigBelongsAndANegativeThresholdAreNamed) {

@@ -138,12 +138,17 @@ TEST_F(ProfileCli, AFoldersGzipCopyIsOneTraceAndDashIsStdout) {
   EXPECT_EQ(p["iterations"], 1);
   ASSERT_EQ(p["inputs"].size(), 1u);
   EXPECT_EQ(p["inputs"][0]["path"], (folder / "trace.json").string());
-  EXPECT_NE(err_.find("skipped " + (folder / "trace.json.gz").string() + ": " + (folder / "trace.json").string() +
-                      " is in the same folder (one trace)"),
+  EXPECT_NE(err_.find("skipped " + (folder / "trace.json.gz").string() + ": taken as a copy of " +
+                      (folder / "trace.json").string() + ", read beside it"),
             std::string::npos)
       << err_;
+  // An X.json that is no trace (a report, a profile -o output) does not take its X.json.gz trace with it.
+  std::ofstream(folder / "trace.json") << R"({"kind": "gpubench.profile"})";
+  ASSERT_EQ(run({"profile", folder.string(), "--format", "json"}), 0) << err_;
+  ASSERT_EQ(json::parse(out_)["inputs"].size(), 1u);
+  EXPECT_EQ(json::parse(out_)["inputs"][0]["path"], (folder / "trace.json.gz").string());
   // `-o -` wrote a file named "-"; it is stdout, as without -o.
-  ASSERT_EQ(run({"profile", (folder / "trace.json").string(), "-o", "-", "--format", "csv"}), 0) << err_;
+  ASSERT_EQ(run({"profile", (folder / "trace.json.gz").string(), "-o", "-", "--format", "csv"}), 0) << err_;
   EXPECT_EQ(out_.rfind("rank,op,", 0), 0u) << out_;
   EXPECT_FALSE(fs::exists(fs::current_path() / "-"));
 }

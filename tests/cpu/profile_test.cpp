@@ -280,7 +280,7 @@ TEST_F(ProfileTest, MissingFieldsAreToleratedAndNoted) {
   EXPECT_EQ(t.activities[0].stream, 7);
   std::string notes;
   for (const auto& n : t.notes) notes += n + "\n";
-  EXPECT_NE(notes.find("GPU events without a usable ts/dur (none, negative or over a day), skipped: 1"),
+  EXPECT_NE(notes.find("GPU events without a usable ts/dur (none, negative, over a day, or ts past 4e15 µs), skipped: 1"),
             std::string::npos) << notes;
   EXPECT_NE(notes.find("ph B/E events, skipped (only complete ph X events are read): 1"), std::string::npos) << notes;
   EXPECT_NE(notes.find("trace events that are not objects, skipped: 1"), std::string::npos) << notes;
@@ -307,7 +307,7 @@ TEST_F(ProfileTest, AGpuEventLongerThanADayIsSkippedAndTheErrorSaysSo) {
     ADD_FAILURE() << "a trace of unusable kernels was read";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("no GPU activity (kernel, gpu_memcpy or gpu_memset events) in 3 trace events "
-                                         "(GPU events without a usable ts/dur (none, negative or over a day), "
+                                         "(GPU events without a usable ts/dur (none, negative, over a day, or ts past 4e15 µs), "
                                          "skipped: 2)"),
               std::string::npos)
         << e.what();

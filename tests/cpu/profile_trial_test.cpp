@@ -105,6 +105,9 @@ TEST_F(ProfileTrial, RulesRefuseProfilesOwnRowNamesAndUnknownOrRepeatedKeys) {
   EXPECT_NE(error_of(R"j({"rules": [{"op": "a", "op": "b", "kernel": "gemm"}]})j")
                 .find("/rules/0/op: duplicate key; JSON keeps only the last value"),
             std::string::npos);
+  EXPECT_NE(error_of(R"j({"rules": [{"op": " (GPU idle)", "kernel": "gemm"}]})j")
+                .find("/rules/0/op: ' (GPU idle)' starts or ends with white space"),
+            std::string::npos);
   EXPECT_EQ(load_kernel_rules(file("ok.json", R"j({"rules": [{"op": "(a", "kernel": "x"}]})j")).at(0).op, "(a");
 }
 
@@ -124,6 +127,12 @@ TEST_F(ProfileTrial, AnOpUnderOneNanosecondGetsNoGivenBlockButTheReason) {
   EXPECT_TRUE(top.given_missing.empty());
   EXPECT_DOUBLE_EQ(profile_given_block(top)["end_to_end"]["given"]["op_ms"], 0.03);
   EXPECT_TRUE(profile_json(top).at("given_missing").is_null());
+  // An iteration longer than a day (a too-broad --iteration, or none on a long capture): over what a config takes.
+  KinetoTrace day = one_step("k");
+  day.events[0]["dur"] = 2 * 86400e6;  // ProfilerStep#0 lasts two days [µs]
+  const ProfileSummary s2 = summarize(read_chrome_trace(file("day.json", day.json().dump()), {}));
+  EXPECT_NE(s2.given_missing.find("over the day (86400000 ms) a config's end_to_end.given takes"), std::string::npos)
+      << s2.given_missing;
 }
 
 TEST_F(ProfileTrial, NestedIterationRangesAreNamedInANote) {
@@ -137,6 +146,11 @@ TEST_F(ProfileTrial, NestedIterationRangesAreNamedInANote) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0].rfind("1 of 3 iteration ranges start before the previous one ends", 0), 0u) << notes[0];
   EXPECT_TRUE(summarize(read_chrome_trace(file("one.json", one_step("k").json().dump()), {})).inputs[0].notes.empty());
+  // Ranges that only touch, 0.25 µs apart in a fractional epoch ts (a double's step there), are not nested.
+  KinetoTrace touching = one_step("k", 1.7e15);
+  touching.annotation("ProfilerStep#1", 1.7e15 + 99.75, 100);
+  const auto t2 = read_chrome_trace(file("touch.json", touching.json().dump()), {});
+  EXPECT_TRUE(summarize(t2).inputs[0].notes.empty()) << summarize(t2).inputs[0].notes.at(0);
 }
 
 TEST_F(ProfileTrial, TheFoldedRowCarriesItsShareOfTheBill) {
