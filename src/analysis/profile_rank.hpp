@@ -94,7 +94,8 @@ struct ProfileSummary {
   double given_request_ms = 0;        ///< mean iteration wall time [ms]
   double given_op_ms = 0;             ///< mean time of the chosen op per iteration [ms]
   /// Why there is no end_to_end block ("" when there is one): the block must pass validate, whose request_ms and
-  /// op_ms start at 1 ns (kMinGivenMs), and a zero-length activity or a sub-nanosecond op is below that.
+  /// op_ms run from 1 ns to a day (kMinGivenMs, kMaxGivenMs); a zero-length activity, a sub-nanosecond op or an
+  /// iteration longer than a day is outside that.
   std::string given_missing;
 };
 

@@ -11,7 +11,7 @@ namespace gpubench {
 
 /// The config block for the chosen op: {"end_to_end": {"given": {"request_ms", "op_ms"}[, "gpu_hour_usd"]}}, ready to
 /// paste into a config (docs/config.md, "end_to_end"); `gpubench plan` accepts it. null when `s.given_missing` says
-/// why there is none (a request or op time under 1 ns).
+/// why there is none (a request or op time outside 1 ns to a day).
 nlohmann::json profile_given_block(const ProfileSummary& s);
 
 /// The whole summary as JSON (kind "gpubench.profile", schema_version 1): inputs, attribution, iteration spreads,
