@@ -16,6 +16,7 @@
 #include "result/report_io.hpp"
 #include "support/input_error.hpp"
 #include "support/noise_reports.hpp"
+#include "support/temp_dir_fixture.hpp"
 
 namespace gpubench {
 namespace {
@@ -23,15 +24,8 @@ namespace {
 using testing::repeated_step;
 using testing::report_of;
 
-class CompareTrial4 : public ::testing::Test {
+class CompareTrial4 : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gpubench_compare_trial4_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name, std::ios::binary) << text;
     return (dir_ / name).string();
@@ -44,7 +38,6 @@ class CompareTrial4 : public ::testing::Test {
     r.config_hash = config_hash(r.config);
     return r;
   }
-  std::filesystem::path dir_;
 };
 
 TEST_F(CompareTrial4, AKeyWrittenTwiceIsRefusedNamingItsPointer) {

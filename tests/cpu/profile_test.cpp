@@ -13,6 +13,7 @@
 #include "result/profile.hpp"
 #include "support/profile_traces.hpp"
 #include "support/input_error.hpp"
+#include "support/temp_dir_fixture.hpp"
 
 namespace gpubench {
 namespace {
@@ -20,15 +21,8 @@ namespace {
 using testing::KinetoTrace;
 using testing::write_text;
 
-class ProfileTest : public ::testing::Test {
+class ProfileTest : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gpubench_profile_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string file(const std::string& name, const std::string& text, bool gzip = false) {
     const auto p = dir_ / name;
     write_text(p, text, gzip);
@@ -49,7 +43,6 @@ class ProfileTest : public ::testing::Test {
     }
     return t;
   }
-  std::filesystem::path dir_;
 };
 
 ProfileSummary summarize(const std::vector<ProfileTrace>& t, AttributionOptions a = {}, BillOptions b = {}) {

@@ -16,21 +16,15 @@
 #include "result/profile.hpp"
 #include "support/input_error.hpp"
 #include "support/profile_traces.hpp"
+#include "support/temp_dir_fixture.hpp"
 
 namespace gpubench {
 namespace {
 
 using testing::KinetoTrace;
 
-class ProfileTrial : public ::testing::Test {
+class ProfileTrial : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gpubench_profile_trial_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string file(const std::string& name, const std::string& text) {
     testing::write_text(dir_ / name, text);
     return (dir_ / name).string();
@@ -43,7 +37,6 @@ class ProfileTrial : public ::testing::Test {
     t.kernel(kernel, base + 20, 30, base + 2);
     return t;
   }
-  std::filesystem::path dir_;
 };
 
 ProfileSummary summarize(const ProfileTrace& t, const AttributionOptions& a = {}) {
