@@ -109,6 +109,11 @@ ConfigOverride parse_config_override(const std::string& arg) {
     o.value = o.text;
     o.parsed = false;
   }
+  // A number below the smallest double (1e-400) parses as 0: say so here, not "got 0" at the field.
+  if (o.value.is_number_float() && o.value.get<double>() == 0.0 &&
+      o.text.substr(0, o.text.find_first_of("eE")).find_first_of("123456789") != std::string::npos)
+    throw InputError("--set '" + arg + "': VALUE " + o.text + " is below the smallest double (≈ 4.9e-324) and would "
+                     "read as 0; write 0, or a number the field's range allows");
   return o;
 }
 

@@ -69,6 +69,20 @@ TEST(ConfigOverride, ValueIsJsonElseAString) {
   EXPECT_THROW(parse_config_override("plugins.0=x.so"), InputError);
 }
 
+TEST(ConfigOverride, ANumberBelowTheSmallestDoubleIsRefusedNotReadAsZero) {
+  try {
+    parse_config_override("end_to_end.given.op_ms=1e-400");
+    ADD_FAILURE() << "1e-400 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("VALUE 1e-400 is below the smallest double"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_config_override("measure.warmup=-0.5e-999"), InputError);
+  // Zero written any way, and the smallest subnormal, stay numbers.
+  EXPECT_EQ(parse_config_override("measure.warmup=0.0e-400").value, 0.0);
+  EXPECT_EQ(parse_config_override("measure.warmup=0e5").value, 0.0);
+  EXPECT_GT(parse_config_override("measure.warmup=5e-324").value.get<double>(), 0.0);
+}
+
 TEST(ConfigOverride, SetsValuesBeforeValidationAndTheResolvedConfigRecordsThem) {
   const Config base = with_sets({});
   const Config c = with_sets({"workload.batch=[512,1024]", "precision=bf16", "measure.warmup=7"});
