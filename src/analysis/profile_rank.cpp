@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -47,13 +48,31 @@ uint64_t union_ns(std::vector<Interval>& v) {
 
 double ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
-/// The op of each activity of `t`, as an index into `ops` (names shared across files).
+/// Whether `name` is one of the rows profile makes itself: "(GPU idle)", "(unannotated)", "(N other ops)".
+bool is_profile_row_name(const std::string& name) {
+  if (name == "(GPU idle)" || name == "(unannotated)") return true;
+  constexpr std::string_view kOthers = " other ops)";
+  if (name.size() <= kOthers.size() + 1 || name.front() != '(' || !name.ends_with(kOthers)) return false;
+  const std::string_view digits(name.data() + 1, name.size() - 1 - kOthers.size());
+  return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// Suffix given to a trace's own name (an annotation, or a kernel with --by kernel) that equals a row profile makes.
+constexpr std::string_view kTraceNameSuffix = " [trace name]";
+
+/// The op of each activity of `t`, as an index into `ops` (names shared across files). `renamed` is set when a name
+/// from the trace equalled one of profile's own rows and took kTraceNameSuffix, so the two rows stay apart.
 std::vector<uint32_t> attribute(const ProfileTrace& t, const AttributionOptions& a, std::vector<std::string>& ops,
-                                std::unordered_map<std::string, uint32_t>& op_ids) {
+                                std::unordered_map<std::string, uint32_t>& op_ids, bool& renamed) {
   auto op_id = [&](const std::string& name) {
     const auto [it, added] = op_ids.emplace(name, static_cast<uint32_t>(ops.size()));
     if (added) ops.push_back(name);
     return it->second;
+  };
+  auto trace_op_id = [&](const std::string& name) {
+    if (!is_profile_row_name(name)) return op_id(name);
+    renamed = true;
+    return op_id(name + std::string(kTraceNameSuffix));
   };
   std::vector<uint32_t> out(t.activities.size());
   std::vector<std::vector<uint32_t>> stacks(t.activities.size());
@@ -115,13 +134,13 @@ std::vector<uint32_t> attribute(const ProfileTrace& t, const AttributionOptions&
     if (match->second < a.rules.size()) {
       out[i] = op_id(a.rules[match->second].op);
     } else if (a.by == "kernel") {
-      out[i] = op_id(kernel);
+      out[i] = trace_op_id(kernel);
     } else {
       const auto& stack = act.stack.empty() ? stacks[i] : act.stack;
       std::string path;
       for (size_t d = 0; d < stack.size() && d < static_cast<size_t>(a.depth); ++d)
         path += (d ? " / " : "") + t.names.name(stack[d]);
-      out[i] = op_id(path.empty() ? "(unannotated)" : path);
+      out[i] = path.empty() ? op_id("(unannotated)") : trace_op_id(path);
     }
   }
   return out;
@@ -236,7 +255,8 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   std::vector<double> wall, busy, idle;
   int64_t iterations_before = 0;
   for (const auto& t : traces) {
-    const auto op_of = attribute(t, attribution, ops, op_ids);
+    bool renamed = false;
+    const auto op_of = attribute(t, attribution, ops, op_ids, renamed);
     acc.resize(ops.size());
     std::vector<const AnnotationRange*> its;
     for (const auto& r : t.ranges)
@@ -272,6 +292,10 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
       if (r->start_ns < reach - 1000) ++overlapping;
       reach = std::max(reach, r->end_ns);
     }
+    if (renamed)
+      in.notes.push_back(fmt::format("a name in the trace equals one of profile's own rows ((GPU idle), "
+                                     "(unannotated), (N other ops)); its op is shown as that name followed by '{}'",
+                                     kTraceNameSuffix));
     if (overlapping > 0)
       in.notes.push_back(fmt::format("{} of {} iteration ranges start before the previous one ends (nested or "
                                      "overlapping): per-iteration times count the overlap more than once; narrow "

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "analysis/profile_rank.hpp"
 #include "report/format.hpp"
@@ -144,6 +145,31 @@ TEST_F(ProfileTrial, NestedIterationRangesAreNamedInANote) {
   touching.annotation("ProfilerStep#1", 1.7e15 + 99.75, 100);
   const auto t2 = read_chrome_trace(file("touch.json", touching.json().dump()), {});
   EXPECT_TRUE(summarize(t2).inputs[0].notes.empty()) << summarize(t2).inputs[0].notes.at(0);
+}
+
+TEST_F(ProfileTrial, ATraceNameEqualToProfilesOwnRowKeepsItsOwnRow) {
+  KinetoTrace t = one_step("k");
+  t.annotation("(GPU idle)", 55, 5);
+  t.kernel("idle_named", 60, 10, 56);  // under the annotation "(GPU idle)"
+  t.kernel("bare", 80, 5, 75);         // under no annotation but the step
+  const ProfileSummary s = summarize(read_chrome_trace(file("t.json", t.json().dump()), {}));
+  std::vector<std::string> names;
+  for (const auto& op : s.ops) names.push_back(op.op);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"(GPU idle) [trace name]", "(unannotated)", "mlp"}));
+  ASSERT_EQ(s.inputs.at(0).notes.size(), 1u);
+  EXPECT_NE(s.inputs[0].notes[0].find("equals one of profile's own rows"), std::string::npos) << s.inputs[0].notes[0];
+  // With --by kernel, a kernel named like the folded row; "(3 other ops" without its ")" is an ordinary name.
+  KinetoTrace k = one_step("(3 other ops)");
+  k.kernel("(3 other ops", 60, 10, 56);
+  AttributionOptions by_kernel;
+  by_kernel.by = "kernel";
+  const ProfileSummary sk = summarize(read_chrome_trace(file("k.json", k.json().dump()), {}), by_kernel);
+  names.clear();
+  for (const auto& op : sk.ops) names.push_back(op.op);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"(3 other ops", "(3 other ops) [trace name]"}));
+  EXPECT_TRUE(summarize(read_chrome_trace(file("one.json", one_step("k").json().dump()), {})).inputs[0].notes.empty());
 }
 
 TEST_F(ProfileTrial, TheFoldedRowCarriesItsShareOfTheBill) {
