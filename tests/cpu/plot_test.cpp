@@ -147,4 +147,20 @@ TEST_F(Plot, RefusesASweepOfOneCaseAndANonReport) {
   EXPECT_NE(output().find("not a gpubench report"), std::string::npos) << output();
 }
 
+// An empty shard's report (run --shard 30/31 of 30 units) measured nothing: environment, ceilings and measurement
+// are null. It was a Python traceback with --sweep (exit 1) and an empty chart; now the refusal, with or without.
+TEST_F(Plot, RefusesAReportThatMeasuredNothing) {
+  const fs::path report = fs::temp_directory_path() / ("gpubench_plot_empty_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(report) << R"({"schema_version": 2, "config": {"name": "bsweep"}, "environment": null,
+    "ceilings": null, "measurement": null, "shard": {"index": 30, "count": 31},
+    "cases": [{"label": "B=512", "variants": [{"name": "baseline", "status": "skipped"}]},
+              {"label": "B=1024", "variants": [{"name": "baseline", "status": "skipped"}]}]})";
+  for (const std::string flags : {"--sweep ", ""}) {
+    EXPECT_EQ(plot(flags + "'" + report.string() + "'"), 2) << flags << output();
+    EXPECT_NE(output().find("no timed variant to plot"), std::string::npos) << output();
+    EXPECT_FALSE(fs::exists(dir_)) << "a refused call leaves no empty -o folder";
+  }
+  fs::remove(report);
+}
+
 }  // namespace
