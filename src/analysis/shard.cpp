@@ -42,10 +42,14 @@ bool has(const std::function<const char*(const char*)>& getenv, const char* name
 /// spec.
 ShardSpec checked(int64_t index, int64_t count, std::string source, int64_t shards, const std::string& from,
                   const std::string& shards_from = "--shards") {
-  if (count < 1 || count > kMaxShards || index >= count)
-    throw InputError(fmt::format("{}: shard index {} is not below the shard count {} (1 … {} shards); fix the job's "
-                                 "environment, or give --shard I/N",
-                                 from, index, count, kMaxShards));
+  if (count < 1 || count > kMaxShards)
+    throw InputError(fmt::format("{}: a shard count of {} is outside 1 … {}; fix the job's environment, or give "
+                                 "--shard I/N",
+                                 from, count, kMaxShards));
+  if (index >= count)
+    throw InputError(fmt::format("{}: shard index {} is not below the shard count {}; fix the job's environment, or "
+                                 "give --shard I/N",
+                                 from, index, count));
   if (shards > 0 && shards != count)
     throw InputError(fmt::format("{}{}{} disagrees with {} (which gives {} shards); {} {}", shards_from,
                                  shards_from == "--shards" ? " " : "=", shards, from, count,
@@ -126,6 +130,12 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
   }
   if (has(getenv, "SLURM_ARRAY_TASK_ID")) {
     const int64_t id = env_count(getenv, "SLURM_ARRAY_TASK_ID");
+    if (has(getenv, "SLURM_STEP_NUM_TASKS") && env_count(getenv, "SLURM_STEP_NUM_TASKS") > 1 &&
+        !has(getenv, "RANK") && !has(getenv, "OMPI_COMM_WORLD_RANK") && !has(getenv, "PMI_RANK"))
+      throw InputError(fmt::format("SLURM_ARRAY_TASK_ID={} in a job step of SLURM_STEP_NUM_TASKS={} tasks: each task "
+                                   "would run the same shard; start one task per array task (srun -n 1, or run "
+                                   "gpubench in the batch script), or give --shard I/N",
+                                   id, getenv("SLURM_STEP_NUM_TASKS")));
     // A given count makes the task id the shard index: `--array=1` re-runs shard 1 alone.
     if (given > 0) return checked(id, given, "slurm", 0, "SLURM_ARRAY_TASK_ID with " + given_from);
     const int64_t min = has(getenv, "SLURM_ARRAY_TASK_MIN") ? env_count(getenv, "SLURM_ARRAY_TASK_MIN") : 0;
@@ -138,11 +148,18 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
     if (has(getenv, "SLURM_ARRAY_TASK_MAX")) {
       max = env_count(getenv, "SLURM_ARRAY_TASK_MAX");
       if (max < min) throw InputError("SLURM_ARRAY_TASK_MAX is below SLURM_ARRAY_TASK_MIN; give --shard I/N");
+      if (id > max)
+        throw InputError(fmt::format("SLURM_ARRAY_TASK_ID={} is above SLURM_ARRAY_TASK_MAX={}; fix the job's "
+                                     "environment, or give --shard I/N",
+                                     id, max));
       range = (max - min) / step + 1;
     }
     int64_t count = range;
     if (has(getenv, "SLURM_ARRAY_TASK_COUNT")) {
       count = env_count(getenv, "SLURM_ARRAY_TASK_COUNT");
+      if (count == 0)
+        throw InputError("SLURM_ARRAY_TASK_COUNT='0' is not an array's task count (an array has one task or more); "
+                         "fix the job's environment, or give --shard I/N");
       if (range > 0 && range != count)
         throw InputError(fmt::format("SLURM_ARRAY_TASK_COUNT={} but the array's range MIN={} … MAX={}:STEP={} holds "
                                      "{} tasks: an array written as a list (--array=1,4,9) has no shard order; submit "
@@ -177,15 +194,39 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
       return checked(env_count(getenv, l.rank), env_count(getenv, l.size), l.source, given,
                      fmt::format("{} and {}", l.rank, l.size), given_from);
   }
+  // A Slurm job step of several tasks (srun -n N): SLURM_PROCID of SLURM_STEP_NUM_TASKS. Last, because torchrun or
+  // an MPI launcher started by srun sets its own ranks, and the batch script itself (no step) sets SLURM_PROCID=0
+  // and SLURM_NTASKS but not SLURM_STEP_NUM_TASKS.
+  if (has(getenv, "SLURM_STEP_NUM_TASKS") && env_count(getenv, "SLURM_STEP_NUM_TASKS") > 1) {
+    if (!has(getenv, "SLURM_PROCID"))
+      throw InputError("SLURM_STEP_NUM_TASKS is set without SLURM_PROCID: srun sets both; set the other, or give "
+                       "--shard I/N (--shard 0/1 for a whole run)");
+    return checked(env_count(getenv, "SLURM_PROCID"), env_count(getenv, "SLURM_STEP_NUM_TASKS"), "srun", given,
+                   "SLURM_PROCID and SLURM_STEP_NUM_TASKS", given_from);
+  }
   if (given > 0 && given_from == "GPUBENCH_SHARDS")
     throw InputError("GPUBENCH_SHARDS is set but no engine variable gives this process's index (SLURM_ARRAY_TASK_ID, "
-                     "JOB_COMPLETION_INDEX, RANK); unset it, or give --shard I/N");
+                     "JOB_COMPLETION_INDEX, RANK, SLURM_PROCID); unset it, or give --shard I/N");
   return ShardSpec{0, 0, ""};
 }
 
-int64_t local_rank_device(const std::function<const char*(const char*)>& getenv) {
+int64_t local_rank_device(const std::function<const char*(const char*)>& getenv, const std::string& source) {
+  const auto checked_device = [&](const char* name) {
+    const int64_t d = env_count(getenv, name);
+    if (d > kMaxDeviceIndex)
+      throw InputError(fmt::format("{}={} is not a GPU index (0 … {}); fix the job's environment, or give --device N",
+                                   name, d, kMaxDeviceIndex));
+    return d;
+  };
+  if (source == "srun") {
+    // srun --gpus-per-task=1 (or --gpu-bind=single:1) shows each task only its own GPU, as device 0.
+    const char* visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (visible != nullptr && *visible != '\0' && std::string_view(visible).find(',') == std::string_view::npos)
+      return 0;
+    return has(getenv, "SLURM_LOCALID") ? checked_device("SLURM_LOCALID") : -1;
+  }
   for (const char* name : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
-    if (has(getenv, name)) return env_count(getenv, name);
+    if (has(getenv, name)) return checked_device(name);
   return -1;
 }
 

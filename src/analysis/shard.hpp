@@ -68,13 +68,21 @@ ShardSpec parse_shard_spec(std::string_view text, const std::string& what);
 ///  - Kubernetes Indexed Jobs: I = JOB_COMPLETION_INDEX, N = the given count (required);
 ///  - launchers with one process per rank: RANK / WORLD_SIZE (source "torchrun"), OMPI_COMM_WORLD_RANK / _SIZE or
 ///    PMI_RANK / PMI_SIZE (source "mpi"); a given count must agree with the size, and one variable of a pair without
-///    the other is an error.
+///    the other is an error;
+///  - a Slurm job step of several tasks (srun -n N): SLURM_PROCID / SLURM_STEP_NUM_TASKS (source "srun"); the batch
+///    script itself sets no SLURM_STEP_NUM_TASKS and runs whole. An array task whose step has several tasks (and no
+///    launcher ranks) is an error: each task would run the same shard.
 /// Returns a spec with count 0 when no engine variable is set. Throws InputError naming the variable and the fix for a
 /// malformed or inconsistent value, a count above kMaxShards, or GPUBENCH_SHARDS without any index.
 ShardSpec shard_from_environment(const std::function<const char*(const char*)>& getenv, int64_t shards);
 
-/// The GPU index a torchrun / MPI worker should use: LOCAL_RANK, else OMPI_COMM_WORLD_LOCAL_RANK, else
-/// MPI_LOCALRANKID (MPICH, Intel MPI); -1 when none is set. Throws InputError for a value that is not a non-negative integer.
-int64_t local_rank_device(const std::function<const char*(const char*)>& getenv);
+/// Largest GPU index a run takes (--device, and the engines' local ranks).
+constexpr int64_t kMaxDeviceIndex = 1023;
+
+/// The GPU index a worker of shard source `source` should use: for "srun", 0 when CUDA_VISIBLE_DEVICES names one GPU
+/// (srun --gpus-per-task=1), else SLURM_LOCALID; otherwise (torchrun, MPI) LOCAL_RANK, else
+/// OMPI_COMM_WORLD_LOCAL_RANK, else MPI_LOCALRANKID (MPICH, Intel MPI). -1 when none is set. Throws InputError for a
+/// value that is not a whole number from 0 to kMaxDeviceIndex.
+int64_t local_rank_device(const std::function<const char*(const char*)>& getenv, const std::string& source);
 
 }  // namespace gpubench

@@ -65,7 +65,7 @@ double ShardPlan::estimate_s() const {
   int64_t ms = 0;
   for (size_t u = 0; u < units.size(); ++u)
     if (shard_of[u] == spec.index) ms += units[u].estimate_ms;
-  return static_cast<double>(ms) / 1e3;
+  return static_cast<double>(ms) * static_cast<double>(repeat) / 1e3;
 }
 
 ShardRun ShardPlan::record() const {

@@ -22,6 +22,7 @@ struct ShardPlan {
   ShardSpec spec;
   std::vector<WorkUnit> units;      ///< every shard's units (analysis/shard.hpp work_units)
   std::vector<int64_t> shard_of;    ///< per unit: the shard that runs it
+  int64_t repeat = 1;               ///< run --repeat R: each unit runs R times (estimate_s only; the split is the same)
 
   /// "" when this shard runs step `step` of case `case_index`; else the skipped step's error: "in shard J/N", or
   /// "not selected (--variant)" for a step outside the run's --variant filter.
@@ -30,7 +31,7 @@ struct ShardPlan {
   std::vector<size_t> cases_here(const std::string& step) const;
   /// Units this shard runs.
   int64_t units_here() const;
-  /// Their estimated time [s].
+  /// Their estimated time [s], times `repeat`.
   double estimate_s() const;
   /// The report's record of this shard (created_at, host: this machine's name).
   ShardRun record() const;

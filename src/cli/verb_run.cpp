@@ -230,12 +230,23 @@ int run(const RunArgs& a) {
     child_cases = parse_case_list(a.cases);
   } else if (!a.shard.empty() || (a.devices.empty() && std::getenv(kIsolatedChildEnv) == nullptr)) {
     shard = plan_shard(a.shard, a.shards, config, steps);
+    if (shard) shard->repeat = a.repeat;
   }
   if (a.device >= 0) {
     config.device.index = static_cast<int>(a.device);  // where it runs, not what: the config hash stays
-  } else if (shard && (shard->spec.source == "torchrun" || shard->spec.source == "mpi")) {
-    if (const int64_t d = local_rank_device([](const char* n) { return std::getenv(n); }); d >= 0)
+  } else if (shard && (shard->spec.source == "torchrun" || shard->spec.source == "mpi" ||
+                        shard->spec.source == "srun")) {
+    if (const int64_t d = local_rank_device([](const char* n) { return std::getenv(n); }, shard->spec.source); d >= 0)
       config.device.index = static_cast<int>(d);
+  }
+  if (!a.devices.empty() && a.shard.empty() && std::getenv(kIsolatedChildEnv) == nullptr) {
+    // --devices splits the whole config over this host's GPUs: under an engine task every task would run all of it.
+    const ShardSpec engine = shard_from_environment([](const char* n) { return std::getenv(n); }, 0);
+    if (engine.count > 0)
+      throw InputError(fmt::format("--devices: this process is shard {}/{} of a {} job, and --devices would run the "
+                                   "whole config over this host's GPUs in every task; give each task one GPU and drop "
+                                   "--devices (docs/scale-out.md), or run --devices outside the engine",
+                                   engine.index, engine.count, engine.source));
   }
   const std::string prefix = !a.output.empty() ? report_prefix(a.output)
                              : shard           ? shard_prefix(config.name, shard->spec)

@@ -43,7 +43,8 @@ class ScaleCli : public testing::CliTest {
 
   static constexpr const char* kEngineVariables[] = {
       "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX",
-      "SLURM_ARRAY_TASK_STEP", "JOB_COMPLETION_INDEX", "GPUBENCH_SHARDS", "RANK", "WORLD_SIZE", "LOCAL_RANK"};
+      "SLURM_ARRAY_TASK_STEP", "JOB_COMPLETION_INDEX", "GPUBENCH_SHARDS", "RANK", "WORLD_SIZE", "LOCAL_RANK",
+      "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID"};
 };
 
 TEST_F(ScaleCli, AnEmptyShardWritesAValidReportThatSaysSoWithoutAGpu) {
@@ -100,6 +101,7 @@ TEST_F(ScaleCli, EveryEnginesVariablesChooseTheShard) {
       {{{"SLURM_ARRAY_TASK_ID", "10"}, {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_MAX", "10"}}, "slurm"},
       {{{"JOB_COMPLETION_INDEX", "9"}, {"GPUBENCH_SHARDS", "10"}}, "kubernetes"},
       {{{"RANK", "9"}, {"WORLD_SIZE", "10"}, {"LOCAL_RANK", "1"}}, "torchrun"},
+      {{{"SLURM_PROCID", "9"}, {"SLURM_STEP_NUM_TASKS", "10"}, {"SLURM_LOCALID", "1"}}, "srun"},
   };
   int n = 0;
   for (const Case& c : cases) {
@@ -137,6 +139,10 @@ TEST_F(ScaleCli, BadShardInputExitsTwoNamingTheFlagOrVariable) {
   ::setenv("JOB_COMPLETION_INDEX", "1", 1);
   EXPECT_EQ(run({"run", cfg}), 2);
   EXPECT_NE(err_.find("GPUBENCH_SHARDS"), std::string::npos) << err_;
+  // --devices in an engine's task would run the whole config in every task (before the GPU check: exit 3 here).
+  ::setenv("GPUBENCH_SHARDS", "3", 1);
+  EXPECT_EQ(run({"run", cfg, "--devices", "all"}), 2);
+  EXPECT_NE(err_.find("--devices: this process is shard 1/3 of a kubernetes job"), std::string::npos) << err_;
 }
 
 TEST_F(ScaleCli, MergeJoinsFilesFoldersAndGzipInAnyOrderAndCompareReadsTheResult) {

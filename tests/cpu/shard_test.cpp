@@ -135,7 +135,7 @@ TEST(ShardEnvironment, MpiLaunchersRanks) {
   EXPECT_EQ(s.source, "mpi");
   EXPECT_EQ(local_rank_device([](const char* n) {
               return std::string(n) == "MPI_LOCALRANKID" ? "2" : static_cast<const char*>(nullptr);
-            }),
+            }, "mpi"),
             2);
 }
 
@@ -179,12 +179,78 @@ TEST(ShardEnvironment, TorchrunRankAndWorldSizeAndLocalRankDevice) {
     const auto it = env.find(n);
     return it == env.end() ? static_cast<const char*>(nullptr) : it->second.c_str();
   };
-  EXPECT_EQ(local_rank_device(get), 1);
-  EXPECT_EQ(local_rank_device([](const char*) { return static_cast<const char*>(nullptr); }), -1);
+  EXPECT_EQ(local_rank_device(get, "torchrun"), 1);
+  EXPECT_EQ(local_rank_device([](const char*) { return static_cast<const char*>(nullptr); }, "torchrun"), -1);
   EXPECT_EQ(local_rank_device([](const char* n) {
               return std::string(n) == "OMPI_COMM_WORLD_LOCAL_RANK" ? "3" : static_cast<const char*>(nullptr);
-            }),
+            }, "mpi"),
             3);
+  // A local rank is a GPU index: one past --device's range is refused, naming the variable.
+  EXPECT_NE(testing::input_error_of([] {
+              local_rank_device([](const char* n) {
+                return std::string(n) == "LOCAL_RANK" ? "5000" : static_cast<const char*>(nullptr);
+              }, "torchrun");
+            }).find("LOCAL_RANK=5000 is not a GPU index (0 … 1023)"),
+            std::string::npos);
+}
+
+Env::value_type var(const char* name, const char* value) { return {name, value}; }
+
+// srun -n N starts N tasks of one job step: SLURM_PROCID of SLURM_STEP_NUM_TASKS. The batch script itself carries
+// SLURM_PROCID=0 and SLURM_NTASKS but no SLURM_STEP_NUM_TASKS, and runs whole; ranks of a launcher srun started win.
+TEST(ShardEnvironment, ASlurmJobStepOfSeveralTasksIsSharded) {
+  const Env step = {var("SLURM_JOB_ID", "5"), var("SLURM_PROCID", "2"), var("SLURM_STEP_NUM_TASKS", "4"),
+                    var("SLURM_NTASKS", "4"), var("SLURM_LOCALID", "2")};
+  const ShardSpec s = from_env(step);
+  EXPECT_EQ(s.index, 2);
+  EXPECT_EQ(s.count, 4);
+  EXPECT_EQ(s.source, "srun");
+  EXPECT_EQ(from_env({var("SLURM_PROCID", "0"), var("SLURM_NTASKS", "4")}).count, 0);  // the batch script
+  EXPECT_EQ(from_env({var("SLURM_PROCID", "0"), var("SLURM_STEP_NUM_TASKS", "1")}).count, 0);  // srun -n 1
+  Env torchrun = step;
+  torchrun.insert({var("RANK", "9"), var("WORLD_SIZE", "16")});  // torchrun per node, started by srun
+  EXPECT_EQ(from_env(torchrun).source, "torchrun");
+  EXPECT_EQ(from_env(torchrun).index, 9);
+  EXPECT_NE(testing::input_error_of([] { from_env({var("SLURM_STEP_NUM_TASKS", "4")}); })
+                .find("SLURM_STEP_NUM_TASKS is set without SLURM_PROCID"),
+            std::string::npos);
+  // An array task whose step has several tasks would run one shard several times.
+  const std::string both = testing::input_error_of([] {
+    from_env({var("SLURM_ARRAY_TASK_ID", "1"), var("SLURM_ARRAY_TASK_COUNT", "3"), var("SLURM_PROCID", "0"),
+              var("SLURM_STEP_NUM_TASKS", "2")});
+  });
+  EXPECT_NE(both.find("SLURM_ARRAY_TASK_ID=1 in a job step of SLURM_STEP_NUM_TASKS=2 tasks"), std::string::npos) << both;
+  // The GPU: SLURM_LOCALID, or 0 when srun showed the task one GPU (--gpus-per-task=1).
+  const auto device = [](Env env) {
+    return local_rank_device([&](const char* n) {
+      const auto it = env.find(n);
+      return it == env.end() ? static_cast<const char*>(nullptr) : it->second.c_str();
+    }, "srun");
+  };
+  EXPECT_EQ(device(step), 2);
+  Env bound = step;
+  bound["CUDA_VISIBLE_DEVICES"] = "GPU-3f2a";
+  EXPECT_EQ(device(bound), 0);
+  bound["CUDA_VISIBLE_DEVICES"] = "0,1,2,3";
+  EXPECT_EQ(device(bound), 2);
+  Env torch_vars = step;
+  torch_vars.erase("SLURM_LOCALID");
+  torch_vars["LOCAL_RANK"] = "3";  // not read for srun's own tasks
+  EXPECT_EQ(device(torch_vars), -1);
+}
+
+// The messages name what is wrong: the count above the cap (not the index), COUNT=0 as a count, an ID past MAX.
+TEST(ShardEnvironment, SlurmArrayMessagesNameTheWrongValue) {
+  const std::string big = testing::input_error_of(
+      [] { from_env({var("SLURM_ARRAY_TASK_ID", "0"), var("SLURM_ARRAY_TASK_COUNT", "2000000")}); });
+  EXPECT_NE(big.find("a shard count of 2000000 is outside 1 … 1048576"), std::string::npos) << big;
+  const std::string zero =
+      testing::input_error_of([] { from_env({var("SLURM_ARRAY_TASK_ID", "0"), var("SLURM_ARRAY_TASK_COUNT", "0")}); });
+  EXPECT_NE(zero.find("SLURM_ARRAY_TASK_COUNT='0' is not an array's task count"), std::string::npos) << zero;
+  const std::string past = testing::input_error_of([] {
+    from_env({var("SLURM_ARRAY_TASK_ID", "7"), var("SLURM_ARRAY_TASK_MIN", "3"), var("SLURM_ARRAY_TASK_MAX", "6")});
+  });
+  EXPECT_NE(past.find("SLURM_ARRAY_TASK_ID=7 is above SLURM_ARRAY_TASK_MAX=6"), std::string::npos) << past;
 }
 
 TEST(ShardEnvironment, NoEngineMeansAWholeRunAndSlurmWinsOverRank) {
@@ -287,6 +353,11 @@ TEST(ShardPlan, SplitsTheConfigsCasesTimesStepsAndNamesWhereEachUnitRuns) {
   EXPECT_EQ(r.units, p1.units_here());
   EXPECT_EQ(r.total_units, 9);
   EXPECT_GE(r.estimate_s, r.units * kUnitOverheadMs / 1e3);
+  // run --repeat R runs every unit R times: the estimate is R times as long, the split the same.
+  cli::ShardPlan repeated = p1;
+  repeated.repeat = 3;
+  EXPECT_DOUBLE_EQ(repeated.estimate_s(), 3 * p1.estimate_s());
+  EXPECT_DOUBLE_EQ(repeated.record().estimate_s, 3 * r.estimate_s);
 }
 
 }  // namespace
