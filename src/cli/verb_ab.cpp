@@ -137,9 +137,11 @@ void refuse_like_run(const Config& config, const std::string& path, const std::v
     throw ConfigError(path, mark_sets(std::move(issues), sets, &config.resolved));
 }
 
-/// The config at `path` with --set and --mode applied (as `run` applies them: the mode is hashed).
-Config load(const AbArgs& a, const std::string& path) {
-  Config config = load_config_or_default(path, a.sets);
+/// The config at `path` with --set and --mode applied (as `run` applies them: the mode is hashed). `steps`: the steps
+/// ab measures, when known before loading (--a/--b, --step); only they must support the precision, as with
+/// `run --variant` (empty: every step).
+Config load(const AbArgs& a, const std::string& path, const std::vector<std::string>& steps) {
+  Config config = load_config_or_default(path, a.sets, nullptr, steps);
   if (!a.mode.empty()) {
     config.measure.mode = *parse_timing_mode(a.mode);  // CLI11 checked the word
     config.resolved["measure"]["mode"] = a.mode;
@@ -239,8 +241,11 @@ int run_ab(const AbArgs& a, bool output_given, bool report_given) {
     throw InputError(fmt::format("--plugin-b {}: {} loads no plugin, so there is no build A to compare it with; give "
                                  "build A with --plugin FILE or the config's plugins list",
                                  a.plugin_b, a.config_a));
-  const Config config_a = load(a, a.config_a);
-  const Config config_b = two ? load(a, a.config_b) : config_a;
+  std::vector<std::string> measured;  // the default --step (the ladder's last) is known only after loading
+  if (!two && !builds) measured = {a.step_a, a.step_b};
+  else if (!a.step.empty()) measured = {a.step};
+  const Config config_a = load(a, a.config_a, measured);
+  const Config config_b = two ? load(a, a.config_b, measured) : config_a;
   {  // Nor a file the configs bring in (plugins, kernel-file descriptions and binaries, empirical length files).
     std::vector<std::string> read = files_read(a.config_a, config_a);
     if (two)

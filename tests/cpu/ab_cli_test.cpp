@@ -171,6 +171,21 @@ TEST_F(AbCli, MemoryCheckCountsOnlyTheComparedSteps) {
   EXPECT_EQ(run({"ab", big, big, "--step", "baseline"}), 2) << err_;
 }
 
+TEST_F(AbCli, PrecisionIsCheckedOnlyForTheComparedSteps) {
+  // pipelined runs fp16 and bf16 only: an fp32 A/B of two library steps is accepted, as run --variant accepts it (the
+  // GPU message, exit 3, without a GPU); one that measures pipelined is refused, naming it.
+  if (measure::device_count() > 0) GTEST_SKIP() << "SKIPPED: a GPU is here; the GPU message is the no-GPU exit";
+  std::string text = tiny_config(96);
+  text.replace(text.find(R"(}],
+  "measure")"), 2, R"(}, {"name": "pipelined"}])");
+  const std::string cfg = write("p.json", text);
+  EXPECT_EQ(run({"ab", cfg, "--a", "decomposed", "--b", "k_aligned", "--set", "precision=fp32"}), 3) << err_;
+  EXPECT_EQ(run({"ab", cfg, cfg, "--step", "k_aligned", "--set", "precision=fp32"}), 3) << err_;
+  EXPECT_EQ(run({"ab", cfg, "--a", "decomposed", "--b", "pipelined", "--set", "precision=fp32"}), 2) << err_;
+  EXPECT_NE(err_.find("pipelined does not support precision fp32"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("k_aligned does not"), std::string::npos) << err_;
+}
+
 /// configs/embedding_bag.json with its plugins list pointing at the example plugin built in this build tree (build A).
 std::string embedding_bag_config() {
   std::ifstream in(std::string(GPUBENCH_SOURCE_DIR) + "/configs/embedding_bag.json");
