@@ -192,6 +192,11 @@ const char* to_string(KernelBinary::Kind kind) {
 }
 
 KernelBinary inspect_kernel_binary(const std::string& path) {
+  // A named pipe or socket would block the read (a FIFO with no writer: forever), and setup loads the file again by
+  // its path (cuLibraryLoadFromFile), which a pipe cannot give twice.
+  if (std::error_code ec; std::filesystem::is_fifo(path, ec) || std::filesystem::is_socket(path, ec))
+    throw InputError(path + ": a named pipe or socket, not a kernel file; give a .cubin, .fatbin or .ptx file (it is "
+                            "read here and loaded again by path at setup)");
   std::string d;
   switch (read_text_file(path, kMaxKernelFileBytes, d)) {
     case ReadStatus::kOk: break;

@@ -3,6 +3,7 @@
 // fix), the per-case launch checks against the device model, and the same through the real binary (list, validate,
 // plan, a description written inside a config).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -115,7 +116,9 @@ TEST(KernelBinaryInspect, RefusesFilesThatAreNotKernels) {
   ASSERT_EQ(read_text_file((kDir / "lce_naive.fatbin").string(), size_t{64} << 20, fatbin), ReadStatus::kOk);
   std::ofstream(dir / "cut.fatbin", std::ios::binary) << fatbin.substr(0, fatbin.size() / 2);
   std::ofstream(dir / "text.cubin") << "hello world\n";
+  ASSERT_EQ(::mkfifo((dir / "pipe.cubin").c_str(), 0600), 0);  // no writer: reading it would block forever
   const std::vector<std::pair<std::string, std::string>> cases = {
+      {(dir / "pipe.cubin").string(), "a named pipe or socket, not a kernel file"},
       {"/bin/sh", "not a CUDA cubin"},
       {(dir / "cut.cubin").string(), "truncated cubin"},
       {(dir / "cut.fatbin").string(),
