@@ -343,7 +343,11 @@ void parse_step(const nlohmann::json& j, const std::string& ptr, const std::stri
       const bool taken = std::find(s.tensor_names.begin(), s.tensor_names.end(), name) != s.tensor_names.end() ||
                          std::any_of(s.workspaces.begin(), s.workspaces.end(),
                                      [&](const KernelWorkspace& k) { return k.name == name; });
-      if (!is_plugin_name(name.c_str()) || taken)
+      if (known.count(name) != 0)  // an argument named M would bind the buffer, not the shape value
+        p.add(wp + "/name", fmt::format("'{}' is a shape symbol of op {} (the symbols are {}); give the workspace "
+                                        "another name",
+                                        name, op.name(), fmt::join(known, ", ")));
+      else if (!is_plugin_name(name.c_str()) || taken)
         p.add(wp + "/name", fmt::format("expected a new name (letters, digits, '_'): not a tensor of op {} nor "
                                         "another workspace", op.name()));
       if (auto e = expr_of(w["bytes"], wp + "/bytes", known, p)) s.workspaces.push_back({name, *e});

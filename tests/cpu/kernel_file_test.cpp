@@ -228,6 +228,7 @@ TEST(KernelFileParse, EachProblemNamesItsPointerAndTheFix) {
       {"/steps/0/work_model", "roofline", "expected one of op ikbo_lce's work models"},
       {"/steps/0/binary", "nothing.cubin", "nothing.cubin: cannot read the kernel file"},
       {"/steps/0/workspace/0/name", "W", "expected a new name"},
+      {"/steps/0/workspace/0/name", "M", "/steps/0/workspace/0/name: 'M' is a shape symbol of op ikbo_lce"},
       {"/steps/0/name", "9lives", "expected a step name"},
       {"/op", "gemm", "/op: unknown op 'gemm'"},
       {"/kernel_file_version", 2, "/kernel_file_version: expected 1"},
