@@ -313,7 +313,9 @@ void parse_step(const nlohmann::json& j, const std::string& ptr, const std::stri
     const nlohmann::json list = it->is_string() ? nlohmann::json::array({*it}) : *it;
     for (size_t i = 0; list.is_array() && i < list.size(); ++i) {
       const auto prec = list[i].is_string() ? parse_precision(list[i].get<std::string>()) : std::nullopt;
-      if (prec) s.precisions.push_back(*prec);
+      if (prec && std::find(s.precisions.begin(), s.precisions.end(), *prec) != s.precisions.end())
+        p.add(fmt::format("{}/precisions/{}", ptr, i), fmt::format("{} is listed twice; name it once", to_string(*prec)));
+      else if (prec) s.precisions.push_back(*prec);
       else p.add(fmt::format("{}/precisions/{}", ptr, i), "expected \"fp16\", \"bf16\" or \"fp32\"");
     }
     if (!list.is_array() || list.empty())

@@ -225,6 +225,8 @@ TEST(KernelFileParse, EachProblemNamesItsPointerAndTheFix) {
       {"/steps/0/launches/0/kernel", "lce_user", "has no kernel 'lce_user' (it has "},
       {"/steps/0/launches/1/group", "user_gemm", ""},  // consecutive: one group
       {"/steps/0/precisions", json::array({"fp8"}), "/steps/0/precisions/0: expected \"fp16\", \"bf16\" or \"fp32\""},
+      {"/steps/0/precisions", json::array({"fp16", "fp16"}), "/steps/0/precisions/1: fp16 is listed twice"},
+      {"/steps/0/precisions", "fp16", ""},  // one precision may be written without the list
       {"/steps/0/work_model", "roofline", "expected one of op ikbo_lce's work models"},
       {"/steps/0/binary", "nothing.cubin", "nothing.cubin: cannot read the kernel file"},
       {"/steps/0/workspace/0/name", "W", "expected a new name"},
