@@ -82,11 +82,24 @@ std::string option_guesses(const CLI::App& cmd, int argc, char** argv) {
   return out;
 }
 /// After CLI11's "… not expected": " ('--quiet' goes after the command: gpubench run --quiet …)" for each
-/// option placed before the command `verb` (CLI11 takes it for the command's and blames the command), and
+/// option of `cmd` placed before it (CLI11 takes it for the command's and blames the command), " ('--quiet' is not
+/// an option of gpubench list: …)" for one `cmd` does not have, and
 /// " (--metrics takes its value with '=': --metrics=compute)" when a value follows --metrics after a space
 /// (the optional value is not taken, so the word becomes the config and the config an extra argument, or, after
 /// the config, the word is the extra argument): a metric word, or any word that names no existing file.
-std::string placement_hints(const std::string& verb, int argc, char** argv) {
+std::string placement_hints(const CLI::App& cmd, int argc, char** argv) {
+  const std::string verb = cmd.get_name();
+  // Whether `cmd` has the option `arg` (--name, --name=value or -x): only then is "goes after the command" the fix.
+  const auto has_option = [&](const std::string& arg) {
+    const std::string name = arg.substr(0, arg.find('='));
+    for (const CLI::Option* o : cmd.get_options()) {
+      for (const std::string& n : o->get_lnames())
+        if ("--" + n == name) return true;
+      for (const std::string& n : o->get_snames())
+        if ("-" + n == name) return true;
+    }
+    return false;
+  };
   std::string out;
   int at = argc;
   for (int i = 1; i < argc; ++i)
@@ -96,8 +109,11 @@ std::string placement_hints(const std::string& verb, int argc, char** argv) {
     }
   for (int i = 1; i < at; ++i) {
     const std::string arg = argv[i];
-    if (arg.size() > 1 && arg[0] == '-' && arg != "--help" && arg != "-h" && arg != "--version")
+    if (arg.size() < 2 || arg[0] != '-' || arg == "--help" || arg == "-h" || arg == "--version") continue;
+    if (has_option(arg))
       out += fmt::format(" ('{}' goes after the command: gpubench {} {} …)", arg, verb, arg);
+    else
+      out += fmt::format(" ('{}' is not an option of gpubench {}: gpubench {} --help lists them)", arg, verb, verb);
   }
   for (int i = at + 1; i + 1 < argc; ++i) {
     const std::string arg = argv[i], next = argv[i + 1];
@@ -219,7 +235,7 @@ int run_app(int argc, char** argv) {
       if (const std::string m = range_message(*cmd, e.what()); !m.empty()) msg = "gpubench" + verb + ": error: " + m;
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::ExtrasError)) {
       msg += option_guesses(*cmd, argc, argv);
-      if (cmd != a) msg += placement_hints(cmd->get_name(), argc, argv);
+      if (cmd != a) msg += placement_hints(*cmd, argc, argv);
     }
     return msg + "\nRun with --help for more information.\n";
   });

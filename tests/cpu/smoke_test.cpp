@@ -302,6 +302,13 @@ TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
   EXPECT_NE(r.err.find("not expected: --quiet ('--quiet' goes after the command: gpubench run --quiet …)"),
             std::string::npos)
       << r.err;
+  // An option the command does not have is not sent after it (list has no --quiet).
+  r = gpubench_cli({"--quiet", "list"}, "before_verb_unknown");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("('--quiet' is not an option of gpubench list: gpubench list --help lists them)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("goes after the command"), std::string::npos) << r.err;
   // `--metrics compute CONFIG`: the optional value is not taken after a space.
   r = gpubench_cli({"run", "--metrics", "compute", "c.json"}, "metrics_space");
   EXPECT_EQ(r.rc, 2);
