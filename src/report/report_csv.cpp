@@ -4,7 +4,7 @@
 //   case, batch, requests                 workload point (requests = U from lengths)
 //   variant, status, acceptance           ladder step, ok|failed|skipped, ACCEPT|REJECT|""
 //   launch_group, launch_group_source, launch_group_median_ms, launch_group_q1_ms, launch_group_q3_ms,
-//   launch_group_share                    the launch group's GPU time and share of the region
+//   launch_group_share                    the launch group's GPU time and share of the region (docs/report.md: units)
 //   region_median_ms, region_q1_ms, region_q3_ms, region_rel_stdev, samples   whole-variant event time
 //   flops, bytes_min, tflops, gbps, floor_ms, bound, pct_of_floor             work and roofline
 //   speedup_vs_prev, speedup_vs_baseline, min_speedup                          ladder
