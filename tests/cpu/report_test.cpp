@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
@@ -187,6 +188,24 @@ TEST(ReportCsv, HeaderAndOneRowPerLaunchGroup) {
             std::string::npos)
       << csv;
   EXPECT_NE(csv.find(",\"CUDA error | illegal address, at launch\"\n"), std::string::npos) << csv;  // RFC 4180
+}
+
+// docs/report.md's CSV table names every column the writer writes, each in backticks, so a new column cannot go
+// undocumented.
+TEST(ReportCsv, EveryColumnIsInTheDocsTable) {
+  std::istringstream in(render_csv(full_report()));
+  std::string header;
+  std::getline(in, header);
+  std::ifstream doc_file(std::string(GPUBENCH_SOURCE_DIR) + "/docs/report.md");
+  const std::string doc((std::istreambuf_iterator<char>(doc_file)), std::istreambuf_iterator<char>());
+  const size_t table = doc.find("## CSV columns");
+  ASSERT_NE(table, std::string::npos);
+  const std::string section = doc.substr(table, doc.find("\n## ", table + 1) - table);
+  std::istringstream columns(header);
+  int n = 0;
+  for (std::string col; std::getline(columns, col, ','); ++n)
+    EXPECT_NE(section.find("`" + col + "`"), std::string::npos) << col << " is not in docs/report.md's CSV table";
+  EXPECT_EQ(n, 48);
 }
 
 TEST(ReportTerminal, ColorOnlyWhenAskedAndSameLayout) {
