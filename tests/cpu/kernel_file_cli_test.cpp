@@ -113,6 +113,9 @@ TEST_F(KernelFileCli, ADescriptionWrittenInTheConfigIsCheckedWithItsPointer) {
   EXPECT_NE(err_.find("unknown variant 'inline_cubin'; known: baseline, decomposed, k_aligned, fused, pipelined; a "
                       "plugin or kernel file above did not load: if the step is its own, fixing that file fixes this"),
             std::string::npos) << err_;
+  // The count under the plugin's lines is the config's own, and says so (it read as the whole count).
+  EXPECT_NE(err_.find("bad.json: and 1 problem in the config itself"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("1 problem:"), std::string::npos) << err_;
 }
 
 TEST_F(KernelFileCli, EveryProblemOfAKernelFileNamesTheConfigOnce) {
