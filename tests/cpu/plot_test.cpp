@@ -147,6 +147,14 @@ TEST_F(Plot, RefusesASweepOfOneCaseAndANonReport) {
   EXPECT_NE(output().find("not a gpubench report"), std::string::npos) << output();
 }
 
+TEST_F(Plot, RefusesAnOutputFolderThatIsAFile) {
+  std::ofstream(dir_) << "not a folder";  // -o names an existing file: a traceback (FileExistsError) before
+  EXPECT_EQ(plot("'" + kSource + "/tests/data/reports/h200_default.json'"), 2) << output();
+  EXPECT_NE(output().find("-o names the output folder"), std::string::npos) << output();
+  EXPECT_EQ(slurp(dir_), "not a folder");
+  fs::remove(dir_);
+}
+
 // An empty shard's report (run --shard 30/31 of 30 units) measured nothing: environment, ceilings and measurement
 // are null. It was a Python traceback with --sweep (exit 1) and an empty chart; now the refusal, with or without.
 TEST_F(Plot, RefusesAReportThatMeasuredNothing) {
