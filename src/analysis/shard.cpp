@@ -197,12 +197,18 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
   // A Slurm job step of several tasks (srun -n N): SLURM_PROCID of SLURM_STEP_NUM_TASKS. Last, because torchrun or
   // an MPI launcher started by srun sets its own ranks, and the batch script itself (no step) sets SLURM_PROCID=0
   // and SLURM_NTASKS but not SLURM_STEP_NUM_TASKS.
-  if (has(getenv, "SLURM_STEP_NUM_TASKS") && env_count(getenv, "SLURM_STEP_NUM_TASKS") > 1) {
-    if (!has(getenv, "SLURM_PROCID"))
+  if (has(getenv, "SLURM_STEP_NUM_TASKS")) {
+    const int64_t tasks = env_count(getenv, "SLURM_STEP_NUM_TASKS");
+    const int64_t rank = has(getenv, "SLURM_PROCID") ? env_count(getenv, "SLURM_PROCID") : -1;
+    if (tasks > 1 && rank < 0)
       throw InputError("SLURM_STEP_NUM_TASKS is set without SLURM_PROCID: srun sets both; set the other, or give "
                        "--shard I/N (--shard 0/1 for a whole run)");
-    return checked(env_count(getenv, "SLURM_PROCID"), env_count(getenv, "SLURM_STEP_NUM_TASKS"), "srun", given,
-                   "SLURM_PROCID and SLURM_STEP_NUM_TASKS", given_from);
+    if (tasks > 1 || rank > 0)  // a step of one task with rank 0 runs whole; rank ≥ tasks and 0 tasks are refused
+      return checked(std::max<int64_t>(rank, 0), tasks, "srun", given, "SLURM_PROCID and SLURM_STEP_NUM_TASKS",
+                     given_from);
+    if (tasks == 0)
+      throw InputError("SLURM_STEP_NUM_TASKS='0' is not a job step's task count (a step has one task or more); fix "
+                       "the job's environment, or give --shard I/N");
   }
   if (given > 0 && given_from == "GPUBENCH_SHARDS")
     throw InputError("GPUBENCH_SHARDS is set but no engine variable gives this process's index (SLURM_ARRAY_TASK_ID, "

@@ -241,11 +241,12 @@ int run(const RunArgs& a) {
   }
   if (!a.devices.empty() && a.shard.empty() && std::getenv(kIsolatedChildEnv) == nullptr) {
     // --devices splits the whole config over this host's GPUs: under an engine task every task would run all of it.
+    // A job of one task (an array of one, WORLD_SIZE=1) may use every GPU of its host.
     const ShardSpec engine = shard_from_environment([](const char* n) { return std::getenv(n); }, 0);
-    if (engine.count > 0)
-      throw InputError(fmt::format("--devices: this process is shard {}/{} of a {} job, and --devices would run the "
+    if (engine.count > 1)
+      throw InputError(fmt::format("--devices: this process is shard {}/{} (source: {}), and --devices would run the "
                                    "whole config over this host's GPUs in every task; give each task one GPU and drop "
-                                   "--devices (docs/scale-out.md), or run --devices outside the engine",
+                                   "--devices (docs/scale-out.md), or run --devices in a job of one task",
                                    engine.index, engine.count, engine.source));
   }
   const std::string prefix = !a.output.empty() ? report_prefix(a.output)

@@ -192,11 +192,12 @@ const char* to_string(KernelBinary::Kind kind) {
 }
 
 KernelBinary inspect_kernel_binary(const std::string& path) {
-  // A named pipe or socket would block the read (a FIFO with no writer: forever), and setup loads the file again by
-  // its path (cuLibraryLoadFromFile), which a pipe cannot give twice.
-  if (std::error_code ec; std::filesystem::is_fifo(path, ec) || std::filesystem::is_socket(path, ec))
-    throw InputError(path + ": a named pipe or socket, not a kernel file; give a .cubin, .fatbin or .ptx file (it is "
-                            "read here and loaded again by path at setup)");
+  // Setup loads the file again by its path (cuLibraryLoadFromFile): only a regular file gives the same bytes twice.
+  // A named pipe would block the read (with no writer: forever), a device such as /dev/urandom read a GiB first.
+  if (std::error_code ec; std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec) &&
+                          !std::filesystem::is_regular_file(path, ec))
+    throw InputError(path + ": not a regular file (a named pipe, socket or device); give a .cubin, .fatbin or .ptx "
+                            "file (it is read here and loaded again by path at setup)");
   std::string d;
   switch (read_text_file(path, kMaxKernelFileBytes, d)) {
     case ReadStatus::kOk: break;

@@ -118,7 +118,8 @@ TEST(KernelBinaryInspect, RefusesFilesThatAreNotKernels) {
   std::ofstream(dir / "text.cubin") << "hello world\n";
   ASSERT_EQ(::mkfifo((dir / "pipe.cubin").c_str(), 0600), 0);  // no writer: reading it would block forever
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {(dir / "pipe.cubin").string(), "a named pipe or socket, not a kernel file"},
+      {(dir / "pipe.cubin").string(), "not a regular file (a named pipe, socket or device)"},
+      {"/dev/null", "not a regular file"},
       {"/bin/sh", "not a CUDA cubin"},
       {(dir / "cut.cubin").string(), "truncated cubin"},
       {(dir / "cut.fatbin").string(),

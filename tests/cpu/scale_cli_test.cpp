@@ -142,7 +142,13 @@ TEST_F(ScaleCli, BadShardInputExitsTwoNamingTheFlagOrVariable) {
   // --devices in an engine's task would run the whole config in every task (before the GPU check: exit 3 here).
   ::setenv("GPUBENCH_SHARDS", "3", 1);
   EXPECT_EQ(run({"run", cfg, "--devices", "all"}), 2);
-  EXPECT_NE(err_.find("--devices: this process is shard 1/3 of a kubernetes job"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("--devices: this process is shard 1/3 (source: kubernetes)"), std::string::npos) << err_;
+  ::setenv("GPUBENCH_SHARDS", "2", 1);
+  ::setenv("JOB_COMPLETION_INDEX", "0", 1);
+  EXPECT_EQ(run({"run", cfg, "--devices", "all"}), 2);
+  // A job of one task may use every GPU of its host: past the checks, to the GPU's absence (exit 3).
+  ::setenv("GPUBENCH_SHARDS", "1", 1);
+  EXPECT_EQ(run({"run", cfg, "--devices", "all"}), 3) << err_;
 }
 
 TEST_F(ScaleCli, MergeJoinsFilesFoldersAndGzipInAnyOrderAndCompareReadsTheResult) {

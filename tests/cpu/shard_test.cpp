@@ -214,6 +214,13 @@ TEST(ShardEnvironment, ASlurmJobStepOfSeveralTasksIsSharded) {
   EXPECT_NE(testing::input_error_of([] { from_env({var("SLURM_STEP_NUM_TASKS", "4")}); })
                 .find("SLURM_STEP_NUM_TASKS is set without SLURM_PROCID"),
             std::string::npos);
+  // A rank past a one-task step, and a step of no task, are refused like a launcher's.
+  EXPECT_NE(testing::input_error_of([] { from_env({var("SLURM_PROCID", "1"), var("SLURM_STEP_NUM_TASKS", "1")}); })
+                .find("shard index 1 is not below the shard count 1"),
+            std::string::npos);
+  EXPECT_NE(testing::input_error_of([] { from_env({var("SLURM_PROCID", "0"), var("SLURM_STEP_NUM_TASKS", "0")}); })
+                .find("SLURM_STEP_NUM_TASKS='0' is not a job step's task count"),
+            std::string::npos);
   // An array task whose step has several tasks would run one shard several times.
   const std::string both = testing::input_error_of([] {
     from_env({var("SLURM_ARRAY_TASK_ID", "1"), var("SLURM_ARRAY_TASK_COUNT", "3"), var("SLURM_PROCID", "0"),
