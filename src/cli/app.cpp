@@ -81,6 +81,14 @@ std::string option_guesses(const CLI::App& cmd, int argc, char** argv) {
   }
   return out;
 }
+/// The option of `cmd` whose long name is `name` ("--repeat"), or nullptr.
+const CLI::Option* long_option(const CLI::App& cmd, const std::string& name) {
+  for (const CLI::Option* o : cmd.get_options())
+    for (const std::string& n : o->get_lnames())
+      if ("--" + n == name) return o;
+  return nullptr;
+}
+
 /// After CLI11's "… not expected": " ('--quiet' goes after the command: gpubench run --quiet …)" for each
 /// option of `cmd` placed before it (CLI11 takes it for the command's and blames the command), " ('--quiet' is not
 /// an option of gpubench list: …)" for one `cmd` does not have, and
@@ -92,12 +100,10 @@ std::string placement_hints(const CLI::App& cmd, int argc, char** argv) {
   // Whether `cmd` has the option `arg` (--name, --name=value or -x): only then is "goes after the command" the fix.
   const auto has_option = [&](const std::string& arg) {
     const std::string name = arg.substr(0, arg.find('='));
-    for (const CLI::Option* o : cmd.get_options()) {
-      for (const std::string& n : o->get_lnames())
-        if ("--" + n == name) return true;
+    if (long_option(cmd, name) != nullptr) return true;
+    for (const CLI::Option* o : cmd.get_options())
       for (const std::string& n : o->get_snames())
         if ("-" + n == name) return true;
-    }
     return false;
   };
   std::string out;
@@ -127,13 +133,6 @@ std::string placement_hints(const CLI::App& cmd, int argc, char** argv) {
   return out;
 }
 
-/// The option of `cmd` whose long name is `name` ("--repeat"), or nullptr.
-const CLI::Option* long_option(const CLI::App& cmd, const std::string& name) {
-  for (const CLI::Option* o : cmd.get_options())
-    for (const std::string& n : o->get_lnames())
-      if ("--" + n == name) return o;
-  return nullptr;
-}
 
 /// Whether all of `text` reads as a number (strtod: "2.5", "1e400", "nan"); its value in `v`.
 bool reads_as_number(const std::string& text, double& v) {

@@ -111,8 +111,11 @@ int run_exit_code(const Report& report) {
   return 0;
 }
 
-void print_config_error(const ConfigError& e) {
-  std::fprintf(stderr, "%s: %zu problem%s:\n", e.source.c_str(), e.issues.size(), e.issues.size() == 1 ? "" : "s");
+void print_config_error(const ConfigError& e, const std::string& header) {
+  if (header.empty())
+    std::fprintf(stderr, "%s: %zu problem%s:\n", e.source.c_str(), e.issues.size(), e.issues.size() == 1 ? "" : "s");
+  else
+    std::fprintf(stderr, "%s: %s\n", e.source.c_str(), header.c_str());
   for (const auto& i : e.issues)
     std::fprintf(stderr, "  %s: %s\n", i.pointer.empty() ? "(document)" : i.pointer.c_str(), i.message.c_str());
 }

@@ -62,8 +62,9 @@ int finish_and_write(Report& report, const Config& config, const std::string& pr
 int run_exit_code(const Report& report);
 
 /// Prints a config's problems to stderr, one per line under "SOURCE: N problems:" (the file name, or
-/// "<default>"), each with its JSON pointer; what `validate`, `run` and `plan` show for a bad config.
-void print_config_error(const ConfigError& e);
+/// "<default>"), each with its JSON pointer; what `validate`, `run` and `plan` show for a bad config. A non-empty
+/// `header` replaces "N problems:" after "SOURCE: ".
+void print_config_error(const ConfigError& e, const std::string& header = "");
 
 /// Device memory of a model's datasheet [bytes]: H200 141 GB (HBM3e), H100 SXM 80 GB (NVIDIA datasheets).
 int64_t datasheet_memory_bytes(const std::string& model);

@@ -76,15 +76,13 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
     // from the JSON already read: the file is never opened a second time (a pipe could not be).
     std::vector<ConfigIssue> issues = e.issues;
     for (auto& i : raw_metric_name_issues(raw, e.issues)) issues.push_back(std::move(i));
-    if (plugin_failed) {  // the count is the config's own: the plugin's problems are the lines above, not in it
-      fmt::print(stderr, "{}: and {} problem{} in the config itself (those naming a step or op the plugin above "
-                         "adds go away once it loads):\n",
-                 e.source, issues.size(), issues.size() == 1 ? "" : "s");
-      for (const auto& i : issues)
-        fmt::print(stderr, "  {}: {}\n", i.pointer.empty() ? "(document)" : i.pointer, i.message);
-      return static_cast<int>(ExitCode::kBadInput);
-    }
-    print_config_error(issues.size() == e.issues.size() ? e : ConfigError(e.source, std::move(issues)));
+    // Under a plugin that did not load, the count is the config's own: the plugin's problems are the lines above.
+    const std::string header =
+        plugin_failed ? fmt::format("and {} problem{} in the config itself (those naming a step or op the plugin "
+                                    "above adds go away once it loads):",
+                                    issues.size(), issues.size() == 1 ? "" : "s")
+                      : "";
+    print_config_error(issues.size() == e.issues.size() ? e : ConfigError(e.source, std::move(issues)), header);
     return static_cast<int>(ExitCode::kBadInput);
   }
 }

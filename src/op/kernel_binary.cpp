@@ -194,15 +194,16 @@ const char* to_string(KernelBinary::Kind kind) {
 KernelBinary inspect_kernel_binary(const std::string& path) {
   // Setup loads the file again by its path (cuLibraryLoadFromFile): only a regular file gives the same bytes twice.
   // A named pipe would block the read (with no writer: forever), a device such as /dev/urandom read a GiB first.
-  if (std::error_code ec; std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec) &&
-                          !std::filesystem::is_regular_file(path, ec))
+  std::error_code ec;
+  if (const auto st = std::filesystem::status(path, ec);
+      std::filesystem::exists(st) && !std::filesystem::is_directory(st) && !std::filesystem::is_regular_file(st))
     throw InputError(path + ": not a regular file (a named pipe, socket or device); give a .cubin, .fatbin or .ptx "
                             "file (it is read here and loaded again by path at setup)");
   std::string d;
   switch (read_text_file(path, kMaxKernelFileBytes, d)) {
     case ReadStatus::kOk: break;
     case ReadStatus::kCannotOpen:
-      if (std::error_code ec; std::filesystem::is_directory(path, ec))
+      if (std::filesystem::is_directory(path, ec))
         throw InputError(path + ": is a folder; name the kernel file in it (a .cubin, .fatbin or .ptx)");
       throw InputError(path + ": cannot read the kernel file; check the path (relative paths start at the folder of "
                               "the file that names it)");
