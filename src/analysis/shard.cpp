@@ -23,13 +23,15 @@ bool parse_count(std::string_view text, int64_t& out) {
   return ec == std::errc() && end == text.data() + text.size() && out >= 0;
 }
 
-/// The value of environment variable `name` as an integer ≥ 0; throws InputError naming it when malformed.
-int64_t env_count(const std::function<const char*(const char*)>& getenv, const char* name) {
+/// The value of environment variable `name` as an integer ≥ 0; throws InputError naming it and `flag` (the option
+/// that replaces it) when malformed.
+int64_t env_count(const std::function<const char*(const char*)>& getenv, const char* name,
+                  const char* flag = "--shard I/N") {
   const char* v = getenv(name);
   int64_t out = 0;
   if (v == nullptr || !parse_count(v, out))
-    throw InputError(fmt::format("{}='{}' is not a whole number ≥ 0; fix the job's environment, or give --shard I/N",
-                                 name, v ? v : ""));
+    throw InputError(fmt::format("{}='{}' is not a whole number ≥ 0; fix the job's environment, or give {}", name,
+                                 v ? v : "", flag));
   return out;
 }
 
@@ -218,7 +220,7 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
 
 int64_t local_rank_device(const std::function<const char*(const char*)>& getenv, const std::string& source) {
   const auto checked_device = [&](const char* name) {
-    const int64_t d = env_count(getenv, name);
+    const int64_t d = env_count(getenv, name, "--device N");
     if (d > kMaxDeviceIndex)
       throw InputError(fmt::format("{}={} is not a GPU index (0 … {}); fix the job's environment, or give --device N",
                                    name, d, kMaxDeviceIndex));

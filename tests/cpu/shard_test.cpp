@@ -192,6 +192,16 @@ TEST(ShardEnvironment, TorchrunRankAndWorldSizeAndLocalRankDevice) {
               }, "torchrun");
             }).find("LOCAL_RANK=5000 is not a GPU index (0 … 1023)"),
             std::string::npos);
+  // A local rank that is not a number names --device, the option that replaces it (not --shard).
+  const std::string not_number = testing::input_error_of([] {
+    local_rank_device([](const char* n) {
+      return std::string(n) == "LOCAL_RANK" ? "gpu1" : static_cast<const char*>(nullptr);
+    }, "torchrun");
+  });
+  EXPECT_NE(not_number.find("LOCAL_RANK='gpu1' is not a whole number ≥ 0; fix the job's environment, or give "
+                            "--device N"),
+            std::string::npos)
+      << not_number;
 }
 
 Env::value_type var(const char* name, const char* value) { return {name, value}; }
