@@ -301,22 +301,49 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
                                      "overlapping): per-iteration times count the overlap more than once; narrow "
                                      "--iteration to one marker per iteration",
                                      overlapping, its.size()));
+    // Each iteration's wall: its range widened to hold its activities. When the GPU lags the CPU, iteration k's
+    // work runs past the start of range k + 1, and the widened walls would count that time twice; so a wall starts
+    // no earlier than where the previous one's GPU work ended (but not after its own first activity: GPU work of
+    // consecutive iterations that interleaves stays in both, with a note). Ranges that overlap themselves (noted
+    // above) are left as they are.
+    std::vector<int64_t> lo(n_it, std::numeric_limits<int64_t>::max()), hi(n_it, std::numeric_limits<int64_t>::min()),
+        first(n_it, std::numeric_limits<int64_t>::max());
+    int64_t lagging = 0, interleaved = 0;
     for (size_t k = 0; k < n_it; ++k) {
-      int64_t lo = marked ? its[k]->start_ns : std::numeric_limits<int64_t>::max();
-      int64_t hi = marked ? its[k]->end_ns : std::numeric_limits<int64_t>::min();
+      if (marked) lo[k] = its[k]->start_ns, hi[k] = its[k]->end_ns;
+      for (const size_t i : members[k]) {
+        const auto& a = t.activities[i];
+        lo[k] = std::min(lo[k], a.start_ns);
+        hi[k] = std::max(hi[k], a.end_ns);
+        first[k] = std::min(first[k], a.start_ns);
+      }
+      if (k == 0 || its[k]->start_ns < its[k - 1]->end_ns - 1000 || hi[k - 1] <= lo[k] + 1000) continue;
+      ++lagging;  // the previous iteration's GPU work ends inside this iteration's range
+      if (first[k] < hi[k - 1] - 1000) ++interleaved;
+      lo[k] = std::min(std::max(lo[k], std::min(hi[k - 1], first[k])), hi[k]);
+    }
+    if (lagging > interleaved)
+      in.notes.push_back(fmt::format("in {} of {} iterations the GPU was still running the previous iteration's work "
+                                     "when the iteration's range began (the GPU lags the CPU): such an iteration's "
+                                     "wall starts where that work ended, so no time counts twice",
+                                     lagging - interleaved, its.size()));
+    if (interleaved > 0)
+      in.notes.push_back(fmt::format("in {} of {} iterations GPU work began before the previous iteration's ended "
+                                     "(their kernels interleave): per-iteration walls overlap there and count that "
+                                     "time in both",
+                                     interleaved, its.size()));
+    for (size_t k = 0; k < n_it; ++k) {
       std::vector<Interval> all;
       std::unordered_map<uint32_t, std::vector<Interval>> by_op;
       for (const size_t i : members[k]) {
         const auto& a = t.activities[i];
-        lo = std::min(lo, a.start_ns);
-        hi = std::max(hi, a.end_ns);
         all.emplace_back(a.start_ns, a.end_ns);
         by_op[op_of[i]].emplace_back(a.start_ns, a.end_ns);
         auto& o = acc[op_of[i]];
         ++o.activities;
         o.kernel_ns[t.names.name(a.name)] += static_cast<double>(span_ns(a.start_ns, a.end_ns));
       }
-      const double w = ms(span_ns(lo, hi));
+      const double w = ms(span_ns(lo[k], hi[k]));
       const double b = ms(union_ns(all));
       wall.push_back(w);
       busy.push_back(b);

@@ -216,5 +216,51 @@ TEST_F(ProfileTrial, MarkdownEscapesPipesAndFencesBackticks) {
   EXPECT_EQ(cells(line), cells(md.substr(header, md.find('\n', header) - header)));
 }
 
+// The GPU lagging the CPU (the usual asynchronous pattern): iteration k's range is [1000k, 1000k + 1000) µs, its
+// kernels run [1000k + 500, 1000k + 1400). Widened to hold them, each wall reached 400 µs into the next one's and
+// that time counted twice (a trial: 14 ms per 10 ms period, idle and bill shares off). Now a wall starts where the
+// previous iteration's GPU work ended: the walls add up to the trace's 5.4 ms span.
+TEST_F(ProfileTrial, AGpuThatLagsTheCpuCountsEachMomentOnce) {
+  KinetoTrace t;
+  for (int k = 0; k < 5; ++k) {
+    const double base = 1000.0 * k;
+    t.annotation("ProfilerStep#" + std::to_string(k), base, 1000);
+    t.annotation("lce", base + 10, 5);
+    t.kernel("lce_kernel", base + 500, 600, base + 11);
+    t.annotation("mlp", base + 20, 5);
+    t.kernel("mlp_kernel", base + 1100, 300, base + 21);
+  }
+  const ProfileSummary s = summarize(read_chrome_trace(file("lag.json", t.json().dump()), {}));
+  EXPECT_NEAR(s.wall_ms.total, 5.4, 1e-9);
+  EXPECT_NEAR(s.wall_ms.max, 1.4, 1e-9);  // the first: 500 µs before the GPU starts
+  EXPECT_NEAR(s.wall_ms.median, 1.0, 1e-9);
+  EXPECT_NEAR(s.busy_ms.total, 4.5, 1e-9);
+  EXPECT_NEAR(s.idle_ms.total, 0.9, 1e-9);
+  const auto lce = std::find_if(s.ops.begin(), s.ops.end(), [](const ProfileOp& o) { return o.op == "lce"; });
+  ASSERT_NE(lce, s.ops.end());
+  EXPECT_NEAR(lce->share_wall, 3.0 / 5.4, 1e-9);
+  ASSERT_EQ(s.inputs[0].notes.size(), 1u);
+  EXPECT_EQ(s.inputs[0].notes[0].rfind("in 4 of 5 iterations the GPU was still running the previous iteration's work",
+                                       0),
+            0u)
+      << s.inputs[0].notes[0];
+
+  // Kernels of consecutive iterations that interleave (the next one's starts on another stream before this one's
+  // ends) stay in both walls, and a note says so.
+  KinetoTrace mixed;
+  for (int k = 0; k < 3; ++k) {
+    const double base = 1000.0 * k;
+    mixed.annotation("ProfilerStep#" + std::to_string(k), base, 1000);
+    mixed.annotation("lce", base + 10, 5);
+    mixed.kernel("lce_kernel", base + 100, 1200, base + 11, 7 + k % 2);
+  }
+  const ProfileSummary m = summarize(read_chrome_trace(file("mixed.json", mixed.json().dump()), {}));
+  ASSERT_EQ(m.inputs[0].notes.size(), 1u);
+  EXPECT_EQ(m.inputs[0].notes[0].rfind("in 2 of 3 iterations GPU work began before the previous iteration's ended", 0),
+            0u)
+      << m.inputs[0].notes[0];
+  EXPECT_NEAR(m.wall_ms.total, 1.3 + 2 * 1.2, 1e-9);  // [0, 1300), then from its first kernel: [1100, 2300), …
+}
+
 }  // namespace
 }  // namespace gpubench
