@@ -155,10 +155,15 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
 
 std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t B, int64_t U,
                                const Ceilings& ceilings,
-                               const std::function<std::string(const VariantSpec&)>& model_of) {
+                               const std::function<std::string(const VariantSpec&)>& model_of,
+                               const VariantSpec* baseline) {
   const op::Operation& operation = op::operation_of(config);
   std::vector<PlanRow> rows;
   rows.reserve(config.variants.size());
+  std::optional<double> baseline_floor_ms;  // the left-out baseline's floor (--variant), else the first row's
+  if (baseline)
+    baseline_floor_ms =
+        compute_floor(operation.work(op::case_size(config, shape, B, U), model_of(*baseline)), ceilings).floor_ms;
   for (const VariantSpec& spec : config.variants) {
     PlanRow r;
     r.variant = spec.name;
@@ -169,7 +174,9 @@ std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t
       r.min_speedup = spec.min_speedup;
       r.min_speedup_vs = spec.min_speedup_vs;
     }
-    r.floor_speedup_vs_baseline = rows.empty() ? 1.0 : rows.front().floor.floor_ms / r.floor.floor_ms;
+    r.floor_speedup_vs_baseline = baseline_floor_ms ? *baseline_floor_ms / r.floor.floor_ms
+                                  : rows.empty()    ? 1.0
+                                                    : rows.front().floor.floor_ms / r.floor.floor_ms;
     try {
       r.advice = operation.step_advice(spec.name, spec.options, op::case_size(config, shape, B, U));
     } catch (const InputError&) {  // a case the op refuses: step_callback_issues reports it

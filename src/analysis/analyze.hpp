@@ -67,9 +67,12 @@ struct PlanRow {
 
 /// The plan of `config`'s ladder for the op's `shape` (a case's: WorkloadCase::shape) at batch `B` with `U` requests:
 /// one row per config variant, in order, with `model_of` giving each step's work model (the caller asks the op's step
-/// registry). Throws InputError from Operation::work / compute_floor / amdahl on bad sizes or ceilings.
+/// registry). `baseline`: the ladder's first step when a --variant selection left it out (floor speedups and the
+/// projection stay against its floor, as the given op time is its); null: the first row is the baseline.
+/// Throws InputError from Operation::work / compute_floor / amdahl on bad sizes or ceilings.
 std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t B, int64_t U,
                                const Ceilings& ceilings,
-                               const std::function<std::string(const VariantSpec&)>& model_of);
+                               const std::function<std::string(const VariantSpec&)>& model_of,
+                               const VariantSpec* baseline = nullptr);
 
 }  // namespace gpubench

@@ -75,11 +75,12 @@ bool any_projected(const PlanCase& c) {
   return std::any_of(c.rows.begin(), c.rows.end(), [](const PlanRow& r) { return r.projected.has_value(); });
 }
 
-/// The title of a case's projection table: what it assumes (the given request holds for every case).
+/// The title of a case's projection table: what it assumes (the given request holds for every case), and that it is
+/// no bound (the floors' ratio understates a step when the baseline runs far below its floor's rate).
 std::string projection_title(const Plan& p) {
-  return fmt::format("end to end if each step ran at its floor (the given request {:.3f} ms with op {:.3f} ms, "
-                     "taken as the baseline's in every case; the op time divided by the step's floor speedup vs "
-                     "baseline)",
+  return fmt::format("end to end at the floors' ratio (the given request {:.3f} ms with op {:.3f} ms, taken as the "
+                     "baseline's in every case; the op time divided by the baseline's floor over the step's floor). "
+                     "A what-if, not a bound: a baseline far from its floor gains more than this, as `run` measures",
                      p.given->request_ms, p.given->op_ms);
 }
 
@@ -232,7 +233,7 @@ std::string render_csv(const Plan& p) {
       "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,projected_op_ms,"
       "projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,projected_candidates_per_s,"
       "projected_usd_per_million_requests\n";
-  // The projection columns: the step at its floor on the given request (/end_to_end/given); empty without one.
+  // The projection columns: the step at the floors' ratio on the given request (/end_to_end/given); empty without one.
   const auto projected = [](const PlanRow& r) -> std::string {
     if (!r.projected) return ",,,,,,";
     const EndToEnd& e = *r.projected;

@@ -29,10 +29,11 @@ namespace {
 constexpr double kWhatIfSpeedups[] = {1.25, 1.5, 2.0, 4.0, 10.0};
 
 /// Computes everything `plan` shows for config `c` (no GPU needed; this GPU's ceilings and memory when present);
-/// `file_index`: each of c.variants' position in the file's /variants when --variant selected some (empty: as is).
+/// `file_index`: each of c.variants' position in the file's /variants when --variant selected some (empty: as is);
+/// `baseline`: the file's first step when the selection left it out (floor speedups stay against it), else null.
 /// Each case's work, floors and device memory are its own shape's (WorkloadCase::shape); the memory is
 /// measure::case_memory_need with one timing input set: check sets, inputs, outputs, the largest step's workspace.
-Plan make_plan(const Config& c, const std::vector<size_t>& file_index) {
+Plan make_plan(const Config& c, const std::vector<size_t>& file_index, const VariantSpec* baseline) {
   std::optional<measure::DeviceInfo> device;
   if (measure::device_unavailable_reason(c.device.index).empty()) device = measure::query_device(c.device.index);
   Plan p;
@@ -61,7 +62,7 @@ Plan make_plan(const Config& c, const std::vector<size_t>& file_index) {
       layout_words[p.cases.size()] = layout_text(layout);
       const op::Operation& operation = op::operation_of(c);
       const auto model = [&](const VariantSpec& v) { return step_work_model(operation, v); };
-      pc.rows = plan_rows(c, wc.shape, wc.batch, layout.requests(), p.ceilings, model);
+      pc.rows = plan_rows(c, wc.shape, wc.batch, layout.requests(), p.ceilings, model, baseline);
       pc.memory_need_bytes = measure::case_memory_need(c, wc.shape, wc.batch, layout.requests(), 1);
       if (pc.memory_need_bytes > p.memory_have_bytes)
         pc.memory_hint = measure::leave_out_hint(c, wc.shape, wc.batch, layout.requests(), 1, {}, p.memory_have_bytes,
@@ -75,6 +76,11 @@ Plan make_plan(const Config& c, const std::vector<size_t>& file_index) {
        }, file_index))
     p.notes.push_back(std::move(n));
   for (auto& n : duplicate_case_notes(c, identity, layout_words)) p.notes.push_back(std::move(n));
+  if (baseline)
+    p.notes.push_back(fmt::format("--variant leaves out the ladder's first step '{}': each step's floor speedup (and "
+                                  "the projection of the given op time, which is that step's) is still taken "
+                                  "against its floor",
+                                  baseline->name));
   if (c.end_to_end.given) {
     p.given = c.end_to_end.given;
     for (double sp : kWhatIfSpeedups) {
@@ -125,6 +131,10 @@ VerbAction setup_plan(CLI::App& sub) {
       refuse_output_over_input("-o", a->output, files_read(a->config, config), "plan", "plan.json");
     check_variant_names(*variants, config);
     std::vector<size_t> file_index;  // each selected step's position in the file's /variants, for messages
+    std::optional<VariantSpec> baseline;  // the ladder's first step, when the selection leaves it out
+    if (!variants->empty() && !config.variants.empty() &&
+        std::find(variants->begin(), variants->end(), config.variants.front().name) == variants->end())
+      baseline = config.variants.front();
     if (!variants->empty()) {        // the selected steps, in ladder order
       std::vector<VariantSpec> kept;
       for (size_t i = 0; i < config.variants.size(); ++i)
@@ -135,7 +145,7 @@ VerbAction setup_plan(CLI::App& sub) {
       config.variants = std::move(kept);
     }
     refuse_gpu_free_issues(config, a->config, *sets, file_index);
-    const std::string text = render_plan(make_plan(config, file_index), a->format);
+    const std::string text = render_plan(make_plan(config, file_index, baseline ? &*baseline : nullptr), a->format);
     if (a->output.empty()) {
       std::fwrite(text.data(), 1, text.size(), report_stream());
       std::fflush(report_stream());

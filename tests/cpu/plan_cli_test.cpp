@@ -182,7 +182,7 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   // 73.72 ms request, 15 / 0.07372 s = 203.5 requests/s, 3.5 / 3600 · 0.07372 / 15 · 1e6 = 4.78 USD per 1M requests.
   const std::string config = std::string(GPUBENCH_SOURCE_DIR) + "/configs/amdahl_given.json";
   ASSERT_EQ(run({"plan", config}), 0) << err_;
-  EXPECT_NE(out_.find("end to end if each step ran at its floor"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("end to end at the floors' ratio"), std::string::npos) << out_;
   const size_t row = out_.find("  pipelined        13.72       73.72    1.36x   26.3%       203.5         13.9k");
   ASSERT_NE(row, std::string::npos) << out_;
   EXPECT_NE(out_.find("$4.78", row), std::string::npos) << out_;
@@ -202,7 +202,15 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   EXPECT_NE(out_.find("$/1M requests: set /end_to_end/gpu_hour_usd (USD per GPU hour) for the cost"),
             std::string::npos) << out_;
   ASSERT_EQ(run({"plan"}), 0) << err_;  // no given request: no projection
-  EXPECT_EQ(out_.find("end to end if each step ran at its floor"), std::string::npos) << out_;
+  EXPECT_EQ(out_.find("end to end at the floors' ratio"), std::string::npos) << out_;
+  // --variant without the baseline: the given op time is still the baseline's, so the floors' ratio is still taken
+  // against its floor (it was rebased onto the first selected step: 1.00x), and a note says so.
+  ASSERT_EQ(run({"plan", config, "--variant", "pipelined", "--variant", "k_aligned"}), 0) << err_;
+  EXPECT_NE(out_.find("  pipelined        13.72       73.72    1.36x   26.3%"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("  k_aligned        13.72       73.72    1.36x   26.3%"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("note: --variant leaves out the ladder's first step 'baseline'"), std::string::npos) << out_;
+  ASSERT_EQ(run({"plan", config, "--variant", "baseline", "--variant", "pipelined"}), 0) << err_;
+  EXPECT_EQ(out_.find("leaves out the ladder's first step"), std::string::npos) << out_;
 }
 
 TEST_F(PlanCli, ConfigShowPrintsTheResolvedConfigWithDefaults) {
