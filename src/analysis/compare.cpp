@@ -121,6 +121,18 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
           widened ? " or --min-difference" : "");
       return;
     }
+    // --normalize control: when the control's interval makes most of the width, more samples of the step cannot
+    // narrow it (a trial: the step's own interval 0.06% wide, the normalized one 2.2%).
+    if (e.control && std::log(e.control->high / e.control->low) >= 0.5 * std::log(e.ci->high / e.ci->low)) {
+      e.note = fmt::format(
+          "{}: interval [{:.3f}, {:.3f}] {} the {} band, mostly the control's noise: the {} control's ratio "
+          "NEW/OLD is {:.3f} [{:.3f}, {:.3f}]; more samples of the step cannot narrow that; compare without "
+          "--normalize on one board, or A/B both builds on one board (gpubench ab)",
+          wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
+          wide ? "is wider than" : "straddles an edge of", band_text, e.control->kernel, e.control->factor,
+          e.control->low, e.control->high);
+      return;
+    }
     if (between) {
       e.note = fmt::format(
           "{}: interval [{:.3f}, {:.3f}] {} the {} band (run-to-run rel. stdev old {}, new {}, over {} and {} "
@@ -136,6 +148,23 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
         wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
         wide ? "is wider than" : "straddles an edge of", band_text, band_pct(e.old_side.rel_stdev),
         band_pct(e.new_side.rel_stdev));
+  }
+}
+
+// A region whose launch groups one side timed with CUPTI and the other with CUDA events (CUPTI held by nsys or ncu):
+// the events' run carries their records inside the region, and the profiler slows it (+14% under ncu on the H200),
+// so the region's ratio is not the step's change. UNSURE with a note, as its launch-group rows.
+void mark_mixed_timers(CompareEntry& region, const VariantResult& ov, const VariantResult& nv) {
+  for (const LaunchGroupTiming& og : ov.launch_groups) {
+    const auto ng = std::find_if(nv.launch_groups.begin(), nv.launch_groups.end(),
+                                 [&](const LaunchGroupTiming& g) { return g.name == og.name; });
+    if (ng == nv.launch_groups.end() || ng->source == og.source) continue;
+    region.verdict = Verdict::kUnsure;
+    region.note = fmt::format("launch groups timed by {} in OLD but {} in NEW (CUPTI is unavailable under nsys/ncu, "
+                              "which also slow the run): the regions are not comparable; run both with the same "
+                              "timer, outside a profiler",
+                              to_string(og.source), to_string(ng->source));
+    return;
   }
 }
 
@@ -266,6 +295,7 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       // A step that failed, was skipped or lost its check is never filtered away (--launch-group): a gate must not
       // pass over it because the rows it was told to look at went missing with the step.
       CompareEntry region = judge_region(base, ov, *nv, o, control);
+      if (region.verdict != Verdict::kFailed) mark_mixed_timers(region, ov, *nv);
       if (f.keep_row("") || region.verdict == Verdict::kFailed) res.entries.push_back(std::move(region));
       if (ov.status != StepStatus::kOk || nv->status != StepStatus::kOk) continue;  // the region entry says why
       for (const LaunchGroupTiming& og : ov.launch_groups) {

@@ -154,6 +154,23 @@ TEST(CompareNoise, ControlNormalizationTakesOutABoardThatIsFourPercentSlower) {
   EXPECT_EQ(e.verdict, Verdict::kSame);
 }
 
+// A normalized entry whose interval is mostly the control's (the step's samples tight, the control's noisy): its
+// UNSURE note names the control's interval instead of asking for more samples of the step, which cannot help.
+TEST(CompareNoise, AnUnsureNormalizedEntryNamesTheControlsNoise) {
+  Report old_r = report_of(repeated_step("fused", {0.400}, 11), "GPU-aaaa");
+  Report new_r = report_of(repeated_step("fused", {0.400 * 0.995}, 21), "GPU-bbbb");
+  old_r.control = control_of("GPU-aaaa", 1.480, 0.520, 0.02, 3);
+  new_r.control = control_of("GPU-bbbb", 1.480 * 0.974, 0.520, 0.02, 7);
+  CompareOptions o;
+  o.normalize_control = true;
+  const CompareEntry e = region_entry(old_r, new_r, o);
+  ASSERT_TRUE(e.control);
+  ASSERT_EQ(e.verdict, Verdict::kUnsure) << e.ci->low << " " << e.ci->high;
+  EXPECT_NE(e.note.find("mostly the control's noise: the gemm control's ratio NEW/OLD is"), std::string::npos)
+      << e.note;
+  EXPECT_EQ(e.note.find("take more samples"), std::string::npos) << e.note;
+}
+
 TEST(CompareNoise, ControlKernelFollowsTheStepsBound) {
   const Control a = control_of("A", 1.4, 0.50), b = control_of("B", 1.4 * 1.05, 0.50 * 0.98);
   EXPECT_EQ(control_factor(a, b, "compute")->kernel, "gemm");
