@@ -153,9 +153,18 @@ void parse_measure(Validator& v, const nlohmann::json& j, Config& c) {
     else
       m.max_samples = max_samples;
   }
-  v.number(o, p, "min_time_s", m.min_time_s, Range::closed(0, kMaxMeasureSeconds));
-  v.number(o, p, "max_rel_stdev", m.max_rel_stdev, Range::above(0));
-  v.number(o, p, "timeout_s", m.timeout_s, Range::above_up_to(0, kMaxMeasureSeconds));
+  const bool min_time_ok = v.number(o, p, "min_time_s", m.min_time_s, Range::closed(0, kMaxMeasureSeconds));
+  // A fraction (0.02 = 2%): 2 for 2% would let any spread pass the stopping rule.
+  v.number(o, p, "max_rel_stdev", m.max_rel_stdev, Range::above_up_to(0, 1));
+  // The stopping rule needs min_time_s of samples before it can stop a step; past timeout_s every step would stop by
+  // the time-out instead ("criteria met" never happens).
+  if (v.number(o, p, "timeout_s", m.timeout_s, Range::above_up_to(0, kMaxMeasureSeconds)) && min_time_ok &&
+      m.min_time_s > m.timeout_s)
+    v.add(p + (o.contains("min_time_s") ? "/min_time_s" : "/timeout_s"),
+          fmt::format("min_time_s ({} s) must be ≤ timeout_s ({} s{}): the stopping rule could never be met and every "
+                      "step would stop at the time-out; lower min_time_s or raise timeout_s",
+                      show_number(m.min_time_s), show_number(m.timeout_s),
+                      o.contains("timeout_s") ? "" : ", the default"));
   v.boolean(o, p, "l2_flush", m.l2_flush);
   v.boolean(o, p, "rotate_inputs", m.rotate_inputs);
   v.boolean(o, p, "cupti", m.cupti);
@@ -185,7 +194,13 @@ void parse_check(Validator& v, const nlohmann::json& j, Config& c) {
     for (size_t i = 0; i < s->size(); ++i) {
       nlohmann::json holder = {{std::to_string(i), (*s)[i]}};
       uint64_t seed = 0;
-      if (v.seed(holder, p + "/seeds", std::to_string(i).c_str(), seed)) c.check.seeds.push_back(seed);
+      if (!v.seed(holder, p + "/seeds", std::to_string(i).c_str(), seed)) continue;
+      if (std::find(c.check.seeds.begin(), c.check.seeds.end(), seed) != c.check.seeds.end())
+        v.add(fmt::format("{}/seeds/{}", p, i), fmt::format("seed {} is listed twice: the same inputs would be checked "
+                                                            "again; give distinct seeds",
+                                                            seed));
+      else
+        c.check.seeds.push_back(seed);
     }
   }
 }
@@ -198,6 +213,11 @@ void parse_end_to_end(Validator& v, const nlohmann::json& j, const ConfigContext
   double usd = 0;
   if (it->contains("gpu_hour_usd") && v.number(*it, p, "gpu_hour_usd", usd, Range::above_up_to(0, kMaxGpuHourUsd)))
     c.end_to_end.gpu_hour_usd = usd;
+  // The price only enters the cost of a request, which needs the request: given or pipeline (profile refuses --gpus
+  // without a price the same way).
+  if (it->contains("gpu_hour_usd") && !it->contains("given") && !it->contains("pipeline"))
+    v.add(p + "/gpu_hour_usd", "a price without a request to apply it to: add /end_to_end/given {request_ms, op_ms} "
+                               "(gpubench profile prints one) or /end_to_end/pipeline, or drop gpu_hour_usd");
   parse_pipeline(v, *it, ctx.find_op(c.workload.op), c);
   auto g = it->find("given");
   const std::string gp = p + "/given";

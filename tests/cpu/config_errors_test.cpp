@@ -300,6 +300,25 @@ TEST(Config, MeasureCrossChecks) {
   j = good();
   j["measure"] = {{"clock_threshold", 1.5}};
   expect_one(j, "/measure/clock_threshold", "must be ≤ 1, got 1.5");
+  // A new user's trial: a stopping rule that could never be met, a 200% spread, a seed checked twice.
+  j = good();
+  j["measure"] = {{"min_time_s", 100}};  // timeout_s left at its default 15
+  expect_one(j, "/measure/min_time_s", "min_time_s (100 s) must be ≤ timeout_s (15 s, the default)");
+  j = good();
+  j["measure"] = {{"min_time_s", 2}, {"timeout_s", 1}};
+  expect_one(j, "/measure/min_time_s", "min_time_s (2 s) must be ≤ timeout_s (1 s): the stopping rule could never");
+  j = good();
+  j["measure"] = {{"min_time_s", 1}, {"timeout_s", 1}};
+  EXPECT_NO_THROW(parse_config(j, testing::context()));
+  j = good();
+  j["measure"] = {{"max_rel_stdev", 2}};
+  expect_one(j, "/measure/max_rel_stdev", "must be ≤ 1, got 2");
+  j = good();
+  j["check"] = {{"seeds", {1, 2, 1}}};
+  expect_one(j, "/check/seeds/2", "seed 1 is listed twice");
+  j = good();
+  j["end_to_end"] = {{"gpu_hour_usd", 3.5}};
+  expect_one(j, "/end_to_end/gpu_hour_usd", "a price without a request to apply it to");
   j = good();
   j["measure"] = {{"mode", "warm"}};
   expect_one(j, "/measure/mode", "must be one of cold | hot | graph, got 'warm'");
