@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gpubench/build_info.hpp"
+#include "core/text_file.hpp"
 #include "report/format.hpp"
 
 namespace gpubench {
@@ -134,20 +135,23 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
                      spread_ms(s.busy_ms.min), spread_ms(s.busy_ms.median), spread_ms(s.busy_ms.max),
                      spread_ms(s.idle_ms.min), spread_ms(s.idle_ms.median), spread_ms(s.idle_ms.max));
   if (s.outside_activities > 0)
-    out += fmt::format("left out: {} activities ({} ms) launched outside every iteration\n", s.outside_activities,
-                       fmtx::ms(s.outside_ms));
+    out += fmt::format("left out: {} {} ({} ms) launched outside every iteration\n", s.outside_activities,
+                       s.outside_activities == 1 ? "activity" : "activities", spread_ms(s.outside_ms));
   const size_t shown = max_ops > 0 ? std::min(s.ops.size(), static_cast<size_t>(max_ops)) : s.ops.size();
   const std::string others = fmt::format("({} other ops)", s.ops.size() - shown);
   // The op column fits the names shown and the two summary rows' labels (they overflowed a column of short names).
   size_t width = std::string("(GPU idle)").size();
   if (shown < s.ops.size()) width = std::max(width, others.size());
-  for (size_t k = 0; k < shown; ++k) width = std::max(width, std::min<size_t>(s.ops[k].op.size(), 48));
+  // Names as one line: a newline or other control character in a trace's name would break the table (\x0a).
+  const auto one_line = [](const std::string& name) { return printable(name, name.size()); };
+  for (size_t k = 0; k < shown; ++k) width = std::max(width, std::min<size_t>(one_line(s.ops[k].op).size(), 48));
   out += fmt::format("\n{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}  {:>18}  {:>6} {:>6} {:>6}  {:>10}\n", "#", "op",
                      width, "mean ms", "min / median / max", "busy", "wall", "op → 0: request", "1.5x", "2x", "4x",
                      "$/month");
   for (size_t k = 0; k < shown; ++k) {
     const auto& o = s.ops[k];
-    const std::string name = o.op.size() > 48 ? o.op.substr(0, 45) + "..." : o.op;
+    const std::string line = one_line(o.op);
+    const std::string name = line.size() > 48 ? line.substr(0, 45) + "..." : line;
     out += fmt::format("{:>3}  {:<{}}  {:>9}  {:>24}  {:>6}  {:>6}  {:>18}  {:>6} {:>6} {:>6}  {:>10}\n", k + 1, name,
                        width, spread_ms(o.ms.mean),
                        fmt::format("{} / {} / {}", spread_ms(o.ms.min), spread_ms(o.ms.median), spread_ms(o.ms.max)),
@@ -240,13 +244,13 @@ std::string profile_csv(const ProfileSummary& s) {
       "gain_if_zero,gain_1.5x,gain_2x,gain_4x,usd_month,top_kernel\n";
   for (size_t k = 0; k < s.ops.size(); ++k) {
     const auto& o = s.ops[k];
-    out += fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        k + 1, quote(o.op), o.activities, o.kernels, o.ms.mean, o.ms.min, o.ms.median, o.ms.max,
                        o.share_busy, o.share_wall, o.ceiling.request_ms_after, o.ceiling.gain, o.at[0].second.gain,
                        o.at[1].second.gain, o.at[2].second.gain,
-                       o.usd_month ? fmt::format("{:.6g}", *o.usd_month) : std::string(), quote(o.top_kernel));
+                       o.usd_month ? fmt::format("{}", *o.usd_month) : std::string(), quote(o.top_kernel));
   }
-  out += fmt::format(",(GPU idle),,,{:.6g},{:.6g},{:.6g},{:.6g},,{:.6g},,,,,,,\n", s.idle_ms.mean, s.idle_ms.min,
+  out += fmt::format(",(GPU idle),,,{},{},{},{},,{},,,,,,,\n", s.idle_ms.mean, s.idle_ms.min,
                      s.idle_ms.median, s.idle_ms.max, s.wall_ms.total > 0 ? s.idle_ms.total / s.wall_ms.total : 0);
   return out;
 }

@@ -3,6 +3,7 @@
 // microseconds-since-epoch timestamps (PyTorch before 2.4) had no usable event, rules could take profile's own row
 // names or carry unknown and repeated keys, a zero-time op got a given block that `validate` refuses, nested
 // iteration ranges went unremarked, and a `|` or backtick in a name broke the Markdown table.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -239,6 +240,9 @@ TEST_F(ProfileTrial, AGpuThatLagsTheCpuCountsEachMomentOnce) {
   const auto lce = std::find_if(s.ops.begin(), s.ops.end(), [](const ProfileOp& o) { return o.op == "lce"; });
   ASSERT_NE(lce, s.ops.end());
   EXPECT_NEAR(lce->share_wall, 3.0 / 5.4, 1e-9);
+  // The CSV writes every number in full (it cut to 6 digits: 0.555556), as run's and plan's CSV do.
+  EXPECT_NE(profile_csv(s).find(fmt::format(",{},", lce->share_wall)), std::string::npos) << profile_csv(s);
+  EXPECT_EQ(profile_csv(s).find("0.555556,"), std::string::npos) << profile_csv(s);
   ASSERT_EQ(s.inputs[0].notes.size(), 1u);
   EXPECT_EQ(s.inputs[0].notes[0].rfind("in 4 of 5 iterations the GPU was still running the previous iteration's work",
                                        0),
@@ -260,6 +264,21 @@ TEST_F(ProfileTrial, AGpuThatLagsTheCpuCountsEachMomentOnce) {
             0u)
       << m.inputs[0].notes[0];
   EXPECT_NEAR(m.wall_ms.total, 1.3 + 2 * 1.2, 1e-9);  // [0, 1300), then from its first kernel: [1100, 2300), …
+}
+
+
+// A name with a newline (or another control character) stays on its row of the terminal table, escaped; the count of
+// activities left out is singular for one.
+TEST_F(ProfileTrial, TheTextTableKeepsANameWithANewlineOnOneRow) {
+  KinetoTrace t = one_step("k");
+  t.annotation("mlp\nline2", 40, 10);
+  t.kernel("k2", 60, 10, 41);
+  t.kernel("warmup", 200, 5, 150);  // launched after the iteration: left out
+  const std::string text = profile_text(summarize(read_chrome_trace(file("nl.json", t.json().dump()), {})), 20);
+  const size_t row = text.find("mlp\\x0Aline2");
+  ASSERT_NE(row, std::string::npos) << text;
+  EXPECT_EQ(text.find("line2"), row + 7) << "the raw newline split the row:\n" << text;
+  EXPECT_NE(text.find("left out: 1 activity (0.0050 ms)"), std::string::npos) << text;
 }
 
 }  // namespace
