@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
+#include "gpubench/build_info.hpp"
 #include "core/errors.hpp"
 #include "report/format.hpp"
 
@@ -207,7 +208,10 @@ std::string render_json(const Plan& p) {
              {"op_removed", {{"request_ms", p.given->request_ms - p.given->op_ms},
                              {"speedup", optional_number(amdahl_limit(*p.given))}}}};
   }
-  const json j = {{"name", p.name},
+  const json j = {{"kind", "gpubench.plan"},
+                  {"schema_version", 1},
+                  {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::kGitSha}}},
+                  {"name", p.name},
                   {"precision", p.precision},
                   {"shape", plan_shape_json(p)},
                   {"ceilings", {{"gemm_tflops", p.ceilings.gemm_tflops}, {"hbm_gbps", p.ceilings.hbm_gbps},
@@ -215,7 +219,8 @@ std::string render_json(const Plan& p) {
                   {"notes", p.notes},
                   {"device_memory", {{"bytes", p.memory_have_bytes}, {"source", p.memory_where}}},
                   {"cases", cases},
-                  {"end_to_end_given", given}};
+                  {"end_to_end_given", given},
+                  {"gpu_hour_usd", optional_number(p.gpu_hour_usd)}};
   return j.dump(2) + "\n";
 }
 
@@ -228,11 +233,20 @@ std::string csv_field(const std::string& s) {
 }
 
 std::string render_csv(const Plan& p) {
-  std::string out =
-      "case,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
+  constexpr std::string_view kColumns =
+      "batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
       "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,projected_op_ms,"
       "projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,projected_candidates_per_s,"
       "projected_usd_per_million_requests\n";
+  // The op's shape parameters as columns after the case label (M, N, K_user, K_cand for ikbo_lce), so a shape sweep
+  // needs no parsing of labels; one that shares a name with a fixed column is written shape_NAME.
+  std::string out = "case";
+  for (const auto& [name, unused] : p.shape.params) {
+    (void)unused;
+    const bool clash = name == "case" || ("," + std::string(kColumns)).find("," + name + ",") != std::string::npos;
+    out += "," + csv_field(clash ? "shape_" + name : name);
+  }
+  out += "," + std::string(kColumns);
   // The projection columns: the step at the floors' ratio on the given request (/end_to_end/given); empty without one.
   const auto projected = [](const PlanRow& r) -> std::string {
     if (!r.projected) return ",,,,,,";
@@ -242,8 +256,12 @@ std::string render_csv(const Plan& p) {
                        e.usd_per_million_requests ? fmt::format("{}", *e.usd_per_million_requests) : "");
   };
   for (const PlanCase& c : p.cases) {
-    const std::string head = fmt::format("{},{},{}", csv_field(c.label), c.batch,
-                                         c.lengths ? std::to_string(c.lengths->requests) : std::string());
+    std::string head = csv_field(c.label);
+    for (const auto& [name, unused] : p.shape.params) {
+      (void)unused;
+      head += "," + (c.shape.has(name) ? std::to_string(c.shape.at(name)) : std::string());
+    }
+    head += fmt::format(",{},{}", c.batch, c.lengths ? std::to_string(c.lengths->requests) : std::string());
     const std::string tail =
         fmt::format("{},{},{}", c.memory_need_bytes, p.memory_have_bytes, fits(p, c) ? "true" : "false");
     if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + ",,,,,,,,\n";  // a case that was not laid out

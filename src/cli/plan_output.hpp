@@ -47,15 +47,17 @@ struct Plan {
   std::vector<PlanCase> cases;            ///< in config order
   std::optional<GivenEndToEnd> given;     ///< /end_to_end/given, when set
   std::vector<PlanWhatIf> what_if;        ///< given mode: rows at fixed op speedups
+  std::optional<double> gpu_hour_usd;     ///< /end_to_end/gpu_hour_usd [USD per GPU hour]: the projected costs' price
 };
 
 /// The plan formats: text | json | csv | md.
 const std::vector<std::string>& plan_formats();
 
 /// Renders `plan` as `format` (one of plan_formats(); anything else throws InputError).
-/// text: the terminal table; json: one object (sizes in FLOP, bytes and ms; each case with its "shape", and the
-/// top-level "shape" the one shape, or with several the list of the cases' shapes in order); csv: one row per
-/// case × step, header first (RFC 4180 quoting); md: a Markdown page with one table per case. With several shapes the
+/// text: the terminal table; json: one object (kind "gpubench.plan", schema_version 1, tool; sizes in FLOP, bytes and
+/// ms; each case with its "shape", and the top-level "shape" the one shape, or with several the list of the cases'
+/// shapes in order; docs/report.md); csv: one row per case × step, header first, the op's shape parameters as
+/// columns after the case (RFC 4180 quoting); md: a Markdown page with one table per case. With several shapes the
 /// text and md headers say so and each case's label names its shape.
 std::string render_plan(const Plan& plan, const std::string& format);
 

@@ -81,6 +81,7 @@ Plan make_plan(const Config& c, const std::vector<size_t>& file_index, const Var
                                   "the projection of the given op time, which is that step's) is still taken "
                                   "against its floor",
                                   baseline->name));
+  p.gpu_hour_usd = c.end_to_end.gpu_hour_usd;
   if (c.end_to_end.given) {
     p.given = c.end_to_end.given;
     for (double sp : kWhatIfSpeedups) {

@@ -104,7 +104,7 @@ TEST_F(PlanCli, CsvHasOneRowPerCaseAndStepWithTheJsonFigures) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header,
-            "case,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
+            "case,M,N,K_user,K_cand,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
             "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,projected_op_ms,"
             "projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,"
             "projected_candidates_per_s,projected_usd_per_million_requests");
@@ -114,19 +114,21 @@ TEST_F(PlanCli, CsvHasOneRowPerCaseAndStepWithTheJsonFigures) {
   const auto& steps = j.at("cases").at(0).at("steps");
   for (size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE(i);
-    ASSERT_EQ(rows[i].size(), 24u);
+    ASSERT_EQ(rows[i].size(), 28u);
+    EXPECT_EQ(rows[i][1], "433");  // the shape, M N K_user K_cand
+    EXPECT_EQ(rows[i][4], "866");
     EXPECT_EQ(rows[i][0], "B=1024 fixed(length=70)");
-    EXPECT_EQ(rows[i][2], "15");
-    EXPECT_EQ(rows[i][3], steps.at(i).at("name").get<std::string>());
-    EXPECT_DOUBLE_EQ(std::strtod(rows[i][5].c_str(), nullptr), steps.at(i).at("flops").get<double>());
-    EXPECT_DOUBLE_EQ(std::strtod(rows[i][8].c_str(), nullptr), steps.at(i).at("floor_ms").get<double>());
-    EXPECT_EQ(rows[i][15], "true");
-    EXPECT_EQ(rows[i][16], "") << "the reference shape fits the tile: no advice";
-    EXPECT_EQ(rows[i][17], "") << "no given request: no projection";
+    EXPECT_EQ(rows[i][6], "15");
+    EXPECT_EQ(rows[i][7], steps.at(i).at("name").get<std::string>());
+    EXPECT_DOUBLE_EQ(std::strtod(rows[i][9].c_str(), nullptr), steps.at(i).at("flops").get<double>());
+    EXPECT_DOUBLE_EQ(std::strtod(rows[i][12].c_str(), nullptr), steps.at(i).at("floor_ms").get<double>());
+    EXPECT_EQ(rows[i][19], "true");
+    EXPECT_EQ(rows[i][20], "") << "the reference shape fits the tile: no advice";
+    EXPECT_EQ(rows[i][21], "") << "no given request: no projection";
   }
-  EXPECT_EQ(rows[0][11], "");  // the baseline has no threshold
-  EXPECT_EQ(rows[3][11], "1.05");
-  EXPECT_EQ(rows[3][12], "previous");
+  EXPECT_EQ(rows[0][15], "");  // the baseline has no threshold
+  EXPECT_EQ(rows[3][15], "1.05");
+  EXPECT_EQ(rows[3][16], "previous");
 }
 
 TEST_F(PlanCli, OutputFileIsWrittenWholeAndReplacedAndStdoutStaysEmpty) {
@@ -147,7 +149,7 @@ TEST_F(PlanCli, OutputFileIsWrittenWholeAndReplacedAndStdoutStaysEmpty) {
   // Without --format the file's extension says it; --format still wins; another extension stays text.
   const std::string csv = (dir_ / "plan.csv").string(), txt = (dir_ / "plan.out").string();
   ASSERT_EQ(run({"plan", "-o", csv}), 0) << err_;
-  EXPECT_EQ(testing::slurp(csv).rfind("case,batch,", 0), 0u) << testing::slurp(csv);
+  EXPECT_EQ(testing::slurp(csv).rfind("case,M,N,K_user,K_cand,batch,", 0), 0u) << testing::slurp(csv);
   ASSERT_EQ(run({"plan", "-o", csv, "-f", "json"}), 0) << err_;
   EXPECT_EQ(nlohmann::json::parse(testing::slurp(csv)).at("cases").at(0).at("batch"), 1024);
   ASSERT_EQ(run({"plan", "-o", txt}), 0) << err_;
@@ -193,6 +195,16 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   ASSERT_EQ(run({"plan", config, "-f", "csv"}), 0) << err_;  // the same figures as the last CSV columns
   EXPECT_NE(out_.find(",projected_usd_per_million_requests\n"), std::string::npos) << out_;
   EXPECT_NE(out_.find(",40,100,1,0,150,10240,6.48148"), std::string::npos) << out_;  // baseline's row
+  // The shape as columns after the case (a shape sweep needed its labels parsed), before batch and requests.
+  EXPECT_EQ(out_.rfind("case,M,N,K_user,K_cand,batch,requests,step,", 0), 0u) << out_;
+  EXPECT_NE(out_.find("\nB=1024 fixed(length=70),433,256,1178,866,1024,15,baseline,"), std::string::npos) << out_;
+  // JSON names its kind, version and tool, and the price its projected costs use.
+  ASSERT_EQ(run({"plan", config, "-f", "json"}), 0) << err_;
+  const nlohmann::json pj = nlohmann::json::parse(out_);
+  EXPECT_EQ(pj.at("kind"), "gpubench.plan");
+  EXPECT_EQ(pj.at("schema_version"), 1);
+  EXPECT_TRUE(pj.at("tool").contains("git_sha"));
+  EXPECT_EQ(pj.at("gpu_hour_usd"), 3.5);
   EXPECT_EQ(out_.find("set /end_to_end/gpu_hour_usd"), std::string::npos) << out_;
   nlohmann::json no_price = nlohmann::json::parse(testing::slurp(config));
   no_price["end_to_end"].erase("gpu_hour_usd");

@@ -70,7 +70,11 @@ TEST_F(ShapeListCli, PlanTextSaysHowManyShapesAndLabelsEachCaseWithItsShape) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   ASSERT_EQ(lines.size(), 13u);  // the header and 6 cases × 2 steps
-  EXPECT_EQ(lines[5].rfind("M=433 N=256 K_user=1178 K_cand=866 B=512 fixed(length=64),512,8,decomposed,", 0), 0u)
+  EXPECT_EQ(lines[0].rfind("case,M,N,K_user,K_cand,batch,", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[5].rfind("M=433 N=256 K_user=1178 K_cand=866 B=512 fixed(length=64),433,256,1178,866,512,8,"
+                           "decomposed,",
+                           0),
+            0u)
       << lines[5];
   // One shape: the header names it, as it always did.
   ASSERT_EQ(run({"plan", kSweep, "--set", "workload.shape=" + nlohmann::json{{"M", 64}}.dump()}), 0) << err_;
