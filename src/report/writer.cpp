@@ -60,8 +60,9 @@ std::string lowercase_extension(const std::string& path) {
 }
 
 const std::vector<std::string>& foreign_data_extensions() {
-  static const std::vector<std::string> exts = {".tsv",  ".html", ".htm", ".xml", ".yaml",
-                                                ".yml", ".xlsx", ".xls", ".pdf"};
+  static const std::vector<std::string> exts = {
+      ".tsv",    ".html",  ".htm",     ".xml",    ".yaml", ".yml", ".xlsx", ".xls",  ".pdf",  ".jsonl", ".ndjson",
+      ".parquet", ".arrow", ".feather", ".sqlite", ".db",   ".png", ".svg",  ".jpg", ".jpeg", ".gif",   ".webp"};
   return exts;
 }
 

@@ -37,9 +37,9 @@ void write_reports(const Report& report, const std::string& prefix, const std::v
 /// read, so that plan.JSON is JSON and x.GZ gzip.
 std::string lowercase_extension(const std::string& path);
 
-/// Extensions (lowercased, with the dot) of data formats gpubench writes nowhere: ".tsv", ".html", ".htm", ".xml",
-/// ".yaml", ".yml", ".xlsx", ".xls", ".pdf". An output named so is a mistake (`compare -o cmp.xlsx`, `merge -o
-/// d.html`), refused by the verbs.
+/// Extensions (lowercased, with the dot) of data and image formats gpubench writes nowhere: ".tsv", ".html", ".xml",
+/// ".yaml", ".xlsx", ".pdf", ".jsonl", ".parquet", ".sqlite", ".png", ".svg", … (writer.cpp has the list). An output
+/// named so is a mistake (`compare -o cmp.xlsx`, `plan -o plan.png`: the text went into it), refused by the verbs.
 const std::vector<std::string>& foreign_data_extensions();
 
 /// The report prefix an `-o` (or ab's `--report`, named by `flag`) argument names: `output` without a trailing report

@@ -144,6 +144,12 @@ TEST_F(PlanCli, OutputFileIsWrittenWholeAndReplacedAndStdoutStaysEmpty) {
   for (const auto& e : fs::directory_iterator(dir_ / "sub")) EXPECT_EQ(e.path().filename(), "plan.md");  // no temp left
   EXPECT_EQ(run({"plan", "-o", ""}), 2);
   EXPECT_NE(err_.find("-o / --output: empty file path"), std::string::npos) << err_;
+  // An image or another data format's name got the terminal text (a trial: .png, .svg, .jsonl, .parquet).
+  for (const char* name : {"plan.png", "plan.SVG", "plan.jsonl", "plan.parquet"}) {
+    EXPECT_EQ(run({"plan", "-o", (dir_ / name).string()}), 2) << name;
+    EXPECT_NE(err_.find("this verb writes json | csv | md | text"), std::string::npos) << err_;
+    EXPECT_FALSE(fs::exists(dir_ / name)) << name;
+  }
   EXPECT_EQ(run({"plan", "--format", "yaml"}), 2);
   EXPECT_NE(err_.find("yaml"), std::string::npos) << err_;
   // Without --format the file's extension says it; --format still wins; another extension stays text.
