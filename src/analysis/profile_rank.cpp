@@ -1,6 +1,7 @@
 #include "analysis/profile_rank.hpp"
 
 #include <algorithm>
+#include <set>
 #include <cctype>
 #include <filesystem>
 #include <limits>
@@ -296,6 +297,18 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
       in.notes.push_back(fmt::format("a name in the trace equals one of profile's own rows ((GPU idle), "
                                      "(unannotated), (N other ops)); its op is shown as that name followed by '{}'",
                                      kTraceNameSuffix));
+    // One file with several GPUs' work (a model-parallel process): one timeline here, so busy is their union.
+    std::set<int64_t> devices;
+    for (const auto& a : t.activities) devices.insert(a.device);
+    if (devices.size() > 1) {
+      std::string list;
+      for (const int64_t d : devices) list += (list.empty() ? "" : ", ") + std::to_string(d);
+      in.notes.push_back(fmt::format("the file holds GPU work of {} devices ({}): they are counted as one GPU "
+                                     "timeline (busy and each op's time are unions across them, so per-GPU figures "
+                                     "and the bill's GPU count do not apply); give one file per GPU (one per rank) "
+                                     "where you can",
+                                     devices.size(), list));
+    }
     if (overlapping > 0)
       in.notes.push_back(fmt::format("{} of {} iteration ranges start before the previous one ends (nested or "
                                      "overlapping): per-iteration times count the overlap more than once; narrow "

@@ -281,5 +281,24 @@ TEST_F(ProfileTrial, TheTextTableKeepsANameWithANewlineOnOneRow) {
   EXPECT_NE(text.find("left out: 1 activity (0.0050 ms)"), std::string::npos) << text;
 }
 
+
+// One file with two GPUs' work (a model-parallel process) is read as one timeline; a note says so, since busy is then
+// the union across devices and per-GPU figures do not apply.
+TEST_F(ProfileTrial, SeveralDevicesInOneFileAreNamedInANote) {
+  KinetoTrace t = one_step("k");
+  t.kernel("k_on_gpu1", 20, 30, 3);
+  t.events.back()["args"]["device"] = 1;
+  t.events.back()["pid"] = 1;
+  const ProfileSummary s = summarize(read_chrome_trace(file("two.json", t.json().dump()), {}));
+  ASSERT_EQ(s.inputs[0].notes.size(), 1u);
+  EXPECT_EQ(s.inputs[0].notes[0].rfind("the file holds GPU work of 2 devices (0, 1): they are counted as one GPU "
+                                       "timeline",
+                                       0),
+            0u)
+      << s.inputs[0].notes[0];
+  EXPECT_NEAR(s.busy_ms.total, 0.030, 1e-12);  // [20, 50) on both: the union
+  EXPECT_TRUE(summarize(read_chrome_trace(file("one.json", one_step("k").json().dump()), {})).inputs[0].notes.empty());
+}
+
 }  // namespace
 }  // namespace gpubench
