@@ -1,11 +1,11 @@
 #include "analysis/profile_rank.hpp"
 
 #include <algorithm>
-#include <set>
 #include <cctype>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/common.hpp"
-#include "gpubench/build_info.hpp"
 #include "core/errors.hpp"
+#include "gpubench/build_info.hpp"
 #include "report/format.hpp"
 
 namespace gpubench::cli {
@@ -238,7 +238,7 @@ std::string render_csv(const Plan& p) {
       "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,projected_op_ms,"
       "projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,projected_candidates_per_s,"
       "projected_usd_per_million_requests\n";
-  // The op's shape parameters as columns after the case label (M, N, K_user, K_cand for ikbo_lce), so a shape sweep
+  // The op's shape parameters as columns after the case label (one per parameter, in the op's order), so a shape sweep
   // needs no parsing of labels; one that shares a name with a fixed column is written shape_NAME.
   std::string out = "case";
   for (const auto& [name, unused] : p.shape.params) {

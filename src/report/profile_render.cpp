@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "gpubench/build_info.hpp"
 #include "core/text_file.hpp"
+#include "gpubench/build_info.hpp"
 #include "report/format.hpp"
 
 namespace gpubench {
