@@ -104,9 +104,9 @@ TEST_F(PlanCli, CsvHasOneRowPerCaseAndStepWithTheJsonFigures) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header,
-            "case,M,N,K_user,K_cand,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
-            "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,projected_op_ms,"
-            "projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,"
+            "case,M,N,K_user,K_cand,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,"
+            "floor_speedup_vs_baseline,min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,"
+            "projected_op_ms,projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,"
             "projected_candidates_per_s,projected_usd_per_million_requests");
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);) rows.push_back(split(line, ','));

@@ -266,7 +266,6 @@ TEST_F(ProfileTrial, AGpuThatLagsTheCpuCountsEachMomentOnce) {
   EXPECT_NEAR(m.wall_ms.total, 1.3 + 2 * 1.2, 1e-9);  // [0, 1300), then from its first kernel: [1100, 2300), …
 }
 
-
 // A name with a newline (or another control character) stays on its row of the terminal table, escaped; the count of
 // activities left out is singular for one.
 TEST_F(ProfileTrial, TheTextTableKeepsANameWithANewlineOnOneRow) {
@@ -280,7 +279,6 @@ TEST_F(ProfileTrial, TheTextTableKeepsANameWithANewlineOnOneRow) {
   EXPECT_EQ(text.find("line2"), row + 7) << "the raw newline split the row:\n" << text;
   EXPECT_NE(text.find("left out: 1 activity (0.0050 ms)"), std::string::npos) << text;
 }
-
 
 // One file with two GPUs' work (a model-parallel process) is read as one timeline; a note says so, since busy is then
 // the union across devices and per-GPU figures do not apply.
