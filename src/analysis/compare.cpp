@@ -218,14 +218,17 @@ std::string short_hash(const std::string& h) { return h.substr(0, 8); }
 
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
+// The stored config's "name", or `fallback` when the report has none.
+std::string config_name(const Report& r, const std::string& fallback) {
+  const nlohmann::json& c = r.config;
+  return c.is_object() && c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>() : fallback;
+}
+
 // Matched entries and unmatched items of one report pair.
 void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOptions& o, const CompareFilter& f,
                   CompareResult& res) {
   const std::string hash = comparable_config_hash(a.report);
-  const std::string name = a.report.config.is_object() && a.report.config.contains("name") &&
-                                   a.report.config["name"].is_string()
-                               ? a.report.config["name"].get<std::string>()
-                               : file_name(a.path);
+  const std::string name = config_name(a.report, file_name(a.path));
   const std::string new_hash = comparable_config_hash(b.report);  // an item only NEW has is keyed by NEW's config
   auto key = [&](const std::string& c, const std::string& v, const std::string& group, bool in_new = false) {
     std::string k = short_hash(in_new ? new_hash : hash) + " / " + c;
@@ -235,14 +238,6 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
   };
   res.boards.push_back(board_pair(a, b));
   std::map<std::string, int64_t> shard_missing;  // NEW's "not run: shard i/n missing" errors (a partial merge)
-  if (o.normalize_control) {
-    for (const LoadedReport* r : {&a, &b})
-      if (!r->report.control)
-        throw InputError(fmt::format("--normalize control: {} has no control workload (a `gpubench ab` report, a "
-                                     "report of an older gpubench, or one written with run --no-control); compare "
-                                     "`run` reports that measured it, or drop --normalize",
-                                     r->path));
-  }
   auto find_by_name = [](const auto& items, const std::string& wanted, auto field) {
     return std::find_if(items.begin(), items.end(), [&](const auto& x) { return x.*field == wanted; });
   };
@@ -272,26 +267,8 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
       base.config_name = name;
       base.case_label = oc.label;
       base.variant = ov.name;
-      std::optional<ControlFactor> control;
-      if (o.normalize_control) {
-        // Sides that disagree on the step's bound (each run's own ceilings) are normalized by both kernels.
-        const std::string bound = ov.floor.bound == nv->floor.bound ? ov.floor.bound : "";
-        for (const LoadedReport* r : {&a, &b})
-          if (const std::string few = control_too_few(*r->report.control, bound); !few.empty())
-            throw InputError(fmt::format("--normalize control: {} has too few control samples: {}; at least {} are "
-                                         "needed for the control's noise to enter the interval (a run writes 20 "
-                                         "per phase); re-run it, or drop --normalize",
-                                         r->path, few, kMinControlSamples));
-        control = control_factor(*a.report.control, *b.report.control, bound, o.confidence, o.resamples, o.seed);
-        if (!control) {
-          const bool old_lacks = !control_lacks(*a.report.control, bound).empty();
-          const LoadedReport& lacking = old_lacks ? a : b;
-          throw InputError(fmt::format("--normalize control: {} lacks the control kernel {} that step {} is normalized "
-                                       "by (roofline bound '{}'); re-run it with a gpubench that measures the control "
-                                       "workload, or drop --normalize",
-                                       lacking.path, control_lacks(*lacking.report.control, bound), ov.name, bound));
-        }
-      }
+      const std::optional<ControlFactor> control =
+          o.normalize_control ? std::optional(step_control_factor(a, b, ov, *nv, o)) : std::nullopt;
       // A step that failed, was skipped or lost its check is never filtered away (--launch-group): a gate must not
       // pass over it because the rows it was told to look at went missing with the step.
       CompareEntry region = judge_region(base, ov, *nv, o, control);
@@ -350,11 +327,8 @@ std::string holdings(const char* side, const std::vector<LoadedReport>& reports)
   std::string out;
   size_t listed = 0, total = 0;
   for (const LoadedReport& r : reports) {
-    const std::string name = r.report.config.is_object() && r.report.config.contains("name") &&
-                                     r.report.config["name"].is_string()
-                                 ? r.report.config["name"].get<std::string>()
-                                 : "?";
-    out += fmt::format("\n  {} {} (config {} {}):", side, r.path, name, short_hash(r.report.config_hash));
+    out += fmt::format("\n  {} {} (config {} {}):", side, r.path, config_name(r.report, "?"),
+                       short_hash(r.report.config_hash));
     if (r.report.cases.empty()) out += " no cases";
     for (const CaseResult& c : r.report.cases) {
       if (++total > kMaxCases) continue;
@@ -371,43 +345,6 @@ std::string holdings(const char* side, const std::vector<LoadedReport>& reports)
   }
   if (total > listed) out += fmt::format("\n    … and {} more cases", total - listed);
   return out;
-}
-
-/// A step or launch group that cannot be paired (no name, or a name used twice) or a step whose status is ok without a region sample (gpubench writes ok
-/// only after timing) means a corrupt or hand-edited report: either would otherwise pass the gate (an
-/// unmatched step, or UNSURE "too few samples"). Throws InputError naming the file and the step (exit 2).
-void check_comparable_steps(const LoadedReport& lr) {
-  const auto corrupt = "; the report is corrupt or hand-edited, re-run the benchmark to regenerate it";
-  for (size_t c = 0; c < lr.report.cases.size(); ++c) {
-    // Entries are paired by case label, step name and launch group name: a second one of the same name would be
-    // paired arbitrarily (a 50% slower duplicate step compared SAME).
-    for (size_t d = 0; d < c; ++d)
-      if (lr.report.cases[d].label == lr.report.cases[c].label)
-        throw InputError(fmt::format("{}: /cases/{} has the label '{}' of /cases/{}: every case label must be unique{}",
-                                     lr.path, c, lr.report.cases[c].label, d, corrupt));
-    for (size_t v = 0; v < lr.report.cases[c].variants.size(); ++v) {
-      const VariantResult& vr = lr.report.cases[c].variants[v];
-      const std::string at = fmt::format("{}: /cases/{}/variants/{} ('{}')", lr.path, c, v, vr.name);
-      for (size_t d = 0; d < v; ++d)
-        if (lr.report.cases[c].variants[d].name == vr.name && !vr.name.empty())
-          throw InputError(fmt::format("{}: the step name is also /cases/{}/variants/{}'s: every step of a case "
-                                       "must have its own name{}", at, c, d, corrupt));
-      const auto& groups = vr.launch_groups;
-      for (size_t g = 0; g < groups.size(); ++g) {
-        if (groups[g].name.empty())  // the empty name is the step's region row
-          throw InputError(fmt::format("{}: /launch_groups/{} has no name{}", at, g, corrupt));
-        for (size_t d = 0; d < g; ++d)
-          if (groups[d].name == groups[g].name)
-            throw InputError(fmt::format("{}: /launch_groups/{} has the name '{}' of /launch_groups/{}: every launch "
-                                         "group of a step must have its own name{}", at, g, groups[g].name, d, corrupt));
-      }
-      if (vr.name.empty())
-        throw InputError(at + ": the step has no name; the report is corrupt, re-run the benchmark to regenerate it");
-      if (vr.status == StepStatus::kOk && vr.region_samples_ms.empty())
-        throw InputError(at + ": status ok but no region_samples_ms (gpubench writes ok only after timing); the "
-                              "report is corrupt, re-run the benchmark to regenerate it");
-    }
-  }
 }
 
 }  // namespace

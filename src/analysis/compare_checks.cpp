@@ -7,6 +7,7 @@
 
 #include "config/parse.hpp"
 #include "config/validator.hpp"
+#include "core/errors.hpp"
 
 namespace gpubench {
 namespace {
@@ -358,6 +359,40 @@ bool new_must_list(const LoadedReport& a, const LoadedReport& b, const std::stri
 
 bool has_report_signature(const nlohmann::json& j) {
   return j.is_object() && (j.contains("cases") || j.contains("config_hash"));
+}
+
+void check_comparable_steps(const LoadedReport& lr) {
+  const auto corrupt = "; the report is corrupt or hand-edited, re-run the benchmark to regenerate it";
+  for (size_t c = 0; c < lr.report.cases.size(); ++c) {
+    // Entries are paired by case label, step name and launch group name: a second one of the same name would be
+    // paired arbitrarily (a 50% slower duplicate step compared SAME).
+    for (size_t d = 0; d < c; ++d)
+      if (lr.report.cases[d].label == lr.report.cases[c].label)
+        throw InputError(fmt::format("{}: /cases/{} has the label '{}' of /cases/{}: every case label must be unique{}",
+                                     lr.path, c, lr.report.cases[c].label, d, corrupt));
+    for (size_t v = 0; v < lr.report.cases[c].variants.size(); ++v) {
+      const VariantResult& vr = lr.report.cases[c].variants[v];
+      const std::string at = fmt::format("{}: /cases/{}/variants/{} ('{}')", lr.path, c, v, vr.name);
+      for (size_t d = 0; d < v; ++d)
+        if (lr.report.cases[c].variants[d].name == vr.name && !vr.name.empty())
+          throw InputError(fmt::format("{}: the step name is also /cases/{}/variants/{}'s: every step of a case "
+                                       "must have its own name{}", at, c, d, corrupt));
+      const auto& groups = vr.launch_groups;
+      for (size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g].name.empty())  // the empty name is the step's region row
+          throw InputError(fmt::format("{}: /launch_groups/{} has no name{}", at, g, corrupt));
+        for (size_t d = 0; d < g; ++d)
+          if (groups[d].name == groups[g].name)
+            throw InputError(fmt::format("{}: /launch_groups/{} has the name '{}' of /launch_groups/{}: every launch "
+                                         "group of a step must have its own name{}", at, g, groups[g].name, d, corrupt));
+      }
+      if (vr.name.empty())
+        throw InputError(at + ": the step has no name; the report is corrupt, re-run the benchmark to regenerate it");
+      if (vr.status == StepStatus::kOk && vr.region_samples_ms.empty())
+        throw InputError(at + ": status ok but no region_samples_ms (gpubench writes ok only after timing); the "
+                              "report is corrupt, re-run the benchmark to regenerate it");
+    }
+  }
 }
 
 }  // namespace gpubench

@@ -64,6 +64,12 @@ bool new_must_list(const LoadedReport& a, const LoadedReport& b, const std::stri
 std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedReport>& old_reports,
                                                     const std::vector<LoadedReport>& new_reports);
 
+/// Throws InputError (exit 2) naming the file and the step when `lr` holds what the gate cannot pair or would pass
+/// unjudged: a case label used twice, a step without a name or with another step's name, a launch group without a
+/// name or with another's, or a step whose status is ok without region_samples_ms (gpubench writes ok only after
+/// timing). Any of these means a corrupt or hand-edited report.
+void check_comparable_steps(const LoadedReport& lr);
+
 /// True when `j` carries a gpubench report's signature: a JSON object with /cases or /config_hash (a
 /// config, a trace or any other JSON has neither). Folder compare skips other JSON files with a note.
 bool has_report_signature(const nlohmann::json& j);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/errors.hpp"
 #include "result/statistics.hpp"
 
 namespace gpubench {
@@ -191,6 +192,33 @@ std::optional<ControlFactor> control_factor(const Control& old_control, const Co
   const RatioInterval g = ratio("gemm"), c = ratio("copy");
   return ControlFactor{"gemm·copy", std::sqrt(g.ratio * c.ratio), std::sqrt(g.low * c.low),
                        std::sqrt(g.high * c.high)};
+}
+
+ControlFactor step_control_factor(const LoadedReport& a, const LoadedReport& b, const VariantResult& ov,
+                                  const VariantResult& nv, const CompareOptions& o) {
+  for (const LoadedReport* r : {&a, &b})
+    if (!r->report.control)
+      throw InputError(fmt::format("--normalize control: {} has no control workload (a `gpubench ab` report, a "
+                                   "report of an older gpubench, or one written with run --no-control); compare "
+                                   "`run` reports that measured it, or drop --normalize", r->path));
+  // Sides that disagree on the step's bound (each run's own ceilings) are normalized by both kernels.
+  const std::string bound = ov.floor.bound == nv.floor.bound ? ov.floor.bound : "";
+  for (const LoadedReport* r : {&a, &b})
+    if (const std::string few = control_too_few(*r->report.control, bound); !few.empty())
+      throw InputError(fmt::format("--normalize control: {} has too few control samples: {}; at least {} are "
+                                   "needed for the control's noise to enter the interval (a run writes 20 per "
+                                   "phase); re-run it, or drop --normalize", r->path, few, kMinControlSamples));
+  const std::optional<ControlFactor> control =
+      control_factor(*a.report.control, *b.report.control, bound, o.confidence, o.resamples, o.seed);
+  if (!control) {
+    const bool old_lacks = !control_lacks(*a.report.control, bound).empty();
+    const LoadedReport& lacking = old_lacks ? a : b;
+    throw InputError(fmt::format("--normalize control: {} lacks the control kernel {} that step {} is normalized "
+                                 "by (roofline bound '{}'); re-run it with a gpubench that measures the control "
+                                 "workload, or drop --normalize",
+                                 lacking.path, control_lacks(*lacking.report.control, bound), ov.name, bound));
+  }
+  return *control;
 }
 
 namespace {

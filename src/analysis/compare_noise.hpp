@@ -68,6 +68,14 @@ inline constexpr int kMinControlSamples = 5;
 /// "gemm (1 sample)"; "" when none.
 std::string control_too_few(const Control& control, const std::string& bound);
 
+/// The control factor step `ov` (OLD, report `a`) / `nv` (NEW, report `b`) is divided by under `--normalize control`:
+/// control_factor of the two reports' controls at the steps' roofline bound (both kernels when the sides' bounds
+/// differ: each run has its own ceilings), with o.confidence, o.resamples and o.seed. Throws InputError (exit 2)
+/// naming the report when a side has no control workload, fewer than kMinControlSamples samples of a kernel it
+/// needs, or lacks that kernel.
+ControlFactor step_control_factor(const LoadedReport& a, const LoadedReport& b, const VariantResult& ov,
+                                  const VariantResult& nv, const CompareOptions& o);
+
 /// The boards and control medians of a report pair (environment.gpu.uuid, else the control's uuid; control kernels both
 /// reports hold).
 BoardPair board_pair(const LoadedReport& old_report, const LoadedReport& new_report);
