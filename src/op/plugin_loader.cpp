@@ -6,15 +6,12 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
-#include <unistd.h>
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -25,70 +22,12 @@
 
 #include "core/errors.hpp"
 #include "core/report_stream.hpp"
+#include "op/plugin_guard.hpp"
 
 namespace gpubench::op {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// The line PluginCodeGuard prints when a plugin's own code ends the process, in two parts around how it ended
-/// ("crashed (SIGSEGV)"). Built before the plugin's code runs, so that the signal handler only write()s them
-/// (async-signal-safe).
-char g_fatal_head[2048];
-char g_fatal_tail[256];
-std::atomic<bool> g_in_plugin_code{false};
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-struct sigaction g_previous[std::size(kFatalSignals)];
-
-void write_fatal_line(const char* how) {
-  (void)!write(STDERR_FILENO, g_fatal_head, std::strlen(g_fatal_head));
-  (void)!write(STDERR_FILENO, how, std::strlen(how));
-  (void)!write(STDERR_FILENO, g_fatal_tail, std::strlen(g_fatal_tail));
-}
-
-void on_fatal_signal(int sig) {
-  const char* how = sig == SIGSEGV ? "crashed (SIGSEGV)" : sig == SIGBUS ? "crashed (SIGBUS)"
-                  : sig == SIGILL ? "crashed (SIGILL)" : sig == SIGFPE ? "crashed (SIGFPE)" : "aborted (SIGABRT)";
-  write_fatal_line(how);
-  for (size_t i = 0; i < std::size(kFatalSignals); ++i)  // the handler before ours (the default, or a sanitizer's)
-    if (kFatalSignals[i] == sig) sigaction(sig, &g_previous[i], nullptr);
-  raise(sig);
-}
-
-void on_exit_in_plugin_code() {
-  if (!g_in_plugin_code.load()) return;
-  write_fatal_line("called exit()");
-  _exit(2);  // bad input: the plugin, not gpubench, ended the process
-}
-
-/// While a plugin file's own code runs at load (its constructors in dlopen, its entry function): a fatal signal or an
-/// exit() from that code prints one line naming the plugin and the fix before the process ends — the signal then
-/// goes on to the handler before ours (status as before), an exit becomes status 2. Without it a crashing plugin
-/// ends `validate` with a bare "Segmentation fault" and an exit(0) with nothing at all.
-class PluginCodeGuard {
- public:
-  explicit PluginCodeGuard(const std::string& path) {
-    static const bool registered = std::atexit(on_exit_in_plugin_code) == 0;
-    (void)registered;
-    *fmt::format_to_n(g_fatal_head, sizeof g_fatal_head - 1, "gpubench: plugin {}: its own code ", path).out = '\0';
-    *fmt::format_to_n(g_fatal_tail, sizeof g_fatal_tail - 1,
-                      " while it loaded (its constructors or its {}); fix the plugin, or leave it out of the config "
-                      "and --plugin\n",
-                      GPUBENCH_PLUGIN_ENTRY_V1)
-         .out = '\0';
-    struct sigaction sa {};
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < std::size(kFatalSignals); ++i) sigaction(kFatalSignals[i], &sa, &g_previous[i]);
-    g_in_plugin_code.store(true);
-  }
-  ~PluginCodeGuard() {
-    g_in_plugin_code.store(false);
-    for (size_t i = 0; i < std::size(kFatalSignals); ++i) sigaction(kFatalSignals[i], &g_previous[i], nullptr);
-  }
-  PluginCodeGuard(const PluginCodeGuard&) = delete;
-  PluginCodeGuard& operator=(const PluginCodeGuard&) = delete;
-};
 
 std::vector<PluginRecord>& records() {
   static std::vector<PluginRecord> loaded;
@@ -97,6 +36,14 @@ std::vector<PluginRecord>& records() {
 std::vector<std::string>& real_paths() {  // parallel to records()
   static std::vector<std::string> paths;
   return paths;
+}
+
+/// While gpubench reads a plugin's description: a count larger than its array, or a pointer into memory the plugin
+/// freed, crashes gpubench's code, and the line then names the plugin and what to check.
+PluginCodeGuard description_guard(const std::string& path) {
+  return PluginCodeGuard(path, "gpubench", "while reading its description (the gpubench_plugin_v1_t its entry returned)",
+                         "check that each *_count field holds its array's length and that every pointer stays valid "
+                         "after the entry function returns");
 }
 
 /// The machine a 64-bit ELF header names, in words.
@@ -213,7 +160,10 @@ OpenedPlugin open_plugin(const std::string& path) {
     }
   check_elf(path);
   protect_report_stream();  // before any plugin code runs: its constructors may print
-  std::optional<PluginCodeGuard> guard(std::in_place, path);  // until its entry function has returned
+  std::optional<PluginCodeGuard> guard;  // until its entry function has returned
+  guard.emplace(path, "its own code",
+                fmt::format("while it loaded (its constructors or its {})", GPUBENCH_PLUGIN_ENTRY_V1),
+                "fix the plugin, or leave it out of the config and --plugin");
   // An absolute path keeps dlopen from searching LD_LIBRARY_PATH for a bare file name.
   void* handle = dlopen(opened.real.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -276,6 +226,7 @@ namespace {
 /// The op names a plugin declares (from its description, or its record once registered), in order.
 std::vector<std::string> op_names(const OpenedPlugin& p) {
   if (p.loaded >= 0) return records()[static_cast<size_t>(p.loaded)].ops;
+  const PluginCodeGuard guard = description_guard(p.path);
   std::vector<std::string> out;
   for (int32_t i = 0; i < p.description->op_count; ++i)
     out.emplace_back(p.description->ops[i].name != nullptr ? p.description->ops[i].name : "");
@@ -294,6 +245,7 @@ std::string describe_ops(const std::vector<std::string>& ops) {
 
 const PluginRecord& register_opened(const OpenedPlugin& opened) {
   if (opened.loaded >= 0) return records()[static_cast<size_t>(opened.loaded)];
+  const PluginCodeGuard guard = description_guard(opened.path);
   PluginRecord record = register_plugin(*opened.description, PluginSource{opened.path, opened.sha256, false});
   record.path = opened.path;
   records().push_back(std::move(record));
@@ -311,6 +263,7 @@ const PluginRecord& load_plugin_variant(const std::string& path, const std::stri
     throw InputError(fmt::format("--plugin-b {}: declares no step; build B must implement the steps to compare", path));
   PluginSource source{opened.path, opened.sha256, false};
   source.step_suffix = step_suffix;
+  const PluginCodeGuard guard = description_guard(opened.path);
   PluginRecord record = register_plugin(*opened.description, source);
   record.path = opened.path;
   records().push_back(std::move(record));

@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "op/kernel_file.hpp"
 #include "op/plugin_adapter.hpp"
+#include "op/plugin_guard.hpp"
 #include "op/plugin_step.hpp"
 
 namespace gpubench::op {
@@ -111,6 +112,10 @@ struct Findings {
 /// Runs a step's check_options on `options` (defaults filled).
 Findings check_options(const gpubench_step_v1_t& step, const config_detail::StepOptions& options);
 
+/// The plugin file whose code a call runs under a guard (op/plugin_guard.hpp), from its source label; "" for an
+/// in-tree op's steps ("builtin:<op>"), which are not guarded.
+std::string guarded_plugin(const std::string& label) { return label.rfind("builtin:", 0) == 0 ? "" : label; }
+
 /// The options as the config gave them (checked), as the JSON object text the C functions take.
 std::string options_text(const config_detail::StepOptions& options) { return options.as_given().dump(); }
 
@@ -144,8 +149,12 @@ config_detail::StepSchema step_schema_of(const gpubench_step_v1_t& step, const s
     throw InputError(fmt::format("{}: options_schema: {}", where, e.what()));
   }
   if (step.check_options != nullptr) {
-    schema.constraints = [step](const config_detail::StepOptions& o) { return check_options(step, o).problems; };
-    schema.notes = [step](const config_detail::StepOptions& o) { return check_options(step, o).notes; };
+    const std::string plugin = guarded_plugin(label), at = fmt::format("step {}/{}", step.op, step.name);
+    const auto checked = [step, plugin, at](const config_detail::StepOptions& o) {
+      return call_plugin(plugin, at, "check_options", [&] { return check_options(step, o); });
+    };
+    schema.constraints = [checked](const config_detail::StepOptions& o) { return checked(o).problems; };
+    schema.notes = [checked](const config_detail::StepOptions& o) { return checked(o).notes; };
   }
   return schema;
 }
@@ -313,10 +322,12 @@ StepInfo step_info_of(const gpubench_step_v1_t& step, const Operation& operation
   // The schema lives in the registry's StepInfo, which outlives every call: capture a copy for the closures.
   const auto schema = std::make_shared<config_detail::StepSchema>(info.schema);
   const std::string where = fmt::format("{}: step {}/{}", source.label, step.op, step.name);
-  info.work_model_for = [&step, schema, models, where](const nlohmann::json& options) {
+  const std::string plugin = source.builtin ? "" : source.label, at = fmt::format("step {}/{}", step.op, step.name);
+  info.work_model_for = [&step, schema, models, where, plugin, at](const nlohmann::json& options) {
     if (step.work_model == nullptr) return models.front();
     const std::string text = options_text(config_detail::StepOptions::resolve(*schema, options));
-    const char* model = step.work_model(step.step_data, text.c_str());
+    const char* model =
+        call_plugin(plugin, at, "work_model", [&] { return step.work_model(step.step_data, text.c_str()); });
     if (model == nullptr || *model == '\0') return models.front();
     if (std::find(models.begin(), models.end(), model) == models.end()) {
       std::string declared;
@@ -327,11 +338,12 @@ StepInfo step_info_of(const gpubench_step_v1_t& step, const Operation& operation
     return std::string(model);
   };
   if (step.workspace_bytes != nullptr)
-    info.workspace_bytes = [&step, schema, where](const CaseSize& size, const nlohmann::json& options) {
+    info.workspace_bytes = [&step, schema, where, plugin, at](const CaseSize& size, const nlohmann::json& options) {
       std::vector<int64_t> values;
       const gpubench_case_v1_t c = c_case(size, values);
       const std::string text = options_text(config_detail::StepOptions::resolve(*schema, options));
-      const int64_t bytes = step.workspace_bytes(step.step_data, &c, text.c_str());
+      const int64_t bytes = call_plugin(plugin, at, "workspace_bytes",
+                                        [&] { return step.workspace_bytes(step.step_data, &c, text.c_str()); });
       if (bytes < 0)  // validate and plan ask before any GPU work; setup would fail on it later
         throw InputError(fmt::format("{}: workspace_bytes returned {} for B={}, U={}; return the device scratch "
                                      "the step needs in bytes, 0 for none",

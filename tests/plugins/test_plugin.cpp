@@ -9,7 +9,8 @@
 //   replay           the output of the first launch's input, replayed for every later input (fails the check when
 //                    the inputs differ per check seed, as they must)
 // (TEST_PLUGIN_FAULT adds `fault`, a kernel that writes to an unmapped address, tests/plugins/fault_kernel.cu, and
-// `copy_again`, a copy after it)
+// `copy_again`, a copy after it; TEST_PLUGIN_CALLBACKS makes copy's check_options exit, crash, throw or hang by
+// `chunks`; TEST_PLUGIN_HANGS's entry never returns; TEST_PLUGIN_BAD_POINTER's description points at unmapped memory)
 // and one step for the in-tree op: ikbo_lce/team_copy_w, which copies W's first rows into Y (wrong on purpose;
 // used to see a plugin step join the IKBO ladder in `list` and `validate`).
 #include <cuda_runtime_api.h>
@@ -19,7 +20,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
+
+#include <unistd.h>
 
 namespace {
 
@@ -139,6 +143,14 @@ void destroy(void* instance) {
 void check_copy(void*, const char* options_json, gpubench_option_report problem, gpubench_option_report,
                 void* context) {
   if (std::strstr(options_json, "\"chunks\":7") != nullptr) problem(context, "chunks", "7 is refused by the plugin");
+#if defined(TEST_PLUGIN_CALLBACKS)
+  // A team's check_options gone wrong, by chunks: 2 exit(0), 3 a crash, 4 a C++ exception, 5 a hang.
+  if (std::strstr(options_json, "\"chunks\":2") != nullptr) std::exit(0);
+  if (std::strstr(options_json, "\"chunks\":3") != nullptr) std::raise(SIGSEGV);
+  if (std::strstr(options_json, "\"chunks\":4") != nullptr) throw std::runtime_error("boom from check_options");
+  if (std::strstr(options_json, "\"chunks\":5") != nullptr)
+    for (;;) pause();
+#endif
 }
 
 /// copy's work model: the op's first, except with chunks 6, where it names a model toy_copy does not declare (a
@@ -307,7 +319,11 @@ gpubench_plugin_v1_t make_plugin() {
   p.name = "test_plugin";
 #endif
   p.version = "1.2.3-test";
+#if defined(TEST_PLUGIN_BAD_POINTER)
+  p.ops = reinterpret_cast<const gpubench_op_v1_t*>(16);  // freed or never mapped: reading it crashes gpubench
+#else
   p.ops = kOps;
+#endif
   p.op_count = 1;
   p.steps = kSteps;
   p.step_count = static_cast<int32_t>(sizeof(kSteps) / sizeof(kSteps[0]));
@@ -350,6 +366,12 @@ extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1
 // A plugin whose entry function ends the process with status 0 (a stray exit() in a team's plugin).
 extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1(void) {
   std::exit(0);
+  return &kPlugin;
+}
+#elif defined(TEST_PLUGIN_HANGS)
+// A plugin whose entry function never returns (a deadlock, a wedged driver in a constructor).
+extern "C" GPUBENCH_PLUGIN_EXPORT const gpubench_plugin_v1_t* gpubench_plugin_v1(void) {
+  for (;;) pause();
   return &kPlugin;
 }
 #else
