@@ -286,7 +286,13 @@ OpRules PluginOperation::rules() const {
       }
     };
     attempt([&] { (void)input_bytes(size); });
-    attempt([&] { (void)output_elements(size); });
+    attempt([&] {
+      // An empty output makes the check compare nothing (every step would pass) and the floors count work on no data.
+      if (output_elements(size) == 0)
+        throw InputError(fmt::format("{}: output tensor {} has no elements here (shape {}): the correctness check "
+                                     "would compare nothing", name_, tensors_[output_].c->name,
+                                     tensors_[output_].c->shape));
+    });
     for (const auto& m : work_models_) attempt([&] { (void)work(size, m.name); });
     // Index fills hold for any number of requests: checked at the most (U = B) and, when that holds, the fewest
     // (U = 1), which the message says, since neither need be this config's U.

@@ -257,6 +257,9 @@ TEST_F(PluginCli, MistakesOnlyACasesSizesShowAreFoundByValidate) {
                       "done, never negative"), std::string::npos) << err_;
   EXPECT_NE(err_.find("work model tail: flops '0' and bytes_min 'B * (D - 512)' are both 0"), std::string::npos)
       << err_;
+  // An empty output (plan printed floors for it and "0 GB" of device memory; every step's check would pass).
+  EXPECT_NE(err_.find("output tensor Y has no elements here (shape [B, D - 512]): the correctness check would compare "
+                      "nothing"), std::string::npos) << err_;
   EXPECT_EQ(run({"plan", "--plugin", plugin("bad_fill"), none}), 2);
   EXPECT_NE(err_.find("work model staged"), std::string::npos) << err_;
   const std::string c = (dir_ / "wide.json").string();

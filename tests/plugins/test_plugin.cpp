@@ -182,12 +182,13 @@ const gpubench_tensor_v1_t kTensors[] = {
     {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "again"},
     {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, Q]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
 #elif defined(TEST_PLUGIN_BAD_FILL)
-// Mistakes only a case's sizes show: random indices below `D - 512` (none at D = 512) and offsets shaped [B].
+// Mistakes only a case's sizes show: random indices below `D - 512` (none at D = 512), offsets shaped [B], and an
+// output of no elements at D = 512.
 const gpubench_tensor_v1_t kTensors[] = {
     {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
     {"idx", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_INT32, "[B]", GPUBENCH_FILL_RANDOM, "D - 512", "row ids"},
     {"offsets", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_INT32, "[B]", GPUBENCH_FILL_OFFSETS, nullptr, "wrong shape"},
-    {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_NONE, nullptr, "the copy"}};
+    {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D - 512]", GPUBENCH_FILL_NONE, nullptr, "a tail"}};
 #else
 const gpubench_tensor_v1_t kTensors[] = {
     {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "rows to copy"},
