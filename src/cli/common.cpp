@@ -143,10 +143,15 @@ std::vector<ConfigIssue> datasheet_memory_issues(const Config& c, const std::vec
   for (const WorkloadCase& wc : c.workload.cases) {
     // One request is the least any layout has: a batch too large even then is refused without laying out its
     // B candidates (2^31 of them take 8 GB of host memory).
-    int64_t U = 1, need = measure::case_memory_need(c, wc.shape, wc.batch, U, 1, only_steps);
-    if (need <= have || wc.batch <= kCheapLayoutBatch) {
-      U = make_request_layout(wc.batch, wc.requests).requests();
+    int64_t U = 1, need = 0;
+    try {
       need = measure::case_memory_need(c, wc.shape, wc.batch, U, 1, only_steps);
+      if (need <= have || wc.batch <= kCheapLayoutBatch) {
+        U = make_request_layout(wc.batch, wc.requests).requests();
+        need = measure::case_memory_need(c, wc.shape, wc.batch, U, 1, only_steps);
+      }
+    } catch (const InputError&) {  // a step's workspace_bytes refused: step_callback_issues names it, at the case's U
+      continue;
     }
     if (need > have)
       out.push_back({"/workload", fmt::format("case {} needs at least {} of device memory, {} has {:.0f} "
@@ -190,8 +195,12 @@ std::vector<ConfigIssue> step_callback_issues(const Config& c, const std::vector
               said.push_back(p);
               out.push_back({ptr, p});  // a case's own problems name its B and U
             }
+        if (info->workspace_bytes) (void)info->workspace_bytes(sizes[k], c.variants[i].options);
       } catch (const InputError& e) {
-        out.push_back({ptr, e.what()});
+        if (std::find(said.begin(), said.end(), e.what()) == said.end()) {
+          said.emplace_back(e.what());
+          out.push_back({ptr, e.what()});
+        }
       }
       std::optional<op::StepAdvice> a;
       try {

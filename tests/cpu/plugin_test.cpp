@@ -231,7 +231,9 @@ TEST_F(PluginCli, ANegativeWorkspaceAndCodeForAnotherArchitectureAreValidateErro
   const std::string file = plugin("step_limits");
   const std::string ws = config("ws.json", R"("negative_workspace")");
   EXPECT_EQ(run({"validate", "--plugin", file, ws}), 2);
-  EXPECT_NE(err_.find(file + ": step toy_copy/negative_workspace: workspace_bytes returned -5 for B=4096, U="),
+  // Asked at the case's own request count (4096 / 32), under the config's name and the step's pointer.
+  EXPECT_NE(err_.find(ws + ": 1 problem:\n  /variants/0: " + file +
+                      ": step toy_copy/negative_workspace: workspace_bytes returned -5 for B=4096, U=128;"),
             std::string::npos) << err_;
   EXPECT_NE(err_.find("return the device scratch the step needs in bytes, 0 for none"), std::string::npos) << err_;
   EXPECT_EQ(run({"plan", "--plugin", file, ws}), 2) << out_;
