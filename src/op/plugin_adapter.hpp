@@ -52,6 +52,11 @@ config_detail::StepSchema step_schema_of(const gpubench_step_v1_t& step, const s
 /// and '_', not starting with a digit (they become JSON keys, expression symbols and file-name parts).
 bool is_plugin_name(const char* s);
 
+/// What is wrong with an array and its count in a plugin's description, "" when nothing: a negative count
+/// ("FIELD_count is -3; give the number of entries in FIELD, 0 or more"), or a NULL array with a count above 0
+/// ("FIELD is NULL with FIELD_count 2"). `field` is the array's member name, e.g. "shape_params".
+std::string count_problem(const char* field, const void* array, int32_t count);
+
 /// A name a plugin gave, for messages: NULL, or "text" with JSON escapes (a control byte shows as \u00XX), cut to
 /// 64 bytes with "…".
 std::string shown_plugin_name(const char* s);

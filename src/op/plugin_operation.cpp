@@ -59,8 +59,10 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
   name_ = op.name;
   description_ = op.description ? op.description : "";
   const std::string where = fmt::format("{}: op {}", label_, name_);
-  if (op.shape_param_count < 0 || (op.shape_param_count > 0 && op.shape_params == nullptr))
-    throw InputError(where + ": shape_params is NULL with shape_param_count > 0");
+  for (const std::string& p : {count_problem("shape_params", op.shape_params, op.shape_param_count),
+                                count_problem("tensors", op.tensors, op.tensor_count),
+                                count_problem("work_models", op.work_models, op.work_model_count)})
+    if (!p.empty()) throw InputError(where + ": " + p);
   // Every problem of the description is reported at once, as a config's are: a plugin author rebuilds once, not once
   // per mistake. A section whose problem would make later ones misleading (no tensors at all) throws at once.
   std::vector<std::string> problems;
@@ -102,9 +104,15 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
   // No output at all is said first: the tensor meant as the output, marked input, would otherwise be refused for
   // its missing fill.
   if (std::none_of(op.tensors, op.tensors + op.tensor_count,
-                   [](const gpubench_tensor_v1_t& c) { return c.role == GPUBENCH_ROLE_OUTPUT; }))
-    throw InputError(where + ": has no output tensor; give the tensor the steps write role GPUBENCH_ROLE_OUTPUT (an "
-                             "op has exactly one)");
+                   [](const gpubench_tensor_v1_t& c) { return c.role == GPUBENCH_ROLE_OUTPUT; })) {
+    std::string unknown;  // a tensor of an unknown role is likely the output: name it
+    for (int32_t i = 0; i < op.tensor_count && unknown.empty(); ++i)
+      if (op.tensors[i].role != GPUBENCH_ROLE_INPUT)
+        unknown = fmt::format(" (tensor {} has unknown role {}; the roles are GPUBENCH_ROLE_INPUT (0) and "
+                              "GPUBENCH_ROLE_OUTPUT (1))", shown_plugin_name(op.tensors[i].name), op.tensors[i].role);
+    throw InputError(where + ": has no output tensor" + unknown + "; give the tensor the steps write role "
+                             "GPUBENCH_ROLE_OUTPUT (an op has exactly one)");
+  }
   // Each tensor's checks are independent (its name, shape, dtype, role and fill), so one mistake hides no other.
   std::vector<std::string> names;  // valid names so far: a repeat is reported even when the first had other problems
   for (int32_t i = 0; i < op.tensor_count; ++i) {

@@ -35,6 +35,12 @@ std::string shown_plugin_name(const char* s) {
   return cut ? quoted.substr(0, quoted.size() - 1) + "…\"" : quoted;
 }
 
+std::string count_problem(const char* field, const void* array, int32_t count) {
+  if (count < 0) return fmt::format("{}_count is {}; give the number of entries in {}, 0 or more", field, count, field);
+  if (count > 0 && array == nullptr) return fmt::format("{} is NULL with {}_count {}", field, field, count);
+  return "";
+}
+
 Precision precision_of_dtype(int32_t dtype) {
   switch (dtype) {
     case GPUBENCH_DTYPE_FP16: return Precision::kFp16;

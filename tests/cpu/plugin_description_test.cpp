@@ -1,0 +1,63 @@
+// The description checks of a plugin's op, in process (op/plugin_operation.hpp, op/plugin_adapter.hpp): counts and
+// roles a trial found reported wrongly ("shape_params is NULL with shape_param_count > 0" for a count of -3).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/errors.hpp"
+#include "op/plugin_adapter.hpp"
+#include "op/plugin_operation.hpp"
+
+namespace gpubench::op {
+namespace {
+
+TEST(PluginDescription, CountProblemsSayWhichOfTheTwoIsWrong) {
+  const int array[2] = {1, 2};
+  EXPECT_EQ(count_problem("shape_params", array, -3),
+            "shape_params_count is -3; give the number of entries in shape_params, 0 or more");
+  EXPECT_EQ(count_problem("tensors", nullptr, -1), "tensors_count is -1; give the number of entries in tensors, 0 or more");
+  EXPECT_EQ(count_problem("sm_archs", nullptr, 2), "sm_archs is NULL with sm_archs_count 2");
+  EXPECT_EQ(count_problem("ops", array, 2), "");
+  EXPECT_EQ(count_problem("steps", nullptr, 0), "");
+}
+
+/// The message PluginOperation's constructor throws for `op` (InputError), or "" when it accepts it.
+std::string refusal(const gpubench_op_v1_t& op) {
+  try {
+    PluginOperation o(op, PluginSource{"libx.so", "", false});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PluginDescription, ANegativeCountAndAnUnknownOutputRoleAreNamed) {
+  const gpubench_shape_param_v1_t params[] = {{"D", 64, 1, 1024, "width"}};
+  gpubench_tensor_v1_t tensors[] = {
+      {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "in"},
+      {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_NONE, nullptr, "out"}};
+  const gpubench_work_model_v1_t work[] = {{"minimum", "0", "2 * B * D * elem", "read and write"}};
+  gpubench_op_v1_t op{};
+  op.name = "toy";
+  op.shape_params = params;
+  op.shape_param_count = 1;
+  op.tensors = tensors;
+  op.tensor_count = 2;
+  op.work_models = work;
+  op.work_model_count = 1;
+  EXPECT_EQ(refusal(op), "");  // the control: this description is accepted
+  op.shape_param_count = -3;
+  EXPECT_EQ(refusal(op), "libx.so: op toy: shape_params_count is -3; give the number of entries in shape_params, 0 or "
+                         "more");
+  op.shape_param_count = 1;
+  op.tensor_count = -1;
+  EXPECT_EQ(refusal(op), "libx.so: op toy: tensors_count is -1; give the number of entries in tensors, 0 or more");
+  op.tensor_count = 2;
+  tensors[1].role = 7;
+  EXPECT_EQ(refusal(op), "libx.so: op toy: has no output tensor (tensor \"Y\" has unknown role 7; the roles are "
+                         "GPUBENCH_ROLE_INPUT (0) and GPUBENCH_ROLE_OUTPUT (1)); give the tensor the steps write role "
+                         "GPUBENCH_ROLE_OUTPUT (an op has exactly one)");
+}
+
+}  // namespace
+}  // namespace gpubench::op
