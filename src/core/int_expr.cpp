@@ -7,6 +7,16 @@
 #include <cctype>
 
 namespace gpubench {
+namespace {
+
+/// An expression as messages quote it: cut to 120 characters with "…" (a 200 kB expression is one mistake, not a
+/// page of stderr).
+std::string shown(const std::string& text) {
+  constexpr size_t kMax = 120;
+  return text.size() <= kMax ? text : text.substr(0, kMax - 1) + "…";
+}
+
+}  // namespace
 
 /// The parser: one pass over the text, building IntExpr::nodes_ bottom-up.
 class IntExprParser {
@@ -24,7 +34,7 @@ class IntExprParser {
   using Node = IntExpr::Node;
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(fmt::format("'{}': {} at column {}", s_, what, pos_ + 1));
+    throw InputError(fmt::format("'{}': {} at column {}", shown(s_), what, pos_ + 1));
   }
   void skip_space() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
@@ -46,8 +56,8 @@ class IntExprParser {
     if (kind == Node::kDiv || kind == Node::kCeilDiv) {
       const Node& divisor = e_.nodes_[static_cast<size_t>(b)];
       if (divisor.kind == Node::kNumber && (divisor.value == 0 || (kind == Node::kCeilDiv && divisor.value < 0)))
-        throw InputError(fmt::format("'{}': {} by the number {}", s_, kind == Node::kDiv ? "division" : "ceil_div",
-                                     divisor.value));
+        throw InputError(fmt::format("'{}': {} by the number {}", shown(s_),
+                                     kind == Node::kDiv ? "division" : "ceil_div", divisor.value));
     }
     Node n;
     n.kind = kind;
@@ -154,11 +164,11 @@ int64_t IntExpr::eval(const Lookup& lookup) const { return eval_node(root_, look
 
 int64_t IntExpr::eval_node(int index, const Lookup& lookup) const {
   const Node& n = nodes_[static_cast<size_t>(index)];
-  const auto overflow = [&] { return InputError(fmt::format("'{}': int64 overflow", text_)); };
+  const auto overflow = [&] { return InputError(fmt::format("'{}': int64 overflow", shown(text_))); };
   if (n.kind == Node::kNumber) return n.value;
   if (n.kind == Node::kSymbol) {
     const std::optional<int64_t> v = lookup(n.symbol);
-    if (!v) throw InputError(fmt::format("'{}': unknown symbol '{}'", text_, n.symbol));
+    if (!v) throw InputError(fmt::format("'{}': unknown symbol '{}'", shown(text_), n.symbol));
     return *v;
   }
   const int64_t a = eval_node(n.a, lookup);
@@ -179,25 +189,25 @@ int64_t IntExpr::eval_node(int index, const Lookup& lookup) const {
       if (__builtin_mul_overflow(a, b, &r)) throw overflow();
       return r;
     case Node::kDiv:
-      if (b == 0) throw InputError(fmt::format("'{}': division by zero", text_));
+      if (b == 0) throw InputError(fmt::format("'{}': division by zero", shown(text_)));
       if (a == INT64_MIN && b == -1) throw overflow();
       return a / b;
     case Node::kCeilDiv:
-      if (b <= 0) throw InputError(fmt::format("'{}': ceil_div by {} (the divisor must be ≥ 1)", text_, b));
+      if (b <= 0) throw InputError(fmt::format("'{}': ceil_div by {} (the divisor must be ≥ 1)", shown(text_), b));
       if (a <= 0) return -((-a) / b);  // a ≤ 0: rounding toward zero is the ceiling
       return (a - 1) / b + 1;
     case Node::kMin: return a < b ? a : b;
     case Node::kMax: return a > b ? a : b;
     default: break;
   }
-  throw InputError(fmt::format("'{}': internal error: bad expression node", text_));
+  throw InputError(fmt::format("'{}': internal error: bad expression node", shown(text_)));
 }
 
 std::vector<IntExpr> parse_shape_exprs(std::string_view text) {
   size_t first = text.find_first_not_of(" \t");
   size_t last = text.find_last_not_of(" \t");
   if (first == std::string_view::npos || text[first] != '[' || text[last] != ']')
-    throw InputError(fmt::format("'{}': a shape is written [d1, d2, …] ([] for a scalar)", text));
+    throw InputError(fmt::format("'{}': a shape is written [d1, d2, …] ([] for a scalar)", shown(std::string(text))));
   const std::string_view inner = text.substr(first + 1, last - first - 1);
   std::vector<IntExpr> dims;
   if (inner.find_first_not_of(" \t") == std::string_view::npos) return dims;
@@ -214,7 +224,7 @@ std::vector<IntExpr> parse_shape_exprs(std::string_view text) {
       try {
         dims.push_back(IntExpr::parse(piece));
       } catch (const InputError& e) {  // the whole shape too: "'D +'" alone does not say where it sits
-        throw InputError(fmt::format("'{}', dimension {}: {}", text, dims.size() + 1, e.what()));
+        throw InputError(fmt::format("'{}', dimension {}: {}", shown(std::string(text)), dims.size() + 1, e.what()));
       }
       start = i + 1;
     }

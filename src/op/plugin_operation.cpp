@@ -135,7 +135,13 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
       } catch (const InputError& e) {
         throw InputError(fmt::format("{}: {} shape {}", where, tw, e.what()));
       }
-      for (const IntExpr& d : t.shape) known(d, false, tw + " shape", c.shape);
+      for (const IntExpr& d : t.shape) {
+        known(d, false, tw + " shape", c.shape);
+        // A dimension without symbols is the same at every size: a negative one is wrong before any case.
+        if (d.symbols().empty())
+          if (const int64_t v = d.eval([](std::string_view) { return std::optional<int64_t>(); }); v < 0)
+            throw InputError(fmt::format("{}: {}: dimension '{}' is {} at every size (< 0)", where, tw, d.text(), v));
+      }
     });
     const bool dtype_known = c.dtype >= GPUBENCH_DTYPE_PRECISION && c.dtype <= GPUBENCH_DTYPE_INT64;
     if (!dtype_known)
@@ -143,6 +149,9 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
                                      "config's), FP16 (1), BF16 (2), FP32 (3), INT32 (4) or INT64 (5)",
                                      where, tw, c.dtype));
     const bool integer = c.dtype == GPUBENCH_DTYPE_INT32 || c.dtype == GPUBENCH_DTYPE_INT64;
+    if (dtype_known && !integer && c.fill_bound != nullptr)  // it would be ignored: say so
+      problems.push_back(fmt::format("{}: {} has a fill_bound, which only integer tensors filled at random use (a "
+                                     "floating-point one is drawn in [-1, 1]); set fill_bound to NULL", where, tw));
     collect([&] {
       if (c.role == GPUBENCH_ROLE_OUTPUT) {
         output_ = static_cast<size_t>(i);

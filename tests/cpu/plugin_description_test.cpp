@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/int_expr.hpp"
 #include "op/plugin_adapter.hpp"
 #include "op/plugin_operation.hpp"
 
@@ -57,6 +58,41 @@ TEST(PluginDescription, ANegativeCountAndAnUnknownOutputRoleAreNamed) {
   EXPECT_EQ(refusal(op), "libx.so: op toy: has no output tensor (tensor \"Y\" has unknown role 7; the roles are "
                          "GPUBENCH_ROLE_INPUT (0) and GPUBENCH_ROLE_OUTPUT (1)); give the tensor the steps write role "
                          "GPUBENCH_ROLE_OUTPUT (an op has exactly one)");
+}
+
+TEST(PluginDescription, ALiteralNegativeDimensionAndAFloatFillBoundAreRefusedAtLoad) {
+  const gpubench_shape_param_v1_t params[] = {{"D", 64, 1, 1024, "width"}};
+  gpubench_tensor_v1_t tensors[] = {
+      {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "in"},
+      {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, 2 - 6]", GPUBENCH_FILL_NONE, nullptr, "out"}};
+  const gpubench_work_model_v1_t work[] = {{"minimum", "0", "2 * B * D * elem", "read and write"}};
+  gpubench_op_v1_t op{};
+  op.name = "toy";
+  op.shape_params = params;
+  op.shape_param_count = 1;
+  op.tensors = tensors;
+  op.tensor_count = 2;
+  op.work_models = work;
+  op.work_model_count = 1;
+  // It was accepted at load and refused by validate at each case (a symbol-free dimension is the same everywhere).
+  EXPECT_EQ(refusal(op), "libx.so: op toy: tensor Y: dimension '2 - 6' is -4 at every size (< 0)");
+  tensors[1].shape = "[B, 8 - 6]";
+  EXPECT_EQ(refusal(op), "");
+  tensors[0].fill_bound = "D";  // was silently ignored
+  EXPECT_EQ(refusal(op), "libx.so: op toy: tensor X has a fill_bound, which only integer tensors filled at random use "
+                         "(a floating-point one is drawn in [-1, 1]); set fill_bound to NULL");
+}
+
+TEST(PluginDescription, AHugeExpressionIsQuotedCutInItsError) {
+  const std::string deep = "[B, " + std::string(100000, '(') + "D" + "]";
+  try {
+    (void)parse_shape_exprs(deep);
+    FAIL() << "a 100000-deep expression parsed";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("nested too deeply (more than 64 levels) at column 65"), std::string::npos) << what.size();
+    EXPECT_LT(what.size(), 400u);  // was the whole 100 kB expression, twice
+  }
 }
 
 }  // namespace
