@@ -312,6 +312,25 @@ std::vector<std::string> duplicate_case_notes(const Config& c) {
   return duplicate_case_notes(c, identity, text);
 }
 
+std::vector<std::string> reference_notes(const Config& c) {
+  const op::Operation& operation = op::operation_of(c);
+  if (operation.has_reference() || c.variants.empty()) return {};
+  const std::string& first = c.variants.front().name;
+  const std::string lead = fmt::format("/variants/0: op {} has no reference of its own, so its first step, {}, is "
+                                       "the reference", operation.name(), first);
+  if (c.variants.size() == 1)
+    return {lead + ", and as the only step it is checked against itself (only unwritten or non-finite output can "
+                   "fail); list the op's original step first (gpubench list shows the ladder)"};
+  const auto& ladder = operation.steps();
+  const auto original = std::find_if(ladder.begin(), ladder.end(), [](const op::StepInfo& s) { return !s.test_only; });
+  if (original == ladder.end() || original->name == first) return {};
+  const bool listed = std::any_of(c.variants.begin(), c.variants.end(),
+                                  [&](const VariantSpec& v) { return v.name == original->name; });
+  return {fmt::format("{} every other step is checked against; the op's original is {}{}: list it first, so that "
+                      "the optimized steps are checked against the original",
+                      lead, original->name, listed ? "" : " (not in /variants)")};
+}
+
 std::vector<std::string> step_advice_notes(const Config& c) {
   const op::Operation& operation = op::operation_of(c);
   // Each case's advice per step, [case][variant]; a case past kCheapLayoutBatch keeps none (not laid out).

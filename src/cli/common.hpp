@@ -98,6 +98,12 @@ std::vector<ConfigIssue> step_callback_issues(const Config& c, const std::vector
 /// case the op refuses is step_callback_issues' to report. Lays out each case's requests (for `validate`).
 std::vector<std::string> step_advice_notes(const Config& c);
 
+/// For an op without a reference of its own (op::Operation::has_reference), where the config's first step is the
+/// reference every other step is checked against: a note when that step is the only one (it is checked against
+/// itself: only unwritten or non-finite output can fail) or when it is not the op's original (the ladder's first
+/// step, lowest ladder_step), which then is checked against an optimized step. Empty otherwise.
+std::vector<std::string> reference_notes(const Config& c);
+
 /// The advice of variant `variant` (index into c.variants) on case `case_index` (into c.workload.cases); nullptr
 /// when the case is left out.
 using AdviceOf = std::function<const op::StepAdvice*(size_t case_index, size_t variant)>;

@@ -76,6 +76,7 @@ Plan make_plan(const Config& c, const std::vector<size_t>& file_index, const Var
        }, file_index))
     p.notes.push_back(std::move(n));
   for (auto& n : duplicate_case_notes(c, identity, layout_words)) p.notes.push_back(std::move(n));
+  for (auto& n : reference_notes(c)) p.notes.push_back(std::move(n));
   if (baseline)
     p.notes.push_back(fmt::format("--variant leaves out the ladder's first step '{}': each step's floor speedup (and "
                                   "the projection of the given op time, which is that step's) is still taken "

@@ -221,6 +221,7 @@ int run(const RunArgs& a) {
                       mark_sets(std::move(issues), a.sets, &config.resolved));
   // Cases that lay out the same requests as an earlier case (validate and plan say so too) reach the report's notes.
   for (std::string& n : duplicate_case_notes(config)) config.notes.push_back(std::move(n));
+  for (std::string& n : reference_notes(config)) config.notes.push_back(std::move(n));
   // A split run (docs/scale-out.md): --shard, else the engine's environment — but not in an isolated child, which
   // gets its cases from its parent (--cases), nor in a worker of --devices (its parent passes --shard).
   const std::vector<std::string> steps = selected_steps(a, config);

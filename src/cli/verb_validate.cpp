@@ -69,6 +69,7 @@ int validate_one(const std::string& path, const std::vector<std::string>& sets,
     for (const auto& n : c.notes) fmt::print(report_stream(), "{}: note: {}\n", path, n);
     for (const auto& n : datasheet_pipeline_notes(c)) fmt::print(report_stream(), "{}: note: {}\n", path, n);
     for (const auto& n : step_advice_notes(c)) fmt::print(report_stream(), "{}: note: {}\n", path, n);
+    for (const auto& n : reference_notes(c)) fmt::print(report_stream(), "{}: note: {}\n", path, n);
     for (const auto& n : duplicate_case_notes(c)) fmt::print(report_stream(), "{}: note: {}\n", path, n);
     return 0;
   } catch (const ConfigError& e) {

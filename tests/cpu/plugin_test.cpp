@@ -275,6 +275,20 @@ TEST_F(PluginCli, MistakesOnlyACasesSizesShowAreFoundByValidate) {
       << err_;
 }
 
+TEST_F(PluginCli, AnOpWithoutAReferenceNotesAFirstStepThatIsNotTheOriginal) {
+  // toy_copy has no reference: the config's first step is. Listed after an optimized step, or alone, the original's
+  // check compares nothing that matters; validate says so (it said only OK).
+  const std::string note = ": note: /variants/0: op toy_copy has no reference of its own, so its first step, ";
+  EXPECT_EQ(run({"validate", "--plugin", plugin("good"), config("r.json", R"("copy_half", "copy")")}), 0) << err_;
+  EXPECT_NE(out_.find(note + "copy_half, is the reference every other step is checked against; the op's original is "
+                             "copy: list it first"), std::string::npos) << out_;
+  EXPECT_EQ(run({"plan", "--plugin", plugin("good"), config("one.json", R"("copy")")}), 0) << err_;
+  EXPECT_NE(out_.find("copy, is the reference, and as the only step it is checked against itself"), std::string::npos)
+      << out_;
+  EXPECT_EQ(run({"validate", "--plugin", plugin("good"), config("ok.json", R"("copy", "copy_half")")}), 0) << err_;
+  EXPECT_EQ(out_.find("note"), std::string::npos) << out_;
+}
+
 TEST_F(PluginCli, RunsNoGpuHintKeepsThePlugins) {
   if (measure::device_count() > 0) GTEST_SKIP() << "a GPU is usable here: run would measure";
   const std::string c = config("h.json", R"({"name": "copy"})");
