@@ -1,5 +1,6 @@
 // `gpubench list`: ops, ladder variants, request-length distributions and report formats.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "cli/plugins.hpp"
 #include "cli/verb.hpp"
@@ -42,6 +43,10 @@ VerbAction setup_list(CLI::App& sub) {
       fmt::print(out, "{} tensors:\n", operation->name());
       for (const op::TensorSpec& t : operation->tensors())
         fmt::print(out, "  {:<13} {:<9} {:<9} {:<22} {}\n", t.name, op::to_string(t.role), t.dtype, t.shape, t.doc);
+      // The names a step's work_model may return (plan shows which one each selected step uses).
+      const std::vector<std::string> models = operation->work_models();
+      fmt::print(out, "{} work models (the first is the minimum work; a step's work_model names one): {}\n",
+                 operation->name(), fmt::join(models, ", "));
       fmt::print(out, "{} variants (ladder order):\n", operation->name());
       for (const op::StepInfo& v : operation->steps()) {
         if (v.test_only) continue;

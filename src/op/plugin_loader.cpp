@@ -74,9 +74,13 @@ void check_elf(const std::string& path) {
   unsigned char h[64] = {0};
   in.read(reinterpret_cast<char*>(h), sizeof(h));
   const auto got = in.gcount();
-  if (got < 20 || h[0] != ELFMAG0 || h[1] != ELFMAG1 || h[2] != ELFMAG2 || h[3] != ELFMAG3)
+  const bool magic = got >= 4 && h[0] == ELFMAG0 && h[1] == ELFMAG1 && h[2] == ELFMAG2 && h[3] == ELFMAG3;
+  if (!magic)
     throw InputError(fmt::format("plugin {}: not a shared library (no ELF header); pass the .so file the plugin's "
                                  "build makes", path));
+  if (got < static_cast<std::streamsize>(sizeof(ElfW(Ehdr))))
+    throw InputError(fmt::format("plugin {}: a truncated ELF file ({} bytes, shorter than an ELF header); rebuild "
+                                 "it, or copy it again", path, got));
   const uint16_t type = static_cast<uint16_t>(h[16] | (h[17] << 8));
   const uint16_t machine = static_cast<uint16_t>(h[18] | (h[19] << 8));
   if (h[EI_CLASS] != ELFCLASS64 || (kHostMachine != EM_NONE && machine != kHostMachine))
@@ -325,7 +329,8 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
       p = open_plugin(f.path);
     } catch (const NoEntrySymbol& e) {
       if (f.from_folder)
-        note(fmt::format("{} (a library in a GPUBENCH_PLUGIN_PATH folder that is not a plugin: skipped)", e.what()));
+        note(fmt::format("{}: exports no {} (a library in a GPUBENCH_PLUGIN_PATH folder that is not a plugin: "
+                         "skipped)", f.path, GPUBENCH_PLUGIN_ENTRY_V1));
       else if (!failed)
         failed = std::current_exception();
       continue;

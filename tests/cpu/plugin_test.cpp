@@ -39,13 +39,18 @@ TEST_F(PluginCli, ConfigListEnvironmentAndFlagLoadTheSameFileOnce) {
   // The list in the config alone.
   ASSERT_EQ(run({"validate", via_config}), 0) << err_;
   EXPECT_NE(out_.find(": OK: "), std::string::npos) << out_;
-  // GPUBENCH_PLUGIN_PATH: a folder loads every .so in it (here a copy of the good plugin).
+  // GPUBENCH_PLUGIN_PATH: a folder loads every .so in it (here a copy of the good plugin), and a helper library
+  // there (no entry symbol) is skipped with a short note, not the fix for a plugin's missing entry.
   const fs::path only = dir_ / "plugins";
   fs::create_directories(only);
   fs::copy_file(plugin("good"), only / "libgood.so");
+  fs::copy_file(plugin("no_entry"), only / "libhelper.so");
   ::setenv("GPUBENCH_PLUGIN_PATH", only.string().c_str(), 1);
   const std::string plain = config("p.json", R"({"name": "copy"})");
   ASSERT_EQ(run({"validate", plain}), 0) << err_;
+  EXPECT_NE(err_.find((only / "libhelper.so").string() + ": exports no gpubench_plugin_v1 (a library in a "
+                      "GPUBENCH_PLUGIN_PATH folder that is not a plugin: skipped)"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("define `extern"), std::string::npos) << err_;
   ::unsetenv("GPUBENCH_PLUGIN_PATH");
   EXPECT_EQ(run({"validate", plain}), 2);  // without it the op is unknown
   EXPECT_NE(err_.find("toy_copy"), std::string::npos) << err_;
@@ -158,6 +163,8 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
   // Files the test makes: a text file, an ELF for another machine (the good plugin with e_machine = aarch64).
   const fs::path text = dir_ / "notes.so";
   std::ofstream(text) << "not a library\n";
+  const fs::path truncated = dir_ / "truncated.so";
+  std::ofstream(truncated) << "\x7f" "ELF\x02\x01\x01garbage";
   const fs::path arm = dir_ / "arm.so";
   fs::copy_file(plugin("good"), arm);
   {
@@ -169,6 +176,7 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {(dir_ / "missing.so").string(), "no such file; check the path given to --plugin"},
       {text.string(), "not a shared library (no ELF header)"},
+      {truncated.string(), "a truncated ELF file (14 bytes, shorter than an ELF header); rebuild it, or copy it again"},
       {arm.string(), "built for aarch64, this gpubench runs on x86_64; rebuild the plugin on this machine"},
       {plugin("no_entry"), "exports no gpubench_plugin_v1 symbol; define `extern \"C\" GPUBENCH_PLUGIN_EXPORT const"},
       {plugin("abi_v2"), "built for plugin ABI v2 (exports gpubench_plugin_v2), newer than this gpubench reads (v1)"},
