@@ -32,20 +32,30 @@ std::string refusal(const gpubench_op_v1_t& op) {
   return "";
 }
 
-TEST(PluginDescription, ANegativeCountAndAnUnknownOutputRoleAreNamed) {
-  const gpubench_shape_param_v1_t params[] = {{"D", 64, 1, 1024, "width"}};
-  gpubench_tensor_v1_t tensors[] = {
+/// A small valid op (Y[B, D] from X[B, D]) whose arrays a test edits: the description PluginOperation reads.
+struct ToyOp {
+  gpubench_shape_param_v1_t params[1] = {{"D", 64, 1, 1024, "width"}};
+  gpubench_tensor_v1_t tensors[2] = {
       {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "in"},
       {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_NONE, nullptr, "out"}};
-  const gpubench_work_model_v1_t work[] = {{"minimum", "0", "2 * B * D * elem", "read and write"}};
+  gpubench_work_model_v1_t work[1] = {{"minimum", "0", "2 * B * D * elem", "read and write"}};
   gpubench_op_v1_t op{};
-  op.name = "toy";
-  op.shape_params = params;
-  op.shape_param_count = 1;
-  op.tensors = tensors;
-  op.tensor_count = 2;
-  op.work_models = work;
-  op.work_model_count = 1;
+  ToyOp() {
+    op.name = "toy";
+    op.shape_params = params;
+    op.shape_param_count = 1;
+    op.tensors = tensors;
+    op.tensor_count = 2;
+    op.work_models = work;
+    op.work_model_count = 1;
+  }
+  ToyOp(const ToyOp&) = delete;
+  ToyOp& operator=(const ToyOp&) = delete;
+};
+
+TEST(PluginDescription, ANegativeCountAndAnUnknownOutputRoleAreNamed) {
+  ToyOp t;
+  gpubench_op_v1_t& op = t.op;
   EXPECT_EQ(refusal(op), "");  // the control: this description is accepted
   op.shape_param_count = -3;
   EXPECT_EQ(refusal(op), "libx.so: op toy: shape_params_count is -3; give the number of entries in shape_params, 0 or "
@@ -54,31 +64,21 @@ TEST(PluginDescription, ANegativeCountAndAnUnknownOutputRoleAreNamed) {
   op.tensor_count = -1;
   EXPECT_EQ(refusal(op), "libx.so: op toy: tensors_count is -1; give the number of entries in tensors, 0 or more");
   op.tensor_count = 2;
-  tensors[1].role = 7;
+  t.tensors[1].role = 7;
   EXPECT_EQ(refusal(op), "libx.so: op toy: has no output tensor (tensor \"Y\" has unknown role 7; the roles are "
                          "GPUBENCH_ROLE_INPUT (0) and GPUBENCH_ROLE_OUTPUT (1)); give the tensor the steps write role "
                          "GPUBENCH_ROLE_OUTPUT (an op has exactly one)");
 }
 
 TEST(PluginDescription, ALiteralNegativeDimensionAndAFloatFillBoundAreRefusedAtLoad) {
-  const gpubench_shape_param_v1_t params[] = {{"D", 64, 1, 1024, "width"}};
-  gpubench_tensor_v1_t tensors[] = {
-      {"X", GPUBENCH_ROLE_INPUT, GPUBENCH_DTYPE_PRECISION, "[B, D]", GPUBENCH_FILL_RANDOM, nullptr, "in"},
-      {"Y", GPUBENCH_ROLE_OUTPUT, GPUBENCH_DTYPE_PRECISION, "[B, 2 - 6]", GPUBENCH_FILL_NONE, nullptr, "out"}};
-  const gpubench_work_model_v1_t work[] = {{"minimum", "0", "2 * B * D * elem", "read and write"}};
-  gpubench_op_v1_t op{};
-  op.name = "toy";
-  op.shape_params = params;
-  op.shape_param_count = 1;
-  op.tensors = tensors;
-  op.tensor_count = 2;
-  op.work_models = work;
-  op.work_model_count = 1;
+  ToyOp t;
+  const gpubench_op_v1_t& op = t.op;
+  t.tensors[1].shape = "[B, 2 - 6]";
   // It was accepted at load and refused by validate at each case (a symbol-free dimension is the same everywhere).
   EXPECT_EQ(refusal(op), "libx.so: op toy: tensor Y: dimension '2 - 6' is -4 at every size (< 0)");
-  tensors[1].shape = "[B, 8 - 6]";
+  t.tensors[1].shape = "[B, 8 - 6]";
   EXPECT_EQ(refusal(op), "");
-  tensors[0].fill_bound = "D";  // was silently ignored
+  t.tensors[0].fill_bound = "D";  // was silently ignored
   EXPECT_EQ(refusal(op), "libx.so: op toy: tensor X has a fill_bound, which only integer tensors filled at random use "
                          "(a floating-point one is drawn in [-1, 1]); set fill_bound to NULL");
 }
