@@ -183,7 +183,9 @@ typedef struct {
   void (*check_options)(void* step_data, const char* options_json, gpubench_option_report problem,
                         gpubench_option_report note, void* context);
   /** Optional (NULL: the op's first): the name of the op's work model that counts this step's work with these
-   *  options. */
+   *  options; returning NULL or "" also means the op's first. check_options, work_model and workspace_bytes run in
+   *  every verb, before any GPU work: they must return (GPUBENCH_PLUGIN_TIMEOUT_S bounds them), never throw, exit
+   *  or crash, and a plugin that does is refused with one line and exit 2. */
   const char* (*work_model)(void* step_data, const char* options_json);
   /** Optional (NULL: none): device bytes of scratch the step needs for a case; gpubench allocates it. */
   int64_t (*workspace_bytes)(void* step_data, const gpubench_case_v1_t* c, const char* options_json);
