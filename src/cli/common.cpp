@@ -318,11 +318,14 @@ std::vector<std::string> reference_notes(const Config& c) {
   const std::string& first = c.variants.front().name;
   const std::string lead = fmt::format("/variants/0: op {} has no reference of its own, so its first step, {}, is "
                                        "the reference", operation.name(), first);
-  if (c.variants.size() == 1)
-    return {lead + ", and as the only step it is checked against itself (only unwritten or non-finite output can "
-                   "fail); list the op's original step first (gpubench list shows the ladder)"};
   const auto& ladder = operation.steps();
   const auto original = std::find_if(ladder.begin(), ladder.end(), [](const op::StepInfo& s) { return !s.test_only; });
+  if (c.variants.size() == 1)
+    return {lead + ", and as the only step it is checked against itself (only unwritten or non-finite output can "
+                   "fail); " +
+            (original != ladder.end() && original->name == first
+                 ? std::string("list the optimized steps after it")
+                 : "list the op's original step first (gpubench list shows the ladder)")};
   if (original == ladder.end() || original->name == first) return {};
   const bool listed = std::any_of(c.variants.begin(), c.variants.end(),
                                   [&](const VariantSpec& v) { return v.name == original->name; });

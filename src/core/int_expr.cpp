@@ -48,6 +48,9 @@ class IntExprParser {
     return false;
   }
   int add(Node n) {
+    // Evaluation recurses once per node of a chain (B + B + …): a bound keeps it far inside the stack.
+    constexpr size_t kMaxNodes = 4096;
+    if (e_.nodes_.size() >= kMaxNodes) fail(fmt::format("more than {} terms and operators", kMaxNodes));
     e_.nodes_.push_back(std::move(n));
     return static_cast<int>(e_.nodes_.size()) - 1;
   }

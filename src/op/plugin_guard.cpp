@@ -3,11 +3,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <vector>
 
 namespace gpubench::op {
 namespace {
@@ -49,6 +52,17 @@ void on_exit_in_plugin_code() {
   _exit(2);
 }
 
+// An alternate signal stack for this thread unless one is set (a sanitizer's): 64 KiB, kept for the process.
+bool install_signal_stack() {
+  stack_t old{};
+  if (sigaltstack(nullptr, &old) == 0 && !(old.ss_flags & SS_DISABLE)) return true;
+  static std::vector<char> stack(std::max<size_t>(SIGSTKSZ, 64 * 1024));
+  stack_t ss{};
+  ss.ss_sp = stack.data();
+  ss.ss_size = stack.size();
+  return sigaltstack(&ss, nullptr) == 0;
+}
+
 void copy_into(char* to, size_t size, const std::string& from) {
   *fmt::format_to_n(to, size - 1, "{}", from).out = '\0';
 }
@@ -60,17 +74,20 @@ int plugin_timeout_s() {
   const char* v = std::getenv("GPUBENCH_PLUGIN_TIMEOUT_S");
   if (v == nullptr || *v == '\0') return kDefault;
   char* end = nullptr;
-  const long s = std::strtol(v, &end, 10);
-  if (*end != '\0' || s < 1 || s > kMax)
+  const long s = std::isdigit(static_cast<unsigned char>(*v)) ? std::strtol(v, &end, 10) : -1;
+  if (end == nullptr || *end != '\0' || s < 1 || s > kMax)
     throw InputError(fmt::format("GPUBENCH_PLUGIN_TIMEOUT_S='{}': give a whole number of seconds from 1 to {} (how "
-                                 "long a plugin's code may run at load and in validate's callbacks; default {}), or "
-                                 "unset it", v, kMax, kDefault));
+                                 "long a plugin's code may run at load and in check_options, work_model and "
+                                 "workspace_bytes; default {}), or unset it", v, kMax, kDefault));
   return static_cast<int>(s);
 }
 
 PluginCodeGuard::PluginCodeGuard(const std::string& plugin, const std::string& subject, const std::string& during,
                                  const std::string& fix) {
-  static const bool registered = std::atexit(on_exit_in_plugin_code) == 0;
+  // exit() and quick_exit() run these; _exit() runs nothing and cannot be caught (docs/plugins.md). The alternate
+  // stack lets the handler run when the plugin's own code overflowed the stack (runaway recursion).
+  static const bool registered = std::atexit(on_exit_in_plugin_code) == 0 &&
+                                 std::at_quick_exit(on_exit_in_plugin_code) == 0 && install_signal_stack();
   (void)registered;
   const int limit = plugin_timeout_s();  // may throw: before anything is installed
   previous_head_ = g_head;
@@ -82,6 +99,7 @@ PluginCodeGuard::PluginCodeGuard(const std::string& plugin, const std::string& s
   if (g_depth.fetch_add(1) == 0) {
     struct sigaction sa {};
     sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < std::size(kFatalSignals); ++i) sigaction(kFatalSignals[i], &sa, &g_previous[i]);
     sa.sa_handler = on_alarm;

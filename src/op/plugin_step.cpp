@@ -160,7 +160,13 @@ config_detail::StepSchema step_schema_of(const gpubench_step_v1_t& step, const s
       return call_plugin(plugin, at, "check_options", [&] { return check_options(step, o); });
     };
     schema.constraints = [checked](const config_detail::StepOptions& o) { return checked(o).problems; };
-    schema.notes = [checked](const config_detail::StepOptions& o) { return checked(o).notes; };
+    schema.notes = [checked](const config_detail::StepOptions& o) {
+      try {
+        return checked(o).notes;
+      } catch (const InputError&) {  // a check_options that throws: the constraints' call reports it, once
+        return std::vector<config_detail::OptionProblem>{};
+      }
+    };
   }
   return schema;
 }

@@ -93,6 +93,18 @@ TEST(PluginDescription, AHugeExpressionIsQuotedCutInItsError) {
     EXPECT_NE(what.find("nested too deeply (more than 64 levels) at column 65"), std::string::npos) << what.size();
     EXPECT_LT(what.size(), 400u);  // was the whole 100 kB expression, twice
   }
+  // A chain of 100,000 terms parsed, and its evaluation's recursion overflowed the stack (exit 139, no message).
+  std::string chain = "B";
+  for (int i = 0; i < 100000; ++i) chain += "+B";
+  try {
+    (void)IntExpr::parse(chain);
+    FAIL() << "a 100,000-term chain parsed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 4096 terms and operators"), std::string::npos) << e.what();
+  }
+  std::string fine = "B";
+  for (int i = 0; i < 1000; ++i) fine += "+B";
+  EXPECT_EQ(IntExpr::parse(fine).eval([](std::string_view) { return std::optional<int64_t>(7); }), 7007);
 }
 
 }  // namespace

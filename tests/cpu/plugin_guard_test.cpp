@@ -23,7 +23,9 @@ TEST_F(PluginCli, ACheckOptionsThatExitsCrashesOrHangsEndsValidateAndPlanWithExi
   const std::pair<int, std::string> cases[] = {
       {2, callback_line("called exit()")},  // was: exit 0 and nothing printed, a green CI gate
       {3, callback_line("crashed (SIGSEGV)")},
-      {5, callback_line("did not return within 1 s (GPUBENCH_PLUGIN_TIMEOUT_S)")}};
+      {5, callback_line("did not return within 1 s (GPUBENCH_PLUGIN_TIMEOUT_S)")},
+      {6, callback_line("crashed (SIGSEGV)")},  // a stack overflow: the handler runs on its own stack
+      {8, callback_line("called exit()")}};     // quick_exit(0)
   for (const auto& [chunks, line] : cases) {
     const std::string c = config("c" + std::to_string(chunks) + ".json",
                                  R"({"name": "copy", "options": {"chunks": )" + std::to_string(chunks) + "}}",
@@ -82,7 +84,7 @@ TEST_F(PluginCli, ADescriptionPointingAtUnmappedMemoryNamesThePlugin) {
 }
 
 TEST_F(PluginCli, ABadPluginTimeoutIsRefusedNamingTheVariable) {
-  for (const char* v : {"0", "abc", "1.5", "100000"}) {
+  for (const char* v : {"0", "abc", "1.5", "100000", " 5", "5 ", "-1"}) {
     ::setenv("GPUBENCH_PLUGIN_TIMEOUT_S", v, 1);
     EXPECT_EQ(run({"list", "--plugin", plugin("good")}), 2) << v << ": " << err_;
     EXPECT_NE(err_.find(std::string("GPUBENCH_PLUGIN_TIMEOUT_S='") + v + "': give a whole number of seconds from 1 "

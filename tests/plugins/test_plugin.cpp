@@ -140,12 +140,24 @@ void destroy(void* instance) {
   delete c;
 }
 
+#if defined(TEST_PLUGIN_CALLBACKS)
+/// Recursion without end, each frame holding a buffer the optimizer cannot drop: overflows any stack.
+int recurse(int depth) {
+  volatile char frame[4096];
+  frame[0] = static_cast<char>(depth);
+  return recurse(depth + 1) + frame[0];
+}
+#endif
+
 void check_copy(void*, const char* options_json, gpubench_option_report problem, gpubench_option_report,
                 void* context) {
   if (std::strstr(options_json, "\"chunks\":7") != nullptr) problem(context, "chunks", "7 is refused by the plugin");
 #if defined(TEST_PLUGIN_CALLBACKS)
-  // A team's check_options gone wrong, by chunks: 2 exit(0), 3 a crash, 4 a C++ exception, 5 a hang.
+  // A team's check_options gone wrong, by chunks: 2 exit(0), 3 a crash, 4 a C++ exception, 5 a hang, 6 runaway
+  // recursion (a stack overflow), 8 quick_exit(0).
   if (std::strstr(options_json, "\"chunks\":2") != nullptr) std::exit(0);
+  if (std::strstr(options_json, "\"chunks\":8") != nullptr) std::quick_exit(0);
+  if (std::strstr(options_json, "\"chunks\":6") != nullptr) recurse(1);
   if (std::strstr(options_json, "\"chunks\":3") != nullptr) std::raise(SIGSEGV);
   if (std::strstr(options_json, "\"chunks\":4") != nullptr) throw std::runtime_error("boom from check_options");
   if (std::strstr(options_json, "\"chunks\":5") != nullptr)
