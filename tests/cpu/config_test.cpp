@@ -13,6 +13,7 @@
 #include "op/operation.hpp"
 #include "op/plugin_loader.hpp"
 #include "support/config_fixtures.hpp"
+#include "support/endless_config.hpp"
 
 namespace gpubench {
 namespace {
@@ -36,6 +37,15 @@ TEST(Config, EveryShippedConfigValidates) {
     ++count;
   }
   EXPECT_GE(count, 10);  // default + the 7 IKBO workload configs + the 2 embedding_bag ones
+}
+
+TEST(Config, TheGpuSignalTestsConfigValidates) {
+  // tests/gpu/cli_reliability_test.cpp runs this config on a GPU only; a config rule that refuses it
+  // (min_time_s above timeout_s did, unseen until the next device run) must fail here first.
+  Config c;
+  ASSERT_NO_THROW(c = parse_config(endless_config(), op::registry_context()));
+  EXPECT_EQ(c.variants.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.measure.min_time_s, c.measure.timeout_s);
 }
 
 TEST(Config, ShippedConfigsHoldTheirWorkloads) {

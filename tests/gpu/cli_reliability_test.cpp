@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/cli_binary.hpp"
+#include "support/endless_config.hpp"
 #include "support/gpu.hpp"
 
 namespace gpubench {
@@ -20,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::Child;
+using testing::endless_config;
 using testing::slurp;
 
 class CliReliability : public ::testing::Test {
@@ -46,19 +48,6 @@ class CliReliability : public ::testing::Test {
   std::string bin_;
   fs::path dir_;
 };
-
-/// A small two-step ladder whose stopping rule cannot be met quickly: sampling runs until the
-/// 300 s timeout unless interrupted.
-nlohmann::json endless_config() {
-  return nlohmann::json::parse(R"({
-    "schema_version": 1, "name": "endless", "precision": "fp16",
-    "workload": {"batch": 512, "requests": {"distribution": "fixed", "params": {"length": 16}, "seed": 1},
-                 "shape": {"M": 64, "N": 64, "K_user": 64, "K_cand": 64}},
-    "variants": ["baseline", "decomposed"],
-    "measure": {"mode": "hot", "min_samples": 10, "min_time_s": 1000, "max_rel_stdev": 1e-9, "timeout_s": 300},
-    "check": {"enabled": true, "seeds": [1]}
-  })");
-}
 
 /// SIGINT 2 s into the first step's sampling, with `flags` (isolated or not): exit 130 and a valid
 /// partial report with the first step measured and the second not run.
