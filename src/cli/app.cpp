@@ -20,6 +20,7 @@
 #include "cli/verb.hpp"
 #include "config/parse.hpp"
 #include "core/errors.hpp"
+#include "core/git_sha.hpp"
 #include "gpubench/build_info.hpp"
 
 namespace gpubench::cli {
@@ -194,7 +195,7 @@ std::string range_message(const CLI::App& cmd, const std::string& what) {
 int run_app(int argc, char** argv) {
   if (argc > 0 && argv[0] != nullptr) set_program_path(argv[0]);
   CLI::App app{"gpubench: where GPU kernel time goes, and what an optimization is worth end to end"};
-  app.set_version_flag("--version", fmt::format("gpubench {} (git {})", build_info::kVersion, build_info::kGitSha));
+  app.set_version_flag("--version", fmt::format("gpubench {} (git {})", build_info::kVersion, build_info::git_sha()));
   app.require_subcommand(1);
   app.footer("Options go after the command: gpubench COMMAND --help lists them.\n"
              "Exit codes: 0 ok; 1 regression (compare, ab) or failed correctness check (run, ab); 2 bad input; "

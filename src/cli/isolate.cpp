@@ -26,6 +26,7 @@
 #include "analysis/work.hpp"
 #include "cli/common.hpp"
 #include "core/errors.hpp"
+#include "core/git_sha.hpp"
 #include "core/timestamp.hpp"
 #include "gpubench/build_info.hpp"
 #include "measure/interrupt.hpp"
@@ -170,7 +171,7 @@ double auto_variant_timeout(const Config& config) {
 Report skeleton_report(const Config& config, const std::vector<std::string>& run) {
   Report report;
   report.tool_version = build_info::kVersion;
-  report.git_sha = build_info::kGitSha;
+  report.git_sha = build_info::git_sha();
   report.created_at = utc_timestamp();
   report.config = config.resolved;
   report.config_hash = config.hash;

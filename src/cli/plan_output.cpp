@@ -11,6 +11,7 @@
 
 #include "cli/common.hpp"
 #include "core/errors.hpp"
+#include "core/git_sha.hpp"
 #include "gpubench/build_info.hpp"
 #include "report/format.hpp"
 
@@ -210,7 +211,7 @@ std::string render_json(const Plan& p) {
   }
   const json j = {{"kind", "gpubench.plan"},
                   {"schema_version", 1},
-                  {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::kGitSha}}},
+                  {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::git_sha()}}},
                   {"name", p.name},
                   {"precision", p.precision},
                   {"shape", plan_shape_json(p)},

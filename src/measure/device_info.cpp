@@ -12,6 +12,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
+#include "core/git_sha.hpp"
 #include "core/gpu_uuid.hpp"
 #include "gpubench/build_info.hpp"
 
@@ -95,7 +96,7 @@ BuildVersions query_build_versions() {
   (void)cudaGetLastError();
   if (cuptiGetVersion(&v.cupti) != CUPTI_SUCCESS) v.cupti = 0;
   v.tool_version = build_info::kVersion;
-  v.git_sha = build_info::kGitSha;
+  v.git_sha = build_info::git_sha();
 #if defined(__clang__)
   v.compiler = std::string("clang++ ") + __clang_version__;
 #elif defined(__GNUC__)
@@ -147,7 +148,7 @@ nlohmann::json environment_json(const DeviceInfo& d) {
       {"cuda_runtime", format_cuda_version(d.runtime_version)},
       {"cupti_api_version", d.cupti_version},
       {"host", {{"name", host}, {"os", std::string(u.sysname) + " " + u.release}, {"arch", u.machine}}},
-      {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::kGitSha}}},
+      {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::git_sha()}}},
   };
 }
 

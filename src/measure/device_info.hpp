@@ -46,7 +46,7 @@ struct BuildVersions {
   int driver = 0;           ///< CUDA version the installed driver supports (cudaDriverGetVersion); 0: no driver
   uint32_t cupti = 0;       ///< CUPTI library loaded now (cuptiGetVersion); 0 when it cannot say
   std::string tool_version; ///< gpubench's version (build_info::kVersion)
-  std::string git_sha;      ///< gpubench's git sha at configure time (build_info::kGitSha)
+  std::string git_sha;      ///< gpubench's git sha when it was built (build_info::git_sha())
   std::string compiler;     ///< host compiler of the build ("g++ 13.3.0")
 };
 

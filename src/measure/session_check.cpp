@@ -7,6 +7,7 @@
 
 #include "core/cuda_check.hpp"
 #include "core/errors.hpp"
+#include "core/git_sha.hpp"
 #include "core/timestamp.hpp"
 #include "gpubench/build_info.hpp"
 #include "measure/clock_guard.hpp"
@@ -113,7 +114,7 @@ std::string reference_from_first_step(const op::Operation& operation, const Conf
 Report new_report(const Config& config, const DeviceInfo& device) {
   Report report;
   report.tool_version = build_info::kVersion;
-  report.git_sha = build_info::kGitSha;
+  report.git_sha = build_info::git_sha();
   report.created_at = utc_timestamp();
   report.environment = environment_json(device);
   report.config = config.resolved;

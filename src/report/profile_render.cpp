@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/git_sha.hpp"
 #include "core/text_file.hpp"
 #include "gpubench/build_info.hpp"
 #include "report/format.hpp"
@@ -105,7 +106,7 @@ json profile_json(const ProfileSummary& s) {
                {"top_op_2x_saves_usd_month", s.top_2x_saves_usd_month ? json(*s.top_2x_saves_usd_month) : json(nullptr)}};
   return {{"kind", "gpubench.profile"},
           {"schema_version", 1},
-          {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::kGitSha}}},
+          {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::git_sha()}}},
           {"inputs", inputs},
           {"attribution", {{"by", s.attribution.by}, {"depth", s.attribution.depth}, {"rules", rules},
                            {"iteration_pattern", s.iteration_pattern}, {"iterations_marked", s.iterations_marked}}},

@@ -18,6 +18,7 @@
 #include "ops/ikbo_lce/work.hpp"
 #include "cli/common.hpp"
 #include "config/parse.hpp"
+#include "core/git_sha.hpp"
 #include "gpubench/build_info.hpp"
 #include "measure/device_info.hpp"
 #include "support/cli_binary.hpp"
@@ -325,7 +326,7 @@ TEST_F(PlanCli, DevicesWithoutAGpuPrintsTheVersionsThenTheReason) {
   ASSERT_EQ(run({"devices"}), 3) << err_;
   int runtime = 0;
   ASSERT_EQ(cudaRuntimeGetVersion(&runtime), cudaSuccess);
-  EXPECT_NE(out_.find(std::string("gpubench ") + build_info::kVersion + " (git " + build_info::kGitSha +
+  EXPECT_NE(out_.find(std::string("gpubench ") + build_info::kVersion + " (git " + build_info::git_sha() +
                       "), built with CUDA toolkit " + measure::format_cuda_version(CUDART_VERSION) + ", CUPTI API "),
             std::string::npos)
       << out_;
