@@ -10,146 +10,13 @@
 
 #include "analysis/compare_checks.hpp"
 #include "analysis/compare_filter.hpp"
+#include "analysis/compare_judge.hpp"
 #include "analysis/compare_noise.hpp"
 #include "core/errors.hpp"
 #include "result/statistics.hpp"
 
 namespace gpubench {
 namespace {
-
-/// The samples of one side of an entry: all of them, and split by repetition (empty: judged as one run).
-struct SideSamples {
-  const std::vector<double>& all;
-  std::vector<std::vector<double>> reps;
-  SideSamples(const std::vector<double>& samples, const VariantResult& v)
-      : all(samples), reps(repetition_slices(samples, v)) {}
-};
-
-EntrySide side_of(const SideSamples& samples, const VariantResult& v, bool region) {
-  EntrySide s;
-  s.n = static_cast<int64_t>(samples.all.size());
-  s.median_ms = samples.all.empty() ? 0 : median_of(samples.all);
-  s.rel_stdev = relative_stdev(samples.all);
-  s.repetitions = static_cast<int64_t>(v.repetitions.size());
-  s.repetition_rel_stdev = samples.reps.empty() ? 0 : repetition_rel_stdev(samples.reps);
-  std::set<int64_t> pads;
-  for (const Repetition& r : v.repetitions) pads.insert(r.placement_pad_mib);
-  s.placements = static_cast<int64_t>(pads.size());
-  s.status = v.status;
-  if (region) s.correctness = v.correctness.status;
-  return s;
-}
-
-// Fills verdict, ci, noise and note of an entry from its samples (no status / correctness rules here): by the
-// repetitions' spread when both sides have kMinRepetitions or more, else by the samples of one run; divided by the
-// control factor when given (--normalize control).
-void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& new_s, const CompareOptions& o,
-                  const std::optional<ControlFactor>& control) {
-  if (e.old_side.n < o.min_samples || e.new_side.n < o.min_samples) {
-    e.verdict = Verdict::kUnsure;
-    e.note = fmt::format("too few samples (old {}, new {}; need ≥ {}): raise measure.min_samples", e.old_side.n,
-                         e.new_side.n, o.min_samples);
-    return;
-  }
-  // A launch group that launched nothing measures 0 ms (report.md): no ratio, but a verdict all the same.
-  const bool old_zero = !(e.old_side.median_ms > 0), new_zero = !(e.new_side.median_ms > 0);
-  if (old_zero && new_zero) {
-    e.verdict = Verdict::kSame;
-    e.note = "0 ms on both sides: launched nothing in either report";
-    return;
-  }
-  if (old_zero || new_zero) {  // work appeared or went away: within --min-difference of 0 ms it is no change
-    const double moved_ms = old_zero ? e.new_side.median_ms : e.old_side.median_ms;
-    if (moved_ms <= o.min_difference_ms) {
-      e.verdict = Verdict::kSame;
-      e.note = fmt::format("SAME by --min-difference {} ms: {} ms against 0 ms", o.min_difference_ms, moved_ms);
-      return;
-    }
-    e.verdict = old_zero ? Verdict::kSlower : Verdict::kFaster;
-    e.regression = old_zero;
-    e.note = old_zero ? fmt::format("0 ms in OLD (launched nothing), {:.4g} ms in NEW: new work", moved_ms)
-                      : fmt::format("{:.4g} ms in OLD, 0 ms in NEW (launched nothing)", moved_ms);
-    return;
-  }
-  const bool between = static_cast<int64_t>(old_s.reps.size()) >= kMinRepetitions &&
-                       static_cast<int64_t>(new_s.reps.size()) >= kMinRepetitions;
-  if (between) {
-    e.ci = hierarchical_bootstrap_ratio(old_s.reps, new_s.reps, o.confidence, o.resamples, o.seed);
-    e.noise = "between-run";
-    e.old_side.median_ms = mean_of_medians(old_s.reps);
-    e.new_side.median_ms = mean_of_medians(new_s.reps);
-  } else {
-    e.ci = bootstrap_median_ratio(old_s.all, new_s.all, o.confidence, o.resamples, o.seed);
-    e.noise = "within-run";
-  }
-  if (control) {  // the control's own noise widens the interval: low ÷ the factor's high end, high ÷ its low end
-    e.control = control;
-    e.ci->ratio /= control->factor;
-    e.ci->low /= control->high;
-    e.ci->high /= control->low;
-  }
-  // --min-difference: the band is at least that many ms around OLD's median, so a launch group of a few µs that
-  // moves by a few hundred ns between processes (seen: 3.81 → 4.03 µs, same build, one H200) is not a regression.
-  const double band = equivalence_band(o, e.old_side.median_ms);
-  e.verdict = classify_interval(*e.ci, band);
-  if (band > o.threshold && e.verdict == Verdict::kSame && classify_interval(*e.ci, o.threshold) != Verdict::kSame)
-    e.note = fmt::format("SAME by --min-difference {} ms: the band is ±{} of this entry's {:.4g} ms (±{} by "
-                         "--threshold)",
-                         o.min_difference_ms, band_pct(band), e.old_side.median_ms, band_pct(o.threshold));
-  e.regression = e.verdict == Verdict::kSlower;
-  if (e.verdict == Verdict::kUnsure && !(band > 0)) {  // more samples can never help a zero-width band
-    e.note = fmt::format(
-        "interval [{:.3f}, {:.3f}] holds 1 and the band is ±0%: with --threshold 0 an entry is only ever SLOWER, "
-        "FASTER or UNSURE, never SAME, whatever the samples; give the change you accept as no change, e.g. "
-        "--threshold 1%",
-        e.ci->low, e.ci->high);
-    return;
-  }
-  if (e.verdict == Verdict::kUnsure) {
-    // The band as the notes name it: where --min-difference widened it, say so (the fix is then that option too).
-    const bool widened = band > o.threshold;
-    const std::string band_text =
-        widened ? fmt::format("±{} (--min-difference {} ms of OLD's {:.4g} ms median)", band_pct(band),
-                              o.min_difference_ms, e.old_side.median_ms)
-                : "±" + band_pct(band);
-    const bool wide = e.ci->high - e.ci->low > 2 * band;
-    if (e.ci->high - e.ci->low < 0.25 * band) {  // more samples would not move it off the edge
-      e.note = fmt::format(
-          "change sits on the threshold: interval [{:.3f}, {:.3f}] is tight (rel. stdev old {}, new {}) but touches "
-          "an edge of the {} band; the data is clear, the band decides: choose it with --threshold{}",
-          e.ci->low, e.ci->high, band_pct(e.old_side.rel_stdev), band_pct(e.new_side.rel_stdev), band_text,
-          widened ? " or --min-difference" : "");
-      return;
-    }
-    // --normalize control: when the control's interval makes most of the width, more samples of the step cannot
-    // narrow it (a trial: the step's own interval 0.06% wide, the normalized one 2.2%).
-    if (e.control && std::log(e.control->high / e.control->low) >= 0.5 * std::log(e.ci->high / e.ci->low)) {
-      e.note = fmt::format(
-          "{}: interval [{:.3f}, {:.3f}] {} the {} band, mostly the control's noise: the {} control's ratio "
-          "NEW/OLD is {:.3f} [{:.3f}, {:.3f}]; more samples of the step cannot narrow that; compare without "
-          "--normalize on one board, or A/B both builds on one board (gpubench ab)",
-          wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
-          wide ? "is wider than" : "straddles an edge of", band_text, e.control->kernel, e.control->factor,
-          e.control->low, e.control->high);
-      return;
-    }
-    if (between) {
-      e.note = fmt::format(
-          "{}: interval [{:.3f}, {:.3f}] {} the {} band (run-to-run rel. stdev old {}, new {}, over {} and {} "
-          "repetitions); take more repetitions (run --repeat), or A/B both builds on one board (gpubench ab)",
-          wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
-          wide ? "is wider than" : "straddles an edge of", band_text, band_pct(e.old_side.repetition_rel_stdev),
-          band_pct(e.new_side.repetition_rel_stdev), old_s.reps.size(), new_s.reps.size());
-      return;
-    }
-    e.note = fmt::format(
-        "{}: interval [{:.3f}, {:.3f}] {} the {} band (rel. stdev old {}, new {}); take more samples "
-        "(measure.min_samples / min_time_s), use cold mode, run on an idle pinned GPU",
-        wide ? "too noisy to decide" : "change near the threshold", e.ci->low, e.ci->high,
-        wide ? "is wider than" : "straddles an edge of", band_text, band_pct(e.old_side.rel_stdev),
-        band_pct(e.new_side.rel_stdev));
-  }
-}
 
 // A region whose launch groups one side timed with CUPTI and the other with CUDA events (CUPTI held by nsys or ncu):
 // the events' run carries their records inside the region, and the profiler slows it (+14% under ncu on the H200),
@@ -306,6 +173,9 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
         if (f.keep_row(ng.name) && find_by_name(ov.launch_groups, ng.name, &LaunchGroupTiming::name) == ov.launch_groups.end())
           res.unmatched.push_back({"new", key(oc.label, ov.name, ng.name, true), b.path});
       }
+      // The measured request (end_to_end.pipeline): what the product sees, gated like a launch group.
+      if (f.keep_row(kPipelineRequestRow))
+        if (std::optional<CompareEntry> request = judge_pipeline(base, ov, *nv, o)) res.entries.push_back(*request);
     }
     for (const VariantResult& nv : nc->variants) {
       if (f.keep_step(nv.name) && find_by_name(oc.variants, nv.name, &VariantResult::name) == oc.variants.end())

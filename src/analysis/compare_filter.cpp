@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/compare_judge.hpp"
 #include "config/parse.hpp"
 #include "core/errors.hpp"
 
@@ -80,6 +81,7 @@ CompareFilter resolve_compare_filter(const CompareOptions& o, const std::vector<
         for (const VariantResult& v : c.variants) {
           steps.insert(v.name);
           for (const LaunchGroupTiming& g : v.launch_groups) groups.insert(g.name);
+          if (v.pipeline) groups.insert(kPipelineRequestRow);
         }
       }
   CompareFilter f;
