@@ -52,6 +52,13 @@ std::string scalar(const nlohmann::json& v);
 /// step's "<prefix>:<group>" stages are summed into one "<prefix>" entry (their split is in the JSON).
 std::string pipeline_stages(const PipelineTiming& p);
 
+/// What a measured pipeline's time is, under the measured-vs-predicted table (Markdown and terminal): the method's
+/// launch discipline (docs/method.md, "Timing"), so that "request ms" is not read as a server's latency.
+inline constexpr const char* kPipelineScope =
+    "Both are GPU time of launches enqueued back to back (no host launch gaps; cold mode: L2 flushed before each "
+    "request): the difference is the stages' GPU-side gaps, overlap and cache state; host work, a server's launch "
+    "overhead and transfers are in neither.";
+
 /// Text for one Markdown table cell or list line: `|` escaped as `\|` (GitHub's table syntax), line breaks as spaces.
 std::string md_cell(const std::string& s);
 

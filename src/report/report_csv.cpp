@@ -9,13 +9,17 @@
 //   flops, bytes_min, tflops, gbps, floor_ms, bound, pct_of_floor             work and roofline
 //   speedup_vs_prev, speedup_vs_baseline, min_speedup                          ladder
 //   correctness, rel_error                                                     correctness gate
-//   request_ms, e2e_speedup, e2e_gain, requests_per_s, candidates_per_s, usd_per_million_requests  Amdahl
+//   request_ms, e2e_speedup, e2e_gain, requests_per_s, candidates_per_s, usd_per_million_requests  end to end
+//                                      (e2e_source says whether request_ms is the measured pipeline or a projection)
 //   dram_bytes, dram_bytes_min, dram_bytes_ratio, achieved_dram_gbps, counters_bound, tensor_pipe_pct
 //                                      hardware counters of the step (run --metrics; analysis/counters.hpp)
 //   launch_group_dram_bytes, launch_group_dram_gbps, launch_group_tensor_pipe_pct   the launch group's counters
 //   counters_sm_clock_mhz, launch_group_sm_clock_mhz   the SM clock the launch groups ran at: the step's
 //                                      (time-weighted), the launch group's
 //   pct_of_peak_at_clock                         the step's FLOP rate, % of the GPU's dense peak at that clock
+//   e2e_source, e2e_op_ms, e2e_op_share, e2e_predicted_request_ms, e2e_difference_rel   where request_ms comes from
+//                                      (given | measured | projected), the op's time in the request and its share,
+//                                      and in measured mode the Amdahl prediction and (measured − predicted) / predicted
 //   error                                                                       why it failed (always last)
 #include <optional>
 #include <string>
@@ -36,7 +40,8 @@ constexpr const char* kCsvHeader =
     "floor_ms,bound,pct_of_floor,speedup_vs_prev,speedup_vs_baseline,min_speedup,correctness,rel_error,"
     "request_ms,e2e_speedup,e2e_gain,requests_per_s,candidates_per_s,usd_per_million_requests,"
     "dram_bytes,dram_bytes_min,dram_bytes_ratio,achieved_dram_gbps,counters_bound,tensor_pipe_pct,"
-    "launch_group_dram_bytes,launch_group_dram_gbps,launch_group_tensor_pipe_pct,counters_sm_clock_mhz,launch_group_sm_clock_mhz,pct_of_peak_at_clock,error";
+    "launch_group_dram_bytes,launch_group_dram_gbps,launch_group_tensor_pipe_pct,counters_sm_clock_mhz,launch_group_sm_clock_mhz,pct_of_peak_at_clock,"
+    "e2e_source,e2e_op_ms,e2e_op_share,e2e_predicted_request_ms,e2e_difference_rel,error";
 
 std::string quote(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -101,6 +106,10 @@ std::string render_csv(const Report& r) {
                               kg ? num(kg->gbps) : "", tensor(kg),
                               k ? num(k->sm_clock_mhz) : "", kg ? num(kg->sm_clock_mhz) : "",
                               k ? num(k->pct_of_peak_at_clock) : ""})
+          fields.push_back(std::move(f));
+        for (std::string f : {e ? std::string(to_string(e->source)) : "", e ? num(e->op_ms) : "",
+                              e ? num(e->op_share) : "", e ? num(e->predicted_request_ms) : "",
+                              e ? num(e->difference_rel) : ""})
           fields.push_back(std::move(f));
         fields.push_back(v.error);
         return fields;

@@ -169,7 +169,10 @@ std::string end_to_end(const CaseResult& c, bool color) {
                            : std::string("—"),
            v.pipeline ? fmtx::pipeline_stages(*v.pipeline) : std::string()});
   }
-  if (!m.rows.empty()) out += "\npipeline measured vs predicted (baseline request − baseline op + this op):\n" + m.render(color);
+  if (!m.rows.empty())
+    out += fmt::format("\npipeline measured vs predicted (baseline request − baseline op + this op). {}\n",
+                       fmtx::kPipelineScope) +
+           m.render(color);
   return out;
 }
 

@@ -134,7 +134,9 @@ struct Floor {
 struct EndToEnd {
   EndToEndSource source = EndToEndSource::kGiven;  ///< given | measured | projected
   double op_ms = 0;                ///< the op's time in the request at this step [ms]
-  double request_ms = 0;           ///< projected request latency at this step [ms]
+  /// Request latency at this step [ms]: the measured pipeline's median (source measured), else Amdahl's projection
+  /// from the given request (given) or the plan's floors (projected).
+  double request_ms = 0;
   double speedup = 1;              ///< request speedup vs the baseline step
   double gain = 0;                 ///< 1 − request_ms / baseline request_ms
   double op_share = 0;             ///< op_ms / request_ms

@@ -376,7 +376,7 @@ TEST(CounterReport, MarkdownTerminalAndCsvShowMeasuredVsMinimum) {
   const std::string csv = render_csv(r);
   EXPECT_NE(csv.find(",2000000000,1000000000,2,2000,latency,35,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("launch_group_tensor_pipe_pct,counters_sm_clock_mhz,launch_group_sm_clock_mhz,pct_of_peak_at_clock,"
-                     "error"),
+                     "e2e_source,"),
             std::string::npos)
       << csv;
   EXPECT_NE(csv.find(",1500000000,2000,40,1620,1500,22.8"), std::string::npos) << csv;  // gemm_cand's row

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -190,6 +191,58 @@ TEST(ReportCsv, HeaderAndOneRowPerLaunchGroup) {
   EXPECT_NE(csv.find(",\"CUDA error | illegal address, at launch\"\n"), std::string::npos) << csv;  // RFC 4180
 }
 
+// A trial found the CSV's request_ms documented as "Amdahl's projection" while e2e_pipeline's rows held the measured
+// request, with no column to tell them apart; the Markdown headed measured rows "End to end (Amdahl)".
+TEST(ReportCsv, SaysWhetherTheRequestIsMeasuredOrProjected) {
+  auto row_of = [](const Report& r, const std::string& step) {
+    std::istringstream in(render_csv(r));
+    std::string header, line;
+    std::getline(in, header);
+    std::vector<std::string> names, values;
+    auto split = [](const std::string& text) {
+      std::vector<std::string> out(1);
+      for (const char ch : text) {
+        if (ch == ',')
+          out.emplace_back();
+        else
+          out.back().push_back(ch);
+      }
+      return out;
+    };
+    names = split(header);
+    while (std::getline(in, line))
+      if (line.find("," + step + ",") != std::string::npos) values = split(line);
+    std::map<std::string, std::string> m;
+    for (size_t i = 0; i < names.size() && i < values.size(); ++i) m[names[i]] = values[i];
+    return m;
+  };
+  Report r = full_report();
+  auto given = row_of(r, "decomposed");  // the given request: 40 ms op at 2x → 20 ms in an 80 ms request
+  EXPECT_EQ(given["e2e_source"], "given");
+  EXPECT_EQ(given["request_ms"], "80");
+  EXPECT_EQ(given["e2e_op_ms"], "20");
+  EXPECT_EQ(given["e2e_op_share"], "0.25");
+  EXPECT_EQ(given["e2e_predicted_request_ms"], "");
+  EXPECT_NE(render_markdown(r).find("#### End to end (Amdahl)"), std::string::npos);
+
+  EndToEnd& e = *r.cases[0].variants[1].end_to_end;
+  e.source = EndToEndSource::kMeasured;
+  e.request_ms = 0.85;
+  e.measured_request_ms = 0.85;
+  e.predicted_request_ms = 0.8;
+  e.difference_ms = 0.05;
+  e.difference_rel = 0.0625;
+  auto measured = row_of(r, "decomposed");
+  EXPECT_EQ(measured["e2e_source"], "measured");
+  EXPECT_EQ(measured["request_ms"], "0.85");
+  EXPECT_EQ(measured["e2e_predicted_request_ms"], "0.8");
+  EXPECT_EQ(measured["e2e_difference_rel"], "0.0625");
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("#### End to end (measured request)"), std::string::npos) << md;
+  EXPECT_NE(md.find("the baseline row agrees by construction"), std::string::npos) << md;
+  EXPECT_NE(md.find("host work, a server's launch overhead and transfers are in neither"), std::string::npos) << md;
+}
+
 // docs/report.md's CSV table names every column the writer writes, each in backticks, so a new column cannot go
 // undocumented.
 TEST(ReportCsv, EveryColumnIsInTheDocsTable) {
@@ -205,7 +258,7 @@ TEST(ReportCsv, EveryColumnIsInTheDocsTable) {
   int n = 0;
   for (std::string col; std::getline(columns, col, ','); ++n)
     EXPECT_NE(section.find("`" + col + "`"), std::string::npos) << col << " is not in docs/report.md's CSV table";
-  EXPECT_EQ(n, 48);
+  EXPECT_EQ(n, 53);
 }
 
 TEST(ReportTerminal, ColorOnlyWhenAskedAndSameLayout) {
