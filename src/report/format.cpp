@@ -162,4 +162,11 @@ std::string md_code(const std::string& s) {
   return fence + (pad ? " " : "") + md_cell(s) + (pad ? " " : "") + fence;
 }
 
+std::string throughput_assumption(const CaseResult& c) {
+  const std::string U = c.lengths.is_object() && c.lengths.contains("requests") ? c.lengths["requests"].dump() : "?";
+  return fmt::format("requests/s = U / request time: one GPU serves this case's U = {} requests (B = {} candidates) "
+                     "per request time, back to back; cost per request follows (docs/method.md)",
+                     U, c.batch);
+}
+
 }  // namespace gpubench::fmtx

@@ -197,6 +197,7 @@ void end_to_end_table(std::string& out, const CaseResult& c) {
                        fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
                        fmtx::usd(e.usd_per_million_requests));
   }
+  out += "\n" + fmtx::throughput_assumption(c) + ".\n";
   if (!measured) return;
   out += fmt::format("\nMeasured pipeline vs the Amdahl prediction from the isolated op times (predicted = baseline "
                      "request − baseline op + this op, so the baseline row agrees by construction). {}\n\n",

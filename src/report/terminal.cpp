@@ -158,7 +158,7 @@ std::string end_to_end(const CaseResult& c, bool color) {
   }
   t.left_columns = 2;
   if (t.rows.empty()) return {};
-  std::string out = t.render(color);
+  std::string out = t.render(color) + fmtx::throughput_assumption(c) + "\n";
   Table m;  // measured mode: the pipeline against the Amdahl prediction from the isolated op times
   m.header = {"step", "predicted [ms]", "measured [ms]", "difference", "stages [ms]"};
   for (const auto& v : c.variants) {

@@ -224,6 +224,12 @@ TEST(ReportCsv, SaysWhetherTheRequestIsMeasuredOrProjected) {
   EXPECT_EQ(given["e2e_op_share"], "0.25");
   EXPECT_EQ(given["e2e_predicted_request_ms"], "");
   EXPECT_NE(render_markdown(r).find("#### End to end (Amdahl)"), std::string::npos);
+  // requests/s and $ per request rest on the case's U: the report says so beside them (a trial found $/1M requests
+  // of one production profile ranging 1000x with U).
+  EXPECT_NE(render_markdown(r).find("one GPU serves this case's U = 15 requests (B = 1024 candidates) per request "
+                                    "time"),
+            std::string::npos);
+  EXPECT_NE(render_terminal(r, false).find("U = 15 requests"), std::string::npos);
 
   EndToEnd& e = *r.cases[0].variants[1].end_to_end;
   e.source = EndToEndSource::kMeasured;
