@@ -234,6 +234,23 @@ void check_plugins(const LoadedReport& a, const LoadedReport& b, std::vector<std
                                   q.sha256.substr(0, 12), b.path));
 }
 
+/// Floors from different kinds of ceilings (`ceilings.source`: "calibrated …" on the board, or "datasheet: …" where
+/// the machine had no calibration cache): a note, since "% of floor", `bound` and the control kernel that `--normalize
+/// control` picks by bound follow from those rates (a trial: one kernel read 78% compute-bound and 61% memory-bound).
+void check_ceilings(const LoadedReport& a, const LoadedReport& b, std::vector<std::string>& notes) {
+  const auto kind = [](const Report& r) -> std::string {
+    if (!r.ceilings.is_object() || !r.ceilings.contains("source") || !r.ceilings["source"].is_string()) return "";
+    const std::string source = r.ceilings["source"].get<std::string>();
+    return source.substr(0, source.find_first_of(" :"));
+  };
+  const std::string ka = kind(a.report), kb = kind(b.report);
+  if (ka.empty() || kb.empty() || ka == kb) return;
+  notes.push_back(fmt::format("roofline ceilings differ in kind: {} in {}, {} in {}: each step's % of floor and bound "
+                              "(and the control kernel --normalize control divides by) are not comparable between "
+                              "them; the timings are. `gpubench devices --calibrate` on both boards makes them alike",
+                              ka, a.path, kb, b.path));
+}
+
 }  // namespace
 
 std::vector<KeyDiff> json_key_diff(const nlohmann::json& a, const nlohmann::json& b) {
@@ -330,6 +347,7 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
   check_config(a, b, out, notes);
   check_layouts(a, b, out, notes);
   check_plugins(a, b, notes);
+  check_ceilings(a, b, notes);
   // One shard of a split run holds only its own units (the others are skipped, "in shard J/N"): against a whole run
   // or another shard most of the ladder would go unmatched and the gate would pass on the rest. The same shard of
   // two split runs compares (a CI matrix job gating its own shard).

@@ -48,7 +48,8 @@ bool is_empty_shard(const Report& r);
 /// name and description left out), a matched case's request layout (batch, number of requests, lengths
 /// histogram: /cases/i/lengths), and an interrupted run. What one side does not record goes to `notes`
 /// ("… not recorded in FILE: not checked"), e.g. an empirical file's contents in a report written before
-/// they were hashed.
+/// they were hashed; so do differing plugin builds and roofline ceilings of different kinds (calibrated against
+/// datasheet: % of floor and bound are then not comparable).
 void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
                 std::vector<std::string>& notes);
 
