@@ -162,11 +162,29 @@ std::string md_code(const std::string& s) {
   return fence + (pad ? " " : "") + md_cell(s) + (pad ? " " : "") + fence;
 }
 
-std::string throughput_assumption(const CaseResult& c) {
+std::string end_to_end_assumptions(const Report& r, const CaseResult& c) {
   const std::string U = c.lengths.is_object() && c.lengths.contains("requests") ? c.lengths["requests"].dump() : "?";
-  return fmt::format("requests/s = U / request time: one GPU serves this case's U = {} requests (B = {} candidates) "
-                     "per request time, back to back; cost per request follows (docs/method.md)",
-                     U, c.batch);
+  std::string out = fmt::format("requests/s = U / request time: one GPU serves this case's U = {} requests (B = {} "
+                                "candidates) per request time, back to back; cost per request follows "
+                                "(docs/method.md)",
+                                U, c.batch);
+  const nlohmann::json* given = nullptr;
+  if (r.config.is_object() && r.config.contains("end_to_end") && r.config["end_to_end"].is_object() &&
+      r.config["end_to_end"].contains("given") && r.config["end_to_end"]["given"].is_object())
+    given = &r.config["end_to_end"]["given"];
+  const bool measured = std::any_of(c.variants.begin(), c.variants.end(), [](const VariantResult& v) {
+    return v.end_to_end && v.end_to_end->source == EndToEndSource::kMeasured;
+  });
+  if (given == nullptr || measured || c.variants.empty() || c.variants.front().status != StepStatus::kOk ||
+      !given->contains("op_ms") || !(*given)["op_ms"].is_number())
+    return out;
+  const double given_op = (*given)["op_ms"].get<double>(), base = c.variants.front().region.median;
+  if (!(base > 0) || !(given_op > 0) || (given_op <= 2 * base && given_op >= 0.5 * base)) return out;
+  return out + fmt::format(". The given op time ({} ms) is {:.3g}x this case's measured {} ({} ms): the given request "
+                           "is of another batch or shape than this case, and only each step's speedup carries over to "
+                           "it",
+                           fmt::format("{:g}", given_op), given_op / base, c.variants.front().name,
+                           fmt::format("{:.4g}", base));
 }
 
 }  // namespace gpubench::fmtx

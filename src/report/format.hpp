@@ -52,9 +52,11 @@ std::string scalar(const nlohmann::json& v);
 /// step's "<prefix>:<group>" stages are summed into one "<prefix>" entry (their split is in the JSON).
 std::string pipeline_stages(const PipelineTiming& p);
 
-/// The throughput assumption under an end-to-end table: "requests/s = U / request time: one GPU serves this case's
-/// U = 15 requests (B = 1024 candidates) per request time, back to back (docs/method.md)". U from c.lengths.requests.
-std::string throughput_assumption(const CaseResult& c);
+/// The assumptions under an end-to-end table, one sentence each: "requests/s = U / request time: one GPU serves this
+/// case's U = 15 requests (B = 1024 candidates) per request time, back to back; …" (U from c.lengths.requests), and,
+/// when the config's `end_to_end.given.op_ms` is over 2x or under 0.5x the case's measured first step (its region
+/// median), that the given request is of another batch or shape and only the speedup carries over to it.
+std::string end_to_end_assumptions(const Report& r, const CaseResult& c);
 
 /// What a measured pipeline's time is, under the measured-vs-predicted table (Markdown and terminal): the method's
 /// launch discipline (docs/method.md, "Timing"), so that "request ms" is not read as a server's latency.

@@ -179,7 +179,7 @@ void counters_table(std::string& out, const CaseResult& c) {
   if (!missing.empty()) out += "\n" + missing;
 }
 
-void end_to_end_table(std::string& out, const CaseResult& c) {
+void end_to_end_table(std::string& out, const Report& r, const CaseResult& c) {
   bool any = false;
   for (const auto& v : c.variants) any = any || v.end_to_end.has_value();
   if (!any) return;
@@ -197,7 +197,7 @@ void end_to_end_table(std::string& out, const CaseResult& c) {
                        fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
                        fmtx::usd(e.usd_per_million_requests));
   }
-  out += "\n" + fmtx::throughput_assumption(c) + ".\n";
+  out += "\n" + fmtx::end_to_end_assumptions(r, c) + ".\n";
   if (!measured) return;
   out += fmt::format("\nMeasured pipeline vs the Amdahl prediction from the isolated op times (predicted = baseline "
                      "request − baseline op + this op, so the baseline row agrees by construction). {}\n\n",
@@ -273,7 +273,7 @@ std::string render_markdown(const Report& r) {
     }
     launch_group_breakdown(out, c);
     counters_table(out, c);
-    end_to_end_table(out, c);
+    end_to_end_table(out, r, c);
     out += "\n";
   }
   return out;

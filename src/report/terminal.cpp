@@ -144,7 +144,7 @@ std::string counters(const CaseResult& c, bool color) {
   return t.rows.empty() ? std::string() : t.render(color);
 }
 
-std::string end_to_end(const CaseResult& c, bool color) {
+std::string end_to_end(const Report& r, const CaseResult& c, bool color) {
   Table t;
   t.header = {"step", "source", "op [ms]", "request [ms]", "speedup", "gain", "requests/s", "candidates/s",
               "$/1M requests"};
@@ -158,7 +158,7 @@ std::string end_to_end(const CaseResult& c, bool color) {
   }
   t.left_columns = 2;
   if (t.rows.empty()) return {};
-  std::string out = t.render(color) + fmtx::throughput_assumption(c) + "\n";
+  std::string out = t.render(color) + fmtx::end_to_end_assumptions(r, c) + "\n";
   Table m;  // measured mode: the pipeline against the Amdahl prediction from the isolated op times
   m.header = {"step", "predicted [ms]", "measured [ms]", "difference", "stages [ms]"};
   for (const auto& v : c.variants) {
@@ -188,7 +188,7 @@ std::string render_terminal(const Report& report, bool color) {
     if (const std::string legend = fmtx::acceptance_legend(c); !legend.empty()) out += legend + "\n";
     if (const auto b = breakdown(c, color); !b.empty()) out += "\n" + b;
     if (const auto k = counters(c, color); !k.empty()) out += "\nhardware counters (separate replay pass):\n" + k;
-    if (const auto e = end_to_end(c, color); !e.empty()) out += "\n" + e;
+    if (const auto e = end_to_end(report, c, color); !e.empty()) out += "\n" + e;
   }
   return out;
 }

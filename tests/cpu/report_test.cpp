@@ -230,6 +230,17 @@ TEST(ReportCsv, SaysWhetherTheRequestIsMeasuredOrProjected) {
                                     "time"),
             std::string::npos);
   EXPECT_NE(render_terminal(r, false).find("U = 15 requests"), std::string::npos);
+  // The given op (40 ms) against the measured baseline: the given request is another batch or shape (a trial: 16x).
+  const double base = r.cases[0].variants[0].region.median;
+  ASSERT_GT(40 / base, 2);
+  r.config["end_to_end"] = {{"given", {{"request_ms", 100}, {"op_ms", 40}}}};  // as full_report's analysis had it
+  EXPECT_NE(render_markdown(r).find(fmt::format("The given op time (40 ms) is {:.3g}x this case's measured baseline",
+                                                40 / base)),
+            std::string::npos)
+      << render_markdown(r);
+  Report close = r;
+  close.config["end_to_end"]["given"]["op_ms"] = 1.5 * base;
+  EXPECT_EQ(render_markdown(close).find("The given op time"), std::string::npos);
 
   EndToEnd& e = *r.cases[0].variants[1].end_to_end;
   e.source = EndToEndSource::kMeasured;
