@@ -48,4 +48,12 @@ ProductMetrics product_metrics(double request_ms, int64_t requests, int64_t cand
   return m;
 }
 
+FleetBill fleet_bill(int64_t gpus, double gpu_hour_usd, double gain) {
+  if (gpus < 1 || !(gpu_hour_usd > 0) || !(gain < 1))
+    throw InputError(fmt::format("fleet bill: need gpus ≥ 1, a price > 0 and a gain < 1, got {}, {}, {}", gpus,
+                                 gpu_hour_usd, gain));
+  const double today = static_cast<double>(gpus) * gpu_hour_usd * kHoursPerMonth;
+  return {today * (1 - gain), today * gain};
+}
+
 }  // namespace gpubench

@@ -21,6 +21,20 @@ AmdahlResult amdahl(double request_ms, double op_ms, double op_speedup);
 /// T' of amdahl(): the request time after the op is made `op_speedup`× faster [ms]. Same errors.
 double projected_request_ms(double request_ms, double op_ms, double op_speedup);
 
+/// Hours in a month for a GPU bill: 8760 h a year / 12 (`profile` and the run report's fleet bill).
+constexpr double kHoursPerMonth = 730.0;
+
+/// A fleet's monthly GPU bill at one ladder step: `gpus` GPUs at `gpu_hour_usd` for kHoursPerMonth hours run the
+/// baseline today; the fleet's GPU time scales with the request time (the same traffic served), so at a step whose
+/// request time is (1 − gain) of the baseline's the bill is that share of it and the rest is saved.
+struct FleetBill {
+  double usd_per_month = 0;        ///< gpus · gpu_hour_usd · 730 · (1 − gain) [USD]
+  double usd_saved_per_month = 0;  ///< gpus · gpu_hour_usd · 730 · gain [USD]; negative when the step is slower
+};
+
+/// fleet_bill as above. Throws InputError when gpus < 1 or gpu_hour_usd ≤ 0 or gain ≥ 1 (a request of no time).
+FleetBill fleet_bill(int64_t gpus, double gpu_hour_usd, double gain);
+
 /// Throughput and cost of a request time.
 struct ProductMetrics {
   double requests_per_s = 0;    ///< U / request_s

@@ -67,6 +67,14 @@ EndToEnd given_end_to_end(const GivenEndToEnd& given, double op_speedup, int64_t
   return e;
 }
 
+/// The fleet's monthly bill on `e` when the config gives a GPU count and a price (EndToEnd::usd_per_month).
+void add_fleet_bill(EndToEnd& e, const EndToEndSpec& spec) {
+  if (!spec.gpus || !spec.gpu_hour_usd) return;
+  const FleetBill bill = fleet_bill(*spec.gpus, *spec.gpu_hour_usd, e.gain);
+  e.usd_per_month = bill.usd_per_month;
+  e.usd_saved_per_month = bill.usd_saved_per_month;
+}
+
 bool usable(const VariantResult& v) { return v.status == StepStatus::kOk && v.region.median > 0; }
 
 bool pipeline_usable(const VariantResult& v) {
@@ -148,6 +156,7 @@ void analyze(Report& report, const Config& config, const Ceilings& ceilings) {
         v.end_to_end = given_end_to_end(*e2e.given, *v.speedup_vs_baseline, U, c.batch, e2e.gpu_hour_usd,
                                         EndToEndSource::kGiven);
       }
+      if (v.end_to_end) add_fleet_bill(*v.end_to_end, e2e);
       prev_ok = &v;
     }
   }
@@ -185,6 +194,7 @@ std::vector<PlanRow> plan_rows(const Config& config, const Shape& shape, int64_t
     if (config.end_to_end.given) {
       r.projected = given_end_to_end(*config.end_to_end.given, r.floor_speedup_vs_baseline, U, B,
                                      config.end_to_end.gpu_hour_usd, EndToEndSource::kProjected);
+      add_fleet_bill(*r.projected, config.end_to_end);
     }
     rows.push_back(std::move(r));
   }

@@ -40,9 +40,6 @@ struct BillOptions {
   int64_t gpus = 1;                    ///< GPUs running this workload
 };
 
-/// Hours in a month for the bill: 8760 h a year / 12.
-constexpr double kHoursPerMonth = 730.0;
-
 /// Per-iteration times across iterations [ms]: smallest, median (mean of the middle two for an even count),
 /// largest, sum and mean.
 struct Spread {

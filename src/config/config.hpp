@@ -177,6 +177,7 @@ struct EndToEndSpec {
   std::optional<GivenEndToEnd> given;  ///< Amdahl from a profile
   std::optional<PipelineSpec> pipeline;  ///< measured mode: the request as GPU ops (exclusive with given)
   std::optional<double> gpu_hour_usd;  ///< price of one GPU hour [USD] for cost per request
+  std::optional<int64_t> gpus;         ///< GPUs serving this workload today, for the monthly bill (needs gpu_hour_usd)
 };
 
 /// Device selection and the datasheet model used for floors when no calibration cache exists.

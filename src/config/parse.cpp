@@ -205,11 +205,19 @@ void parse_check(Validator& v, const nlohmann::json& j, Config& c) {
   }
 }
 
-/// /end_to_end {given {request_ms, op_ms} | pipeline {...} (parse_end_to_end.cpp), gpu_hour_usd}.
+/// /end_to_end {given {request_ms, op_ms} | pipeline {...} (parse_end_to_end.cpp), gpu_hour_usd, gpus}.
 void parse_end_to_end(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c) {
   auto it = j.find("end_to_end");
   const std::string p = "/end_to_end";
-  if (it == j.end() || !v.object(*it, p, {"given", "pipeline", "gpu_hour_usd"})) return;
+  if (it == j.end() || !v.object(*it, p, {"given", "pipeline", "gpu_hour_usd", "gpus"})) return;
+  int64_t gpus = 1;
+  if (it->contains("gpus") && v.integer(*it, p, "gpus", gpus, Range::closed(1, int64_t{1} << 30))) {
+    if (it->contains("gpu_hour_usd"))
+      c.end_to_end.gpus = gpus;
+    else  // as `profile --gpus` without --gpu-hour-usd
+      v.add(p + "/gpus", "the GPU count scales the monthly bill, which needs a price: add /end_to_end/gpu_hour_usd "
+                         "(e.g. 3.5), or drop gpus");
+  }
   double usd = 0;
   if (it->contains("gpu_hour_usd") && v.number(*it, p, "gpu_hour_usd", usd, Range::above_up_to(0, kMaxGpuHourUsd)))
     c.end_to_end.gpu_hour_usd = usd;

@@ -66,6 +66,7 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
                            {"op_ms", c.end_to_end.given->op_ms}};
   if (c.end_to_end.pipeline) end_to_end["pipeline"] = pipeline_json(*c.end_to_end.pipeline);
   if (c.end_to_end.gpu_hour_usd) end_to_end["gpu_hour_usd"] = *c.end_to_end.gpu_hour_usd;
+  if (c.end_to_end.gpus) end_to_end["gpus"] = *c.end_to_end.gpus;
   json measure = {{"mode", to_string(m.mode)}, {"warmup", m.warmup}, {"min_samples", m.min_samples},
                   {"max_samples", m.max_samples}, {"min_time_s", m.min_time_s},
                   {"max_rel_stdev", m.max_rel_stdev}, {"timeout_s", m.timeout_s}, {"l2_flush", m.l2_flush},

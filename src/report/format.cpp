@@ -168,6 +168,16 @@ std::string end_to_end_assumptions(const Report& r, const CaseResult& c) {
                                 "candidates) per request time, back to back; cost per request follows "
                                 "(docs/method.md)",
                                 U, c.batch);
+  // Amdahl's ceiling from the first step's own row: its request without the op.
+  if (!c.variants.empty() && c.variants.front().end_to_end) {
+    const EndToEnd& base = *c.variants.front().end_to_end;
+    const double ceiling_ms = base.request_ms * (1 - base.op_share);
+    if (ceiling_ms > 0 && base.op_share > 0)
+      out += fmt::format(". Ceiling, the op removed: {} ms ({:.2f}x); the op is {} of the {} request, the share of the "
+                         "request time, and of the GPU bill, that speeding it up can win",
+                         fmtx::ms(ceiling_ms), base.request_ms / ceiling_ms, fmtx::percent(base.op_share, 1),
+                         c.variants.front().name);
+  }
   const nlohmann::json* given = nullptr;
   if (r.config.is_object() && r.config.contains("end_to_end") && r.config["end_to_end"].is_object() &&
       r.config["end_to_end"].contains("given") && r.config["end_to_end"]["given"].is_object())

@@ -53,8 +53,9 @@ std::string scalar(const nlohmann::json& v);
 std::string pipeline_stages(const PipelineTiming& p);
 
 /// The assumptions under an end-to-end table, one sentence each: "requests/s = U / request time: one GPU serves this
-/// case's U = 15 requests (B = 1024 candidates) per request time, back to back; …" (U from c.lengths.requests), and,
-/// when the config's `end_to_end.given.op_ms` is over 2x or under 0.5x the case's measured first step (its region
+/// case's U = 15 requests (B = 1024 candidates) per request time, back to back; …" (U from c.lengths.requests); Amdahl's
+/// ceiling from the first step's row (its request without the op: request_ms · (1 − op_share)) and the op's share of
+/// it; and, when the config's `end_to_end.given.op_ms` is over 2x or under 0.5x the case's measured first step (its region
 /// median), that the given request is of another batch or shape and only the speedup carries over to it.
 std::string end_to_end_assumptions(const Report& r, const CaseResult& c);
 

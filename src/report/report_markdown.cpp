@@ -187,15 +187,20 @@ void end_to_end_table(std::string& out, const Report& r, const CaseResult& c) {
   for (const auto& v : c.variants) measured = measured || (v.end_to_end && v.end_to_end->measured_request_ms);
   // Measured rows are the pipeline's own time, not a projection: the heading says which the table holds.
   out += measured ? "\n#### End to end (measured request)\n\n" : "\n#### End to end (Amdahl)\n\n";
-  out += "| step | source | op ms | request ms | speedup | gain | requests/s | candidates/s | $/1M requests |\n";
-  out += "|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  bool fleet = false;  // end_to_end.gpus: the fleet's monthly bill and saving
+  for (const auto& v : c.variants) fleet = fleet || (v.end_to_end && v.end_to_end->usd_per_month);
+  out += "| step | source | op ms | request ms | speedup | gain | requests/s | candidates/s | $/1M requests |";
+  out += fleet ? " $/month | saved $/month |\n" : "\n";
+  out += "|---|---|---:|---:|---:|---:|---:|---:|---:|";
+  out += fleet ? "---:|---:|\n" : "\n";
   for (const auto& v : c.variants) {
     if (!v.end_to_end) continue;
     const EndToEnd& e = *v.end_to_end;
-    out += fmt::format("| {} | {} | {} | {} | {:.2f}x | {} | {} | {} | {} |\n", md_cell(v.name), to_string(e.source),
+    out += fmt::format("| {} | {} | {} | {} | {:.2f}x | {} | {} | {} | {} |", md_cell(v.name), to_string(e.source),
                        fmtx::ms(e.op_ms), fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1),
                        fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
                        fmtx::usd(e.usd_per_million_requests));
+    out += fleet ? fmt::format(" {} | {} |\n", fmtx::usd(e.usd_per_month), fmtx::usd(e.usd_saved_per_month)) : "\n";
   }
   out += "\n" + fmtx::end_to_end_assumptions(r, c) + ".\n";
   if (!measured) return;

@@ -148,13 +148,18 @@ std::string end_to_end(const Report& r, const CaseResult& c, bool color) {
   Table t;
   t.header = {"step", "source", "op [ms]", "request [ms]", "speedup", "gain", "requests/s", "candidates/s",
               "$/1M requests"};
+  bool fleet = false;  // end_to_end.gpus: the fleet's monthly bill and saving
+  for (const auto& v : c.variants) fleet = fleet || (v.end_to_end && v.end_to_end->usd_per_month);
+  if (fleet) t.header.insert(t.header.end(), {"$/month", "saved $/month"});
   for (const auto& v : c.variants) {
     if (!v.end_to_end) continue;
     const EndToEnd& e = *v.end_to_end;
-    t.add({v.name, std::string(to_string(e.source)), fmtx::ms(e.op_ms), fmtx::ms(e.request_ms),
-           fmt::format("{:.2f}x", e.speedup),
-           fmtx::percent(e.gain, 1), fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
-           fmtx::usd(e.usd_per_million_requests)});
+    std::vector<std::string> row{v.name, std::string(to_string(e.source)), fmtx::ms(e.op_ms), fmtx::ms(e.request_ms),
+                                 fmt::format("{:.2f}x", e.speedup), fmtx::percent(e.gain, 1),
+                                 fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
+                                 fmtx::usd(e.usd_per_million_requests)};
+    if (fleet) row.insert(row.end(), {fmtx::usd(e.usd_per_month), fmtx::usd(e.usd_saved_per_month)});
+    t.add(row);
   }
   t.left_columns = 2;
   if (t.rows.empty()) return {};

@@ -143,6 +143,10 @@ struct EndToEnd {
   double candidates_per_s = 0;     ///< B / request time
   double requests_per_s = 0;       ///< U / request time
   std::optional<double> usd_per_million_requests;  ///< at end_to_end.gpu_hour_usd
+  /// With end_to_end.gpus and gpu_hour_usd: the fleet's monthly bill at this step and what it saves against the
+  /// baseline's (analysis/amdahl.hpp fleet_bill) [USD].
+  std::optional<double> usd_per_month;
+  std::optional<double> usd_saved_per_month;
   // Measured mode only (source "measured"; analysis/analyze.cpp):
   std::optional<double> measured_request_ms;   ///< median of the measured pipeline with this step [ms]
   /// Amdahl from the isolated op times: baseline pipeline median − baseline op median + this op median [ms]

@@ -248,6 +248,8 @@ void to_json(json& j, const EndToEnd& v) {
            {"speedup", v.speedup},   {"gain", v.gain},         {"op_share", v.op_share},
            {"candidates_per_s", v.candidates_per_s}, {"requests_per_s", v.requests_per_s}};
   write_opt(j, "usd_per_million_requests", v.usd_per_million_requests);
+  write_opt(j, "usd_per_month", v.usd_per_month);
+  write_opt(j, "usd_saved_per_month", v.usd_saved_per_month);
   write_opt(j, "measured_request_ms", v.measured_request_ms);
   write_opt(j, "predicted_request_ms", v.predicted_request_ms);
   write_opt(j, "difference_ms", v.difference_ms);
@@ -264,6 +266,8 @@ void from_json(const json& j, EndToEnd& v) {
   read(j, "candidates_per_s", v.candidates_per_s);
   read(j, "requests_per_s", v.requests_per_s);
   read(j, "usd_per_million_requests", v.usd_per_million_requests);
+  read(j, "usd_per_month", v.usd_per_month);
+  read(j, "usd_saved_per_month", v.usd_saved_per_month);
   read(j, "measured_request_ms", v.measured_request_ms);
   read(j, "predicted_request_ms", v.predicted_request_ms);
   read(j, "difference_ms", v.difference_ms);

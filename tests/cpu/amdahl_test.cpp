@@ -29,6 +29,17 @@ TEST(Amdahl, SlowdownAndEdgeShares) {
   EXPECT_DOUBLE_EQ(all.speedup, 5);
 }
 
+TEST(Amdahl, FleetBillScalesWithTheRequestTime) {
+  // profile.md's example fleet: 100 GPUs at $3.5/h, 730 h a month = $255,500; a step with a 34.49% gain.
+  const FleetBill b = fleet_bill(100, 3.5, 0.3449);
+  EXPECT_NEAR(b.usd_per_month, 255500 * (1 - 0.3449), 1e-6);
+  EXPECT_NEAR(b.usd_saved_per_month, 255500 * 0.3449, 1e-6);
+  EXPECT_NEAR(fleet_bill(1, 2, -0.5).usd_saved_per_month, -730, 1e-9);  // a slower step costs more
+  EXPECT_THROW(fleet_bill(0, 3.5, 0.1), InputError);
+  EXPECT_THROW(fleet_bill(1, 0, 0.1), InputError);
+  EXPECT_THROW(fleet_bill(1, 3.5, 1.0), InputError);
+}
+
 TEST(Amdahl, RejectsImpossibleInputs) {
   try {
     amdahl(100, 120, 2);

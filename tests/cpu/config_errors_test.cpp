@@ -319,6 +319,15 @@ TEST(Config, MeasureCrossChecks) {
   j = good();
   j["end_to_end"] = {{"gpu_hour_usd", 3.5}};
   expect_one(j, "/end_to_end/gpu_hour_usd", "a price without a request to apply it to");
+  // The fleet's GPU count scales the monthly bill: a price is needed, and at least one GPU.
+  j = good();
+  j["end_to_end"]["gpus"] = 100;
+  EXPECT_EQ(*parse_config(j, testing::context()).end_to_end.gpus, 100);
+  j["end_to_end"].erase("gpu_hour_usd");
+  expect_one(j, "/end_to_end/gpus", "the GPU count scales the monthly bill, which needs a price");
+  j = good();
+  j["end_to_end"]["gpus"] = 0;
+  expect_one(j, "/end_to_end/gpus", "must be ≥ 1, got 0");
   j = good();
   j["measure"] = {{"mode", "warm"}};
   expect_one(j, "/measure/mode", "must be one of cold | hot | graph, got 'warm'");

@@ -212,9 +212,18 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   EXPECT_EQ(pj.at("schema_version"), 1);
   EXPECT_TRUE(pj.at("tool").contains("git_sha"));
   EXPECT_EQ(pj.at("gpu_hour_usd"), 3.5);
+  // The fleet of 100 GPUs: each step's projection carries its monthly bill and saving ($255,500 a month today).
+  int fleet_rows = 0;
+  for (const auto& step : pj.at("cases").at(0).at("steps"))
+    if (step.contains("projected") && ++fleet_rows)
+      EXPECT_NEAR(step["projected"].at("usd_per_month").get<double>() +
+                      step["projected"].at("usd_saved_per_month").get<double>(),
+                  255500, 1e-6);
+  EXPECT_EQ(fleet_rows, 5);
   EXPECT_EQ(out_.find("set /end_to_end/gpu_hour_usd"), std::string::npos) << out_;
   nlohmann::json no_price = nlohmann::json::parse(testing::slurp(config));
   no_price["end_to_end"].erase("gpu_hour_usd");
+  no_price["end_to_end"].erase("gpus");  // the fleet's size needs a price
   const std::string np = (dir_ / "no_price.json").string();
   std::ofstream(np) << no_price.dump();
   ASSERT_EQ(run({"plan", np}), 0) << err_;

@@ -86,6 +86,7 @@ Report full_report() {
   cfg.variants = {{"baseline", std::nullopt, {}}, {"decomposed", 1.5, {}}, {"fused", 1.1, {}}};
   cfg.end_to_end.given = GivenEndToEnd{100, 40};
   cfg.end_to_end.gpu_hour_usd = 3.6;
+  cfg.end_to_end.gpus = 10;
   analyze(r, cfg, datasheet_ceilings("h200", Precision::kFp16, false));
   return r;
 }
@@ -230,6 +231,17 @@ TEST(ReportCsv, SaysWhetherTheRequestIsMeasuredOrProjected) {
                                     "time"),
             std::string::npos);
   EXPECT_NE(render_terminal(r, false).find("U = 15 requests"), std::string::npos);
+  // The fleet: 10 GPUs at $3.6/h for 730 h = $26,280 a month today; decomposed's 20% gain saves $5,256 of it.
+  EXPECT_NEAR(std::stod(given["usd_per_month"]), 21024, 1e-6);
+  EXPECT_NEAR(std::stod(given["usd_saved_per_month"]), 5256, 1e-6);
+  EXPECT_NE(render_markdown(r).find("| $/month | saved $/month |"), std::string::npos);
+  EXPECT_NE(render_markdown(r).find("| $21024 | $5256 |"), std::string::npos) << render_markdown(r);
+  EXPECT_NE(render_terminal(r, false).find("saved $/month"), std::string::npos);
+  // Amdahl's ceiling from the baseline's row: 100 ms less its 40 ms op, 1.67x; the op is 40% of the request.
+  EXPECT_NE(render_markdown(r).find("Ceiling, the op removed: 60.00 ms (1.67x); the op is 40.0% of the baseline "
+                                    "request"),
+            std::string::npos)
+      << render_markdown(r);
   // The given op (40 ms) against the measured baseline: the given request is another batch or shape (a trial: 16x).
   const double base = r.cases[0].variants[0].region.median;
   ASSERT_GT(40 / base, 2);
@@ -275,7 +287,7 @@ TEST(ReportCsv, EveryColumnIsInTheDocsTable) {
   int n = 0;
   for (std::string col; std::getline(columns, col, ','); ++n)
     EXPECT_NE(section.find("`" + col + "`"), std::string::npos) << col << " is not in docs/report.md's CSV table";
-  EXPECT_EQ(n, 53);
+  EXPECT_EQ(n, 55);
 }
 
 TEST(ReportTerminal, ColorOnlyWhenAskedAndSameLayout) {
