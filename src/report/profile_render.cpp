@@ -77,6 +77,8 @@ json profile_given_block(const ProfileSummary& s) {
   json given = {{"request_ms", round6(s.given_request_ms)}, {"op_ms", round6(s.given_op_ms)}};
   json e2e = {{"given", given}};
   if (s.bill.gpu_hour_usd) e2e["gpu_hour_usd"] = *s.bill.gpu_hour_usd;
+  // The fleet (--gpus) with its price: run and plan then give each step's monthly bill, as profile gives the op's.
+  if (s.bill.gpu_hour_usd && s.bill.gpus > 1) e2e["gpus"] = s.bill.gpus;
   return {{"end_to_end", e2e}};
 }
 

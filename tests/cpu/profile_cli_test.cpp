@@ -60,7 +60,7 @@ TEST_F(ProfileCli, TheOutputsExtensionChoosesTheFormat) {
 }
 
 TEST_F(ProfileCli, JsonGivenBlockIsAcceptedByPlan) {
-  ASSERT_EQ(run({"profile", kTrace, "--format", "json", "--gpu-hour-usd", "3.5"}), 0) << err_;
+  ASSERT_EQ(run({"profile", kTrace, "--format", "json", "--gpu-hour-usd", "3.5", "--gpus", "100"}), 0) << err_;
   const json p = json::parse(out_);
   EXPECT_EQ(p["kind"], "gpubench.profile");
   EXPECT_EQ(p["iterations"], 5);
@@ -69,6 +69,7 @@ TEST_F(ProfileCli, JsonGivenBlockIsAcceptedByPlan) {
   const json given = p["given"]["end_to_end"]["given"];
   EXPECT_GT(given["request_ms"].get<double>(), given["op_ms"].get<double>());
   EXPECT_DOUBLE_EQ(p["given"]["end_to_end"]["gpu_hour_usd"].get<double>(), 3.5);
+  EXPECT_EQ(p["given"]["end_to_end"]["gpus"], 100);  // the fleet, for run's and plan's monthly bill
   std::ifstream in(std::string(GPUBENCH_SOURCE_DIR) + "/configs/amdahl_given.json");
   json config = json::parse(in);
   config["end_to_end"] = p["given"]["end_to_end"];
