@@ -105,6 +105,7 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
   };
   res.boards.push_back(board_pair(a, b));
   std::map<std::string, int64_t> shard_missing;  // NEW's "not run: shard i/n missing" errors (a partial merge)
+  int64_t requests_left_out = 0;  // measured requests --regions-only kept out of the gate
   auto find_by_name = [](const auto& items, const std::string& wanted, auto field) {
     return std::find_if(items.begin(), items.end(), [&](const auto& x) { return x.*field == wanted; });
   };
@@ -174,8 +175,11 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
           res.unmatched.push_back({"new", key(oc.label, ov.name, ng.name, true), b.path});
       }
       // The measured request (end_to_end.pipeline): what the product sees, gated like a launch group.
-      if (f.keep_row(kPipelineRequestRow))
+      if (f.keep_row(kPipelineRequestRow)) {
         if (std::optional<CompareEntry> request = judge_pipeline(base, ov, *nv, o)) res.entries.push_back(*request);
+      } else if (f.regions_only && (ov.pipeline || nv->pipeline)) {
+        ++requests_left_out;
+      }
     }
     for (const VariantResult& nv : nc->variants) {
       if (f.keep_step(nv.name) && find_by_name(oc.variants, nv.name, &VariantResult::name) == oc.variants.end())
@@ -186,6 +190,11 @@ void compare_pair(const LoadedReport& a, const LoadedReport& b, const CompareOpt
     if (f.keep_case(nc.label) && find_by_name(a.report.cases, nc.label, &CaseResult::label) == a.report.cases.end())
       res.unmatched.push_back({"new", key(nc.label, "", "", true), b.path});
   }
+  if (requests_left_out > 0)
+    res.notes.push_back(fmt::format("{}: --regions-only left out {} measured request{} (rows {}): the gate did not "
+                                    "judge the request the product sees; compare without it, or with --launch-group {}",
+                                    b.path, requests_left_out, requests_left_out == 1 ? "" : "s", kPipelineRequestRow,
+                                    kPipelineRequestRow));
   for (const auto& [why, n] : shard_missing)
     res.notes.push_back(fmt::format("{}: {} step{} {} (a merge with --allow-missing): not judged; a gate merges every "
                                     "shard (docs/scale-out.md)", b.path, n, n == 1 ? "" : "s", why));

@@ -163,6 +163,11 @@ std::optional<CompareEntry> judge_pipeline(const CompareEntry& base, const Varia
     return e;
   }
   judge_timing(e, old_s, new_s, o, std::nullopt);
+  if (ov.repetitions.size() > 1 || nv.repetitions.size() > 1)
+    e.note += (e.note.empty() ? "" : "; ") +
+              std::string("one run each (run --repeat measures the request in its first repetition): the interval "
+                          "holds no run-to-run noise, unlike the step's rows; a change near the threshold may be "
+                          "that noise, so check the step's region row");
   if (o.normalize_control)
     e.note += (e.note.empty() ? "" : "; ") +
               std::string("not normalized: the request mixes stages of every bound, which no one control kernel "

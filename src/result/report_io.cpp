@@ -104,7 +104,8 @@ void check_samples(const nlohmann::json& j, const char* key, const std::string& 
   }
 }
 
-/// The timing samples of a report must be durations: each variant's region_samples_ms finite and > 0,
+/// The timing samples of a report must be durations: each variant's region_samples_ms and its measured request's
+/// pipeline.request_samples_ms finite and > 0, the pipeline's stages like launch groups,
 /// <groups_key>[].samples_ms and <groups_key>[].kernels[].samples_ms finite and ≥ 0 (a launch group that
 /// launched nothing measures 0; compare skips a 0 median), all < kMaxSampleMs. `groups_key` is the key of a
 /// step's launch groups in the file's schema version ("launch_groups"; "ops" in version 1), so pointers name
@@ -125,21 +126,29 @@ void check_timing_samples(const nlohmann::json& j, const std::string& source, co
       const std::string vp = fmt::format("/cases/{}/variants/{}", c, v);
       const std::string entry = fmt::format("case '{}', variant '{}'", name_of(cj, "label"), name_of(vj, "name"));
       check_samples(vj, "region_samples_ms", vp, entry, problems, bad);
-      const auto groups = vj.find(groups_key);
-      if (groups == vj.end() || !groups->is_array()) continue;
-      for (size_t g = 0; g < groups->size(); ++g) {
-        const nlohmann::json& gj = (*groups)[g];
-        if (!gj.is_object()) continue;
-        const std::string group_entry = fmt::format("{}, launch group '{}'", entry, name_of(gj, "name"));
-        const std::string gp = fmt::format("{}/{}/{}", vp, groups_key, g);
-        check_samples(gj, "samples_ms", gp, group_entry, problems, bad, /*zero_ok=*/true);
-        const auto kernels = gj.find("kernels");
-        if (kernels == gj.end() || !kernels->is_array()) continue;
-        for (size_t k = 0; k < kernels->size(); ++k)
-          if ((*kernels)[k].is_object())
-            check_samples((*kernels)[k], "samples_ms", fmt::format("{}/kernels/{}", gp, k),
-                          fmt::format("{}, kernel '{}'", group_entry, name_of((*kernels)[k], "name")), problems, bad,
-                          /*zero_ok=*/true);
+      // A step's launch groups, and its measured request's stages (`compare` gates the request: pipeline:request).
+      const auto check_groups = [&](const nlohmann::json& owner, const char* key, const std::string& owner_ptr) {
+        const auto groups = owner.find(key);
+        if (groups == owner.end() || !groups->is_array()) return;
+        for (size_t g = 0; g < groups->size(); ++g) {
+          const nlohmann::json& gj = (*groups)[g];
+          if (!gj.is_object()) continue;
+          const std::string group_entry = fmt::format("{}, launch group '{}'", entry, name_of(gj, "name"));
+          const std::string gp = fmt::format("{}/{}/{}", owner_ptr, key, g);
+          check_samples(gj, "samples_ms", gp, group_entry, problems, bad, /*zero_ok=*/true);
+          const auto kernels = gj.find("kernels");
+          if (kernels == gj.end() || !kernels->is_array()) continue;
+          for (size_t k = 0; k < kernels->size(); ++k)
+            if ((*kernels)[k].is_object())
+              check_samples((*kernels)[k], "samples_ms", fmt::format("{}/kernels/{}", gp, k),
+                            fmt::format("{}, kernel '{}'", group_entry, name_of((*kernels)[k], "name")), problems,
+                            bad, /*zero_ok=*/true);
+        }
+      };
+      check_groups(vj, groups_key, vp);
+      if (const auto pipeline = vj.find("pipeline"); pipeline != vj.end() && pipeline->is_object()) {
+        check_samples(*pipeline, "request_samples_ms", vp + "/pipeline", entry + ", measured request", problems, bad);
+        check_groups(*pipeline, "stages", vp + "/pipeline");
       }
     }
   }
@@ -311,6 +320,20 @@ void check_step_keys(const nlohmann::json& j, const std::string& source, bool v1
                                      "of schema_version {}; the report was edited or is corrupt, re-run the benchmark "
                                      "to regenerate it",
                                      source, c, v, j.at("schema_version").dump()));
+      // A measured request without a status would read as ok, and one ok without samples would reach the gate as
+      // "too few samples" (UNSURE) instead of as the corrupt report it is.
+      if (const auto pipeline = vj.find("pipeline"); pipeline != vj.end() && pipeline->is_object()) {
+        if (!pipeline->contains("status"))
+          throw InputError(fmt::format("{}: /cases/{}/variants/{}/pipeline has no status (ok or failed); the report "
+                                       "is corrupt, re-run the benchmark to regenerate it",
+                                       source, c, v));
+        const auto samples = pipeline->find("request_samples_ms");
+        if (pipeline->at("status") == "ok" &&
+            (samples == pipeline->end() || !samples->is_array() || samples->empty()))
+          throw InputError(fmt::format("{}: /cases/{}/variants/{}/pipeline is ok but holds no request_samples_ms; the "
+                                       "report is corrupt, re-run the benchmark to regenerate it",
+                                       source, c, v));
+      }
       const auto reps = vj.find("repetitions");
       for (size_t k = 0; reps != vj.end() && reps->is_array() && k < reps->size(); ++k) {
         const auto& rj = (*reps)[k];

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/compare.hpp"
+#include "result/report_io.hpp"
 #include "support/input_error.hpp"
 #include "support/noise_reports.hpp"
 #include "support/samples.hpp"
@@ -98,6 +101,10 @@ TEST(ComparePipeline, LaunchGroupPipelineRequestKeepsTheseRowsAloneAndRegionsOnl
   res = compare_reports(one(old_r, "old.json"), one(new_r, "new.json"), o);
   ASSERT_EQ(res.entries.size(), 2u);
   for (const CompareEntry& e : res.entries) EXPECT_EQ(e.launch_group, "");
+  // ... and says so, since the request is what the product sees (a recheck: a 50% slower request passed unsaid).
+  EXPECT_TRUE(std::any_of(res.notes.begin(), res.notes.end(), [](const std::string& n) {
+    return n.find("--regions-only left out 2 measured requests (rows pipeline:request)") != std::string::npos;
+  }));
   // Reports without a pipeline do not know the row: the filter names the known ones.
   o = CompareOptions{};
   o.launch_groups = {"pipeline:request"};
@@ -105,6 +112,52 @@ TEST(ComparePipeline, LaunchGroupPipelineRequestKeepsTheseRowsAloneAndRegionsOnl
   const std::string msg =
       testing::input_error_of([&] { compare_reports(one(plain, "old.json"), one(plain, "new.json"), o); });
   EXPECT_NE(msg.find("unknown launch group 'pipeline:request'"), std::string::npos) << msg;
+}
+
+TEST(ComparePipeline, WithRepetitionsTheRequestRowSaysItHoldsOneRun) {
+  // run --repeat measures the request in the first repetition only: its interval has no run-to-run noise in it.
+  auto repeated = [](uint64_t seed) {
+    Report r = report_of(repeated_step("pipelined", {0.50, 0.51, 0.49}, seed));
+    PipelineTiming p;
+    p.request_samples_ms = noisy(1.5, 0.003, 300, seed + 7);
+    r.cases[0].variants[0].pipeline = p;
+    return r;
+  };
+  const CompareResult res = compare_reports(one(repeated(1), "old.json"), one(repeated(11), "new.json"), {});
+  EXPECT_EQ(request_row(res, "pipelined").noise, "within-run");
+  EXPECT_NE(request_row(res, "pipelined").note.find("one run each (run --repeat measures the request in its first "
+                                                    "repetition)"),
+            std::string::npos)
+      << request_row(res, "pipelined").note;
+}
+
+// A recheck found request samples unchecked: all 0 read as FASTER ("launched nothing"), negative ones passed, a
+// pipeline without a status read as ok. The reader refuses them as it refuses a step's.
+TEST(ComparePipeline, RequestSamplesThatAreNotDurationsAndAPipelineWithoutStatusAreRefused) {
+  const nlohmann::json good = with_requests({2.0, 1.5}, 10);
+  EXPECT_NO_THROW(parse_report(good, "good.json"));
+  auto refused = [&](auto edit, const std::string& fragment) {
+    nlohmann::json j = good;
+    edit(j["cases"][0]["variants"][1]["pipeline"]);
+    const std::string msg = testing::input_error_of([&] { parse_report(j, "bad.json"); });
+    EXPECT_NE(msg.find(fragment), std::string::npos) << msg;
+  };
+  refused([](nlohmann::json& p) { p["request_samples_ms"][5] = 0.0; },
+          "/cases/0/variants/1/pipeline/request_samples_ms/5");
+  refused([](nlohmann::json& p) { p["request_samples_ms"][0] = -1.0; }, "measured request");
+  refused([](nlohmann::json& p) { p.erase("status"); }, "/cases/0/variants/1/pipeline has no status");
+  refused([](nlohmann::json& p) { p["request_samples_ms"] = nlohmann::json::array(); },
+          "pipeline is ok but holds no request_samples_ms");
+  refused(
+      [](nlohmann::json& p) {
+        p["stages"] = {{{"name", "gather"}, {"source", "cupti"}, {"samples_ms", {0.1, -5.0}}}};
+      },
+      "/cases/0/variants/1/pipeline/stages/0/samples_ms/1");
+  // A failed request holds no samples, and that is no corruption.
+  nlohmann::json failed = good;
+  failed["cases"][0]["variants"][1]["pipeline"]["status"] = "failed";
+  failed["cases"][0]["variants"][1]["pipeline"]["request_samples_ms"] = nlohmann::json::array();
+  EXPECT_NO_THROW(parse_report(failed, "failed.json"));
 }
 
 }  // namespace

@@ -77,6 +77,21 @@ TEST_F(GitShaScript, AnEditedTrackedFileIsDirtyAndAnUntrackedOneIsNot) {
   EXPECT_EQ(run_script("env -u GPUBENCH_GIT_SHA"), head() + "-dirty");
 }
 
+TEST_F(GitShaScript, AnUntrackedSourceTheBuildGlobsIsDirty) {
+  // src/*.cpp is globbed into the build: a new file not yet added is compiled in, so the commit alone is not the code.
+  ASSERT_EQ(sh("mkdir -p src/analysis && echo 'int x;' > src/analysis/new_step.cpp"), 0);
+  EXPECT_EQ(run_script("env -u GPUBENCH_GIT_SHA"), head() + "-dirty");
+}
+
+TEST_F(GitShaScript, ATreeInsideAnotherRepositoryIsUnknownNotTheOuterCommit) {
+  // A source tree unpacked (no .git of its own) inside another checkout: the outer HEAD is not its commit.
+  ASSERT_EQ(sh("mkdir -p vendored && echo 'vendored/' > .gitignore && git add .gitignore && git commit -qm ignore"), 0);
+  const fs::path outer = repo_;
+  repo_ = outer / "vendored";
+  EXPECT_EQ(run_script("env -u GPUBENCH_GIT_SHA"), "unknown");
+  repo_ = outer;
+}
+
 TEST_F(GitShaScript, TheEnvironmentWinsOverTheConfigureTimeValueWhichWinsOverGit) {
   EXPECT_EQ(run_script("env -u GPUBENCH_GIT_SHA", "0123abcd4567"), "0123abcd4567");
   EXPECT_EQ(run_script("env GPUBENCH_GIT_SHA=fedcba987654", "0123abcd4567"), "fedcba987654");

@@ -206,7 +206,12 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   EXPECT_EQ(out_.rfind("case,M,N,K_user,K_cand,batch,requests,step,", 0), 0u) << out_;
   EXPECT_NE(out_.find("\nB=1024 fixed(length=70),433,256,1178,866,1024,15,baseline,"), std::string::npos) << out_;
   // JSON names its kind, version and tool, and the price its projected costs use.
-  ASSERT_EQ(run({"plan", config, "-f", "json"}), 0) << err_;
+  // The fleet of 100 GPUs (end_to_end.gpus, with the price): each step's projection carries its monthly bill.
+  nlohmann::json fleet = nlohmann::json::parse(testing::slurp(config));
+  fleet["end_to_end"]["gpus"] = 100;
+  const std::string fleet_path = (dir_ / "fleet.json").string();
+  std::ofstream(fleet_path) << fleet.dump();
+  ASSERT_EQ(run({"plan", fleet_path, "-f", "json"}), 0) << err_;
   const nlohmann::json pj = nlohmann::json::parse(out_);
   EXPECT_EQ(pj.at("kind"), "gpubench.plan");
   EXPECT_EQ(pj.at("schema_version"), 1);
@@ -223,7 +228,6 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   EXPECT_EQ(out_.find("set /end_to_end/gpu_hour_usd"), std::string::npos) << out_;
   nlohmann::json no_price = nlohmann::json::parse(testing::slurp(config));
   no_price["end_to_end"].erase("gpu_hour_usd");
-  no_price["end_to_end"].erase("gpus");  // the fleet's size needs a price
   const std::string np = (dir_ / "no_price.json").string();
   std::ofstream(np) << no_price.dump();
   ASSERT_EQ(run({"plan", np}), 0) << err_;
