@@ -6,7 +6,6 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <set>
 
 #include "analysis/compare_checks.hpp"
 #include "analysis/compare_filter.hpp"
