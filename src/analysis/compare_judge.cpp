@@ -132,7 +132,6 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
   }
 }
 
-
 std::optional<CompareEntry> judge_pipeline(const CompareEntry& base, const VariantResult& ov, const VariantResult& nv,
                                            const CompareOptions& o) {
   if (!ov.pipeline && !nv.pipeline) return std::nullopt;
