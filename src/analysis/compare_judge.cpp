@@ -135,15 +135,15 @@ void judge_timing(CompareEntry& e, const SideSamples& old_s, const SideSamples& 
 std::optional<CompareEntry> judge_pipeline(const CompareEntry& base, const VariantResult& ov, const VariantResult& nv,
                                            const CompareOptions& o) {
   if (!ov.pipeline && !nv.pipeline) return std::nullopt;
-  static const std::vector<double> kNone;
   CompareEntry e = base;
   e.launch_group = kPipelineRequestRow;
-  const SideSamples old_s(ov.pipeline ? ov.pipeline->request_samples_ms : kNone);
-  const SideSamples new_s(nv.pipeline ? nv.pipeline->request_samples_ms : kNone);
+  const SideSamples old_s = ov.pipeline ? SideSamples(*ov.pipeline) : SideSamples();
+  const SideSamples new_s = nv.pipeline ? SideSamples(*nv.pipeline) : SideSamples();
   e.old_side = side_of(old_s, ov, false);
   e.new_side = side_of(new_s, nv, false);
-  e.old_side.repetitions = e.new_side.repetitions = 0;  // one run: the first repetition's pipeline
-  e.old_side.placements = e.new_side.placements = 0;
+  // The request's own repetitions: a report from before they were kept holds the first repetition's request alone.
+  for (auto [side, samples] : {std::pair{&e.old_side, &old_s}, std::pair{&e.new_side, &new_s}})
+    if (samples->reps.empty()) side->repetitions = side->placements = 0;
   const bool old_ok = ov.pipeline && ov.pipeline->status == PipelineStatus::kOk;
   const bool new_ok = nv.pipeline && nv.pipeline->status == PipelineStatus::kOk;
   if (old_ok && !new_ok) {
@@ -162,11 +162,12 @@ std::optional<CompareEntry> judge_pipeline(const CompareEntry& base, const Varia
     return e;
   }
   judge_timing(e, old_s, new_s, o, std::nullopt);
-  if (ov.repetitions.size() > 1 || nv.repetitions.size() > 1)
+  if ((ov.repetitions.size() > 1 && old_s.reps.empty()) || (nv.repetitions.size() > 1 && new_s.reps.empty()))
     e.note += (e.note.empty() ? "" : "; ") +
-              std::string("one run each (run --repeat measures the request in its first repetition): the interval "
-                          "holds no run-to-run noise, unlike the step's rows; a change near the threshold may be "
-                          "that noise, so check the step's region row");
+              std::string("the request of one run only on a side whose step has repetitions (a report from before "
+                          "run --repeat measured the request in every repetition): the interval holds no run-to-run "
+                          "noise there, unlike the step's rows; a change near the threshold may be that noise, so "
+                          "check the step's region row");
   if (o.normalize_control)
     e.note += (e.note.empty() ? "" : "; ") +
               std::string("not normalized: the request mixes stages of every bound, which no one control kernel "

@@ -23,8 +23,14 @@ struct SideSamples {
   /// A step's region or launch-group samples, split by v's repetitions where their counts fit (repetition_slices).
   SideSamples(const std::vector<double>& samples, const VariantResult& v)
       : all(samples), reps(repetition_slices(samples, v)) {}
-  /// Samples of one run (a measured pipeline: `run --repeat` keeps the first repetition's).
-  explicit SideSamples(const std::vector<double>& samples) : all(samples) {}
+  /// A measured request's samples, split by its repetition_samples where they fit (empty: one run).
+  explicit SideSamples(const PipelineTiming& p)
+      : all(p.request_samples_ms), reps(repetition_slices(p.request_samples_ms, p.repetition_samples)) {}
+  /// No samples (a side without a measured request).
+  SideSamples() : all(kNoSamples) {}
+
+ private:
+  static inline const std::vector<double> kNoSamples;
 };
 
 /// One side of an entry: count, median [ms], rel. stdev, v's repetitions, placements and status; the correctness

@@ -69,18 +69,24 @@ double median_rank_draw(const std::vector<double>& sorted, std::mt19937_64& rng)
 }
 
 std::vector<std::vector<double>> repetition_slices(const std::vector<double>& samples, const VariantResult& v) {
-  if (v.repetitions.size() < 2) return {};
+  std::vector<int64_t> counts;
+  for (const Repetition& r : v.repetitions) counts.push_back(r.samples);
+  return repetition_slices(samples, counts);
+}
+
+std::vector<std::vector<double>> repetition_slices(const std::vector<double>& samples, const std::vector<int64_t>& counts) {
+  if (counts.size() < 2) return {};
   int64_t total = 0;
-  for (const Repetition& r : v.repetitions) {
-    if (r.samples < 1) return {};
-    total += r.samples;
+  for (const int64_t n : counts) {
+    if (n < 1) return {};
+    total += n;
   }
   if (total != static_cast<int64_t>(samples.size())) return {};
   std::vector<std::vector<double>> out;
   auto at = samples.begin();
-  for (const Repetition& r : v.repetitions) {
-    out.emplace_back(at, at + r.samples);
-    at += r.samples;
+  for (const int64_t n : counts) {
+    out.emplace_back(at, at + n);
+    at += n;
   }
   return out;
 }

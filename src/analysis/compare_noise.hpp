@@ -26,6 +26,10 @@ inline constexpr int64_t kMinRepetitions = 3;
 /// not the repetitions' total (a launch group without per-sample times).
 std::vector<std::vector<double>> repetition_slices(const std::vector<double>& samples, const VariantResult& v);
 
+/// `samples` split into slices of `counts` samples each, in order. Empty when there are fewer than two counts, a
+/// count under 1, or counts that do not sum to the samples' length.
+std::vector<std::vector<double>> repetition_slices(const std::vector<double>& samples, const std::vector<int64_t>& counts);
+
 /// Mean of the repetitions' medians [ms] (the time of a side judged by repetitions). `reps` non-empty, each
 /// repetition non-empty, else std::invalid_argument.
 double mean_of_medians(const std::vector<std::vector<double>>& reps);

@@ -162,6 +162,9 @@ struct PipelineTiming {
   std::string error;                ///< why it failed
   Stats request;                    ///< CUDA-event time of the whole request [ms]
   std::vector<double> request_samples_ms;
+  /// With `run --repeat R`: the request samples each repetition's process took, in order (they sum to
+  /// request_samples_ms' length, which holds them one slice after the other); empty: one run.
+  std::vector<int64_t> repetition_samples;
   SamplingInfo sampling;
   std::vector<LaunchGroupTiming> stages;     ///< request stages ("gather", "mlp_0", …) and the step's "<prefix>:<group>" ones
   std::vector<std::string> notes;   ///< e.g. "CUDA graph replay", "k_aligned reads its setup-time padded copy"

@@ -278,6 +278,7 @@ void to_json(json& j, const PipelineTiming& v) {
   j = json{{"status", v.status},   {"error", v.error},       {"request", v.request},
            {"request_samples_ms", v.request_samples_ms},      {"sampling", v.sampling},
            {"stages", v.stages},   {"notes", v.notes}};
+  if (!v.repetition_samples.empty()) j["repetition_samples"] = v.repetition_samples;  // run --repeat only
 }
 
 void from_json(const json& j, PipelineTiming& v) {
@@ -285,6 +286,7 @@ void from_json(const json& j, PipelineTiming& v) {
   read(j, "error", v.error);
   read(j, "request", v.request);
   read(j, "request_samples_ms", v.request_samples_ms);
+  read(j, "repetition_samples", v.repetition_samples);
   read(j, "sampling", v.sampling);
   read(j, "stages", v.stages);
   read(j, "notes", v.notes);

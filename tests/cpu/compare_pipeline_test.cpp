@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare.hpp"
+#include "analysis/repetitions.hpp"
 #include "result/report_io.hpp"
 #include "support/input_error.hpp"
 #include "support/noise_reports.hpp"
@@ -114,21 +115,96 @@ TEST(ComparePipeline, LaunchGroupPipelineRequestKeepsTheseRowsAloneAndRegionsOnl
   EXPECT_NE(msg.find("unknown launch group 'pipeline:request'"), std::string::npos) << msg;
 }
 
-TEST(ComparePipeline, WithRepetitionsTheRequestRowSaysItHoldsOneRun) {
-  // run --repeat measures the request in the first repetition only: its interval has no run-to-run noise in it.
-  auto repeated = [](uint64_t seed) {
-    Report r = report_of(repeated_step("pipelined", {0.50, 0.51, 0.49}, seed));
-    PipelineTiming p;
-    p.request_samples_ms = noisy(1.5, 0.003, 300, seed + 7);
-    r.cases[0].variants[0].pipeline = p;
-    return r;
-  };
-  const CompareResult res = compare_reports(one(repeated(1), "old.json"), one(repeated(11), "new.json"), {});
-  EXPECT_EQ(request_row(res, "pipelined").noise, "within-run");
-  EXPECT_NE(request_row(res, "pipelined").note.find("one run each (run --repeat measures the request in its first "
-                                                    "repetition)"),
-            std::string::npos)
-      << request_row(res, "pipelined").note;
+/// pipelined in 3 repetitions (0.50, 0.51, 0.49 ms); its measured request in each as `request_ms` gives (300
+/// samples each), or, when `request_ms` holds one value, the first repetition's alone (a report from before every
+/// repetition measured the request).
+Report repeated_request(const std::vector<double>& request_ms, uint64_t seed) {
+  Report r = report_of(repeated_step("pipelined", {0.50, 0.51, 0.49}, seed));
+  PipelineTiming p;
+  for (size_t k = 0; k < request_ms.size(); ++k) {
+    const auto s = noisy(request_ms[k], 0.003, 300, seed + 7 + k);
+    p.request_samples_ms.insert(p.request_samples_ms.end(), s.begin(), s.end());
+    if (request_ms.size() > 1) p.repetition_samples.push_back(300);
+  }
+  r.cases[0].variants[0].pipeline = p;
+  return r;
+}
+
+// A recheck found the request row of a repeated run judged by one process's samples: run-to-run drift of the
+// request could fail the gate while every step row said SAME. Each repetition now measures the request too.
+TEST(ComparePipeline, WithRepetitionsTheRequestIsJudgedByItsRunToRunSpread) {
+  // The request drifts ±2% between runs, alike in both reports: SAME, where one run's samples (0.3% noise) would
+  // read the 1.52 → 1.48 first-run difference as FASTER.
+  const CompareResult res = compare_reports(one(repeated_request({1.52, 1.50, 1.47}, 1), "old.json"),
+                                            one(repeated_request({1.48, 1.53, 1.50}, 11), "new.json"), {});
+  const CompareEntry& row = request_row(res, "pipelined");
+  EXPECT_EQ(row.noise, "between-run");
+  EXPECT_EQ(row.old_side.repetitions, 3);
+  EXPECT_EQ(row.verdict, Verdict::kSame) << row.note;
+  EXPECT_GT(row.old_side.repetition_rel_stdev, 0.01);
+  // A request 10% slower in every repetition is still a regression.
+  const CompareResult slow = compare_reports(one(repeated_request({1.52, 1.50, 1.47}, 1), "old.json"),
+                                             one(repeated_request({1.67, 1.65, 1.62}, 11), "new.json"), {});
+  EXPECT_EQ(request_row(slow, "pipelined").verdict, Verdict::kSlower) << request_row(slow, "pipelined").note;
+  EXPECT_EQ(slow.exit_code(), 1);
+  // The reader keeps the counts, and a report without them (before) is judged as one run, with a note.
+  const Report back = parse_report(nlohmann::json(repeated_request({1.52, 1.50, 1.47}, 1)), "r.json");
+  EXPECT_EQ(back.cases[0].variants[0].pipeline->repetition_samples, (std::vector<int64_t>{300, 300, 300}));
+  const CompareResult before = compare_reports(one(repeated_request({1.5}, 1), "old.json"),
+                                               one(repeated_request({1.52, 1.50, 1.47}, 11), "new.json"), {});
+  const CompareEntry& old_row = request_row(before, "pipelined");
+  EXPECT_EQ(old_row.noise, "within-run");
+  EXPECT_EQ(old_row.old_side.repetitions, 0);
+  EXPECT_NE(old_row.note.find("the request of one run only"), std::string::npos) << old_row.note;
+}
+
+/// A step measured once (4 samples at 1 ms) with a request of `request_ms` samples and one stage "gather".
+VariantResult step_with_request(const std::vector<double>& request_ms) {
+  VariantResult v;
+  v.name = "pipelined";
+  v.region_samples_ms = {1.0, 1.0, 1.0, 1.0};
+  PipelineTiming p;
+  p.request_samples_ms = request_ms;
+  p.stages = {LaunchGroupTiming{"gather", TimingSource::kCupti, {}, std::vector<double>(request_ms.size(), 0.2), {}}};
+  p.sampling.samples_taken = static_cast<int64_t>(request_ms.size());
+  v.pipeline = p;
+  return v;
+}
+
+TEST(ComparePipeline, EachRepetitionAppendsItsRequestAndAFailedOneFailsTheRequestNotTheStep) {
+  VariantResult a = step_with_request({2.0, 2.0});
+  start_repetitions(a, "t0");
+  ASSERT_EQ(a.pipeline->repetition_samples, (std::vector<int64_t>{2}));
+  ASSERT_EQ(add_repetition(a, step_with_request({3.0, 3.0, 3.0}), "t1"), "");
+  EXPECT_EQ(a.pipeline->repetition_samples, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(a.pipeline->request_samples_ms, (std::vector<double>{2.0, 2.0, 3.0, 3.0, 3.0}));
+  EXPECT_EQ(a.pipeline->request.count, 5);
+  EXPECT_DOUBLE_EQ(a.pipeline->request.median, 3.0);
+  EXPECT_EQ(a.pipeline->stages[0].samples_ms.size(), 5u);
+  EXPECT_EQ(a.pipeline->sampling.samples_taken, 5);
+  EXPECT_NO_THROW(parse_report(nlohmann::json(report_of(a)), "appended.json"));
+
+  VariantResult failed = step_with_request({});
+  failed.pipeline->status = PipelineStatus::kFailed;
+  failed.pipeline->error = "out of memory";
+  ASSERT_EQ(add_repetition(a, failed, "t2"), "");
+  EXPECT_EQ(a.status, StepStatus::kOk) << "the step's own samples are good";
+  EXPECT_EQ(a.pipeline->status, PipelineStatus::kFailed);
+  EXPECT_EQ(a.pipeline->error, "repetition 3: out of memory");
+  EXPECT_EQ(a.pipeline->request_samples_ms.size(), 5u) << "what the first two measured stays";
+
+  VariantResult b = step_with_request({2.0});
+  start_repetitions(b, "t0");
+  VariantResult none = step_with_request({});
+  none.pipeline.reset();
+  ASSERT_EQ(add_repetition(b, none, "t1"), "");
+  EXPECT_EQ(b.pipeline->error, "repetition 2: the request was not measured");
+  VariantResult c = step_with_request({2.0});
+  start_repetitions(c, "t0");
+  VariantResult other = step_with_request({2.0});
+  other.pipeline->stages[0].name = "mlp_0";
+  ASSERT_EQ(add_repetition(c, other, "t1"), "");
+  EXPECT_EQ(c.pipeline->error, "repetition 2: stage 0 is 'mlp_0', the first repetition's 'gather'");
 }
 
 // A recheck found request samples unchecked: all 0 read as FASTER ("launched nothing"), negative ones passed, a
@@ -153,6 +229,13 @@ TEST(ComparePipeline, RequestSamplesThatAreNotDurationsAndAPipelineWithoutStatus
         p["stages"] = {{{"name", "gather"}, {"source", "cupti"}, {"samples_ms", {0.1, -5.0}}}};
       },
       "/cases/0/variants/1/pipeline/stages/0/samples_ms/1");
+  // Repetition counts that do not cover the samples would slice them wrongly.
+  refused([](nlohmann::json& p) { p["repetition_samples"] = {150, 100}; },
+          "/cases/0/variants/1/pipeline/repetition_samples is [150,100]");
+  refused([](nlohmann::json& p) { p["repetition_samples"] = {300, 0}; }, "a whole number ≥ 1");
+  nlohmann::json counted = good;
+  counted["cases"][0]["variants"][1]["pipeline"]["repetition_samples"] = {100, 200};
+  EXPECT_NO_THROW(parse_report(counted, "counted.json"));
   // A failed request holds no samples, and that is no corruption.
   nlohmann::json failed = good;
   failed["cases"][0]["variants"][1]["pipeline"]["status"] = "failed";
