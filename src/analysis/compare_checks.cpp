@@ -112,12 +112,6 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// The stored config without the keys that only label it (kUnhashedConfigKeys).
-nlohmann::json measured_config(const nlohmann::json& config) {
-  nlohmann::json c = config;
-  for (const char* key : kUnhashedConfigKeys) c.erase(key);
-  return c;
-}
 
 // Config differences of a pair whose comparable hashes differ. An empirical file hash recorded on one side only
 // (a report from before it was hashed) is noted, not a mismatch.
@@ -138,7 +132,7 @@ void check_config(const LoadedReport& a, const LoadedReport& b, std::vector<Mism
     out.push_back(m);
     return;
   }
-  std::vector<KeyDiff> diffs = json_key_diff(measured_config(a.report.config), measured_config(b.report.config));
+  std::vector<KeyDiff> diffs = json_key_diff(hashed_config(a.report.config), hashed_config(b.report.config));
   std::vector<KeyDiff> real;
   for (const KeyDiff& d : diffs) {
     const bool one_sided = d.old_value == "(absent)" || d.new_value == "(absent)";
@@ -277,11 +271,13 @@ std::string comparable_config_hash(const Report& r) {
   return r.config_hash;
 }
 
-// A report whose stored /config does not hash to its /config_hash (today's hash, or the pre-issue-30 hash of the whole
-// config) was edited after the run: a hand-changed config with the hash kept would otherwise compare as the same run.
+// A report whose stored /config does not hash to its /config_hash (today's hash, the hash with the prices in it of
+// reports before 2026-12-07, or the pre-issue-30 hash of the whole config) was edited after the run: a hand-changed
+// config with the hash kept would otherwise compare as the same run.
 bool stored_config_matches_hash(const Report& rep) {
   if (!rep.config.is_object() || rep.config.empty() || rep.config_hash.empty()) return true;
-  return config_hash(rep.config) == rep.config_hash || config_detail::fnv1a64_hex(rep.config.dump()) == rep.config_hash;
+  return config_hash(rep.config) == rep.config_hash || config_hash_with_prices(rep.config) == rep.config_hash ||
+         config_detail::fnv1a64_hex(rep.config.dump()) == rep.config_hash;
 }
 
 void check_stored_hash(const LoadedReport& r, std::vector<Mismatch>& out) {

@@ -158,11 +158,22 @@ inline const std::vector<std::string> kVariantKeys = {"name", "min_speedup", "mi
 /// Top-level keys of the resolved config that only label it and so are left out of the config hash.
 inline constexpr const char* kUnhashedConfigKeys[] = {"name", "description"};
 
-/// The config hash of a resolved config: FNV-1a 64 as 16 hex digits of resolved.dump() without the
-/// kUnhashedConfigKeys (a wording edit keeps every baseline comparable); an empirical distribution's
-/// file contents are in it through /workload/requests[/i]/file_hash. Call it again after changing
+/// Keys of /end_to_end that price the request and so are left out of the config hash: a new GPU price or fleet
+/// size changes no measurement, and keeps every baseline comparable.
+inline constexpr const char* kUnhashedEndToEndKeys[] = {"gpu_hour_usd", "gpus"};
+
+/// The part of a resolved config the hash covers: `resolved` without the kUnhashedConfigKeys and
+/// kUnhashedEndToEndKeys (what `compare` lists when two configs differ). A non-object is returned as it is.
+nlohmann::json hashed_config(const nlohmann::json& resolved);
+
+/// The config hash of a resolved config: FNV-1a 64 as 16 hex digits of hashed_config(resolved).dump(); an empirical
+/// distribution's file contents are in it through /workload/requests[/i]/file_hash. Call it again after changing
 /// `resolved` (e.g. a command-line override) so reports keep keying what really ran.
 std::string config_hash(const nlohmann::json& resolved);
+
+/// The config hash by the rule before the prices were left out (kUnhashedConfigKeys only), which reports written
+/// before 2026-12-07 carry in /config_hash: a stored hash that matches it is no sign of an edit.
+std::string config_hash_with_prices(const nlohmann::json& resolved);
 
 /// The candidate equal to `word` but for case ("n" → "N"), else the only one `word` (3 characters or more) begins
 /// ("h100" → "h100_sxm"), else the closest by edit distance, or "" when none is close (distance > max(2, len/3), or

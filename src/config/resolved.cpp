@@ -119,10 +119,21 @@ std::string fnv1a64_hex(std::string_view bytes) {
 }  // namespace gpubench::config_detail
 
 namespace gpubench {
-std::string config_hash(const nlohmann::json& resolved) {
-  if (!resolved.is_object()) return config_detail::fnv1a64_hex(resolved.dump());
+nlohmann::json hashed_config(const nlohmann::json& resolved) {
+  if (!resolved.is_object()) return resolved;
   nlohmann::json measured = resolved;
   for (const char* label_only : kUnhashedConfigKeys) measured.erase(label_only);  // wording, not the measurement
+  if (const auto e2e = measured.find("end_to_end"); e2e != measured.end() && e2e->is_object())
+    for (const char* price : kUnhashedEndToEndKeys) e2e->erase(price);  // the bill, not the measurement
+  return measured;
+}
+
+std::string config_hash(const nlohmann::json& resolved) { return config_detail::fnv1a64_hex(hashed_config(resolved).dump()); }
+
+std::string config_hash_with_prices(const nlohmann::json& resolved) {
+  if (!resolved.is_object()) return config_detail::fnv1a64_hex(resolved.dump());
+  nlohmann::json measured = resolved;
+  for (const char* label_only : kUnhashedConfigKeys) measured.erase(label_only);
   return config_detail::fnv1a64_hex(measured.dump());
 }
 }  // namespace gpubench

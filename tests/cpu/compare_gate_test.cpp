@@ -141,6 +141,31 @@ TEST(CompareGateHash, NameAndDescriptionAreNotHashedWhatIsMeasuredIs) {
   EXPECT_NE(parse_config(a, testing::context()).hash, parse_config(b, testing::context()).hash);
 }
 
+// A trial found a new GPU price or fleet size refused as a config mismatch (exit 2) against every baseline, although
+// neither changes what is measured.
+TEST(CompareGateHash, PricesAreNotHashedAndAnOldReportHashedWithThemStillMatches) {
+  nlohmann::json a = resolved_config("d", 10), b = a;
+  a["end_to_end"] = {{"given", {{"request_ms", 20}, {"op_ms", 2}}}, {"gpu_hour_usd", 2.5}, {"gpus", 100}};
+  b["end_to_end"] = {{"given", {{"request_ms", 20}, {"op_ms", 2}}}, {"gpu_hour_usd", 3.1}, {"gpus", 4000}};
+  EXPECT_EQ(config_hash(a), config_hash(b));
+  EXPECT_EQ(hashed_config(a)["end_to_end"], (nlohmann::json{{"given", {{"request_ms", 20}, {"op_ms", 2}}}}));
+  b["end_to_end"]["given"]["op_ms"] = 3;  // the Amdahl inputs stay hashed, as every other key
+  EXPECT_NE(config_hash(a), config_hash(b));
+  // A report written when the prices were hashed: its stored hash is no sign of an edit, and it pairs with today's.
+  nlohmann::json c = a;
+  c["end_to_end"]["gpu_hour_usd"] = 9.0;
+  const Report old_report = report_with(a, config_hash_with_prices(a));
+  EXPECT_NE(config_hash_with_prices(a), config_hash(a));
+  const Report new_report = report_with(c, config_hash(c));
+  const CompareResult r = compare_reports({{"old.json", old_report}}, {{"new.json", new_report}}, {});
+  EXPECT_TRUE(r.mismatches.empty()) << (r.mismatches.empty() ? "" : r.mismatches[0].what);
+  EXPECT_EQ(r.exit_code(), 0);
+  // An edit to a hashed key with the old hash kept is still caught.
+  nlohmann::json edited = a;
+  edited["measure"]["min_samples"] = 11;
+  EXPECT_FALSE(stored_config_matches_hash(report_with(edited, config_hash_with_prices(a))));
+}
+
 TEST(CompareGateHash, AConfigMismatchNamesTheDifferingKeys) {
   const Report a = current_report("x", 10), b = current_report("y", 20);
   const std::string msg = message_of([&] { compare_reports({{"old.json", a}}, {{"new.json", b}}, {}); });
