@@ -37,9 +37,11 @@ std::string sci(double v) { return fmt::format("{:.1e}", v); }
 
 std::string usd(const std::optional<double>& v) {
   if (!v) return kDash;
-  if (*v >= 100) return fmt::format("${:.0f}", *v);
-  if (*v >= 1) return fmt::format("${:.2f}", *v);
-  return fmt::format("${:.4g}", *v);
+  const double a = std::fabs(*v);
+  const char* sign = *v < 0 ? "-" : "";  // a negative saving (a slower step) reads "-$5.00", not "$-5"
+  if (a >= 100) return fmt::format("{}${:.0f}", sign, a);
+  if (a >= 1) return fmt::format("{}${:.2f}", sign, a);
+  return fmt::format("{}${:.4g}", sign, a);
 }
 
 std::string si(double v) {

@@ -24,7 +24,8 @@ std::string percent(double fraction, int digits = 2);
 std::string fixed(double v, int digits);
 /// Scientific with 1 decimal: 3.1e-04.
 std::string sci(double v);
-/// US dollars with 4 significant digits: "$0.1234"; "—" when absent.
+/// US dollars: whole dollars from $100, cents from $1, else 4 significant digits ("$0.1234"); a negative amount
+/// (a saving that is a loss) as "-$5.00"; "—" when absent.
 std::string usd(const std::optional<double>& v);
 /// A rate with SI suffix: 1.53e5 → "153.0k", 2.1e6 → "2.10M".
 std::string si(double v);

@@ -423,6 +423,14 @@ TEST(ReportFormat, KeyValuesSkipsEmptyAndRoundsFloats) {
   EXPECT_EQ(fmtx::amount(0.003124), "0.00312");
   EXPECT_EQ(fmtx::amount(3.1e-6), "3.1e-06");
   EXPECT_EQ(fmtx::amount(0), "0");
+  // Dollars: a negative saving (a slower step) keeps the sign before the dollar, at every magnitude.
+  EXPECT_EQ(fmtx::usd(1234.4), "$1234");
+  EXPECT_EQ(fmtx::usd(5.0), "$5.00");
+  EXPECT_EQ(fmtx::usd(0.012345), "$0.01235");
+  EXPECT_EQ(fmtx::usd(-5.0), "-$5.00");
+  EXPECT_EQ(fmtx::usd(-25000.0), "-$25000");
+  EXPECT_EQ(fmtx::usd(-0.5), "-$0.5");
+  EXPECT_EQ(fmtx::usd(std::nullopt), "—");
 }
 
 namespace gpubench {
