@@ -95,6 +95,11 @@ bool lacks_price(const PlanCase& c) {
                      [](const PlanRow& r) { return r.projected && !r.projected->usd_per_million_requests; });
 }
 
+/// Whether a projected row of `c` has the fleet's monthly bill (/end_to_end/gpus with gpu_hour_usd).
+bool has_fleet(const PlanCase& c) {
+  return std::any_of(c.rows.begin(), c.rows.end(), [](const PlanRow& r) { return r.projected && r.projected->usd_per_month; });
+}
+
 std::string render_text(const Plan& p) {
   std::string out;
   out += fmt::format("plan: {} — {} {}\n", p.name, p.precision, header_shape(p));
@@ -131,15 +136,19 @@ std::string render_text(const Plan& p) {
     out += "  " + memory_line(p, c) + "\n";
     if (!any_projected(c) || !p.given) continue;
     out += fmt::format("  {}:\n", projection_title(p));
-    out += fmt::format("  {:<{}} {:>10} {:>11} {:>8} {:>7} {:>11} {:>13} {:>14}\n", "step", step_w, "op ms",
+    const bool fleet = has_fleet(c);
+    out += fmt::format("  {:<{}} {:>10} {:>11} {:>8} {:>7} {:>11} {:>13} {:>14}", "step", step_w, "op ms",
                        "request ms", "speedup", "gain", "requests/s", "candidates/s", "$/1M requests");
+    out += fleet ? fmt::format(" {:>12} {:>14}\n", "$/month", "saved $/month") : "\n";
     for (const PlanRow& row : c.rows) {
       if (!row.projected) continue;
       const EndToEnd& e = *row.projected;
-      out += fmt::format("  {:<{}} {:>10} {:>11} {:>7.2f}x {:>7} {:>11} {:>13} {:>14}\n", row.variant, step_w,
+      out += fmt::format("  {:<{}} {:>10} {:>11} {:>7.2f}x {:>7} {:>11} {:>13} {:>14}", row.variant, step_w,
                          fmtx::ms(e.op_ms), fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1),
                          fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
                          fmtx::usd(e.usd_per_million_requests));
+      out += fleet ? fmt::format(" {:>12} {:>14}\n", fmtx::usd(e.usd_per_month), fmtx::usd(e.usd_saved_per_month))
+                   : "\n";
     }
     if (lacks_price(c)) out += fmt::format("  {}\n", kNoPriceHint);
   }
@@ -238,7 +247,7 @@ std::string render_csv(const Plan& p) {
       "batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
       "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,projected_op_ms,"
       "projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,projected_candidates_per_s,"
-      "projected_usd_per_million_requests\n";
+      "projected_usd_per_million_requests,projected_usd_per_month,projected_usd_saved_per_month\n";
   // The op's shape parameters as columns after the case label (one per parameter, in the op's order), so a shape sweep
   // needs no parsing of labels; one that shares a name with a fixed column is written shape_NAME.
   std::string out = "case";
@@ -250,11 +259,12 @@ std::string render_csv(const Plan& p) {
   out += "," + std::string(kColumns);
   // The projection columns: the step at the floors' ratio on the given request (/end_to_end/given); empty without one.
   const auto projected = [](const PlanRow& r) -> std::string {
-    if (!r.projected) return ",,,,,,";
+    if (!r.projected) return ",,,,,,,,";
     const EndToEnd& e = *r.projected;
-    return fmt::format("{},{},{},{},{},{},{}", e.op_ms, e.request_ms, e.speedup, e.gain, e.requests_per_s,
-                       e.candidates_per_s,
-                       e.usd_per_million_requests ? fmt::format("{}", *e.usd_per_million_requests) : "");
+    const auto optional = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
+    return fmt::format("{},{},{},{},{},{},{},{},{}", e.op_ms, e.request_ms, e.speedup, e.gain, e.requests_per_s,
+                       e.candidates_per_s, optional(e.usd_per_million_requests), optional(e.usd_per_month),
+                       optional(e.usd_saved_per_month));
   };
   for (const PlanCase& c : p.cases) {
     std::string head = csv_field(c.label);
@@ -265,7 +275,7 @@ std::string render_csv(const Plan& p) {
     head += fmt::format(",{},{}", c.batch, c.lengths ? std::to_string(c.lengths->requests) : std::string());
     const std::string tail =
         fmt::format("{},{},{}", c.memory_need_bytes, p.memory_have_bytes, fits(p, c) ? "true" : "false");
-    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + ",,,,,,,,\n";  // a case that was not laid out
+    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + ",,,,,,,,,,\n";  // a case that was not laid out
     for (const PlanRow& r : c.rows)
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", head, csv_field(r.variant), r.work_model,
                          r.work.flops, r.work.bytes_min, r.work.intensity, r.floor.floor_ms, r.floor.bound,
@@ -310,14 +320,17 @@ std::string render_md(const Plan& p) {
     out += md_cell(memory_line(p, c)) + "\n";
     if (!any_projected(c) || !p.given) continue;
     out += fmt::format("\n{}:\n\n", projection_title(p));
-    out += "| step | op ms | request ms | speedup | gain | requests/s | candidates/s | $/1M requests |\n";
-    out += "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    const bool fleet = has_fleet(c);
+    out += "| step | op ms | request ms | speedup | gain | requests/s | candidates/s | $/1M requests |";
+    out += fleet ? " $/month | saved $/month |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+                 : "\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const PlanRow& r : c.rows) {
       if (!r.projected) continue;
       const EndToEnd& e = *r.projected;
-      out += fmt::format("| {} | {} | {} | {:.2f}x | {} | {} | {} | {} |\n", md_cell(r.variant), fmtx::ms(e.op_ms),
+      out += fmt::format("| {} | {} | {} | {:.2f}x | {} | {} | {} | {} |", md_cell(r.variant), fmtx::ms(e.op_ms),
                          fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1), fmtx::si(e.requests_per_s),
                          fmtx::si(e.candidates_per_s), fmtx::usd(e.usd_per_million_requests));
+      out += fleet ? fmt::format(" {} | {} |\n", fmtx::usd(e.usd_per_month), fmtx::usd(e.usd_saved_per_month)) : "\n";
     }
     if (lacks_price(c)) out += fmt::format("\n{}\n", kNoPriceHint);
   }

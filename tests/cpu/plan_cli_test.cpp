@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <fmt/format.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -108,14 +109,15 @@ TEST_F(PlanCli, CsvHasOneRowPerCaseAndStepWithTheJsonFigures) {
             "case,M,N,K_user,K_cand,batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,"
             "floor_speedup_vs_baseline,min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,"
             "projected_op_ms,projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,"
-            "projected_candidates_per_s,projected_usd_per_million_requests");
+            "projected_candidates_per_s,projected_usd_per_million_requests,projected_usd_per_month,"
+            "projected_usd_saved_per_month");
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);) rows.push_back(split(line, ','));
   ASSERT_EQ(rows.size(), 5u);
   const auto& steps = j.at("cases").at(0).at("steps");
   for (size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE(i);
-    ASSERT_EQ(rows[i].size(), 28u);
+    ASSERT_EQ(rows[i].size(), 30u);
     EXPECT_EQ(rows[i][1], "433");  // the shape, M N K_user K_cand
     EXPECT_EQ(rows[i][4], "866");
     EXPECT_EQ(rows[i][0], "B=1024 fixed(length=70)");
@@ -200,7 +202,8 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   EXPECT_NE(out_.find("| pipelined | 13.72 | 73.72 | 1.36x | 26.3% | 203.5 | 13.9k | $4.78 |"), std::string::npos)
       << out_;
   ASSERT_EQ(run({"plan", config, "-f", "csv"}), 0) << err_;  // the same figures as the last CSV columns
-  EXPECT_NE(out_.find(",projected_usd_per_million_requests\n"), std::string::npos) << out_;
+  EXPECT_NE(out_.find(",projected_usd_per_million_requests,projected_usd_per_month,projected_usd_saved_per_month\n"),
+            std::string::npos) << out_;
   EXPECT_NE(out_.find(",40,100,1,0,150,10240,6.48148"), std::string::npos) << out_;  // baseline's row
   // The shape as columns after the case (a shape sweep needed its labels parsed), before batch and requests.
   EXPECT_EQ(out_.rfind("case,M,N,K_user,K_cand,batch,requests,step,", 0), 0u) << out_;
@@ -219,13 +222,33 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   EXPECT_EQ(pj.at("gpu_hour_usd"), 3.5);
   // The fleet of 100 GPUs: each step's projection carries its monthly bill and saving ($255,500 a month today).
   int fleet_rows = 0;
-  for (const auto& step : pj.at("cases").at(0).at("steps"))
-    if (step.contains("projected") && ++fleet_rows)
-      EXPECT_NEAR(step["projected"].at("usd_per_month").get<double>() +
-                      step["projected"].at("usd_saved_per_month").get<double>(),
-                  255500, 1e-6);
+  for (const auto& step : pj.at("cases").at(0).at("steps")) {
+    if (!step.contains("projected")) continue;
+    ++fleet_rows;
+    EXPECT_NEAR(step["projected"].at("usd_per_month").get<double>() +
+                    step["projected"].at("usd_saved_per_month").get<double>(),
+                255500, 1e-6);
+  }
   EXPECT_EQ(fleet_rows, 5);
   EXPECT_EQ(out_.find("set /end_to_end/gpu_hour_usd"), std::string::npos) << out_;
+  // Text, Markdown and CSV carry the same bill (a trial found it in JSON only).
+  const nlohmann::json& piped = pj.at("cases").at(0).at("steps").at(4).at("projected");
+  ASSERT_EQ(pj.at("cases").at(0).at("steps").at(4).at("name"), "pipelined");
+  const std::string bill = fmt::format("${:.0f}", piped.at("usd_per_month").get<double>());
+  const std::string saved = fmt::format("${:.0f}", piped.at("usd_saved_per_month").get<double>());
+  ASSERT_EQ(run({"plan", fleet_path}), 0) << err_;
+  EXPECT_NE(out_.find("$/month  saved $/month\n"), std::string::npos) << out_;
+  const size_t text_row = out_.rfind("  pipelined  ");  // the projection's row, after the work table's
+  ASSERT_NE(text_row, std::string::npos) << out_;
+  EXPECT_NE(out_.substr(text_row, out_.find('\n', text_row) - text_row).find(bill + "         " + saved),
+            std::string::npos) << bill << " " << saved << "\n" << out_;
+  ASSERT_EQ(run({"plan", fleet_path, "-f", "md"}), 0) << err_;
+  EXPECT_NE(out_.find("| $/1M requests | $/month | saved $/month |\n|---|"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("| $4.78 | " + bill + " | " + saved + " |\n"), std::string::npos) << out_;
+  ASSERT_EQ(run({"plan", fleet_path, "-f", "csv"}), 0) << err_;
+  EXPECT_NE(out_.find(fmt::format(",{},{}\n", piped.at("usd_per_month").get<double>(),
+                                  piped.at("usd_saved_per_month").get<double>())),
+            std::string::npos) << out_;
   nlohmann::json no_price = nlohmann::json::parse(testing::slurp(config));
   no_price["end_to_end"].erase("gpu_hour_usd");
   const std::string np = (dir_ / "no_price.json").string();
