@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -149,6 +150,38 @@ std::optional<Control> merge_controls(const std::vector<ShardInput>& inputs, std
     return std::nullopt;
   }
   return merged;
+}
+
+/// "780.1 TFLOP/s GEMM, 4310 GB/s HBM (calibrated …)" of a report's ceilings JSON; "" when it holds none.
+std::string ceilings_text(const nlohmann::json& c) {
+  if (!c.is_object() || !c.contains("gemm_tflops") || !c.contains("hbm_gbps")) return "";
+  return fmt::format("{:.1f} TFLOP/s GEMM, {:.0f} GB/s HBM ({})", c.value("gemm_tflops", 0.0), c.value("hbm_gbps", 0.0),
+                     c.value("source", std::string("?")));
+}
+
+/// A note when the shards' roofline ceilings differ from `used` (the merged report's): in kind (calibrated against
+/// datasheet) or by more than 0.5% in either rate, as two calibrated boards do (GEMM rate ±3.5% seen on H100s).
+/// The merged report computes every case's floor and % of ceiling from `used`; "" when they all agree.
+std::string ceilings_note(const std::vector<ShardRun>& shards, const nlohmann::json& used) {
+  if (ceilings_text(used).empty()) return "";
+  const auto calibrated = [](const nlohmann::json& c) {
+    return c.value("source", std::string()).rfind("calibrated", 0) == 0;
+  };
+  const auto apart = [](double a, double b) { return std::abs(a - b) > 0.005 * std::max(std::abs(a), std::abs(b)); };
+  std::vector<std::string> listed;
+  bool differ = false;
+  for (const ShardRun& s : shards) {
+    if (ceilings_text(s.ceilings).empty()) continue;  // an empty shard measured nothing
+    listed.push_back(fmt::format("shard {}: {}", shard_name(s), ceilings_text(s.ceilings)));
+    differ = differ || calibrated(s.ceilings) != calibrated(used) ||
+             apart(s.ceilings.value("gemm_tflops", 0.0), used.value("gemm_tflops", 0.0)) ||
+             apart(s.ceilings.value("hbm_gbps", 0.0), used.value("hbm_gbps", 0.0));
+  }
+  if (!differ) return "";
+  return fmt::format("the shards' roofline ceilings differ ({}): every case's floor and % of ceiling here use {}; each "
+                     "shard's own are in shards[].ceilings. Calibrate every machine alike (gpubench devices "
+                     "--calibrate) before a sweep, or compare a case against its own shard's ceilings",
+                     fmt::join(listed, "; "), ceilings_text(used));
 }
 
 }  // namespace
@@ -298,6 +331,7 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
   merged.notes.erase(std::remove_if(merged.notes.begin(), merged.notes.end(),
                                     [](const std::string& n) { return n.rfind("shard ", 0) == 0 && n.find(" is empty") != std::string::npos; }),
                      merged.notes.end());
+  if (std::string note = ceilings_note(merged.shards, merged.ceilings); !note.empty()) notes.push_back(std::move(note));
   merged.control = merge_controls(inputs, notes);
   merged.notes.push_back(fmt::format("merged from {} of {} shards", inputs.size(), count));
   for (auto& n : notes) merged.notes.push_back(std::move(n));

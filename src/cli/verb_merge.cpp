@@ -16,6 +16,8 @@
 #include "cli/plugins.hpp"
 #include "cli/verb.hpp"
 #include "core/errors.hpp"
+#include "core/git_sha.hpp"
+#include "gpubench/build_info.hpp"
 #include "report/writer.hpp"
 #include "result/report_io.hpp"
 
@@ -181,6 +183,12 @@ int merge(const MergeArgs& a) {
         report.notes.push_back(fmt::format("plugin {}: the shards ran the build with SHA-256 {}…, this merge loaded "
                                            "{} ({}…): work counts and floors come from the build loaded here",
                                            ran.name, ran.sha256.substr(0, 12), now.path, now.sha256.substr(0, 12)));
+  // The shards' build measured; this one derives (work counts, floors, Amdahl): say so when they are not the same.
+  if (const std::string here = build_info::git_sha(); !report.git_sha.empty() && here != report.git_sha)
+    report.notes.push_back(fmt::format("the shards ran gpubench {} ({}); this merge, gpubench {} ({}), computed the "
+                                       "derived fields (work counts, floors, speedups, end to end) anew; the "
+                                       "timings are the shards'",
+                                       report.tool_version, report.git_sha, build_info::kVersion, here));
   return finish_and_write(report, config, a.output, a.formats, !a.quiet);
 }
 

@@ -118,6 +118,32 @@ TEST_F(MergeShards, ControlsOfOneBoardAreJoinedAndOfSeveralBoardsDropped) {
   EXPECT_EQ(merge_shards(in, {}).control->kernels[0].start_samples_ms.size(), 4u);
 }
 
+// A trial found a merged report's floors computed from the first shard's ceilings for every case, silently, when the
+// shards had calibrated different boards or one ran on datasheet ceilings.
+TEST_F(MergeShards, ShardsWithDifferentCeilingsAreNoted) {
+  auto in = shards(whole_, config_, 3);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i].report.ceilings = {{"gemm_tflops", 780.0 + 0.5 * static_cast<double>(i)}, {"hbm_gbps", 4300.0},
+                             {"source", "calibrated GPU-a 2026-12-07"}};
+  const auto ceilings_notes = [](const Report& r) {
+    return std::count_if(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+      return n.find("roofline ceilings differ") != std::string::npos;
+    });
+  };
+  EXPECT_EQ(ceilings_notes(merge_shards(in, {})), 0) << "within 0.5%: one board's calibration noise";
+  in[1].report.ceilings["gemm_tflops"] = 805.0;  // another board, 3.2% faster
+  Report r = merge_shards(in, {});
+  ASSERT_EQ(ceilings_notes(r), 1);
+  const std::string note = *std::find_if(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("roofline ceilings differ") != std::string::npos;
+  });
+  EXPECT_NE(note.find("shard 1/3: 805.0 TFLOP/s GEMM, 4300 GB/s HBM (calibrated GPU-a 2026-12-07)"), std::string::npos)
+      << note;
+  EXPECT_NE(note.find("here use 780.0 TFLOP/s GEMM"), std::string::npos) << note;
+  in[1].report.ceilings = {{"gemm_tflops", 780.0}, {"hbm_gbps", 4300.0}, {"source", "datasheet h200"}};  // same rates
+  EXPECT_EQ(ceilings_notes(merge_shards(in, {})), 1) << "calibrated against datasheet is noted";
+}
+
 TEST_F(MergeShards, MissingShardsAreRefusedByIndexUnlessAllowedThenTheirUnitsSayNotRun) {
   auto in = shards(whole_, config_, 3);
   in.erase(in.begin() + 1);

@@ -187,6 +187,24 @@ TEST_F(ScaleCli, MergeJoinsFilesFoldersAndGzipInAnyOrderAndCompareReadsTheResult
   ASSERT_EQ(run({"merge", "-o", (dir_ / "one_merged").string(), write("one.json", one)}), 0) << err_;
   EXPECT_EQ(run({"compare", (dir_ / "one_merged.json").string(), f + ".json"}), 0) << out_ << err_;
   EXPECT_NE(out_.find("SAME"), std::string::npos) << out_;
+  // Shards of another build: the merged report keeps their sha and says this build derived the rest.
+  const auto derived_note = [](const json& r) {
+    for (const auto& n : r["notes"])
+      if (n.get<std::string>().find("computed the derived fields") != std::string::npos) return n.get<std::string>();
+    return std::string();
+  };
+  EXPECT_EQ(derived_note(read(a + ".json")), "") << "the same build: nothing to say";
+  std::vector<std::string> older;
+  for (int i = 0; i < 3; ++i) {
+    Report shard = testing::shard_of(whole, c, i, 3);
+    shard.git_sha = "abc1234";
+    older.push_back(write("older/s" + std::to_string(i) + ".json", shard));
+  }
+  ASSERT_EQ(run({"merge", "-o", (dir_ / "older").string(), "-f", "json", older[0], older[1], older[2]}), 0) << err_;
+  const json om = read((dir_ / "older").string() + ".json");
+  EXPECT_EQ(om["tool"]["git_sha"], "abc1234");
+  EXPECT_NE(derived_note(om).find("the shards ran gpubench " + om["tool"]["version"].get<std::string>() + " (abc1234)"),
+            std::string::npos) << om["notes"].dump();
 }
 
 TEST_F(ScaleCli, MergeRefusesMissingMismatchedAndDuplicatedShardsWithExitTwo) {
