@@ -211,7 +211,7 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   // JSON names its kind, version and tool, and the price its projected costs use.
   // The fleet of 100 GPUs (end_to_end.gpus, with the price): each step's projection carries its monthly bill.
   nlohmann::json fleet = nlohmann::json::parse(testing::slurp(config));
-  fleet["end_to_end"]["gpus"] = 100;
+  ASSERT_EQ(fleet["end_to_end"]["gpus"], 100) << "the shipped config prices a fleet of 100 GPUs";
   const std::string fleet_path = (dir_ / "fleet.json").string();
   std::ofstream(fleet_path) << fleet.dump();
   ASSERT_EQ(run({"plan", fleet_path, "-f", "json"}), 0) << err_;
@@ -251,6 +251,7 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
             std::string::npos) << out_;
   nlohmann::json no_price = nlohmann::json::parse(testing::slurp(config));
   no_price["end_to_end"].erase("gpu_hour_usd");
+  no_price["end_to_end"].erase("gpus");  // the fleet needs the price
   const std::string np = (dir_ / "no_price.json").string();
   std::ofstream(np) << no_price.dump();
   ASSERT_EQ(run({"plan", np}), 0) << err_;
