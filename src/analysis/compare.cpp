@@ -34,10 +34,13 @@ void mark_mixed_timers(CompareEntry& region, const VariantResult& ov, const Vari
   }
 }
 
-// "rel. error X > tolerance Y (message)" of a failed check.
+// "rel. error X > tolerance Y (message)" of a failed check; "rel. error X (message)" when the error is within the
+// tolerance, since then something else failed it (non-finite values, a top-k mismatch: the message says what).
 std::string fail_text(const Correctness& c) {
-  return fmt::format("rel. error {:.3g} > tolerance {:.3g}{}", c.rel_error, c.tolerance,
-                     c.message.empty() ? "" : " (" + c.message + ")");
+  const std::string why = c.message.empty() ? "" : " (" + c.message + ")";
+  if (c.rel_error > c.tolerance) return fmt::format("rel. error {:.3g} > tolerance {:.3g}{}", c.rel_error, c.tolerance, why);
+  return fmt::format("rel. error {:.3g}, within tolerance {:.3g}, but the check failed{}", c.rel_error, c.tolerance,
+                     why.empty() ? " (no message recorded)" : why);
 }
 
 // Region entry of a matched variant: the status and correctness rules first, then timing.

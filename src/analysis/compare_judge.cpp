@@ -141,9 +141,13 @@ std::optional<CompareEntry> judge_pipeline(const CompareEntry& base, const Varia
   const SideSamples new_s = nv.pipeline ? SideSamples(*nv.pipeline) : SideSamples();
   e.old_side = side_of(old_s, ov, false);
   e.new_side = side_of(new_s, nv, false);
-  // The request's own repetitions: a report from before they were kept holds the first repetition's request alone.
-  for (auto [side, samples] : {std::pair{&e.old_side, &old_s}, std::pair{&e.new_side, &new_s}})
-    if (samples->reps.empty()) side->repetitions = side->placements = 0;
+  // The request's own repetitions (a report from before they were kept holds the first repetition's request alone);
+  // the placements are the step's, whose processes measured the request, when the counts agree.
+  for (auto [side, samples] : {std::pair{&e.old_side, &old_s}, std::pair{&e.new_side, &new_s}}) {
+    const auto reps = static_cast<int64_t>(samples->reps.size());
+    if (reps != side->repetitions) side->placements = 0;
+    side->repetitions = reps;
+  }
   const bool old_ok = ov.pipeline && ov.pipeline->status == PipelineStatus::kOk;
   const bool new_ok = nv.pipeline && nv.pipeline->status == PipelineStatus::kOk;
   if (old_ok && !new_ok) {

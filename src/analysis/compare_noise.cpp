@@ -271,8 +271,8 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
   } else if (within > 0) {
     out.push_back(fmt::format("{} entr{} judged by run-to-run spread (repetitions), {} by the samples of one run "
                               "(fewer than {} repetitions on a side, a launch group whose samples do not split "
-                              "into the repetitions, or a measured request: run --repeat measures it in the first "
-                              "repetition only)", between, between == 1 ? "y" : "ies", within, kMinRepetitions));
+                              "into the repetitions, or a measured request of a report from before run --repeat "
+                              "measured it in every repetition)", between, between == 1 ? "y" : "ies", within, kMinRepetitions));
   }
   if (between > 0)
     out.push_back("in the entries judged by run-to-run spread, the old and new median columns hold the mean of the "

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/amdahl.hpp"
 #include "cli/common.hpp"
 #include "core/errors.hpp"
 #include "core/git_sha.hpp"
@@ -95,6 +96,14 @@ bool lacks_price(const PlanCase& c) {
                      [](const PlanRow& r) { return r.projected && !r.projected->usd_per_million_requests; });
 }
 
+/// "$/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the baseline" (what the bill columns assume); "" without.
+std::string fleet_line(const Plan& p) {
+  if (!p.gpus || !p.gpu_hour_usd) return "";
+  return fmt::format("$/month: {} GPUs × {} an hour × {:g} h = {} at the baseline; saved: against that", *p.gpus,
+                     fmtx::usd(*p.gpu_hour_usd), kHoursPerMonth,
+                     fmtx::usd(static_cast<double>(*p.gpus) * *p.gpu_hour_usd * kHoursPerMonth));
+}
+
 /// Whether a projected row of `c` has the fleet's monthly bill (/end_to_end/gpus with gpu_hour_usd).
 bool has_fleet(const PlanCase& c) {
   return std::any_of(c.rows.begin(), c.rows.end(), [](const PlanRow& r) { return r.projected && r.projected->usd_per_month; });
@@ -151,6 +160,7 @@ std::string render_text(const Plan& p) {
                    : "\n";
     }
     if (lacks_price(c)) out += fmt::format("  {}\n", kNoPriceHint);
+    if (fleet) out += fmt::format("  {}\n", fleet_line(p));
   }
   if (p.given) {
     const auto& g = *p.given;
@@ -230,7 +240,8 @@ std::string render_json(const Plan& p) {
                   {"device_memory", {{"bytes", p.memory_have_bytes}, {"source", p.memory_where}}},
                   {"cases", cases},
                   {"end_to_end_given", given},
-                  {"gpu_hour_usd", optional_number(p.gpu_hour_usd)}};
+                  {"gpu_hour_usd", optional_number(p.gpu_hour_usd)},
+                  {"gpus", p.gpus ? nlohmann::json(*p.gpus) : nlohmann::json(nullptr)}};
   return j.dump(2) + "\n";
 }
 
@@ -270,7 +281,8 @@ std::string render_csv(const Plan& p) {
     std::string head = csv_field(c.label);
     for (const auto& [name, unused] : p.shape.params) {
       (void)unused;
-      head += "," + (c.shape.has(name) ? std::to_string(c.shape.at(name)) : std::string());
+      head += ',';
+      if (c.shape.has(name)) head += std::to_string(c.shape.at(name));
     }
     head += fmt::format(",{},{}", c.batch, c.lengths ? std::to_string(c.lengths->requests) : std::string());
     const std::string tail =
@@ -333,6 +345,7 @@ std::string render_md(const Plan& p) {
       out += fleet ? fmt::format(" {} | {} |\n", fmtx::usd(e.usd_per_month), fmtx::usd(e.usd_saved_per_month)) : "\n";
     }
     if (lacks_price(c)) out += fmt::format("\n{}\n", kNoPriceHint);
+    if (fleet) out += fmt::format("\n{}\n", md_cell(fleet_line(p)));
   }
   if (p.given) {
     const auto& g = *p.given;

@@ -48,6 +48,7 @@ struct Plan {
   std::optional<GivenEndToEnd> given;     ///< /end_to_end/given, when set
   std::vector<PlanWhatIf> what_if;        ///< given mode: rows at fixed op speedups
   std::optional<double> gpu_hour_usd;     ///< /end_to_end/gpu_hour_usd [USD per GPU hour]: the projected costs' price
+  std::optional<int64_t> gpus;            ///< /end_to_end/gpus: the fleet the monthly bills are of
 };
 
 /// The plan formats: text | json | csv | md.

@@ -83,6 +83,7 @@ Plan make_plan(const Config& c, const std::vector<size_t>& file_index, const Var
                                   "against its floor",
                                   baseline->name));
   p.gpu_hour_usd = c.end_to_end.gpu_hour_usd;
+  p.gpus = c.end_to_end.gpus;
   if (c.end_to_end.given) {
     p.given = c.end_to_end.given;
     for (double sp : kWhatIfSpeedups) {

@@ -348,6 +348,14 @@ void check_step_keys(const nlohmann::json& j, const std::string& source, bool v1
                                          "{} of request_samples_ms; the report is corrupt, re-run the benchmark to "
                                          "regenerate it",
                                          source, c, v, counts->dump(), n));
+          // Each repetition's process measured the step, then its request: an ok request has one count per repetition.
+          const auto step_reps = vj.find("repetitions");
+          const size_t reps = step_reps != vj.end() && step_reps->is_array() ? step_reps->size() : 0;
+          if (pipeline->at("status") == "ok" && counts->size() != reps)
+            throw InputError(fmt::format("{}: /cases/{}/variants/{}/pipeline/repetition_samples holds {} repetitions "
+                                         "but the step's /repetitions {}; the report is corrupt, re-run the benchmark "
+                                         "to regenerate it",
+                                         source, c, v, counts->size(), reps));
         }
       }
       const auto reps = vj.find("repetitions");

@@ -235,6 +235,12 @@ TEST(ComparePipeline, RequestSamplesThatAreNotDurationsAndAPipelineWithoutStatus
   refused([](nlohmann::json& p) { p["repetition_samples"] = {300, 0}; }, "a whole number ≥ 1");
   nlohmann::json counted = good;
   counted["cases"][0]["variants"][1]["pipeline"]["repetition_samples"] = {100, 200};
+  EXPECT_NE(testing::input_error_of([&] { parse_report(counted, "counted.json"); })
+                .find("holds 2 repetitions but the step's /repetitions 0"),
+            std::string::npos) << "a request repeated where its step was not";
+  counted["cases"][0]["variants"][1]["repetitions"] = {{{"samples", 1}, {"median_ms", 0.5}},
+                                                       {{"samples", 1}, {"median_ms", 0.5}}};
+  counted["cases"][0]["variants"][1]["region_samples_ms"] = {0.5, 0.5};
   EXPECT_NO_THROW(parse_report(counted, "counted.json"));
   // A failed request holds no samples, and that is no corruption.
   nlohmann::json failed = good;

@@ -236,8 +236,11 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   ASSERT_EQ(pj.at("cases").at(0).at("steps").at(4).at("name"), "pipelined");
   const std::string bill = fmt::format("${:.0f}", piped.at("usd_per_month").get<double>());
   const std::string saved = fmt::format("${:.0f}", piped.at("usd_saved_per_month").get<double>());
+  EXPECT_EQ(pj.at("gpus"), 100);  // what the bills are of, beside the price
   ASSERT_EQ(run({"plan", fleet_path}), 0) << err_;
   EXPECT_NE(out_.find("$/month  saved $/month\n"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("  $/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the baseline"), std::string::npos)
+      << out_;
   const size_t text_row = out_.rfind("  pipelined  ");  // the projection's row, after the work table's
   ASSERT_NE(text_row, std::string::npos) << out_;
   EXPECT_NE(out_.substr(text_row, out_.find('\n', text_row) - text_row).find(bill + "         " + saved),
