@@ -77,6 +77,20 @@ std::string pairing_name(const std::string& path) {
   return n;
 }
 
+/// What part of its config's work a report measured: its shard ("shard 2/3") and the steps it selected (a job split
+/// by `--variant` writes one report per step). Two reports of one config with the same key are the same part; a
+/// trial paired a folder's fused.json with the other side's pipelined-only report by file order and passed a
+/// regression of fused unjudged.
+std::string measured_part(const Report& r) {
+  std::string key = r.shard ? fmt::format("shard {}/{}", r.shard->index, r.shard->count) : "whole";
+  std::set<std::string> steps;
+  for (const CaseResult& c : r.cases)
+    for (const VariantResult& v : c.variants)
+      if (v.selected) steps.insert(v.name);
+  for (const std::string& s : steps) key += "|" + s;
+  return key;
+}
+
 }  // namespace
 
 std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedReport>& old_reports,
@@ -102,6 +116,9 @@ std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedRepo
   };
   pair_by([&](const LoadedReport& x, const LoadedReport& y) {
     return same_hash(x, y) && pairing_name(x.path) == pairing_name(y.path);
+  });
+  pair_by([&](const LoadedReport& x, const LoadedReport& y) {
+    return same_hash(x, y) && measured_part(x.report) == measured_part(y.report);
   });
   pair_by(same_hash);
   pair_by([](const LoadedReport& x, const LoadedReport& y) {

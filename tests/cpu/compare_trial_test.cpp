@@ -204,3 +204,44 @@ TEST_F(CompareTrialCli, AKernelFileAsBuildBAndAReportAsAConfigAreRefusedWithTheF
 
 }  // namespace
 }  // namespace gpubench
+
+namespace gpubench {
+namespace {
+
+/// A report of the noise config with steps fused (`fused_ms`) and pipelined (0.5 ms) of which only `measured` was
+/// selected (a job split by --variant writes one such report per step).
+Report one_step_report(const std::string& measured, double fused_ms, uint64_t seed) {
+  Report r = report_of(repeated_step("fused", {fused_ms}, seed));
+  r.cases[0].variants.push_back(repeated_step("pipelined", {0.5}, seed + 1));
+  for (VariantResult& v : r.cases[0].variants) {
+    v.selected = v.name == measured;
+    if (!v.selected) {
+      v.status = StepStatus::kSkipped;
+      v.error = "not selected (--variant)";
+      v.region_samples_ms.clear();
+    }
+  }
+  return r;
+}
+
+// Trial 8: two reports of one config per folder, one step each, named differently on the two sides. Paired by file
+// order, fused.json met the pipelined-only report, fused was "only in OLD" and "only in NEW", and a 5% regression of
+// fused passed with exit 0. Reports of one config pair by the part they measured first.
+TEST(CompareTrial, ReportsOfOneConfigPairByTheStepsTheyMeasuredNotByFileOrder) {
+  const std::vector<LoadedReport> old_side = {{"old/fused.json", one_step_report("fused", 1.0, 1)},
+                                              {"old/pipe.json", one_step_report("pipelined", 1.0, 3)}};
+  const std::vector<LoadedReport> new_side = {{"new/a_pipe.json", one_step_report("pipelined", 1.0, 5)},
+                                              {"new/b_fused.json", one_step_report("fused", 1.05, 7)}};
+  const CompareResult r = compare_reports(old_side, new_side, {});
+  EXPECT_TRUE(r.unmatched.empty()) << r.unmatched.size() << " unmatched";
+  const auto fused = std::find_if(r.entries.begin(), r.entries.end(), [](const CompareEntry& e) {
+    return e.variant == "fused" && e.launch_group.empty();
+  });
+  ASSERT_NE(fused, r.entries.end());
+  EXPECT_EQ(fused->verdict, Verdict::kSlower);
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_TRUE(has_note(r, "paired old/fused.json with new/b_fused.json")) << ::testing::PrintToString(r.notes);
+}
+
+}  // namespace
+}  // namespace gpubench
