@@ -1,4 +1,5 @@
 #include "analysis/compare_checks.hpp"
+#include "analysis/merge.hpp"
 
 #include <fmt/format.h>
 
@@ -301,10 +302,29 @@ std::string shard_of(const Report& r) {
 
 bool is_empty_shard(const Report& r) { return r.shard && r.shard->count > 1 && r.shard->units == 0; }
 
+/// A merged report that took in shards of other configs, builds or GPU models (merge --allow-mismatch): the checks
+/// below see only its first shard's, so the differences its notes record are this pair's mismatch.
+void check_merged_mismatch(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out) {
+  const std::string prefix = kMergedDespiteMismatch;
+  for (const LoadedReport* r : {&a, &b}) {
+    if (r == &b && a.path == b.path) continue;  // a file against itself: said once
+    std::vector<std::string> taken_in;
+    for (const std::string& n : r->report.notes)
+      if (n.rfind(prefix, 0) == 0) taken_in.push_back(n.substr(prefix.size()));
+    if (taken_in.empty()) continue;
+    taken_in.push_back(r->path + " is a merge of shards that differ (merge --allow-mismatch): its environment, build "
+                                 "and config are its first shard's; compare the shards one by one, or re-run them "
+                                 "alike and merge without --allow-mismatch");
+    out.push_back({"merged shards", r == &a ? "shards that differ" : "consistent",
+                   r == &b ? "shards that differ" : "consistent", a.path, b.path, taken_in});
+  }
+}
+
 void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,
                 std::vector<std::string>& notes) {
   check_stored_hash(a, out);
   check_stored_hash(b, out);
+  check_merged_mismatch(a, b, out);
   // Every run records its GPU and driver under /environment: without it the GPU-model and driver checks, the point of
   // a gate against a baseline, would pass unchecked. An empty shard ran nothing and records none: it has nothing to
   // gate either (compare_reports says so when no pair held anything else).

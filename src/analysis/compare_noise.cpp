@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 
 #include "core/errors.hpp"
@@ -229,12 +230,23 @@ ControlFactor step_control_factor(const LoadedReport& a, const LoadedReport& b, 
 
 namespace {
 
-/// environment.gpu.uuid of a report (else its control's), "" when absent.
-std::string board_uuid(const Report& r) {
-  const nlohmann::json& env = r.environment;
+/// environment.gpu.uuid of an environment JSON, "" when absent.
+std::string uuid_in(const nlohmann::json& env) {
   if (env.is_object() && env.contains("gpu") && env["gpu"].is_object() && env["gpu"].contains("uuid") &&
       env["gpu"]["uuid"].is_string())
     return env["gpu"]["uuid"].get<std::string>();
+  return "";
+}
+
+/// The board a report ran on: environment.gpu.uuid (else its control's); for a merge of shards that ran on several
+/// boards, all of them, "{GPU-a, GPU-b}" (the merged environment is the first shard's, and a trial found a board
+/// change in the other shards unnoticed); "" when absent.
+std::string board_uuid(const Report& r) {
+  std::set<std::string> shard_boards;
+  for (const ShardRun& s : r.shards)
+    if (std::string u = uuid_in(s.environment); !u.empty()) shard_boards.insert(std::move(u));
+  if (shard_boards.size() > 1) return fmt::format("{{{}}}", fmt::join(shard_boards, ", "));
+  if (std::string u = uuid_in(r.environment); !u.empty()) return u;
   return r.control ? r.control->uuid : "";
 }
 

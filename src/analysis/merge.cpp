@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <ctime>
+#include <iomanip>
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -184,6 +187,42 @@ std::string ceilings_note(const std::vector<ShardRun>& shards, const nlohmann::j
                      fmt::join(listed, "; "), ceilings_text(used));
 }
 
+/// Seconds since the epoch of an ISO 8601 UTC time as reports write it ("2026-12-07T11:56:24Z"); nullopt otherwise.
+std::optional<int64_t> utc_seconds(const std::string& iso) {
+  std::tm tm{};
+  std::istringstream in(iso);
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+  if (in.fail()) return std::nullopt;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+/// A note when the shards were made more than a day apart: a shard left from an earlier sweep of the same config and
+/// build (a failed pod, a folder reused) completes the set without a word otherwise (a trial merged one two months
+/// older). "" when they lie within a day, or a time is unreadable.
+std::string age_note(const std::vector<ShardRun>& shards) {
+  const ShardRun* oldest = nullptr;
+  const ShardRun* newest = nullptr;
+  std::optional<int64_t> first, last;
+  for (const ShardRun& s : shards) {
+    const auto t = utc_seconds(s.created_at);
+    if (!t) return "";
+    if (!first || *t < *first) {
+      first = t;
+      oldest = &s;
+    }
+    if (!last || *t > *last) {
+      last = t;
+      newest = &s;
+    }
+  }
+  constexpr int64_t kDay = 24 * 3600;
+  if (!first || *last - *first <= kDay) return "";
+  return fmt::format("the shards were made {:.1f} days apart (shard {} at {}, shard {} at {}): a shard left from an "
+                     "earlier sweep? Each shard's created_at is in shards[]; give each sweep its own folder",
+                     static_cast<double>(*last - *first) / kDay, shard_name(*oldest), oldest->created_at,
+                     shard_name(*newest), newest->created_at);
+}
+
 }  // namespace
 
 std::string shard_elsewhere(int64_t index, int64_t count) { return fmt::format("in shard {}/{}", index, count); }
@@ -255,7 +294,7 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
       throw InputError(fmt::format("these are not shards of one run: {}; run every shard with the same config "
                                    "and build on one GPU model, or merge anyway with --allow-mismatch",
                                    fmt::join(problems, "; ")));
-    for (auto& p : problems) notes.push_back("merged despite a mismatch (--allow-mismatch): " + p);
+    for (auto& p : problems) notes.push_back(kMergedDespiteMismatch + p);
   }
   std::set<int64_t> present;
   for (const auto& in : inputs) present.insert(in.report.shard->index);
@@ -332,6 +371,7 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
                                     [](const std::string& n) { return n.rfind("shard ", 0) == 0 && n.find(" is empty") != std::string::npos; }),
                      merged.notes.end());
   if (std::string note = ceilings_note(merged.shards, merged.ceilings); !note.empty()) notes.push_back(std::move(note));
+  if (std::string note = age_note(merged.shards); !note.empty()) notes.push_back(std::move(note));
   merged.control = merge_controls(inputs, notes);
   merged.notes.push_back(fmt::format("merged from {} of {} shards", inputs.size(), count));
   for (auto& n : notes) merged.notes.push_back(std::move(n));

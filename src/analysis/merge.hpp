@@ -21,6 +21,10 @@ struct MergeOptions {
   bool allow_missing = false;   ///< --allow-missing: missing shard indices (their units "not run", noted)
 };
 
+/// How a merged report's note of each difference taken in under --allow-mismatch begins; `compare` refuses such a
+/// report as it refuses the difference itself (exit 2 unless --allow-mismatch).
+inline constexpr const char* kMergedDespiteMismatch = "merged despite a mismatch (--allow-mismatch): ";
+
 /// The skipped step's error of a unit that another shard runs: "in shard J/N". parse_elsewhere reads it back.
 std::string shard_elsewhere(int64_t index, int64_t count);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <random>
 
+#include "analysis/compare.hpp"
 #include "analysis/merge.hpp"
 #include "cli/common.hpp"
 #include "core/errors.hpp"
@@ -198,6 +199,57 @@ TEST_F(MergeShards, ShardsOfDifferentRunsAreRefusedUnlessAllowedThenNoted) {
               m.notes.end())
         << what;
   }
+}
+
+// Trial 8: a merge taken in under --allow-mismatch (a shard on an H100 among H200 shards) compared OK against the
+// whole run, since compare saw only the first shard's environment; and a board change in shards 1 and 2 went
+// unnoticed for the same reason.
+TEST_F(MergeShards, CompareRefusesAMergeOfMismatchedShardsAndSeesEveryShardsBoard) {
+  auto in = shards(whole_, config_, 3);
+  in[2].report.environment["gpu"]["name"] = "NVIDIA H100 80GB HBM3";
+  MergeOptions o;
+  o.allow_mismatch = true;
+  const Report mixed = merge_shards(in, o);
+  std::string e;
+  try {
+    compare_reports({{"whole.json", whole_}}, {{"merged.json", mixed}}, {});
+  } catch (const InputError& err) {
+    e = err.what();
+  }
+  EXPECT_NE(e.find("merged shards: 'consistent' (whole.json) vs 'shards that differ' (merged.json)"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("GPU NVIDIA H200 in s0.json but NVIDIA H100 80GB HBM3 in s2.json"), std::string::npos) << e;
+  CompareOptions allow;
+  allow.allow_mismatch = true;
+  EXPECT_NO_THROW(compare_reports({{"whole.json", whole_}}, {{"merged.json", mixed}}, allow));
+
+  // Shards on boards GPU-0, GPU-1, GPU-2 against the whole run on GPU-0: every board is named.
+  const Report boards = merge_shards(shards(whole_, config_, 3), {});
+  const CompareResult r = compare_reports({{"whole.json", whole_}}, {{"merged.json", boards}}, {});
+  EXPECT_NE(std::find_if(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+              return n.find("different boards (GPU-0 vs {GPU-0, GPU-1, GPU-2})") != std::string::npos;
+            }),
+            r.notes.end())
+      << ::testing::PrintToString(r.notes);
+}
+
+// Trial 8: a shard two months older than the others (left from an earlier sweep) was merged without a word.
+TEST_F(MergeShards, ShardsMadeMoreThanADayApartAreNoted) {
+  auto in = shards(whole_, config_, 3);
+  const auto age_notes = [](const Report& r) {
+    return std::count_if(r.notes.begin(), r.notes.end(),
+                         [](const std::string& n) { return n.find("days apart") != std::string::npos; });
+  };
+  EXPECT_EQ(age_notes(merge_shards(in, {})), 0) << "seconds apart";
+  in[1].report.shard->created_at = "2026-10-02T09:00:00Z";
+  const Report r = merge_shards(in, {});
+  ASSERT_EQ(age_notes(r), 1);
+  EXPECT_NE(std::find_if(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+              return n.find("the shards were made 61.0 days apart (shard 1/3 at 2026-10-02T09:00:00Z, shard 2/3 at "
+                            "2026-12-02T10:00:02Z)") != std::string::npos;
+            }),
+            r.notes.end())
+      << ::testing::PrintToString(r.notes);
 }
 
 TEST_F(MergeShards, ShardsSplitDifferentlyAreRefused) {
