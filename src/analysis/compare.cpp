@@ -318,7 +318,8 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
     res.notes.push_back(fmt::format("{} is empty in OLD and NEW: its config's {} work unit{} in other shards; "
                                     "nothing to compare",
                                     res.empty_shard, s.total_units, s.total_units == 1 ? " is" : "s are all"));
-  } else if (res.entries.empty()) {
+  } else if (res.entries.empty() && res.missing_entries() == 0) {
+    // (A case or step of OLD that a complete NEW lacks is the regression it is, exit 1, filtered to or not.)
     // A gate that compared nothing must not pass, --allow-mismatch or not: say what each side holds.
     // With filters, the likelier cause is a combination that keeps no row (--step pipelined --launch-group gemm_cand
     // where pipelined has no gemm_cand): say that first, not only that the reports did not pair.

@@ -42,6 +42,14 @@ TEST(CompareTrial3, ACaseOrStepCutFromACompleteNewOfTheSameConfigIsARegression) 
             std::string::npos) << compare_summary_line(r);
   EXPECT_NE(render_compare_text(r).find("/ pipelined — missing in NEW, a complete run of the same config"),
             std::string::npos) << render_compare_text(r);
+  // Trial 8: the same with the gate narrowed to that step (--step pipelined) said "nothing matched", exit 2, which a
+  // CI job may wave through as a setup problem. It is the same regression, exit 1.
+  CompareOptions narrowed;
+  narrowed.steps = {"pipelined"};
+  const CompareResult only = compare_reports({{"old.json", old_r}}, {{"new.json", no_step}}, narrowed);
+  EXPECT_TRUE(only.entries.empty());
+  EXPECT_EQ(only.missing_entries(), 1);
+  EXPECT_EQ(only.exit_code(), 1);
   // A whole case gone: the same.
   Report two_cases = two_steps(3);
   two_cases.cases.push_back(two_cases.cases[0]);
