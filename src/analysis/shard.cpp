@@ -138,6 +138,13 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
                                    "would run the same shard; start one task per array task (srun -n 1, or run "
                                    "gpubench in the batch script), or give --shard I/N",
                                    id, getenv("SLURM_STEP_NUM_TASKS")));
+    // torchrun, mpirun or srun --mpi inside an array task: the array variables would give every rank the same shard.
+    for (const char* world : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+      if (has(getenv, world) && env_count(getenv, world) > 1)
+        throw InputError(fmt::format("SLURM_ARRAY_TASK_ID={} in a launch of {}={} processes (torchrun, mpirun): each "
+                                     "would run the same shard; start one gpubench per array task, or give each "
+                                     "process its own --shard I/N",
+                                     id, world, getenv(world)));
     // A given count makes the task id the shard index: `--array=1` re-runs shard 1 alone.
     if (given > 0) return checked(id, given, "slurm", 0, "SLURM_ARRAY_TASK_ID with " + given_from);
     const int64_t min = has(getenv, "SLURM_ARRAY_TASK_MIN") ? env_count(getenv, "SLURM_ARRAY_TASK_MIN") : 0;

@@ -273,8 +273,18 @@ TEST(ShardEnvironment, SlurmArrayMessagesNameTheWrongValue) {
 TEST(ShardEnvironment, NoEngineMeansAWholeRunAndSlurmWinsOverRank) {
   EXPECT_EQ(from_env({}).count, 0);
   const ShardSpec s =
-      from_env({{"SLURM_ARRAY_TASK_ID", "0"}, {"SLURM_ARRAY_TASK_COUNT", "2"}, {"RANK", "3"}, {"WORLD_SIZE", "4"}});
+      from_env({{"SLURM_ARRAY_TASK_ID", "0"}, {"SLURM_ARRAY_TASK_COUNT", "2"}, {"RANK", "0"}, {"WORLD_SIZE", "1"}});
   EXPECT_EQ(s.source, "slurm");
+  // Trial 8: torchrun (or mpirun) of 4 processes inside an array task gave all four the array's shard. Refused, as
+  // srun -n 4 inside an array is.
+  for (const auto& [rank, size] : {std::pair{"RANK", "WORLD_SIZE"}, std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                   std::pair{"PMI_RANK", "PMI_SIZE"}}) {
+    const std::string e = testing::input_error_of([&] {
+      from_env({{"SLURM_ARRAY_TASK_ID", "12"}, {"SLURM_ARRAY_TASK_COUNT", "20"}, {rank, "3"}, {size, "4"}});
+    });
+    EXPECT_NE(e.find(std::string("SLURM_ARRAY_TASK_ID=12 in a launch of ") + size + "=4 processes"), std::string::npos)
+        << e;
+  }
 }
 
 TEST(ShardEstimate, IsTheOverheadPlusTheLongerOfSamplesAndMinTimeCappedAtTheTimeout) {
