@@ -34,8 +34,9 @@ void mark_mixed_timers(CompareEntry& region, const VariantResult& ov, const Vari
   }
 }
 
-// "rel. error X > tolerance Y (message)" of a failed check; "rel. error X (message)" when the error is within the
-// tolerance, since then something else failed it (non-finite values, a top-k mismatch: the message says what).
+// "rel. error X > tolerance Y (message)" of a failed check; "rel. error X, within tolerance Y, but the check failed
+// (message)" when the error is within the tolerance, since then something else failed it (non-finite values: the
+// message says what).
 std::string fail_text(const Correctness& c) {
   const std::string why = c.message.empty() ? "" : " (" + c.message + ")";
   if (c.rel_error > c.tolerance) return fmt::format("rel. error {:.3g} > tolerance {:.3g}{}", c.rel_error, c.tolerance, why);

@@ -1,11 +1,11 @@
 #include "analysis/compare_checks.hpp"
-#include "analysis/merge.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
 
+#include "analysis/merge.hpp"
 #include "config/parse.hpp"
 #include "config/validator.hpp"
 #include "core/errors.hpp"
@@ -112,7 +112,6 @@ std::optional<std::string> driver_version(const Report& r) {
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
-
 
 // Config differences of a pair whose comparable hashes differ. An empirical file hash recorded on one side only
 // (a report from before it was hashed) is noted, not a mismatch.

@@ -335,13 +335,14 @@ void check_step_keys(const nlohmann::json& j, const std::string& source, bool v1
                                        source, c, v));
         // compare slices the request samples by these counts (run --repeat): they must cover the samples exactly.
         if (const auto counts = pipeline->find("repetition_samples"); counts != pipeline->end()) {
+          const int64_t n = samples != pipeline->end() && samples->is_array() ? static_cast<int64_t>(samples->size()) : 0;
           int64_t total = 0;
           bool whole = counts->is_array();
-          for (size_t k = 0; whole && k < counts->size(); ++k) {
-            whole = (*counts)[k].is_number_integer() && (*counts)[k].get<int64_t>() >= 1;
+          for (size_t k = 0; whole && k < counts->size(); ++k) {  // each ≤ n: the sum cannot overflow
+            whole = (*counts)[k].is_number_integer() && (*counts)[k].get<int64_t>() >= 1 &&
+                    (*counts)[k].get<int64_t>() <= n;
             if (whole) total += (*counts)[k].get<int64_t>();
           }
-          const int64_t n = samples != pipeline->end() && samples->is_array() ? static_cast<int64_t>(samples->size()) : 0;
           if (!whole || total != n)
             throw InputError(fmt::format("{}: /cases/{}/variants/{}/pipeline/repetition_samples is {}: each repetition's "
                                          "count of request samples is a whole number ≥ 1 and together they are the "
