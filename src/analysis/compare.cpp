@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "analysis/compare_checks.hpp"
 #include "analysis/compare_filter.hpp"
@@ -307,6 +308,16 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
     throw InputError(msg);
   }
   for (const auto& [i, k] : pairs) compare_pair(old_reports[i], new_reports[k], options, filter, res);
+  // A whole run paired with each part of a --variant split: a step one pair left out is judged in another, so it is
+  // not "only in OLD / NEW" (pair_reports).
+  std::set<std::string> judged;
+  for (const CompareEntry& e : res.entries)
+    judged.insert(short_hash(e.config_hash) + " / " + e.case_label + " / " + e.variant);
+  res.unmatched.erase(std::remove_if(res.unmatched.begin(), res.unmatched.end(),
+                                     [&](const UnmatchedItem& u) {
+                                       return !u.missing_report && !u.missing_entry && judged.count(u.key);
+                                     }),
+                      res.unmatched.end());
   res.report_pairs = static_cast<int64_t>(pairs.size());
   // Every pair the same shard, empty on both sides: nothing was to be measured, so nothing is missing (a CI matrix
   // wider than the config's work units has such jobs). Any unmatched report or entry still counts as usual.

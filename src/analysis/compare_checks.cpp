@@ -1,9 +1,11 @@
 #include "analysis/compare_checks.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "analysis/merge.hpp"
 #include "config/parse.hpp"
@@ -301,22 +303,39 @@ std::string shard_of(const Report& r) {
 
 bool is_empty_shard(const Report& r) { return r.shard && r.shard->count > 1 && r.shard->units == 0; }
 
-/// A merged report that took in shards of other configs, builds or GPU models (merge --allow-mismatch): the checks
-/// below see only its first shard's, so the differences its notes record are this pair's mismatch.
-void check_merged_mismatch(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out) {
+/// What makes a merged report's shards differ (merge --allow-mismatch): the differences its notes record, and GPU
+/// models or drivers that differ between its shards[].environment (a note can be edited away; shards[] is the data).
+std::vector<std::string> merged_differences(const LoadedReport& r) {
   const std::string prefix = kMergedDespiteMismatch;
-  for (const LoadedReport* r : {&a, &b}) {
-    if (r == &b && a.path == b.path) continue;  // a file against itself: said once
-    std::vector<std::string> taken_in;
-    for (const std::string& n : r->report.notes)
-      if (n.rfind(prefix, 0) == 0) taken_in.push_back(n.substr(prefix.size()));
-    if (taken_in.empty()) continue;
-    taken_in.push_back(r->path + " is a merge of shards that differ (merge --allow-mismatch): its environment, build "
-                                 "and config are its first shard's; compare the shards one by one, or re-run them "
-                                 "alike and merge without --allow-mismatch");
-    out.push_back({"merged shards", r == &a ? "shards that differ" : "consistent",
-                   r == &b ? "shards that differ" : "consistent", a.path, b.path, taken_in});
+  std::vector<std::string> out;
+  for (const std::string& n : r.report.notes)
+    if (n.rfind(prefix, 0) == 0) out.push_back(r.path + ": " + n.substr(prefix.size()));
+  for (const auto& [pointer, what] : {std::pair{"/gpu/name", "GPU models"}, std::pair{"/gpu/driver", "drivers"}}) {
+    std::set<std::string> seen;
+    for (const ShardRun& s : r.report.shards) {
+      const auto p = nlohmann::json::json_pointer(pointer);
+      if (s.environment.is_object() && s.environment.contains(p) && s.environment.at(p).is_string())
+        seen.insert(s.environment.at(p).get<std::string>());
+    }
+    if (seen.size() > 1)
+      out.push_back(fmt::format("{}: its shards ran on {} {}", r.path, what, fmt::join(seen, ", ")));
   }
+  return out;
+}
+
+/// A merged report that took in shards of other configs, builds or GPU models (merge --allow-mismatch): the checks
+/// below see only its first shard's, so its shards' differences are this pair's mismatch.
+void check_merged_mismatch(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out) {
+  const std::vector<std::string> in_a = merged_differences(a);
+  const std::vector<std::string> in_b = a.path == b.path ? in_a : merged_differences(b);
+  if (in_a.empty() && in_b.empty()) return;
+  std::vector<std::string> details = in_a;
+  if (a.path != b.path) details.insert(details.end(), in_b.begin(), in_b.end());
+  details.push_back("a merge of shards that differ (merge --allow-mismatch) carries its first shard's environment, "
+                    "build and config: compare the shards one by one, or re-run them alike and merge without "
+                    "--allow-mismatch");
+  out.push_back({"merged shards", in_a.empty() ? "consistent" : "shards that differ",
+                 in_b.empty() ? "consistent" : "shards that differ", a.path, b.path, details});
 }
 
 void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismatch>& out,

@@ -59,10 +59,12 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
 bool new_must_list(const LoadedReport& a, const LoadedReport& b, const std::string& step);
 
 /// Which report of OLD is compared with which of NEW (compare_reports): first those with the same comparable config
-/// hash and file name (without a trailing ".gz"), then the same hash and the same measured part (shard index and the
-/// steps selected: a job split by --variant), then the same hash, then the same file name, then the single
-/// leftovers when one is left on each side (a folder may hold several runs of one config: the same-named one is its
-/// counterpart). Returns (OLD index, NEW index) pairs in OLD's order; each report is in one pair at most.
+/// hash, measured part (shard index and the steps selected: a job split by --variant) and file name (without a
+/// trailing ".gz"), then the same hash and part, then the same hash and name, then the same hash; then a report left
+/// over with one of the same hash and shard whose steps include all of its own (a whole run against a --variant
+/// split: the whole report is in one pair per part); then the same file name, then the single leftovers when one is
+/// left on each side (a folder may hold several runs of one config: the same-named one is its counterpart). Returns
+/// (OLD index, NEW index) pairs in OLD's order; each report is in one pair at most, but for that whole-run case.
 std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedReport>& old_reports,
                                                     const std::vector<LoadedReport>& new_reports);
 

@@ -81,14 +81,33 @@ std::string pairing_name(const std::string& path) {
 /// by `--variant` writes one report per step). Two reports of one config with the same key are the same part; a
 /// trial paired a folder's fused.json with the other side's pipelined-only report by file order and passed a
 /// regression of fused unjudged.
-std::string measured_part(const Report& r) {
-  std::string key = r.shard ? fmt::format("shard {}/{}", r.shard->index, r.shard->count) : "whole";
+std::string shard_key(const Report& r) {
+  return r.shard ? fmt::format("shard {}/{}", r.shard->index, r.shard->count) : "whole";
+}
+
+/// The steps a report selected (every case alike: `run --variant` selects by step).
+std::set<std::string> selected_steps(const Report& r) {
   std::set<std::string> steps;
   for (const CaseResult& c : r.cases)
     for (const VariantResult& v : c.variants)
       if (v.selected) steps.insert(v.name);
-  for (const std::string& s : steps) key += "|" + s;
+  return steps;
+}
+
+std::string measured_part(const Report& r) {
+  std::string key = shard_key(r);
+  for (const std::string& s : selected_steps(r)) key += "|" + s;
   return key;
+}
+
+/// Whether `part` measured some of the steps `whole` did and no other, in the same shard (or both whole runs), and
+/// none of `taken` (the steps of parts already paired with `whole`): one report of a job split by --variant against a
+/// whole run. A report that measured all of whole's steps is another run of it, not a part.
+bool covers(const Report& whole, const Report& part, const std::set<std::string>& taken) {
+  if (shard_key(whole) != shard_key(part)) return false;
+  const std::set<std::string> w = selected_steps(whole), p = selected_steps(part);
+  if (p.empty() || p.size() >= w.size() || !std::includes(w.begin(), w.end(), p.begin(), p.end())) return false;
+  return std::none_of(p.begin(), p.end(), [&](const std::string& step) { return taken.count(step) > 0; });
 }
 
 }  // namespace
@@ -114,13 +133,37 @@ std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedRepo
     const std::string& hx = hashes.at(&x);
     return !hx.empty() && hx == hashes.at(&y);
   };
+  const auto same_part = [&](const LoadedReport& x, const LoadedReport& y) {
+    return same_hash(x, y) && measured_part(x.report) == measured_part(y.report);
+  };
+  pair_by([&](const LoadedReport& x, const LoadedReport& y) {
+    return same_part(x, y) && pairing_name(x.path) == pairing_name(y.path);
+  });
+  pair_by(same_part);
   pair_by([&](const LoadedReport& x, const LoadedReport& y) {
     return same_hash(x, y) && pairing_name(x.path) == pairing_name(y.path);
   });
-  pair_by([&](const LoadedReport& x, const LoadedReport& y) {
-    return same_hash(x, y) && measured_part(x.report) == measured_part(y.report);
-  });
   pair_by(same_hash);
+  // A whole run on one side, a job split by --variant on the other: the whole report pairs with each part left over
+  // (a trial: whole OLD against fused.json and pipelined.json in NEW judged one of them, and a 5% regression of the
+  // other passed unjudged). Each step is still judged once: the parts select different steps.
+  const auto cover = [&](const std::vector<LoadedReport>& wholes, const std::vector<LoadedReport>& parts,
+                         std::vector<bool>& whole_used, std::vector<bool>& part_used, bool old_is_whole) {
+    std::map<size_t, std::set<std::string>> taken;  // whole report → the steps of the parts paired with it
+    for (const auto& [i, k] : pairs) {
+      const size_t w = old_is_whole ? i : k, p = old_is_whole ? k : i;
+      for (const std::string& step : selected_steps(parts[p].report)) taken[w].insert(step);
+    }
+    for (size_t p = 0; p < parts.size(); ++p)
+      for (size_t w = 0; w < wholes.size() && !part_used[p]; ++w)
+        if (same_hash(wholes[w], parts[p]) && covers(wholes[w].report, parts[p].report, taken[w])) {
+          whole_used[w] = part_used[p] = true;
+          pairs.emplace_back(old_is_whole ? w : p, old_is_whole ? p : w);
+          for (const std::string& step : selected_steps(parts[p].report)) taken[w].insert(step);
+        }
+  };
+  cover(old_reports, new_reports, old_used, new_used, true);
+  cover(new_reports, old_reports, new_used, old_used, false);
   pair_by([](const LoadedReport& x, const LoadedReport& y) {
     return pairing_name(x.path) == pairing_name(y.path);
   });

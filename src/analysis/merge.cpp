@@ -2,6 +2,7 @@
 #include "analysis/merge.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <ctime>
@@ -187,13 +188,28 @@ std::string ceilings_note(const std::vector<ShardRun>& shards, const nlohmann::j
                      fmt::join(listed, "; "), ceilings_text(used));
 }
 
-/// Seconds since the epoch of an ISO 8601 UTC time as reports write it ("2026-12-07T11:56:24Z"); nullopt otherwise.
+/// Seconds since the epoch of an ISO 8601 time as reports write it ("2026-12-07T11:56:24Z"), or with fractional
+/// seconds and a UTC offset ("…T20:56:24.5+09:00", as another tool might write it); nullopt otherwise.
 std::optional<int64_t> utc_seconds(const std::string& iso) {
   std::tm tm{};
   std::istringstream in(iso);
   in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
   if (in.fail()) return std::nullopt;
-  return static_cast<int64_t>(timegm(&tm));
+  auto t = static_cast<int64_t>(timegm(&tm));
+  std::string rest;
+  std::getline(in, rest);
+  size_t at = 0;
+  if (at < rest.size() && rest[at] == '.')
+    for (++at; at < rest.size() && std::isdigit(static_cast<unsigned char>(rest[at])) != 0;) ++at;
+  if (rest.substr(at) == "Z" || at == rest.size()) return t;
+  int hh = 0, mm = 0;
+  char sign = 0, colon = 0;
+  std::istringstream off(rest.substr(at));
+  if ((off >> sign >> std::setw(2) >> hh) && (sign == '+' || sign == '-')) {
+    if (off.peek() == ':') off >> colon;
+    if (off >> std::setw(2) >> mm) return t - (sign == '+' ? 1 : -1) * (hh * 3600 + mm * 60);
+  }
+  return std::nullopt;
 }
 
 /// A note when the shards were made more than a day apart: a shard left from an earlier sweep of the same config and

@@ -59,6 +59,18 @@ ShardSpec checked(int64_t index, int64_t count, std::string source, int64_t shar
   return ShardSpec{index, count, std::move(source)};
 }
 
+/// Throws InputError when a launch of several processes (torchrun, mpirun, srun -n N) runs inside one task of a job
+/// engine that gives the task its shard (`index_var`=`index`, a Slurm array task or a Kubernetes Indexed Job pod):
+/// every process would run that one shard.
+void refuse_launch_inside(const char* index_var, int64_t index, const char* task,
+                          const std::function<const char*(const char*)>& getenv) {
+  for (const char* world : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (has(getenv, world) && env_count(getenv, world) > 1)
+      throw InputError(fmt::format("{}={} in a launch of {}={} processes (torchrun, mpirun, srun -n N): each would run "
+                                   "the same shard; start one gpubench per {}, or give each process its own --shard I/N",
+                                   index_var, index, world, getenv(world), task));
+}
+
 }  // namespace
 
 int64_t estimate_unit_ms(const MeasureSpec& measure, bool pipeline, double floor_ms) {
@@ -138,13 +150,7 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
                                    "would run the same shard; start one task per array task (srun -n 1, or run "
                                    "gpubench in the batch script), or give --shard I/N",
                                    id, getenv("SLURM_STEP_NUM_TASKS")));
-    // torchrun, mpirun or srun --mpi inside an array task: the array variables would give every rank the same shard.
-    for (const char* world : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
-      if (has(getenv, world) && env_count(getenv, world) > 1)
-        throw InputError(fmt::format("SLURM_ARRAY_TASK_ID={} in a launch of {}={} processes (torchrun, mpirun): each "
-                                     "would run the same shard; start one gpubench per array task, or give each "
-                                     "process its own --shard I/N",
-                                     id, world, getenv(world)));
+    refuse_launch_inside("SLURM_ARRAY_TASK_ID", id, "array task", getenv);
     // A given count makes the task id the shard index: `--array=1` re-runs shard 1 alone.
     if (given > 0) return checked(id, given, "slurm", 0, "SLURM_ARRAY_TASK_ID with " + given_from);
     const int64_t min = has(getenv, "SLURM_ARRAY_TASK_MIN") ? env_count(getenv, "SLURM_ARRAY_TASK_MIN") : 0;
@@ -181,6 +187,7 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
     return checked((id - min) / step, count, "slurm", 0, "SLURM_ARRAY_TASK_ID");
   }
   if (has(getenv, "JOB_COMPLETION_INDEX")) {
+    refuse_launch_inside("JOB_COMPLETION_INDEX", env_count(getenv, "JOB_COMPLETION_INDEX"), "Indexed Job pod", getenv);
     if (given <= 0)
       throw InputError("JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but the shard count is not: set the "
                        "environment variable GPUBENCH_SHARDS to the Job's completions, or give --shards N");

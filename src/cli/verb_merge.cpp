@@ -183,8 +183,15 @@ int merge(const MergeArgs& a) {
         report.notes.push_back(fmt::format("plugin {}: the shards ran the build with SHA-256 {}…, this merge loaded "
                                            "{} ({}…): work counts and floors come from the build loaded here",
                                            ran.name, ran.sha256.substr(0, 12), now.path, now.sha256.substr(0, 12)));
-  // The shards' build measured; this one derives (work counts, floors, Amdahl): say so when they are not the same.
-  if (const std::string here = build_info::git_sha(); !report.git_sha.empty() && here != report.git_sha)
+  // The shards' build measured; this one derives (work counts, floors, Amdahl): say so when they are not the same
+  // commit (a short sha and a long one of one commit are the same; "-dirty" on either side is not).
+  const auto same_commit = [](const std::string& x, const std::string& y) {
+    if ((x.find("-dirty") != std::string::npos) != (y.find("-dirty") != std::string::npos)) return false;
+    const std::string cx = x.substr(0, x.find('-')), cy = y.substr(0, y.find('-'));
+    const size_t n = std::min(cx.size(), cy.size());
+    return x == y || (n >= 7 && cx.compare(0, n, cy, 0, n) == 0);
+  };
+  if (const std::string here = build_info::git_sha(); !report.git_sha.empty() && !same_commit(here, report.git_sha))
     report.notes.push_back(fmt::format("the shards ran gpubench {} ({}); this merge, gpubench {} ({}), computed the "
                                        "derived fields (work counts, floors, speedups, end to end) anew; the "
                                        "timings are the shards'",

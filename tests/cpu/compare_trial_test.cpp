@@ -243,5 +243,33 @@ TEST(CompareTrial, ReportsOfOneConfigPairByTheStepsTheyMeasuredNotByFileOrder) {
   EXPECT_TRUE(has_note(r, "paired old/fused.json with new/b_fused.json")) << ::testing::PrintToString(r.notes);
 }
 
+// The recheck: a whole OLD run against a NEW folder split by --variant paired with one part only, and a 5% regression
+// of the other part passed unjudged (exit 0). The whole report pairs with each part; the steps each part left out
+// are judged in another pair, so they are not listed as unmatched.
+TEST(CompareTrial, AWholeRunPairsWithEachPartOfAVariantSplit) {
+  Report whole = one_step_report("fused", 1.0, 11);
+  const Report other = one_step_report("pipelined", 1.0, 13);
+  whole.cases[0].variants[1] = other.cases[0].variants[1];  // both steps measured
+  Report slow_pipe = one_step_report("pipelined", 1.0, 17);
+  for (double& x : slow_pipe.cases[0].variants[1].region_samples_ms) x *= 1.05;
+  const std::vector<LoadedReport> split = {{"new/a.json", one_step_report("fused", 1.0, 15)},
+                                           {"new/b.json", slow_pipe}};
+  const CompareResult r = compare_reports({{"old/run.json", whole}}, split, {});
+  EXPECT_EQ(r.report_pairs, 2);
+  EXPECT_TRUE(r.unmatched.empty()) << r.unmatched.size() << " unmatched, first: " << r.unmatched[0].key;
+  const auto pipe = std::find_if(r.entries.begin(), r.entries.end(), [](const CompareEntry& e) {
+    return e.variant == "pipelined" && e.launch_group.empty();
+  });
+  ASSERT_NE(pipe, r.entries.end());
+  EXPECT_EQ(pipe->verdict, Verdict::kSlower);
+  EXPECT_EQ(r.exit_code(), 1);
+  // The other way round, a split OLD against a whole NEW: no report is missing, each step judged once.
+  const CompareResult back = compare_reports(split, {{"new/run.json", whole}}, {});
+  EXPECT_EQ(back.report_pairs, 2);
+  EXPECT_EQ(back.missing_reports(), 0);
+  EXPECT_EQ(back.entries.size(), 2u);
+  EXPECT_TRUE(back.unmatched.empty());
+}
+
 }  // namespace
 }  // namespace gpubench

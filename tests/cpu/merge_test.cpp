@@ -222,6 +222,19 @@ TEST_F(MergeShards, CompareRefusesAMergeOfMismatchedShardsAndSeesEveryShardsBoar
   CompareOptions allow;
   allow.allow_mismatch = true;
   EXPECT_NO_THROW(compare_reports({{"whole.json", whole_}}, {{"merged.json", mixed}}, allow));
+  // The note edited away: the shards' own environments still say it.
+  Report edited = mixed;
+  edited.notes.clear();
+  e.clear();
+  try {
+    compare_reports({{"merged.json", edited}}, {{"merged.json", edited}}, {});
+  } catch (const InputError& err) {
+    e = err.what();
+  }
+  EXPECT_NE(e.find("merged shards: 'shards that differ' (merged.json) vs 'shards that differ' (merged.json)"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("merged.json: its shards ran on GPU models NVIDIA H100 80GB HBM3, NVIDIA H200"), std::string::npos)
+      << e;
 
   // Shards on boards GPU-0, GPU-1, GPU-2 against the whole run on GPU-0: every board is named.
   const Report boards = merge_shards(shards(whole_, config_, 3), {});
@@ -250,6 +263,11 @@ TEST_F(MergeShards, ShardsMadeMoreThanADayApartAreNoted) {
             }),
             r.notes.end())
       << ::testing::PrintToString(r.notes);
+  // A UTC offset counts: 19:00 at +09:00 is 10:00 UTC, seconds from the others, no note.
+  in[1].report.shard->created_at = "2026-12-02T19:00:01+09:00";
+  EXPECT_EQ(age_notes(merge_shards(in, {})), 0);
+  in[1].report.shard->created_at = "2026-12-01T01:00:00.25-08:00";  // 09:00 UTC on the 1st: 25 h before the others
+  EXPECT_EQ(age_notes(merge_shards(in, {})), 1);
 }
 
 TEST_F(MergeShards, ShardsSplitDifferentlyAreRefused) {

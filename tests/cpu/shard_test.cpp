@@ -167,6 +167,12 @@ TEST(ShardEnvironment, KubernetesIndexedJobTakesItsCountFromShardsOrTheJobsVaria
   EXPECT_NE(testing::input_error_of([] { from_env({{"JOB_COMPLETION_INDEX", "3"}, {"GPUBENCH_SHARDS", "3"}}); })
                 .find("not below"),
             std::string::npos);
+  // A recheck of trial 8: torchrun of 2 processes in one pod ran the pod's shard twice. Refused, as in a Slurm array.
+  const std::string twice = testing::input_error_of([] {
+    from_env({{"JOB_COMPLETION_INDEX", "2"}, {"GPUBENCH_SHARDS", "3"}, {"RANK", "0"}, {"WORLD_SIZE", "2"}});
+  });
+  EXPECT_NE(twice.find("JOB_COMPLETION_INDEX=2 in a launch of WORLD_SIZE=2 processes"), std::string::npos) << twice;
+  EXPECT_NE(twice.find("start one gpubench per Indexed Job pod"), std::string::npos) << twice;
 }
 
 TEST(ShardEnvironment, TorchrunRankAndWorldSizeAndLocalRankDevice) {
