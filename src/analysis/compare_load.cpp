@@ -77,10 +77,7 @@ std::string pairing_name(const std::string& path) {
   return n;
 }
 
-/// What part of its config's work a report measured: its shard ("shard 2/3") and the steps it selected (a job split
-/// by `--variant` writes one report per step). Two reports of one config with the same key are the same part; a
-/// trial paired a folder's fused.json with the other side's pipelined-only report by file order and passed a
-/// regression of fused unjudged.
+/// "shard I/N" of a shard's report, "whole" otherwise.
 std::string shard_key(const Report& r) {
   return r.shard ? fmt::format("shard {}/{}", r.shard->index, r.shard->count) : "whole";
 }
@@ -94,6 +91,10 @@ std::set<std::string> selected_steps(const Report& r) {
   return steps;
 }
 
+/// What part of its config's work a report measured: its shard ("shard 2/3") and the steps it selected (a job split
+/// by `--variant` writes one report per step). Two reports of one config with the same key are the same part; a
+/// trial paired a folder's fused.json with the other side's pipelined-only report by file order and passed a
+/// regression of fused unjudged.
 std::string measured_part(const Report& r) {
   std::string key = shard_key(r);
   for (const std::string& s : selected_steps(r)) key += "|" + s;
