@@ -126,16 +126,20 @@ std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedRepo
       }
     }
   };
-  // Each report's hash once (it copies and dumps the config), not once per candidate pair.
-  std::map<const LoadedReport*, std::string> hashes;
+  // Each report's hash (it copies and dumps the config) and measured part (it walks every case) once, not once per
+  // candidate pair.
+  std::map<const LoadedReport*, std::string> hashes, parts;
   for (const auto* side : {&old_reports, &new_reports})
-    for (const LoadedReport& r : *side) hashes[&r] = comparable_config_hash(r.report);
+    for (const LoadedReport& r : *side) {
+      hashes[&r] = comparable_config_hash(r.report);
+      parts[&r] = measured_part(r.report);
+    }
   const auto same_hash = [&](const LoadedReport& x, const LoadedReport& y) {
     const std::string& hx = hashes.at(&x);
     return !hx.empty() && hx == hashes.at(&y);
   };
   const auto same_part = [&](const LoadedReport& x, const LoadedReport& y) {
-    return same_hash(x, y) && measured_part(x.report) == measured_part(y.report);
+    return same_hash(x, y) && parts.at(&x) == parts.at(&y);
   };
   pair_by([&](const LoadedReport& x, const LoadedReport& y) {
     return same_part(x, y) && pairing_name(x.path) == pairing_name(y.path);
