@@ -234,12 +234,7 @@ void check_plugins(const LoadedReport& a, const LoadedReport& b, std::vector<std
 /// the machine had no calibration cache): a note, since "% of floor", `bound` and the control kernel that `--normalize
 /// control` picks by bound follow from those rates (a trial: one kernel read 78% compute-bound and 61% memory-bound).
 void check_ceilings(const LoadedReport& a, const LoadedReport& b, std::vector<std::string>& notes) {
-  const auto kind = [](const Report& r) -> std::string {
-    if (!r.ceilings.is_object() || !r.ceilings.contains("source") || !r.ceilings["source"].is_string()) return "";
-    const std::string source = r.ceilings["source"].get<std::string>();
-    return source.substr(0, source.find_first_of(" :"));
-  };
-  const std::string ka = kind(a.report), kb = kind(b.report);
+  const std::string ka = ceilings_kind(a.report.ceilings), kb = ceilings_kind(b.report.ceilings);
   if (ka.empty() || kb.empty() || ka == kb) return;
   notes.push_back(fmt::format("roofline ceilings differ in kind: {} in {}, {} in {}: each step's % of floor and bound "
                               "(and the control kernel --normalize control divides by) are not comparable between "
@@ -300,6 +295,12 @@ std::string shard_of(const Report& r) {
 }
 
 }  // namespace
+
+std::string ceilings_kind(const nlohmann::json& ceilings) {
+  if (!ceilings.is_object() || !ceilings.contains("source") || !ceilings["source"].is_string()) return "";
+  const std::string source = ceilings["source"].get<std::string>();
+  return source.substr(0, source.find_first_of(" :"));
+}
 
 bool is_empty_shard(const Report& r) { return r.shard && r.shard->count > 1 && r.shard->units == 0; }
 

@@ -58,6 +58,10 @@ void check_pair(const LoadedReport& a, const LoadedReport& b, std::vector<Mismat
 /// for `step` "", has a /workload (every case of OLD then). An entry of OLD that such a NEW lacks was cut from it.
 bool new_must_list(const LoadedReport& a, const LoadedReport& b, const std::string& step);
 
+/// The kind of a report's roofline ceilings: the first word of `ceilings.source`, "calibrated" (measured on the
+/// board, measure/ceilings.hpp) or "datasheet"; "" when the report records none.
+std::string ceilings_kind(const nlohmann::json& ceilings);
+
 /// Which report of OLD is compared with which of NEW (compare_reports): first those with the same comparable config
 /// hash, measured part (shard index and the steps selected: a job split by --variant) and file name (without a
 /// trailing ".gz"), then the same hash and part, then the same hash and name, then the same hash; then a report left

@@ -168,16 +168,13 @@ std::string ceilings_text(const nlohmann::json& c) {
 /// The merged report computes every case's floor and % of ceiling from `used`; "" when they all agree.
 std::string ceilings_note(const std::vector<ShardRun>& shards, const nlohmann::json& used) {
   if (ceilings_text(used).empty()) return "";
-  const auto calibrated = [](const nlohmann::json& c) {
-    return c.value("source", std::string()).rfind("calibrated", 0) == 0;
-  };
   const auto apart = [](double a, double b) { return std::abs(a - b) > 0.005 * std::max(std::abs(a), std::abs(b)); };
   std::vector<std::string> listed;
   bool differ = false;
   for (const ShardRun& s : shards) {
     if (ceilings_text(s.ceilings).empty()) continue;  // an empty shard measured nothing
     listed.push_back(fmt::format("shard {}: {}", shard_name(s), ceilings_text(s.ceilings)));
-    differ = differ || calibrated(s.ceilings) != calibrated(used) ||
+    differ = differ || ceilings_kind(s.ceilings) != ceilings_kind(used) ||
              apart(s.ceilings.value("gemm_tflops", 0.0), used.value("gemm_tflops", 0.0)) ||
              apart(s.ceilings.value("hbm_gbps", 0.0), used.value("hbm_gbps", 0.0));
   }
