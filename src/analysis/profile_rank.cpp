@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -45,6 +46,32 @@ uint64_t union_ns(std::vector<Interval>& v) {
   }
   if (open) total += span_ns(start, end);
   return total;
+}
+
+/// Per op, the time [ns] during which it is the only op with an activity running: a sweep over the activities'
+/// starts and ends, each piece of time given to its op when exactly one op is active (O(n log n)). For op o this is
+/// union(all) − union(all but o).
+std::unordered_map<uint32_t, uint64_t> alone_ns(const std::vector<std::pair<Interval, uint32_t>>& activities) {
+  std::vector<std::tuple<int64_t, int, uint32_t>> edges;  // (time, +1 start / −1 end, op); ends sort before starts
+  edges.reserve(2 * activities.size());
+  for (const auto& [iv, op] : activities) {
+    if (iv.second <= iv.first) continue;
+    edges.emplace_back(iv.first, +1, op);
+    edges.emplace_back(iv.second, -1, op);
+  }
+  std::sort(edges.begin(), edges.end());
+  std::unordered_map<uint32_t, int64_t> running;  // op → its activities running now
+  std::unordered_map<uint32_t, uint64_t> alone;
+  int64_t ops_running = 0, prev = 0;
+  uint64_t op_sum = 0;  // Σ of the running ops' ids: the one op's id when ops_running == 1
+  for (const auto& [at, delta, op] : edges) {
+    if (ops_running == 1) alone[static_cast<uint32_t>(op_sum)] += span_ns(prev, at);
+    int64_t& n = running[op];
+    if (delta > 0 && n++ == 0) ++ops_running, op_sum += op;
+    if (delta < 0 && --n == 0) --ops_running, op_sum -= op;
+    prev = at;
+  }
+  return alone;
 }
 
 double ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -150,6 +177,7 @@ std::vector<uint32_t> attribute(const ProfileTrace& t, const AttributionOptions&
 /// Per-op accumulation across files and iterations.
 struct OpAccum {
   std::vector<double> per_iteration;                 // [ms], one per iteration (zeros where absent)
+  std::vector<double> alone_per_iteration;           // [ms], its time with no other op running, per iteration
   int64_t activities = 0;
   std::map<std::string, double> kernel_ns;           // name → summed duration [ns] (double: sums past INT64_MAX)
 };
@@ -347,10 +375,12 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
                                      interleaved, its.size()));
     for (size_t k = 0; k < n_it; ++k) {
       std::vector<Interval> all;
+      std::vector<std::pair<Interval, uint32_t>> tagged;
       std::unordered_map<uint32_t, std::vector<Interval>> by_op;
       for (const size_t i : members[k]) {
         const auto& a = t.activities[i];
         all.emplace_back(a.start_ns, a.end_ns);
+        tagged.push_back({{a.start_ns, a.end_ns}, op_of[i]});
         by_op[op_of[i]].emplace_back(a.start_ns, a.end_ns);
         auto& o = acc[op_of[i]];
         ++o.activities;
@@ -361,9 +391,14 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
       wall.push_back(w);
       busy.push_back(b);
       idle.push_back(std::max(0.0, w - b));
-      for (auto& o : acc) o.per_iteration.resize(static_cast<size_t>(iterations_before + static_cast<int64_t>(k)), 0.0);
+      const size_t before = static_cast<size_t>(iterations_before + static_cast<int64_t>(k));
+      for (auto& o : acc) o.per_iteration.resize(before, 0.0), o.alone_per_iteration.resize(before, 0.0);
       for (auto& [op, v] : by_op) acc[op].per_iteration.push_back(ms(union_ns(v)));
-      for (auto& o : acc) o.per_iteration.resize(static_cast<size_t>(iterations_before + static_cast<int64_t>(k) + 1), 0.0);
+      for (const auto& [op, ns] : alone_ns(tagged)) {
+        acc[op].alone_per_iteration.resize(before, 0.0);
+        acc[op].alone_per_iteration.push_back(ms(ns));
+      }
+      for (auto& o : acc) o.per_iteration.resize(before + 1, 0.0), o.alone_per_iteration.resize(before + 1, 0.0);
     }
     iterations_before += static_cast<int64_t>(n_it);
     s.inputs.push_back(std::move(in));
@@ -379,11 +414,13 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   for (size_t i = 0; i < ops.size(); ++i) {
     auto& o = acc[i];
     o.per_iteration.resize(static_cast<size_t>(s.iterations), 0.0);
+    o.alone_per_iteration.resize(static_cast<size_t>(s.iterations), 0.0);
     ProfileOp p;
     p.op = ops[i];
     p.activities = o.activities;
     p.kernels = static_cast<int64_t>(o.kernel_ns.size());
     p.ms = spread_of(o.per_iteration);
+    p.alone_ms = spread_of(o.alone_per_iteration);
     if (p.activities == 0) continue;  // every activity of this op fell outside the iterations
     op_sum += p.ms.total;
     const auto top = std::max_element(o.kernel_ns.begin(), o.kernel_ns.end(),
@@ -391,16 +428,17 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
     if (top != o.kernel_ns.end()) p.top_kernel = top->first;
     p.share_busy = s.busy_ms.total > 0 ? p.ms.total / s.busy_ms.total : 0;
     p.share_wall = s.wall_ms.total > 0 ? p.ms.total / s.wall_ms.total : 0;
-    const double t = std::min(p.ms.mean, T);
+    p.share_alone = s.wall_ms.total > 0 ? p.alone_ms.total / s.wall_ms.total : 0;
+    const double t = std::min(p.ms.mean, T), alone = std::min(p.alone_ms.mean, t);
     if (T > 0) {
-      p.ceiling.request_ms_after = T - t;
-      p.ceiling.speedup = T - t > 0 ? T / (T - t) : std::numeric_limits<double>::infinity();
-      p.ceiling.gain = t / T;
-      for (const double x : profile_speedups()) p.at.emplace_back(x, amdahl(T, t, x));
+      p.ceiling.request_ms_after = T - alone;
+      p.ceiling.speedup = T - alone > 0 ? T / (T - alone) : std::numeric_limits<double>::infinity();
+      p.ceiling.gain = alone / T;
+      for (const double x : profile_speedups()) p.at.emplace_back(x, amdahl(T, alone, x));
     } else {
       for (const double x : profile_speedups()) p.at.emplace_back(x, AmdahlResult{});
     }
-    if (s.usd_month) p.usd_month = *s.usd_month * p.share_wall;
+    if (s.usd_month) p.usd_month = *s.usd_month * p.share_alone;
     s.ops.push_back(std::move(p));
   }
   std::stable_sort(s.ops.begin(), s.ops.end(),
@@ -421,7 +459,7 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   }
   s.chosen_op = chosen->op;
   s.given_request_ms = T;
-  s.given_op_ms = std::min(chosen->ms.mean, T);
+  s.given_op_ms = std::min(chosen->alone_ms.mean, T);
   if (!(T >= config_detail::kMinGivenMs))
     s.given_missing = fmt::format("the mean iteration wall time is {} ms, under the 1 ns a config's "
                                   "end_to_end.given takes (the trace's activities have no duration)", T);
@@ -429,11 +467,16 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
     s.given_missing = fmt::format("the mean iteration wall time is {} ms, over the day (86400000 ms) a config's "
                                   "end_to_end.given takes: is each iteration one request? narrow --iteration",
                                   T);
+  else if (chosen->ms.mean >= config_detail::kMinGivenMs && !(s.given_op_ms >= config_detail::kMinGivenMs))
+    s.given_missing = fmt::format("'{}' takes {:.4g} ms per iteration but never runs alone on the GPU (other ops' "
+                                  "work covers it): taking it to zero does not shorten the request here; pick "
+                                  "another op with --op",
+                                  s.chosen_op, chosen->ms.mean);
   else if (!(s.given_op_ms >= config_detail::kMinGivenMs))
     s.given_missing = fmt::format("'{}' takes {} ms per iteration, under the 1 ns a config's end_to_end.given "
                                   "takes; pick another op with --op",
                                   s.chosen_op, s.given_op_ms);
-  if (s.usd_month && !s.ops.empty()) s.top_2x_saves_usd_month = *s.usd_month * s.ops.front().share_wall * 0.5;
+  if (s.usd_month && !s.ops.empty()) s.top_2x_saves_usd_month = *s.usd_month * s.ops.front().share_alone * 0.5;
   return s;
 }
 

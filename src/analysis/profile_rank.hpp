@@ -56,11 +56,18 @@ struct ProfileOp {
   int64_t kernels = 0;            ///< distinct activity names among them
   std::string top_kernel;         ///< the name holding most of its time
   Spread ms;                      ///< its time per iteration: the union of its activities' intervals [ms]
+  /// Its time per iteration with no other op on the GPU [ms]: busy − busy without it, what taking it to zero saves
+  /// with the other activities where they ran. Equal to `ms` for an op that never overlaps another.
+  Spread alone_ms;
   double share_busy = 0;          ///< its total / GPU busy total
   double share_wall = 0;          ///< its total / wall total
-  AmdahlResult ceiling;           ///< the request if the op took no time (speedup → ∞)
-  std::vector<std::pair<double, AmdahlResult>> at;  ///< (op speedup, request) at 1.5x, 2x, 4x
-  std::optional<double> usd_month;  ///< share_wall of the monthly bill [USD]
+  double share_alone = 0;         ///< its alone total / wall total: the share of the request (and bill) it holds
+  AmdahlResult ceiling;           ///< the request if the op took no time (speedup → ∞): T − alone mean
+  /// (op speedup, request) at 1.5x, 2x, 4x: Amdahl's T − t (1 − 1/s) with t its mean time alone. The time it shares
+  /// with other ops is taken to stay as it is: that part shortens the request only where they allow, which a trace
+  /// does not tell. With no overlap t is its mean time.
+  std::vector<std::pair<double, AmdahlResult>> at;
+  std::optional<double> usd_month;  ///< share_alone of the monthly bill [USD]
 };
 
 /// One input file, summarized.
@@ -89,7 +96,7 @@ struct ProfileSummary {
   std::optional<double> top_2x_saves_usd_month;  ///< what a 2x on the top op saves [USD/month]
   std::string chosen_op;              ///< the op of the given block (--op, else the top op)
   double given_request_ms = 0;        ///< mean iteration wall time [ms]
-  double given_op_ms = 0;             ///< mean time of the chosen op per iteration [ms]
+  double given_op_ms = 0;             ///< mean time alone of the chosen op per iteration [ms] (ProfileOp::alone_ms)
   /// Why there is no end_to_end block ("" when there is one): the block must pass validate, whose request_ms and
   /// op_ms run from 1 ns to a day (kMinGivenMs, kMaxGivenMs); a zero-length activity, a sub-nanosecond op or an
   /// iteration longer than a day is outside that.

@@ -56,16 +56,43 @@ std::string iterations_line(const ProfileSummary& s) {
                                            noun, s.iteration_pattern);
 }
 
+/// Whether the op ran beside another op for some of its time (its time alone is shorter than its time).
+bool overlaps(const ProfileOp& o) { return o.ms.mean - o.alone_ms.mean > 1e-9; }
+
 /// Dollar lines, or "" without --gpu-hour-usd.
 std::string bill_lines(const ProfileSummary& s, const char* bullet) {
   if (!s.usd_month) return {};
   std::string out = fmt::format("{}GPU bill: {} GPU(s) × {}/h × {:.0f} h = {}/month\n", bullet, s.bill.gpus,
                                 fmtx::usd(s.bill.gpu_hour_usd), kHoursPerMonth, fmtx::usd(s.usd_month));
   const auto& top = s.ops.front();
-  out += fmt::format("{}accelerable: '{}' holds {} of wall time = {}/month; a 2x on it saves {}/month\n", bullet,
-                     top.op, fmtx::percent(top.share_wall, 1), fmtx::usd(top.usd_month),
+  const std::string shared = overlaps(top) ? fmt::format(" alone ({} with the time other ops run beside it)",
+                                                         fmtx::percent(top.share_wall, 1))
+                                           : std::string();
+  out += fmt::format("{}accelerable: '{}' holds {} of wall time{} = {}/month; a 2x on it saves {}/month\n", bullet,
+                     top.op, fmtx::percent(top.share_alone, 1), shared, fmtx::usd(top.usd_month),
                      fmtx::usd(s.top_2x_saves_usd_month));
   return out;
+}
+
+/// The note on ops that ran beside others, or "" when none did: their ceiling, gains and $/month count only their
+/// time alone; the first few such ops with both times.
+std::string overlap_note(const ProfileSummary& s) {
+  if (!(s.overlap_ms > 1e-9)) return {};
+  std::string list;
+  size_t listed = 0, more = 0;
+  for (const auto& o : s.ops) {
+    if (!overlaps(o)) continue;
+    if (listed++ < 5)
+      list += fmt::format("{}'{}' {} of {} ms", list.empty() ? "" : ", ", printable(o.op, 48),
+                          spread_ms(o.alone_ms.mean), spread_ms(o.ms.mean));
+    else
+      ++more;
+  }
+  if (more > 0) list += fmt::format(" and {} more", more);
+  return fmt::format("ops overlapped for {} ms over all {} iterations, not per iteration (counted in each op; busy "
+                     "counts it once). An op's ceiling, gains and $/month count only its time alone on the GPU (no "
+                     "other op running), mean per iteration: {}",
+                     fmtx::ms(s.overlap_ms), s.iterations, list);
 }
 
 }  // namespace
@@ -98,7 +125,8 @@ json profile_json(const ProfileSummary& s) {
       at.push_back(e);
     }
     ops.push_back({{"op", o.op}, {"activities", o.activities}, {"kernels", o.kernels}, {"top_kernel", o.top_kernel},
-                   {"ms", spread_json(o.ms)}, {"share_busy", o.share_busy}, {"share_wall", o.share_wall},
+                   {"ms", spread_json(o.ms)}, {"alone_ms", spread_json(o.alone_ms)}, {"share_busy", o.share_busy},
+                   {"share_wall", o.share_wall}, {"share_alone", o.share_alone},
                    {"ceiling", amdahl_json(o.ceiling)}, {"at", at},
                    {"usd_month", o.usd_month ? json(*o.usd_month) : json(nullptr)}});
   }
@@ -179,10 +207,7 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
                      "", fmtx::percent(s.wall_ms.total > 0 ? s.idle_ms.total / s.wall_ms.total : 0, 1));
   out += fmt::format("request = mean iteration wall {} ms; gains are Amdahl's (1 − T'/T) if only that op gets faster\n",
                      spread_ms(s.wall_ms.mean));
-  if (s.overlap_ms > 1e-9)
-    out += fmt::format("ops overlapped for {} ms over all {} iterations, not per iteration (counted in each op; busy "
-                       "counts it once)\n",
-                       fmtx::ms(s.overlap_ms), s.iterations);
+  if (const std::string note = overlap_note(s); !note.empty()) out += note + "\n";
   out += bill_lines(s, "");
   if (!s.given_missing.empty())
     out += fmt::format("\nno end_to_end block for '{}': {}\n", s.chosen_op, s.given_missing);
@@ -224,6 +249,7 @@ std::string profile_markdown(const ProfileSummary& s) {
   out += fmt::format("Request time T = mean iteration wall time, {} ms. Gains are Amdahl's (1 − T'/T) when only that op "
                      "gets faster.\n",
                      spread_ms(s.wall_ms.mean));
+  if (const std::string note = overlap_note(s); !note.empty()) out += "\n" + fmtx::md_cell(note) + ".\n";
   const std::string bill = bill_lines(s, "- ");
   if (!bill.empty()) out += "\n" + bill;
   if (!s.given_missing.empty())
@@ -244,16 +270,17 @@ std::string profile_csv(const ProfileSummary& s) {
   };
   std::string out =
       "rank,op,activities,kernels,mean_ms,min_ms,median_ms,max_ms,share_busy,share_wall,request_ms_if_zero,"
-      "gain_if_zero,gain_1.5x,gain_2x,gain_4x,usd_month,top_kernel\n";
+      "gain_if_zero,gain_1.5x,gain_2x,gain_4x,usd_month,top_kernel,alone_mean_ms,share_alone\n";
   for (size_t k = 0; k < s.ops.size(); ++k) {
     const auto& o = s.ops[k];
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        k + 1, quote(o.op), o.activities, o.kernels, o.ms.mean, o.ms.min, o.ms.median, o.ms.max,
                        o.share_busy, o.share_wall, o.ceiling.request_ms_after, o.ceiling.gain, o.at[0].second.gain,
                        o.at[1].second.gain, o.at[2].second.gain,
-                       o.usd_month ? fmt::format("{}", *o.usd_month) : std::string(), quote(o.top_kernel));
+                       o.usd_month ? fmt::format("{}", *o.usd_month) : std::string(), quote(o.top_kernel),
+                       o.alone_ms.mean, o.share_alone);
   }
-  out += fmt::format(",(GPU idle),,,{},{},{},{},,{},,,,,,,\n", s.idle_ms.mean, s.idle_ms.min,
+  out += fmt::format(",(GPU idle),,,{},{},{},{},,{},,,,,,,,,\n", s.idle_ms.mean, s.idle_ms.min,
                      s.idle_ms.median, s.idle_ms.max, s.wall_ms.total > 0 ? s.idle_ms.total / s.wall_ms.total : 0);
   return out;
 }
