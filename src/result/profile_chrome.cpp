@@ -55,6 +55,33 @@ std::string text(const json* v) {
   return v->is_string() ? v->get<std::string>() : v->dump();
 }
 
+/// An event's category in today's Kineto spelling. PyTorch 1.8–1.10 (Kineto's first releases) wrote `Kernel`,
+/// `Memcpy`, `Memset`, `Runtime` (the CUDA runtime's launch calls) and `Operator` (CPU ops, ProfilerStep#N among
+/// them), as torch-tb-profiler still reads them.
+std::string category(const json* v) {
+  const std::string cat = text(v);
+  if (cat == "Kernel") return "kernel";
+  if (cat == "Memcpy") return "memcpy";
+  if (cat == "Memset") return "memset";
+  if (cat == "Runtime") return "cuda_runtime";
+  if (cat == "Operator") return "cpu_op";
+  return cat;
+}
+
+/// The stream of a GPU event's tid: a number, or "stream N" as Kineto's first releases wrote it; nullopt otherwise.
+std::optional<int64_t> tid_stream(const json* v) {
+  if (const auto n = integer(v)) return n;
+  if (v == nullptr || !v->is_string()) return std::nullopt;
+  const std::string& t = v->get_ref<const std::string&>();
+  if (t.rfind("stream ", 0) != 0 || t.size() == 7 || t.size() > 25) return std::nullopt;
+  int64_t n = 0;
+  for (size_t i = 7; i < t.size(); ++i) {
+    if (t[i] < '0' || t[i] > '9') return std::nullopt;
+    n = n * 10 + (t[i] - '0');
+  }
+  return n;
+}
+
 class ChromeReader {
  public:
   ChromeReader(const std::string& path, const ImportOptions& options) : options_(options) {
@@ -75,7 +102,7 @@ class ChromeReader {
     const std::string ph = text(member(e, "ph"));
     if (ph == "B" || ph == "E") return ++begin_end_, void();
     if (ph != "X") return;
-    const std::string cat = text(member(e, "cat"));
+    const std::string cat = category(member(e, "cat"));
     const json* args = member(e, "args");
     if (args != nullptr && !args->is_object()) args = nullptr;
     const bool gpu = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "memcpy" ||
@@ -117,7 +144,7 @@ class ChromeReader {
     const auto device = args ? integer(member(*args, "device")) : std::nullopt;
     const auto stream = args ? integer(member(*args, "stream")) : std::nullopt;
     a.device = device ? *device : integer(member(e, "pid")).value_or(0);
-    a.stream = stream ? *stream : integer(member(e, "tid")).value_or(0);
+    a.stream = stream ? *stream : tid_stream(member(e, "tid")).value_or(0);
     a.anchor_track = trace_.names.intern(fmt::format("GPU {} stream {}", a.device, a.stream));
     a.anchor_ns = start;
     if (args != nullptr) {

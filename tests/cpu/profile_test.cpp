@@ -254,6 +254,28 @@ TEST_F(ProfileTest, TimeAloneIsWhatNoOtherOpOverlaps) {
   EXPECT_NEAR(s.busy_ms.mean, 0.070, 1e-12);
 }
 
+TEST_F(ProfileTest, TheCategoriesOfPyTorch18AreRead) {
+  // Kineto's first releases (PyTorch 1.8–1.10): Operator, Runtime, Kernel, Memcpy, and a stream written as the tid.
+  const std::string old = R"js([
+    {"ph": "X", "cat": "Operator", "name": "ProfilerStep#1", "pid": 1, "tid": "456", "ts": 100, "dur": 300},
+    {"ph": "X", "cat": "Operator", "name": "mlp", "pid": 1, "tid": "456", "ts": 120, "dur": 100},
+    {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": "456", "ts": 130, "dur": 20,
+     "args": {"correlation": 335}},
+    {"ph": "X", "cat": "Kernel", "name": "gemm", "pid": 0, "tid": "stream 7", "ts": 220, "dur": 8,
+     "args": {"correlation": 335, "device": 0}},
+    {"ph": "X", "cat": "Memset", "name": "Memset (Device)", "pid": 0, "tid": "stream 9", "ts": 240, "dur": 10,
+     "args": {"correlation": 336}}])js";
+  const auto trace = read_chrome_trace(file("old.json", old), {});
+  ASSERT_EQ(trace.activities.size(), 2u);
+  EXPECT_EQ(trace.activities[0].stream, 7);
+  EXPECT_EQ(trace.activities[1].stream, 9);
+  const auto s = summarize({trace});
+  EXPECT_TRUE(s.iterations_marked);  // ProfilerStep#1, an Operator there
+  EXPECT_EQ(s.iterations, 1);
+  EXPECT_NEAR(s.busy_ms.mean, 0.018, 1e-12);
+  EXPECT_NEAR(s.wall_ms.mean, 0.300, 1e-12);
+}
+
 TEST_F(ProfileTest, KernelRulesComeFirstAndKernelModeNamesEachKernel) {
   const auto rules = dir_ / "rules.json";
   write_text(rules, R"({"rules": [{"op": "gemms", "kernel": "gemm"}, {"op": "never", "kernel": "gemm_kernel"}]})");
