@@ -45,6 +45,22 @@ TEST_F(PluginCli, ACheckOptionsThatExitsCrashesOrHangsEndsValidateAndPlanWithExi
   EXPECT_NE(err_.find(callback_line("called exit()")), std::string::npos) << err_;
 }
 
+TEST_F(PluginCli, APluginThatEndsTheProcessBehindTheGuardsBackFailsValidateOfOneFile) {
+  // _exit(0) runs no handler, so the guard cannot name it; `validate cfg.json && deploy` passed silently (trial 9).
+  // validate checks even one file in a process of its own and names a check that never finished.
+  const std::string c = config("c.json", R"({"name": "copy"})", R"("plugins": [")" + plugin("callbacks") + R"("], )");
+  ::setenv("TEST_PLUGIN_UNDERSCORE_EXIT", "1", 1);
+  const int rc = run({"validate", c});
+  ::unsetenv("TEST_PLUGIN_UNDERSCORE_EXIT");
+  EXPECT_EQ(rc, 2) << err_;
+  EXPECT_NE(err_.find(c + ": not validated: its validate process exited with code 0 before it had checked the file; "
+                      "most likely a plugin it loads crashed or exited in its own code. Its plugins' own messages, "
+                      "if any, are above\n"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(out_.find("OK"), std::string::npos) << out_;
+}
+
 TEST_F(PluginCli, ACheckOptionsThatThrowsIsAnInputErrorNamingThePluginAndStep) {
   // An exception across the C ABI used to reach main as "internal error: …", exit 3 (read as "no GPU").
   const std::string c = config("c.json", R"({"name": "copy", "options": {"chunks": 4}})",
