@@ -77,6 +77,21 @@ TEST_F(PluginCli, AnotherBuildOfTheConfigsPluginGivenByFlagIsUsedInstead) {
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(out_).at("check").at("tolerance").get<double>(), 0.004) << out_;
 }
 
+TEST_F(PluginCli, ConfigShowSaysItLeavesOutThePluginsAndHowToLoadThem) {
+  // The shown JSON has no /plugins (a report's config has none either): validated on its own it named the op as
+  // unknown, with no word from `config show` (trial 9).
+  const std::string c = config("c.json", R"({"name": "copy"})", R"("plugins": [")" + plugin("good") + R"("], )");
+  ASSERT_EQ(run({"config", "show", c}), 0) << err_;
+  EXPECT_FALSE(nlohmann::json::parse(out_).contains("plugins")) << out_;
+  EXPECT_NE(err_.find("note: the shown config leaves out /plugins, as a report's config does"), std::string::npos)
+      << err_;
+  EXPECT_NE(err_.find("load them with --plugin " + plugin("good") + "\n"), std::string::npos) << err_;
+  // A config without plugins gets no such note.
+  const std::string plain = config("p.json", R"({"name": "copy"})");
+  ASSERT_EQ(run({"config", "show", "--plugin", plugin("good"), plain}), 0) << err_;
+  EXPECT_EQ(err_.find("leaves out /plugins"), std::string::npos) << err_;
+}
+
 TEST_F(PluginCli, TheStepsOptionSchemaAndConstraintsAreChecked) {
   const std::string bad_value = config("v.json", R"({"name": "copy", "options": {"chunks": 9}})");
   EXPECT_EQ(run({"validate", "--plugin", plugin("good"), bad_value}), 2);
