@@ -260,6 +260,8 @@ std::vector<KernelRule> load_kernel_rules(const std::string& path) {
       throw InputError(fmt::format("{}/op: '{}' is in parentheses, which profile keeps for its own rows "
                                    "((unannotated), (GPU idle), (N other ops)); name the op without them",
                                    at, k.op));
+    if (k.pattern.empty())  // a blank left while editing matched every kernel and took the whole profile
+      throw InputError(at + "/kernel: empty pattern, which matches every kernel; write \".*\" if that is meant");
     try {
       k.regex = linear_regex(k.pattern);
     } catch (const std::regex_error& e) {

@@ -215,8 +215,10 @@ KernelBinary inspect_kernel_binary(const std::string& path) {
     uint16_t machine = 0;
     read_at(d, 18, machine);
     if (machine != EM_CUDA)
-      throw InputError(fmt::format("{}: an ELF file for machine {}, not a CUDA cubin (EM_CUDA, 190); build the kernel "
-                                   "with nvcc -cubin, or give a fatbin or PTX file", path, machine));
+      throw InputError(fmt::format("{}: an ELF file for {}, not a CUDA cubin (EM_CUDA, 190); build the kernel "
+                                   "with nvcc -cubin, or give a fatbin or PTX file",
+                                   path, machine == EM_X86_64 ? std::string("x86-64 (a host library or program?)")
+                                                              : fmt::format("ELF machine {}", machine)));
     out.kind = KernelBinary::Kind::kCubin;
     read_cubin(d, path, out);
   } else if (read_at(d, 0, magic) && magic == kFatbinMagic) {

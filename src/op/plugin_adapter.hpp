@@ -53,9 +53,10 @@ config_detail::StepSchema step_schema_of(const gpubench_step_v1_t& step, const s
 bool is_plugin_name(const char* s);
 
 /// What is wrong with an array and its count in a plugin's description, "" when nothing: a negative count
-/// ("FIELD_count is -3; give the number of entries in FIELD, 0 or more"), or a NULL array with a count above 0
-/// ("FIELD is NULL with FIELD_count 2"). `field` is the array's member name, e.g. "shape_params".
-std::string count_problem(const char* field, const void* array, int32_t count);
+/// ("shape_param_count is -3; give the number of entries in shape_params, 0 or more"), or a NULL array with a count
+/// above 0 ("shape_params is NULL with shape_param_count 2"). `field` and `count_field` are the members' names in
+/// include/gpubench/plugin.h.
+std::string count_problem(const char* field, const char* count_field, const void* array, int32_t count);
 
 /// A name a plugin gave, for messages: NULL, or "text" with JSON escapes (a control byte shows as \u00XX), cut to
 /// 64 bytes with "…".

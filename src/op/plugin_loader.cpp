@@ -172,8 +172,9 @@ OpenedPlugin open_plugin(const std::string& path) {
   void* handle = dlopen(opened.real.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
-    throw InputError(fmt::format("plugin {}: cannot load: {}; check its dependencies with ldd", path,
-                                 why ? why : "unknown dlopen error"));
+    throw InputError(fmt::format("plugin {}: cannot load: {}; check its dependencies and undefined symbols with "
+                                 "`ldd -r {}`",
+                                 path, why ? why : "unknown dlopen error", path));
   }
   void* entry = dlsym(handle, GPUBENCH_PLUGIN_ENTRY_V1);
   if (entry == nullptr) {

@@ -59,9 +59,10 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
   name_ = op.name;
   description_ = op.description ? op.description : "";
   const std::string where = fmt::format("{}: op {}", label_, name_);
-  for (const std::string& p : {count_problem("shape_params", op.shape_params, op.shape_param_count),
-                                count_problem("tensors", op.tensors, op.tensor_count),
-                                count_problem("work_models", op.work_models, op.work_model_count)})
+  for (const std::string& p :
+       {count_problem("shape_params", "shape_param_count", op.shape_params, op.shape_param_count),
+        count_problem("tensors", "tensor_count", op.tensors, op.tensor_count),
+        count_problem("work_models", "work_model_count", op.work_models, op.work_model_count)})
     if (!p.empty()) throw InputError(where + ": " + p);
   // Every problem of the description is reported at once, as a config's are: a plugin author rebuilds once, not once
   // per mistake. A section whose problem would make later ones misleading (no tensors at all) throws at once.

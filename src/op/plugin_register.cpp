@@ -36,7 +36,7 @@ bool check_step(const gpubench_step_v1_t& s, int32_t index, const std::string& l
   if (s.precisions == 0 || (s.precisions & ~uint32_t{7}) != 0)
     problems.push_back(fmt::format("{}: precisions must be a non-empty set of GPUBENCH_PRECISION_* bits, got {:#x}",
                                    where, s.precisions));
-  if (const std::string p = count_problem("sm_archs", s.sm_archs, s.sm_arch_count); !p.empty())
+  if (const std::string p = count_problem("sm_archs", "sm_arch_count", s.sm_archs, s.sm_arch_count); !p.empty())
     problems.push_back(where + ": " + p);
   else
     for (int32_t i = 0; i < s.sm_arch_count; ++i)
@@ -82,8 +82,8 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
                                  label, plugin.abi_version, GPUBENCH_PLUGIN_ABI_VERSION));
   if (plugin.name == nullptr || *plugin.name == '\0')
     throw InputError(label + ": the plugin has no name; set gpubench_plugin_v1_t::name");
-  for (const std::string& p : {count_problem("ops", plugin.ops, plugin.op_count),
-                                count_problem("steps", plugin.steps, plugin.step_count)})
+  for (const std::string& p : {count_problem("ops", "op_count", plugin.ops, plugin.op_count),
+                                count_problem("steps", "step_count", plugin.steps, plugin.step_count)})
     if (!p.empty()) throw InputError(label + ": " + p);
   if (plugin.op_count == 0 && plugin.step_count == 0)
     throw InputError(label + ": the plugin declares no op and no step; nothing to load");

@@ -35,9 +35,10 @@ std::string shown_plugin_name(const char* s) {
   return cut ? quoted.substr(0, quoted.size() - 1) + "…\"" : quoted;
 }
 
-std::string count_problem(const char* field, const void* array, int32_t count) {
-  if (count < 0) return fmt::format("{}_count is {}; give the number of entries in {}, 0 or more", field, count, field);
-  if (count > 0 && array == nullptr) return fmt::format("{} is NULL with {}_count {}", field, field, count);
+std::string count_problem(const char* field, const char* count_field, const void* array, int32_t count) {
+  if (count < 0)
+    return fmt::format("{} is {}; give the number of entries in {}, 0 or more", count_field, count, field);
+  if (count > 0 && array == nullptr) return fmt::format("{} is NULL with {} {}", field, count_field, count);
   return "";
 }
 

@@ -40,7 +40,9 @@ std::string ceiling_cell(const AmdahlResult& r) {
 std::string attribution_line(const ProfileSummary& s) {
   std::string by = s.attribution.by == "kernel" ? "kernel name"
                                                 : fmt::format("enclosing annotation, depth {}", s.attribution.depth);
-  if (!s.attribution.rules.empty()) by = fmt::format("{} kernel rules, then {}", s.attribution.rules.size(), by);
+  if (!s.attribution.rules.empty())
+    by = fmt::format("{} kernel {}, then {}", s.attribution.rules.size(),
+                     s.attribution.rules.size() == 1 ? "rule" : "rules", by);
   return by;
 }
 
@@ -157,8 +159,9 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
   std::string out = fmt::format("gpubench profile: {}, {}; ops by {}\n", files_count(s), iterations_line(s),
                                 attribution_line(s));
   for (const auto& i : s.inputs) {
-    out += fmt::format("  {}  {} · {} GPU activities ({} linked to their launch) · {} ranges\n", i.path, i.format,
-                       i.activities, i.linked, i.ranges);
+    out += fmt::format("  {}  {} · {} GPU {} ({} linked to their launch) · {} {}\n", i.path, i.format,
+                       i.activities, i.activities == 1 ? "activity" : "activities", i.linked, i.ranges,
+                       i.ranges == 1 ? "range" : "ranges");
     for (const auto& n : i.notes) out += "    note: " + n + "\n";
   }
   out += fmt::format("per iteration (min / median / max ms): wall {} / {} / {} · GPU busy {} / {} / {} · idle {} / {} / {}\n",

@@ -120,7 +120,7 @@ TEST(KernelBinaryInspect, RefusesFilesThatAreNotKernels) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {(dir / "pipe.cubin").string(), "not a regular file (a named pipe, socket or device)"},
       {"/dev/null", "not a regular file"},
-      {"/bin/sh", "not a CUDA cubin"},
+      {"/bin/sh", "an ELF file for x86-64 (a host library or program?), not a CUDA cubin"},
       {(dir / "cut.cubin").string(), "truncated cubin"},
       {(dir / "cut.fatbin").string(),
        "a truncated fatbin (its header says " + std::to_string(fatbin.size()) + " bytes, the file has " +

@@ -14,12 +14,14 @@ namespace {
 
 TEST(PluginDescription, CountProblemsSayWhichOfTheTwoIsWrong) {
   const int array[2] = {1, 2};
-  EXPECT_EQ(count_problem("shape_params", array, -3),
-            "shape_params_count is -3; give the number of entries in shape_params, 0 or more");
-  EXPECT_EQ(count_problem("tensors", nullptr, -1), "tensors_count is -1; give the number of entries in tensors, 0 or more");
-  EXPECT_EQ(count_problem("sm_archs", nullptr, 2), "sm_archs is NULL with sm_archs_count 2");
-  EXPECT_EQ(count_problem("ops", array, 2), "");
-  EXPECT_EQ(count_problem("steps", nullptr, 0), "");
+  // The header's own member names (shape_param_count, not shape_params_count: trial 9).
+  EXPECT_EQ(count_problem("shape_params", "shape_param_count", array, -3),
+            "shape_param_count is -3; give the number of entries in shape_params, 0 or more");
+  EXPECT_EQ(count_problem("tensors", "tensor_count", nullptr, -1),
+            "tensor_count is -1; give the number of entries in tensors, 0 or more");
+  EXPECT_EQ(count_problem("sm_archs", "sm_arch_count", nullptr, 2), "sm_archs is NULL with sm_arch_count 2");
+  EXPECT_EQ(count_problem("ops", "op_count", array, 2), "");
+  EXPECT_EQ(count_problem("steps", "step_count", nullptr, 0), "");
 }
 
 /// The message PluginOperation's constructor throws for `op` (InputError), or "" when it accepts it.
@@ -58,11 +60,11 @@ TEST(PluginDescription, ANegativeCountAndAnUnknownOutputRoleAreNamed) {
   gpubench_op_v1_t& op = t.op;
   EXPECT_EQ(refusal(op), "");  // the control: this description is accepted
   op.shape_param_count = -3;
-  EXPECT_EQ(refusal(op), "libx.so: op toy: shape_params_count is -3; give the number of entries in shape_params, 0 or "
+  EXPECT_EQ(refusal(op), "libx.so: op toy: shape_param_count is -3; give the number of entries in shape_params, 0 or "
                          "more");
   op.shape_param_count = 1;
   op.tensor_count = -1;
-  EXPECT_EQ(refusal(op), "libx.so: op toy: tensors_count is -1; give the number of entries in tensors, 0 or more");
+  EXPECT_EQ(refusal(op), "libx.so: op toy: tensor_count is -1; give the number of entries in tensors, 0 or more");
   op.tensor_count = 2;
   t.tensors[1].role = 7;
   EXPECT_EQ(refusal(op), "libx.so: op toy: has no output tensor (tensor \"Y\" has unknown role 7; the roles are "

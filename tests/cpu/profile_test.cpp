@@ -461,6 +461,9 @@ TEST_F(ProfileTest, BadRulesNameTheField) {
   EXPECT_NE(rules(R"({"rules": [{"op": "a", "kernel": "("}]})").find("/rules/0/kernel"), std::string::npos);
   EXPECT_NE(rules(R"({"rules": [{"op": "", "kernel": "x"}]})").find("/rules/0/op"), std::string::npos);
   EXPECT_NE(rules(R"({"rules": [{"op": "a", "kernel": "x", "kernels": 1}]})").find("unknown key"), std::string::npos);
+  EXPECT_NE(rules(R"({"rules": [{"op": "a", "kernel": ""}]})")
+                .find("/rules/0/kernel: empty pattern, which matches every kernel; write \".*\" if that is meant"),
+            std::string::npos);
 }
 
 // The shipped H200 trace (examples/profile/ranking_model.py, torch 2.11, 5 profiled steps): the LCE written the
