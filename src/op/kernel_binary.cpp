@@ -65,7 +65,25 @@ void read_cubin(const std::string& d, const std::string& path, KernelBinary& out
   }
 }
 
-/// Reads a fatbin's entry list (kinds and architectures).
+/// Appends the kernel names of a fatbin's machine-code entry `image` to `names`; false when the entry is not a plain
+/// CUDA ELF image (compressed, or unreadable), whose names cannot be known without the driver.
+bool entry_names(const std::string& image, std::vector<std::string>& names) {
+  uint16_t machine = 0;
+  if (image.size() < 20 || std::memcmp(image.data(), ELFMAG, SELFMAG) != 0 || !read_at(image, 18, machine) ||
+      machine != EM_CUDA)
+    return false;
+  KernelBinary entry;
+  try {
+    read_cubin(image, "", entry);
+  } catch (const InputError&) {
+    return false;
+  }
+  names.insert(names.end(), entry.entries.begin(), entry.entries.end());
+  return true;
+}
+
+/// Reads a fatbin's entry list (kinds and architectures), and its kernel names when every machine-code entry is a
+/// plain CUDA ELF image (not compressed): the names its cubins list, as read_cubin reads them.
 void read_fatbin(const std::string& d, const std::string& path, KernelBinary& out) {
   uint16_t header_size = 0;
   uint64_t payload = 0;
@@ -76,6 +94,8 @@ void read_fatbin(const std::string& d, const std::string& path, KernelBinary& ou
                                  "-fatbin) or copy it again",
                                  path, uint64_t{header_size} + payload, d.size()));
   const uint64_t end = std::min<uint64_t>(d.size(), header_size + payload);
+  std::vector<std::string> names;
+  bool names_known = true;  // every ELF entry read so far was a plain CUDA ELF image
   for (uint64_t off = header_size; off + 32 <= end;) {
     uint16_t kind = 0;
     uint32_t entry_header = 0, arch = 0;
@@ -87,8 +107,17 @@ void read_fatbin(const std::string& d, const std::string& path, KernelBinary& ou
     if (entry_header < 32) throw InputError(path + ": a fatbin entry with a bad header; rebuild it");
     if (kind == 1) out.ptx_archs.push_back(static_cast<int>(arch));
     if (kind == 2) out.sass_archs.push_back(static_cast<int>(arch));
-    if (entry_header > end - off || size > end - off - entry_header) break;  // truncated: keep what was read
+    if (entry_header > end - off || size > end - off - entry_header) {  // truncated: keep what was read
+      names_known = false;
+      break;
+    }
+    if (kind == 2) names_known = names_known && entry_names(d.substr(off + entry_header, size), names);
     off += entry_header + size;
+  }
+  if (names_known && !out.sass_archs.empty()) {
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    out.entries = std::move(names);
   }
   if (out.sass_archs.empty() && out.ptx_archs.empty())
     throw InputError(path + ": a fatbin without machine code or PTX entries; rebuild it (nvcc -fatbin)");

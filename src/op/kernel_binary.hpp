@@ -20,8 +20,9 @@ struct KernelBinary {
   std::vector<int> ptx_archs;
   /// A PTX `.target` with the "a" suffix (sm_90a): runs only on exactly that compute capability.
   bool ptx_arch_specific = false;
-  /// Kernel entry names, when the format lists them (cubin: global function symbols; PTX: `.entry`); empty for a
-  /// fatbin (its entries may be compressed).
+  /// Kernel entry names, when the format lists them (cubin: global function symbols; PTX: `.entry`; a fatbin: its
+  /// machine-code entries' symbols, sorted, when none is compressed); empty when they cannot be read (a fatbin with a
+  /// compressed entry, or with PTX only).
   std::vector<std::string> entries;
   /// PTX only: each entry's parameter sizes in bytes, in order (`.param .u64` = 8, `.param .align 8 .b8 x[16]` = 16).
   std::map<std::string, std::vector<int64_t>> param_bytes;

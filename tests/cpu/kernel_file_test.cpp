@@ -99,6 +99,14 @@ TEST(KernelBinaryInspect, ReadsKindArchitecturesEntriesAndPtxParameters) {
   EXPECT_EQ(fat.sass_archs, std::vector<int>{90});
   EXPECT_EQ(fat.ptx_archs, std::vector<int>{90});
   EXPECT_EQ(describe_archs(fat), "sm_90 machine code, compute_90 PTX");
+  // nvcc's default fatbin keeps its machine code as a plain ELF image: its kernel names are read as a cubin's, so a
+  // misspelled kernel is refused by validate (trial 9: it passed, and failed on the GPU).
+  for (const char* k : {"lce_user_fp16", "lce_cand_fp16", "lce_user_bf16", "lce_cand_bf16"})
+    EXPECT_NE(std::find(fat.entries.begin(), fat.entries.end(), k), fat.entries.end()) << k;
+  EXPECT_TRUE(std::is_sorted(fat.entries.begin(), fat.entries.end()));
+  const KernelBinary zstd = inspect_kernel_binary((kDir / "lce_naive_zstd.fatbin").string());
+  EXPECT_EQ(zstd.sass_archs, std::vector<int>{90});
+  EXPECT_TRUE(zstd.entries.empty());  // compressed: the names are checked at setup
 
   const KernelBinary old = inspect_kernel_binary((kDir / "lce_naive_sm80.cubin").string());
   EXPECT_EQ(old.sass_archs, std::vector<int>{80});
