@@ -246,8 +246,21 @@ std::vector<ConfigIssue> mark_override_issues(std::vector<ConfigIssue> issues,
         issue.message.append(")");
         break;
       }
-      if (!issue.pointer.empty() && (under(issue.pointer, p) || under(p, issue.pointer) || names(issue.message, p))) {
-        issue.message.append(" (set by ").append(shown(*o)).append(")");
+      const auto marks = [&](const std::string& ptr) {
+        return under(issue.pointer, ptr) || under(ptr, issue.pointer) || names(issue.message, ptr);
+      };
+      if (!issue.pointer.empty() && marks(p)) {
+        // Every override that marks the problem, in command-line order, the last of a key only: a step that does
+        // not run a precision is as much the step's override as the precision's (trial 9 saw only the last named).
+        std::vector<std::string> keys = {o->key}, texts = {shown(*o)};
+        for (auto q = o + 1; q != overrides.rend(); ++q)
+          if (std::find(keys.begin(), keys.end(), q->key) == keys.end() && marks(resolved_pointer(q->key, doc))) {
+            keys.push_back(q->key);
+            texts.insert(texts.begin(), shown(*q));
+          }
+        issue.message.append(" (set by ");
+        for (size_t i = 0; i < texts.size(); ++i) issue.message.append(i ? ", " : "").append(texts[i]);
+        issue.message.append(")");
         // VALUE that looks like JSON but did not parse ({"a": , 1e400) was read as a string: say so, where the
         // problem is the string's type ("2x2" refused as a value of the right type needs no such note).
         const bool looks_like_json =

@@ -224,6 +224,12 @@ TEST(ConfigOverride, UnknownPathsAndBadValuesNameThePointerAndTheOverride) {
   EXPECT_NE(msg.find("/variants/1: fused does not support precision fp32"), std::string::npos) << msg;
   EXPECT_NE(msg.find("(set by --set precision=fp32)"), std::string::npos) << msg;
   EXPECT_EQ(load_error(fused.string(), {"measure.warmup=-1"}).find("/variants/1"), std::string::npos);
+  // Both overrides that make it, in command-line order, whichever comes last (trial 9: only the last was named).
+  for (const std::vector<std::string>& sets : {std::vector<std::string>{"variants=[\"fused\"]", "precision=fp32"},
+                                               std::vector<std::string>{"precision=fp32", "variants=[\"fused\"]"}}) {
+    msg = load_error(fused.string(), sets);
+    EXPECT_NE(msg.find("(set by --set " + sets[0] + ", --set " + sets[1] + ")"), std::string::npos) << msg;
+  }
   fs::remove(fused);
 }
 
