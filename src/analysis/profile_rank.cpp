@@ -449,6 +449,21 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   if (s.ops.empty())
     throw InputError("profile: every GPU activity was launched outside the iterations; check --iteration (it matched "
                      "ranges that hold no launch) or drop it");
+  // One annotation over every GPU activity and no iteration marked (an Nsight export with one NVTX "request" range,
+  // say): the ranking is that one op at 100%, when the annotation most likely marks the iterations themselves.
+  if (!s.iterations_marked && s.ops.size() == 1 && attribution.by != "kernel" && attribution.rules.empty() &&
+      s.ops.front().op != "(unannotated)" && s.ops.front().op.find(" / ") == std::string::npos) {
+    std::string escaped;
+    for (const char c : s.ops.front().op) {
+      if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) escaped += '\\';
+      escaped += c;
+    }
+    for (auto& in : s.inputs)
+      in.notes.push_back(fmt::format("every GPU activity runs under the annotation '{}': if it marks one request or "
+                                     "step, pass --iteration '^{}$' to count each one as an iteration and rank what "
+                                     "runs inside it",
+                                     s.ops.front().op, escaped));
+  }
   const ProfileOp* chosen = &s.ops.front();
   if (chosen_op) {
     const auto it = std::find_if(s.ops.begin(), s.ops.end(), [&](const ProfileOp& p) { return p.op == *chosen_op; });

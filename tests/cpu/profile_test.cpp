@@ -276,6 +276,32 @@ TEST_F(ProfileTest, TheCategoriesOfPyTorch18AreRead) {
   EXPECT_NEAR(s.wall_ms.mean, 0.300, 1e-12);
 }
 
+TEST_F(ProfileTest, OneAnnotationOverAllTheWorkSuggestsItAsTheIteration) {
+  // An NVTX "request.v2" range around each request and no ProfilerStep: the ranking is that one op at 100% (trial 9).
+  KinetoTrace t;
+  for (int i = 0; i < 2; ++i) {
+    const double base = i * 100.0;
+    t.annotation("request.v2", base, 90);
+    t.annotation("lce", base + 1, 2);
+    t.kernel("gemm", base + 10, 50, base + 2, 7);
+  }
+  const auto s = summarize({read_chrome_trace(file("t.json", t.json().dump()), {})});
+  ASSERT_EQ(s.ops.size(), 1u);
+  ASSERT_EQ(s.inputs.size(), 1u);
+  ASSERT_FALSE(s.inputs[0].notes.empty());
+  EXPECT_EQ(s.inputs[0].notes.back(),
+            "every GPU activity runs under the annotation 'request.v2': if it marks one request or step, pass "
+            "--iteration '^request\\.v2$' to count each one as an iteration and rank what runs inside it");
+  // With it, each request is an iteration and lce the op: no such note.
+  ImportOptions by_request;
+  by_request.iteration_pattern = "^request\\.v2$";
+  const auto marked = summarize_profile({read_chrome_trace(file("t.json", t.json().dump()), by_request)}, {},
+                                        by_request.iteration_pattern, {}, std::nullopt);
+  EXPECT_EQ(marked.iterations, 2);
+  EXPECT_EQ(marked.ops.front().op, "lce");
+  for (const auto& n : marked.inputs[0].notes) EXPECT_EQ(n.find("every GPU activity runs under"), std::string::npos);
+}
+
 TEST_F(ProfileTest, KernelRulesComeFirstAndKernelModeNamesEachKernel) {
   const auto rules = dir_ / "rules.json";
   write_text(rules, R"({"rules": [{"op": "gemms", "kernel": "gemm"}, {"op": "never", "kernel": "gemm_kernel"}]})");
