@@ -81,10 +81,16 @@ bool any_projected(const PlanCase& c) {
 /// The title of a case's projection table: what it assumes (the given request holds for every case), and that it is
 /// no bound (the floors' ratio understates a step when the baseline runs far below its floor's rate).
 std::string projection_title(const Plan& p) {
+  // Several cases (a batch sweep): the one given request is each case's, so its requests/s and dollars differ from
+  // case to case only by the case's requests per batch (trial 9 read an 8x cost gap between batches as a result).
+  const std::string cases =
+      p.cases.size() > 1 ? " With one given request for several cases, requests/s and $ differ between cases only by "
+                           "each case's requests per batch (U): compare the steps within a case, not the cases"
+                         : "";
   return fmt::format("end to end at the floors' ratio (the given request {:.3f} ms with op {:.3f} ms, taken as the "
                      "baseline's in every case; the op time divided by the baseline's floor over the step's floor). "
-                     "A what-if, not a bound: a baseline far from its floor gains more than this, as `run` measures",
-                     p.given->request_ms, p.given->op_ms);
+                     "A what-if, not a bound: a baseline far from its floor gains more than this, as `run` measures.{}",
+                     p.given->request_ms, p.given->op_ms, cases);
 }
 
 /// A line under the projection when the config sets no price: how to get the cost column.
