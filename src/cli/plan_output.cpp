@@ -105,10 +105,7 @@ bool lacks_price(const PlanCase& c) {
 /// "$/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the baseline" (what the bill columns assume); "" without.
 std::string fleet_line(const Plan& p) {
   if (!p.gpus || !p.gpu_hour_usd) return "";
-  return fmt::format("$/month: {} GPU{} × {} an hour × {:g} h = {} at the baseline; saved: against that", *p.gpus,
-                     *p.gpus == 1 ? "" : "s",
-                     fmtx::usd(*p.gpu_hour_usd), kHoursPerMonth,
-                     fmtx::usd(static_cast<double>(*p.gpus) * *p.gpu_hour_usd * kHoursPerMonth));
+  return fmtx::fleet_bill(*p.gpus, *p.gpu_hour_usd, "baseline");
 }
 
 /// Whether a projected row of `c` has the fleet's monthly bill (/end_to_end/gpus with gpu_hour_usd).

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "analysis/amdahl.hpp"
+
 namespace gpubench::fmtx {
 
 namespace {
@@ -164,6 +166,12 @@ std::string md_code(const std::string& s) {
   return fence + (pad ? " " : "") + md_cell(s) + (pad ? " " : "") + fence;
 }
 
+std::string fleet_bill(int64_t gpus, double gpu_hour_usd, const std::string& first_step) {
+  return fmt::format("$/month: {} GPU{} × {} an hour × {:g} h = {} at the {}; saved: against that", gpus,
+                     gpus == 1 ? "" : "s", usd(gpu_hour_usd), kHoursPerMonth,
+                     usd(static_cast<double>(gpus) * gpu_hour_usd * kHoursPerMonth), first_step);
+}
+
 std::string end_to_end_assumptions(const Report& r, const CaseResult& c) {
   const std::string U = c.lengths.is_object() && c.lengths.contains("requests") ? c.lengths["requests"].dump() : "?";
   std::string out = fmt::format("requests/s = U / request time: one GPU serves this case's U = {} requests (B = {} "
@@ -180,6 +188,16 @@ std::string end_to_end_assumptions(const Report& r, const CaseResult& c) {
                          fmtx::ms(ceiling_ms), base.request_ms / ceiling_ms, fmtx::percent(base.op_share, 1),
                          c.variants.front().name);
   }
+  // The fleet the $/month columns price (the first step's row has its bill only when the config gives both).
+  const nlohmann::json* e2e = r.config.is_object() && r.config.contains("end_to_end") &&
+                                      r.config["end_to_end"].is_object()
+                                  ? &r.config["end_to_end"]
+                                  : nullptr;
+  if (e2e != nullptr && !c.variants.empty() && c.variants.front().end_to_end &&
+      c.variants.front().end_to_end->usd_per_month && e2e->contains("gpus") && (*e2e)["gpus"].is_number_integer() &&
+      e2e->contains("gpu_hour_usd") && (*e2e)["gpu_hour_usd"].is_number())
+    out += ". " + fleet_bill((*e2e)["gpus"].get<int64_t>(), (*e2e)["gpu_hour_usd"].get<double>(),
+                             c.variants.front().name);
   const nlohmann::json* given = nullptr;
   if (r.config.is_object() && r.config.contains("end_to_end") && r.config["end_to_end"].is_object() &&
       r.config["end_to_end"].contains("given") && r.config["end_to_end"]["given"].is_object())

@@ -53,10 +53,15 @@ std::string scalar(const nlohmann::json& v);
 /// step's "<prefix>:<group>" stages are summed into one "<prefix>" entry (their split is in the JSON).
 std::string pipeline_stages(const PipelineTiming& p);
 
+/// What the monthly bill columns assume: "$/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the baseline;
+/// saved: against that" (`first_step` names the row the fleet is sized for; kHoursPerMonth, analysis/amdahl.hpp).
+std::string fleet_bill(int64_t gpus, double gpu_hour_usd, const std::string& first_step);
+
 /// The assumptions under an end-to-end table, one sentence each: "requests/s = U / request time: one GPU serves this
 /// case's U = 15 requests (B = 1024 candidates) per request time, back to back; …" (U from c.lengths.requests); Amdahl's
 /// ceiling from the first step's row (its request without the op: request_ms · (1 − op_share)) and the op's share of
-/// it; and, when the config's `end_to_end.given.op_ms` is over 2x or under 0.5x the case's measured first step (its region
+/// it; the fleet's bill (fleet_bill) when the config prices a fleet (`end_to_end.gpus` and `gpu_hour_usd`) and the
+/// first step has its monthly bill; and, when the config's `end_to_end.given.op_ms` is over 2x or under 0.5x the case's measured first step (its region
 /// median), that the given request is of another batch or shape and only the speedup carries over to it.
 std::string end_to_end_assumptions(const Report& r, const CaseResult& c);
 

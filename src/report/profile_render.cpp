@@ -252,7 +252,7 @@ std::string profile_markdown(const ProfileSummary& s) {
   out += fmt::format("Request time T = mean iteration wall time, {} ms. Gains are Amdahl's (1 − T'/T) when only that op "
                      "gets faster.\n",
                      spread_ms(s.wall_ms.mean));
-  if (const std::string note = overlap_note(s); !note.empty()) out += "\n" + fmtx::md_cell(note) + ".\n";
+  if (const std::string note = overlap_note(s); !note.empty()) out += fmt::format("\n{}.\n", fmtx::md_cell(note));
   const std::string bill = bill_lines(s, "- ");
   if (!bill.empty()) out += "\n" + bill;
   if (!s.given_missing.empty())

@@ -202,7 +202,7 @@ void end_to_end_table(std::string& out, const Report& r, const CaseResult& c) {
                        fmtx::usd(e.usd_per_million_requests));
     out += fleet ? fmt::format(" {} | {} |\n", fmtx::usd(e.usd_per_month), fmtx::usd(e.usd_saved_per_month)) : "\n";
   }
-  out += "\n" + fmtx::end_to_end_assumptions(r, c) + ".\n";
+  out += fmt::format("\n{}.\n", fmtx::end_to_end_assumptions(r, c));
   if (!measured) return;
   out += fmt::format("\nMeasured pipeline vs the Amdahl prediction from the isolated op times (predicted = baseline "
                      "request − baseline op + this op, so the baseline row agrees by construction). {}\n\n",

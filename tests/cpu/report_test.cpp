@@ -237,6 +237,13 @@ TEST(ReportCsv, SaysWhetherTheRequestIsMeasuredOrProjected) {
   EXPECT_NE(render_markdown(r).find("| $/month | saved $/month |"), std::string::npos);
   EXPECT_NE(render_markdown(r).find("| $21024 | $5256 |"), std::string::npos) << render_markdown(r);
   EXPECT_NE(render_terminal(r, false).find("saved $/month"), std::string::npos);
+  // What the bill columns assume, as plan prints it (the run report's Markdown had the columns only); a run's report
+  // holds the resolved config, where the fleet is.
+  r.config["end_to_end"] = {{"gpus", 10}, {"gpu_hour_usd", 3.6}};
+  for (const std::string& text : {render_markdown(r), render_terminal(r, false)})
+    EXPECT_NE(text.find("$/month: 10 GPUs × $3.60 an hour × 730 h = $26280 at the baseline; saved: against that"),
+              std::string::npos)
+        << text;
   // Amdahl's ceiling from the baseline's row: 100 ms less its 40 ms op, 1.67x; the op is 40% of the request.
   EXPECT_NE(render_markdown(r).find("Ceiling, the op removed: 60.00 ms (1.67x); the op is 40.0% of the baseline "
                                     "request"),
