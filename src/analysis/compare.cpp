@@ -294,8 +294,25 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
   }
   for (size_t i = 0; i < old_reports.size(); ++i)
     if (!old_used[i]) res.unmatched.push_back({"old", "report " + old_reports[i].path, old_reports[i].path, true});
+  // A report left over beside one of the same config and part that is compared: most likely a stale copy.
+  const auto leftover_notes = [&](const std::vector<LoadedReport>& side, const std::vector<bool>& used) {
+    for (size_t i = 0; i < side.size(); ++i) {
+      if (used[i]) continue;
+      const std::string hash = comparable_config_hash(side[i].report), part = measured_part(side[i].report);
+      for (size_t j = 0; j < side.size(); ++j)
+        if (used[j] && !hash.empty() && comparable_config_hash(side[j].report) == hash &&
+            measured_part(side[j].report) == part) {
+          res.notes.push_back(fmt::format("{} measured what {} did (the same config and part), and only {} has a "
+                                          "counterpart: if {} is a leftover of an earlier run, remove it",
+                                          side[i].path, side[j].path, side[j].path, side[i].path));
+          break;
+        }
+    }
+  };
+  leftover_notes(old_reports, old_used);
   for (size_t k = 0; k < new_reports.size(); ++k)
     if (!new_used[k]) res.unmatched.push_back({"new", "report " + new_reports[k].path, new_reports[k].path});
+  leftover_notes(new_reports, new_used);
 
   for (const auto& [i, k] : pairs) check_pair(old_reports[i], new_reports[k], res.mismatches, res.notes);
   if (!res.mismatches.empty() && !options.allow_mismatch) {

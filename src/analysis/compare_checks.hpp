@@ -62,6 +62,11 @@ bool new_must_list(const LoadedReport& a, const LoadedReport& b, const std::stri
 /// board, measure/ceilings.hpp) or "datasheet"; "" when the report records none.
 std::string ceilings_kind(const nlohmann::json& ceilings);
 
+/// What part of its config's work a report measured, as a key: its shard ("shard 2/3", or "whole") and the steps it
+/// selected, "|"-separated (a job split by `--variant` writes one report per step). Two reports of one config with
+/// the same key measured the same part.
+std::string measured_part(const Report& r);
+
 /// Which report of OLD is compared with which of NEW (compare_reports): first those with the same comparable config
 /// hash, measured part (shard index and the steps selected: a job split by --variant) and file name (without a
 /// trailing ".gz"), then the same hash and part, then the same hash and name, then the same hash; then a report left

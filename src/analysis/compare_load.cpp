@@ -91,14 +91,11 @@ std::set<std::string> selected_steps(const Report& r) {
   return steps;
 }
 
-/// What part of its config's work a report measured: its shard ("shard 2/3") and the steps it selected (a job split
-/// by `--variant` writes one report per step). Two reports of one config with the same key are the same part; a
-/// trial paired a folder's fused.json with the other side's pipelined-only report by file order and passed a
-/// regression of fused unjudged.
-std::string measured_part(const Report& r) {
-  std::string key = shard_key(r);
-  for (const std::string& s : selected_steps(r)) key += "|" + s;
-  return key;
+/// measured_part in words: "whole run, steps baseline, fused" or "shard 2/3, steps fused".
+std::string part_words(const Report& r) {
+  const std::set<std::string> steps = selected_steps(r);
+  return fmt::format("{}, step{} {}", r.shard ? shard_key(r) : "whole run", steps.size() == 1 ? "" : "s",
+                     fmt::join(steps, ", "));
 }
 
 /// Whether `part` measured some of the steps `whole` did and no other, in the same shard (or both whole runs), and
@@ -112,6 +109,14 @@ bool covers(const Report& whole, const Report& part, const std::set<std::string>
 }
 
 }  // namespace
+
+// A trial paired a folder's fused.json with the other side's pipelined-only report by file order and passed a
+// regression of fused unjudged: reports pair by this key before file order.
+std::string measured_part(const Report& r) {
+  std::string key = shard_key(r);
+  for (const std::string& s : selected_steps(r)) key += "|" + s;
+  return key;
+}
 
 std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedReport>& old_reports,
                                                     const std::vector<LoadedReport>& new_reports) {
@@ -144,6 +149,32 @@ std::vector<std::pair<size_t, size_t>> pair_reports(const std::vector<LoadedRepo
   pair_by([&](const LoadedReport& x, const LoadedReport& y) {
     return same_part(x, y) && pairing_name(x.path) == pairing_name(y.path);
   });
+  // Left over after the names: when one side has more reports of one measured part than the other (a leftover of an
+  // earlier run), which of them get a counterpart would be chosen by file order, and the rest read as missing or
+  // added. Refused, naming them: the user knows which is the baseline. As many on each side pair one to one.
+  struct Left {
+    std::vector<std::string> olds, news;
+    std::string words;  // the part, in words
+  };
+  std::map<std::string, Left> left;  // hash and part → the files left over on each side
+  for (size_t i = 0; i < old_reports.size(); ++i)
+    if (!old_used[i] && !hashes.at(&old_reports[i]).empty()) {
+      Left& l = left[hashes.at(&old_reports[i]) + " " + parts.at(&old_reports[i])];
+      l.olds.push_back(old_reports[i].path);
+      l.words = "config hash " + hashes.at(&old_reports[i]) + ", " + part_words(old_reports[i].report);
+    }
+  for (size_t k = 0; k < new_reports.size(); ++k)
+    if (!new_used[k] && !hashes.at(&new_reports[k]).empty())
+      left[hashes.at(&new_reports[k]) + " " + parts.at(&new_reports[k])].news.push_back(new_reports[k].path);
+  for (const auto& [key, l] : left) {
+    if (l.olds.empty() || l.news.empty() || l.olds.size() == l.news.size()) continue;
+    throw InputError(fmt::format(
+        "{} reports in OLD ({}) and {} in NEW ({}) measured the same part of one config ({}), named unlike each "
+        "other: which of them are counterparts would be a guess. Remove the leftover in {}, or name the reports "
+        "alike on both sides",
+        l.olds.size(), fmt::join(l.olds, ", "), l.news.size(), fmt::join(l.news, ", "), l.words,
+        l.olds.size() > l.news.size() ? "OLD" : "NEW"));
+  }
   pair_by(same_part);
   pair_by([&](const LoadedReport& x, const LoadedReport& y) {
     return same_hash(x, y) && pairing_name(x.path) == pairing_name(y.path);
