@@ -164,6 +164,12 @@ VerbAction setup_compare(CLI::App& sub) {
     }
     o.regions_only = args->regions_only;
     o.normalize_control = args->normalize == "control";
+    // A trial waited 4 minutes without a word at --resamples 100000 (17 entries, 2 cores): say it will take a while.
+    if (o.resamples > 20000)
+      std::fprintf(stderr,
+                   "gpubench compare: %d bootstrap resamples per entry (default 2000): the intervals take about %.0fx "
+                   "as long, up to seconds per entry\n",
+                   o.resamples, o.resamples / 2000.0);
     const CompareResult result = compare_paths(args->old_path, args->new_path, o);
     const std::string text = render_compare(result, args->format);
     if (args->output.empty()) {

@@ -196,6 +196,12 @@ TEST_F(CompareOptionsCli, ExitCodesOfUnsureResamplesFiltersAndThreshold) {
   EXPECT_NE(out_.find("UNDECIDED"), std::string::npos) << out_;
   EXPECT_EQ(compare({"--resamples", "1000000"}), 2) << out_;
   EXPECT_NE(err_.find("--resamples: 1000000 is outside [100, 100000]"), std::string::npos) << err_;
+  EXPECT_EQ(compare({"--resamples", "20001"}), 0) << err_;  // a long wait is announced, not silent
+  EXPECT_NE(err_.find("20001 bootstrap resamples per entry (default 2000): the intervals take about 10x as long"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(compare({"--resamples", "3000"}), 0) << err_;
+  EXPECT_EQ(err_.find("bootstrap resamples per entry"), std::string::npos) << err_;
   EXPECT_EQ(compare({"--step", "nope"}), 2) << out_;
   EXPECT_NE(err_.find("known: baseline, fused"), std::string::npos) << err_;
   // Repeatable, one value each: OLD and NEW stay positional after them.
