@@ -165,6 +165,9 @@ int merge(const MergeArgs& a) {
   } catch (const InputError& e) {
     throw InputError(e.what() + gone_hint);
   }
+  std::vector<std::string> shas;  // the shards' builds, distinct, in input order (mixed under --allow-mismatch)
+  for (const ShardInput& in : inputs)
+    if (std::find(shas.begin(), shas.end(), in.report.git_sha) == shas.end()) shas.push_back(in.report.git_sha);
   MergeOptions options;
   options.allow_mismatch = a.allow_mismatch;
   options.allow_missing = a.allow_missing;
@@ -191,11 +194,12 @@ int merge(const MergeArgs& a) {
     const size_t n = std::min(cx.size(), cy.size());
     return x == y || (n >= 7 && cx.compare(0, n, cy, 0, n) == 0);
   };
-  if (const std::string here = build_info::git_sha(); !report.git_sha.empty() && !same_commit(here, report.git_sha))
+  const std::string here = build_info::git_sha();
+  if (std::any_of(shas.begin(), shas.end(), [&](const std::string& s) { return !s.empty() && !same_commit(here, s); }))
     report.notes.push_back(fmt::format("the shards ran gpubench {} ({}); this merge, gpubench {} ({}), computed the "
                                        "derived fields (work counts, floors, speedups, end to end) anew; the "
                                        "timings are the shards'",
-                                       report.tool_version, report.git_sha, build_info::kVersion, here));
+                                       report.tool_version, fmt::join(shas, ", "), build_info::kVersion, here));
   return finish_and_write(report, config, a.output, a.formats, !a.quiet);
 }
 

@@ -212,6 +212,16 @@ TEST_F(ScaleCli, MergeJoinsFilesFoldersAndGzipInAnyOrderAndCompareReadsTheResult
   EXPECT_EQ(om["tool"]["git_sha"], "abc1234");
   EXPECT_NE(derived_note(om).find("the shards ran gpubench " + om["tool"]["version"].get<std::string>() + " (abc1234)"),
             std::string::npos) << om["notes"].dump();
+  // Shards of two builds (merged under --allow-mismatch): the note names both, not the first one's only.
+  Report newer = testing::shard_of(whole, c, 2, 3);
+  newer.git_sha = "def5678";
+  const std::string mixed = write("mixed/s2.json", newer);
+  ASSERT_EQ(run({"merge", "--allow-mismatch", "-o", (dir_ / "mixed").string(), "-f", "json", older[0], older[1],
+                 mixed}),
+            0)
+      << err_;
+  EXPECT_NE(derived_note(read((dir_ / "mixed").string() + ".json")).find("(abc1234, def5678)"), std::string::npos)
+      << read((dir_ / "mixed").string() + ".json")["notes"].dump();
 }
 
 TEST_F(ScaleCli, MergeRefusesMissingMismatchedAndDuplicatedShardsWithExitTwo) {
