@@ -211,14 +211,19 @@ std::optional<int64_t> utc_seconds(const std::string& iso) {
 
 /// A note when the shards were made more than a day apart: a shard left from an earlier sweep of the same config and
 /// build (a failed pod, a folder reused) completes the set without a word otherwise (a trial merged one two months
-/// older). "" when they lie within a day, or a time is unreadable.
+/// older). "" when they lie within a day or a time is missing. A time that does not read as ISO 8601 is named
+/// instead: the age check cannot be made (a hand-edited or foreign report).
 std::string age_note(const std::vector<ShardRun>& shards) {
   const ShardRun* oldest = nullptr;
   const ShardRun* newest = nullptr;
   std::optional<int64_t> first, last;
   for (const ShardRun& s : shards) {
     const auto t = utc_seconds(s.created_at);
-    if (!t) return "";
+    if (!t && s.created_at.empty()) return "";  // a report from before shards recorded it
+    if (!t)
+      return fmt::format("shard {}'s created_at '{}' is not an ISO 8601 time (2026-12-07T08:00:47Z): whether the "
+                         "shards come from one sweep is not checked",
+                         shard_name(s), s.created_at);
     if (!first || *t < *first) {
       first = t;
       oldest = &s;

@@ -268,6 +268,14 @@ TEST_F(MergeShards, ShardsMadeMoreThanADayApartAreNoted) {
   EXPECT_EQ(age_notes(merge_shards(in, {})), 0);
   in[1].report.shard->created_at = "2026-12-01T01:00:00.25-08:00";  // 09:00 UTC on the 1st: 25 h before the others
   EXPECT_EQ(age_notes(merge_shards(in, {})), 1);
+  // A time that does not read is named, not skipped without a word (trial 8 recheck).
+  in[1].report.shard->created_at = "yesterday";
+  const Report unread = merge_shards(in, {});
+  EXPECT_NE(std::find(unread.notes.begin(), unread.notes.end(),
+                      "shard 1/3's created_at 'yesterday' is not an ISO 8601 time (2026-12-07T08:00:47Z): whether the "
+                      "shards come from one sweep is not checked"),
+            unread.notes.end())
+      << ::testing::PrintToString(unread.notes);
 }
 
 TEST_F(MergeShards, ShardsSplitDifferentlyAreRefused) {
