@@ -21,13 +21,11 @@ namespace {
 using testing::KinetoTrace;
 using testing::write_text;
 
-class ProfileTest : public testing::TempDirTest {
+using testing::op;
+using testing::summarize;
+
+class ProfileTest : public testing::ProfileFileTest {
  protected:
-  std::string file(const std::string& name, const std::string& text, bool gzip = false) {
-    const auto p = dir_ / name;
-    write_text(p, text, gzip);
-    return p.string();
-  }
   /// Two iterations of 10 µs-scale work: per iteration "lce" (two kernels, one nested annotation), "mlp", idle gaps.
   static KinetoTrace two_iterations() {
     KinetoTrace t;
@@ -44,16 +42,6 @@ class ProfileTest : public testing::TempDirTest {
     return t;
   }
 };
-
-ProfileSummary summarize(const std::vector<ProfileTrace>& t, AttributionOptions a = {}, BillOptions b = {}) {
-  return summarize_profile(t, a, ImportOptions{}.iteration_pattern, b, std::nullopt);
-}
-
-const ProfileOp& op(const ProfileSummary& s, const std::string& name) {
-  const auto it = std::find_if(s.ops.begin(), s.ops.end(), [&](const ProfileOp& o) { return o.op == name; });
-  if (it == s.ops.end()) throw std::runtime_error("no op " + name);
-  return *it;
-}
 
 TEST_F(ProfileTest, KinetoEventsBecomeActivitiesLinkedToTheirLaunch) {
   const auto t = read_chrome_trace(file("t.json", two_iterations().json().dump()), {});
@@ -187,119 +175,6 @@ TEST_F(ProfileTest, OverlapBetweenOpsIsATotalOverTheIterationsAndSaysSo) {
   EXPECT_NEAR(s.overlap_ms, 0.040, 1e-12);
   EXPECT_NE(profile_text(s, 10).find("ops overlapped for 0.0400 ms over all 2 iterations, not per iteration"),
             std::string::npos) << profile_text(s, 10);
-}
-
-TEST_F(ProfileTest, AnOpHiddenUnderAnotherHoldsNoneOfTheRequestAndTheOtherOnlyItsTimeAlone) {
-  // An embedding all-to-all on a side stream under the dense part: per 100 µs iteration "dense" [10, 90) on stream 7
-  // and "comm" [30, 70) on stream 8. Taking comm to zero leaves the request as it is; taking dense to zero leaves
-  // comm's 40 µs: T' = 60 µs, not 20.
-  KinetoTrace t;
-  for (int i = 0; i < 3; ++i) {
-    const double base = i * 100.0;
-    t.annotation("ProfilerStep#" + std::to_string(i), base, 100);
-    t.annotation("dense", base + 1, 2);
-    t.annotation("comm", base + 4, 2);
-    t.kernel("gemm", base + 10, 80, base + 2, 7);
-    t.kernel("all_to_all", base + 30, 40, base + 5, 8);
-  }
-  const auto trace = read_chrome_trace(file("t.json", t.json().dump()), {});
-  BillOptions b;
-  b.gpu_hour_usd = 3.5;
-  b.gpus = 100;
-  const auto s = summarize_profile({trace}, {}, ImportOptions{}.iteration_pattern, b, std::string("comm"));
-  const ProfileOp& dense = op(s, "dense");
-  const ProfileOp& comm = op(s, "comm");
-  EXPECT_DOUBLE_EQ(dense.ms.mean, 0.080);
-  EXPECT_DOUBLE_EQ(dense.alone_ms.mean, 0.040);
-  EXPECT_DOUBLE_EQ(comm.alone_ms.mean, 0.0);
-  EXPECT_NEAR(dense.ceiling.request_ms_after, 0.060, 1e-12);
-  EXPECT_NEAR(dense.ceiling.speedup, 0.1 / 0.06, 1e-9);
-  EXPECT_NEAR(dense.at[1].second.gain, 0.20, 1e-12);  // 2x on its 40 µs alone: T' = 80 µs
-  EXPECT_NEAR(comm.ceiling.request_ms_after, 0.100, 1e-12);
-  EXPECT_DOUBLE_EQ(comm.ceiling.gain, 0.0);
-  EXPECT_DOUBLE_EQ(comm.at[2].second.gain, 0.0);
-  ASSERT_TRUE(s.usd_month && dense.usd_month && comm.usd_month);
-  EXPECT_NEAR(*dense.usd_month, *s.usd_month * 0.4, 1e-6);
-  EXPECT_DOUBLE_EQ(*comm.usd_month, 0.0);
-  EXPECT_NEAR(*s.top_2x_saves_usd_month, *s.usd_month * 0.2, 1e-6);
-  // No end_to_end block that would have plan treat comm's 40% as a serial op.
-  EXPECT_NE(s.given_missing.find("'comm' takes 0.04 ms per iteration but never runs alone on the GPU"),
-            std::string::npos) << s.given_missing;
-  const auto d = summarize_profile({trace}, {}, ImportOptions{}.iteration_pattern, b, std::string("dense"));
-  EXPECT_TRUE(d.given_missing.empty()) << d.given_missing;
-  EXPECT_NEAR(d.given_op_ms, 0.040, 1e-12);
-  const std::string text = profile_text(d, 10);
-  EXPECT_NE(text.find("mean per iteration: 'dense' 0.0400 of 0.0800 ms, 'comm' 0 of 0.0400 ms"), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("'dense' holds 40.0% of wall time alone (80.0% with the time other ops run beside it)"),
-            std::string::npos) << text;
-}
-
-TEST_F(ProfileTest, TimeAloneIsWhatNoOtherOpOverlaps) {
-  // a [10, 40), b [30, 60), c [50, 80) and a second a kernel [70, 75): a alone [10, 30) = 20 µs, b [40, 50) = 10,
-  // c [60, 70) + [75, 80) = 15 (a's second kernel covers [70, 75) of c, and neither is alone there).
-  KinetoTrace t;
-  t.annotation("ProfilerStep#1", 0, 100);
-  t.annotation("a", 1, 1);
-  t.annotation("b", 3, 1);
-  t.annotation("c", 5, 1);
-  t.kernel("ka", 10, 30, 1.5, 7);
-  t.kernel("kb", 30, 30, 3.5, 8);
-  t.kernel("kc", 50, 30, 5.5, 9);
-  t.kernel("ka2", 70, 5, 1.6, 10);
-  const auto s = summarize({read_chrome_trace(file("t.json", t.json().dump()), {})});
-  EXPECT_NEAR(op(s, "a").alone_ms.mean, 0.020, 1e-12);
-  EXPECT_NEAR(op(s, "b").alone_ms.mean, 0.010, 1e-12);
-  EXPECT_NEAR(op(s, "c").alone_ms.mean, 0.015, 1e-12);
-  EXPECT_NEAR(s.busy_ms.mean, 0.070, 1e-12);
-}
-
-TEST_F(ProfileTest, TheCategoriesOfPyTorch18AreRead) {
-  // Kineto's first releases (PyTorch 1.8–1.10): Operator, Runtime, Kernel, Memcpy, and a stream written as the tid.
-  const std::string old = R"js([
-    {"ph": "X", "cat": "Operator", "name": "ProfilerStep#1", "pid": 1, "tid": "456", "ts": 100, "dur": 300},
-    {"ph": "X", "cat": "Operator", "name": "mlp", "pid": 1, "tid": "456", "ts": 120, "dur": 100},
-    {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": "456", "ts": 130, "dur": 20,
-     "args": {"correlation": 335}},
-    {"ph": "X", "cat": "Kernel", "name": "gemm", "pid": 0, "tid": "stream 7", "ts": 220, "dur": 8,
-     "args": {"correlation": 335, "device": 0}},
-    {"ph": "X", "cat": "Memset", "name": "Memset (Device)", "pid": 0, "tid": "stream 9", "ts": 240, "dur": 10,
-     "args": {"correlation": 336}}])js";
-  const auto trace = read_chrome_trace(file("old.json", old), {});
-  ASSERT_EQ(trace.activities.size(), 2u);
-  EXPECT_EQ(trace.activities[0].stream, 7);
-  EXPECT_EQ(trace.activities[1].stream, 9);
-  const auto s = summarize({trace});
-  EXPECT_TRUE(s.iterations_marked);  // ProfilerStep#1, an Operator there
-  EXPECT_EQ(s.iterations, 1);
-  EXPECT_NEAR(s.busy_ms.mean, 0.018, 1e-12);
-  EXPECT_NEAR(s.wall_ms.mean, 0.300, 1e-12);
-}
-
-TEST_F(ProfileTest, OneAnnotationOverAllTheWorkSuggestsItAsTheIteration) {
-  // An NVTX "request.v2" range around each request and no ProfilerStep: the ranking is that one op at 100% (trial 9).
-  KinetoTrace t;
-  for (int i = 0; i < 2; ++i) {
-    const double base = i * 100.0;
-    t.annotation("request.v2", base, 90);
-    t.annotation("lce", base + 1, 2);
-    t.kernel("gemm", base + 10, 50, base + 2, 7);
-  }
-  const auto s = summarize({read_chrome_trace(file("t.json", t.json().dump()), {})});
-  ASSERT_EQ(s.ops.size(), 1u);
-  ASSERT_EQ(s.inputs.size(), 1u);
-  ASSERT_FALSE(s.inputs[0].notes.empty());
-  EXPECT_EQ(s.inputs[0].notes.back(),
-            "every GPU activity runs under the annotation 'request.v2': if it marks one request or step, pass "
-            "--iteration '^request\\.v2$' to count each one as an iteration and rank what runs inside it");
-  // With it, each request is an iteration and lce the op: no such note.
-  ImportOptions by_request;
-  by_request.iteration_pattern = "^request\\.v2$";
-  const auto marked = summarize_profile({read_chrome_trace(file("t.json", t.json().dump()), by_request)}, {},
-                                        by_request.iteration_pattern, {}, std::nullopt);
-  EXPECT_EQ(marked.iterations, 2);
-  EXPECT_EQ(marked.ops.front().op, "lce");
-  for (const auto& n : marked.inputs[0].notes) EXPECT_EQ(n.find("every GPU activity runs under"), std::string::npos);
 }
 
 TEST_F(ProfileTest, KernelRulesComeFirstAndKernelModeNamesEachKernel) {

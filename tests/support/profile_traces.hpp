@@ -5,9 +5,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "analysis/profile_rank.hpp"
+#include "result/profile.hpp"
+#include "support/temp_dir_fixture.hpp"
 
 namespace gpubench::testing {
 
@@ -47,6 +53,29 @@ inline void write_text(const std::filesystem::path& path, const std::string& tex
   gzFile f = gzopen(path.string().c_str(), "wb");
   gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
   gzclose(f);
+}
+
+/// A test with its own temp folder (TempDirTest) and trace files written into it.
+class ProfileFileTest : public TempDirTest {
+ protected:
+  /// Writes `text` as `name` in the test's folder (gzip-compressed when `gzip`); its path.
+  std::string file(const std::string& name, const std::string& text, bool gzip = false) {
+    const auto p = dir_ / name;
+    write_text(p, text, gzip);
+    return p.string();
+  }
+};
+
+/// The ranking of `t` with the default iteration pattern, attribution `a` and bill `b`, the top op chosen.
+inline ProfileSummary summarize(const std::vector<ProfileTrace>& t, AttributionOptions a = {}, BillOptions b = {}) {
+  return summarize_profile(t, a, ImportOptions{}.iteration_pattern, b, std::nullopt);
+}
+
+/// The op of `s` named `name`; throws std::runtime_error when it has none.
+inline const ProfileOp& op(const ProfileSummary& s, const std::string& name) {
+  for (const ProfileOp& o : s.ops)
+    if (o.op == name) return o;
+  throw std::runtime_error("no op " + name);
 }
 
 }  // namespace gpubench::testing
