@@ -42,28 +42,53 @@ uint64_t union_ns(std::vector<Interval>& v) {
   return total;
 }
 
-/// Per op, the time [ns] during which it is the only op with an activity running: a sweep over the activities'
-/// starts and ends, each piece of time given to its op when exactly one op is active (O(n log n)). For op o this is
-/// union(all) − union(all but o).
-std::unordered_map<uint32_t, uint64_t> alone_ns(const std::vector<std::pair<Interval, uint32_t>>& activities) {
-  std::vector<std::tuple<int64_t, int, uint32_t>> edges;  // (time, +1 start / −1 end, op); ends sort before starts
+/// One GPU activity for alone_ns: its interval, its op and the iteration it belongs to.
+struct Tagged {
+  Interval span;
+  uint32_t op = 0;
+  size_t iteration = 0;
+};
+
+/// Per (op, iteration), the time [ns] during which that op is the only op with an activity running, over one file's
+/// whole timeline: iterations whose work interleaves (the GPU lagging the CPU) overlap each other too. A sweep over
+/// the activities' starts and ends (O(n log n)); each piece of time when exactly one op is active goes to that op, in
+/// the earliest iteration of its activities running then. For op o the sum over iterations is union(all) −
+/// union(all but o).
+std::map<std::pair<uint32_t, size_t>, uint64_t> alone_ns(const std::vector<Tagged>& activities) {
+  struct Edge {
+    int64_t at;
+    int delta;  // +1 start, −1 end; ends sort before starts at one time
+    size_t index;
+    bool operator<(const Edge& e) const { return at != e.at ? at < e.at : delta < e.delta; }
+  };
+  std::vector<Edge> edges;
   edges.reserve(2 * activities.size());
-  for (const auto& [iv, op] : activities) {
+  for (size_t i = 0; i < activities.size(); ++i) {
+    const Interval& iv = activities[i].span;
     if (iv.second <= iv.first) continue;
-    edges.emplace_back(iv.first, +1, op);
-    edges.emplace_back(iv.second, -1, op);
+    edges.push_back({iv.first, +1, i});
+    edges.push_back({iv.second, -1, i});
   }
   std::sort(edges.begin(), edges.end());
-  std::unordered_map<uint32_t, int64_t> running;  // op → its activities running now
-  std::unordered_map<uint32_t, uint64_t> alone;
+  std::unordered_map<uint32_t, std::map<size_t, int64_t>> running;  // op → iteration → its activities running now
+  std::map<std::pair<uint32_t, size_t>, uint64_t> alone;
   int64_t ops_running = 0, prev = 0;
   uint64_t op_sum = 0;  // Σ of the running ops' ids: the one op's id when ops_running == 1
-  for (const auto& [at, delta, op] : edges) {
-    if (ops_running == 1) alone[static_cast<uint32_t>(op_sum)] += span_ns(prev, at);
-    int64_t& n = running[op];
-    if (delta > 0 && n++ == 0) ++ops_running, op_sum += op;
-    if (delta < 0 && --n == 0) --ops_running, op_sum -= op;
-    prev = at;
+  for (const Edge& e : edges) {
+    if (ops_running == 1 && e.at > prev) {
+      const auto op = static_cast<uint32_t>(op_sum);
+      alone[{op, running[op].begin()->first}] += span_ns(prev, e.at);
+    }
+    const Tagged& a = activities[e.index];
+    std::map<size_t, int64_t>& by_iteration = running[a.op];
+    if (e.delta > 0) {
+      if (by_iteration.empty()) ++ops_running, op_sum += a.op;
+      ++by_iteration[a.iteration];
+    } else if (--by_iteration[a.iteration] == 0) {
+      by_iteration.erase(a.iteration);
+      if (by_iteration.empty()) --ops_running, op_sum -= a.op;
+    }
+    prev = e.at;
   }
   return alone;
 }
@@ -294,14 +319,17 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
                                      "(their kernels interleave): per-iteration walls overlap there and count that "
                                      "time in both",
                                      interleaved, its.size()));
+    std::vector<Tagged> tagged;  // the file's activities in iterations, for each op's time alone
+    for (size_t k = 0; k < n_it; ++k)
+      for (const size_t i : members[k])
+        tagged.push_back({{t.activities[i].start_ns, t.activities[i].end_ns}, op_of[i], k});
+    const auto alone = alone_ns(tagged);
     for (size_t k = 0; k < n_it; ++k) {
       std::vector<Interval> all;
-      std::vector<std::pair<Interval, uint32_t>> tagged;
       std::unordered_map<uint32_t, std::vector<Interval>> by_op;
       for (const size_t i : members[k]) {
         const auto& a = t.activities[i];
         all.emplace_back(a.start_ns, a.end_ns);
-        tagged.push_back({{a.start_ns, a.end_ns}, op_of[i]});
         by_op[op_of[i]].emplace_back(a.start_ns, a.end_ns);
         auto& o = acc[op_of[i]];
         ++o.activities;
@@ -315,9 +343,10 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
       const size_t before = static_cast<size_t>(iterations_before + static_cast<int64_t>(k));
       for (auto& o : acc) o.per_iteration.resize(before, 0.0), o.alone_per_iteration.resize(before, 0.0);
       for (auto& [op, v] : by_op) acc[op].per_iteration.push_back(ms(union_ns(v)));
-      for (const auto& [op, ns] : alone_ns(tagged)) {
+      for (const auto& [op, v] : by_op) {
+        const auto it = alone.find({op, k});
         acc[op].alone_per_iteration.resize(before, 0.0);
-        acc[op].alone_per_iteration.push_back(ms(ns));
+        acc[op].alone_per_iteration.push_back(it == alone.end() ? 0.0 : ms(it->second));
       }
       for (auto& o : acc) o.per_iteration.resize(before + 1, 0.0), o.alone_per_iteration.resize(before + 1, 0.0);
     }

@@ -79,7 +79,6 @@ std::string bill_lines(const ProfileSummary& s, const char* bullet) {
 /// The note on ops that ran beside others, or "" when none did: their ceiling, gains and $/month count only their
 /// time alone; the first few such ops with both times.
 std::string overlap_note(const ProfileSummary& s) {
-  if (!(s.overlap_ms > 1e-9)) return {};
   std::string list;
   size_t listed = 0, more = 0;
   for (const auto& o : s.ops) {
@@ -91,10 +90,18 @@ std::string overlap_note(const ProfileSummary& s) {
       ++more;
   }
   if (more > 0) list += fmt::format(" and {} more", more);
-  return fmt::format("ops overlapped for {} ms over all {} iterations, not per iteration (counted in each op; busy "
-                     "counts it once). An op's ceiling, gains and $/month count only its time alone on the GPU (no "
-                     "other op running), mean per iteration: {}",
-                     fmtx::ms(s.overlap_ms), s.iterations, list);
+  // Overlap within iterations is counted here; ops of interleaving iterations (the note above the table) can overlap
+  // without it, and their times alone say so.
+  std::string out = s.overlap_ms > 1e-9 ? fmt::format("ops overlapped for {} ms over all {} iteration{}, not per "
+                                                      "iteration (counted in each op; busy counts it once)",
+                                                      fmtx::ms(s.overlap_ms), s.iterations,
+                                                      s.iterations == 1 ? "" : "s")
+                                        : std::string();
+  if (!list.empty())
+    out += fmt::format("{}An op's ceiling, gains and $/month count only its time alone on the GPU (no other op "
+                       "running), mean per iteration: {}",
+                       out.empty() ? "" : ". ", list);
+  return out;
 }
 
 }  // namespace

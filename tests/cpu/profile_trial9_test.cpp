@@ -132,5 +132,26 @@ TEST_F(ProfileTrial9, OneAnnotationOverAllTheWorkSuggestsItAsTheIteration) {
   for (const auto& n : marked.inputs[0].notes) EXPECT_EQ(n.find("every GPU activity runs under"), std::string::npos);
 }
 
+TEST_F(ProfileTrial9, AnOpHiddenUnderThePreviousIterationsWorkHasNoTimeAlone) {
+  // The recheck: step 0's dense kernel runs on past the start of step 1 (the GPU lags), and step 1's all-to-all runs
+  // entirely under it. Per iteration the all-to-all looked alone; over the timeline it never is.
+  KinetoTrace t;
+  t.annotation("ProfilerStep#0", 0, 100);
+  t.annotation("dense", 1, 2);
+  t.kernel("gemm", 10, 140, 2, 7);  // [10, 150)
+  t.annotation("ProfilerStep#1", 100, 100);
+  t.annotation("comm", 101, 2);
+  t.kernel("all_to_all", 110, 30, 102, 8);  // [110, 140): under step 0's gemm
+  t.annotation("dense", 104, 2);
+  t.kernel("gemm", 160, 30, 105, 7);  // [160, 190)
+  const auto s = summarize({read_chrome_trace(file("t.json", t.json().dump()), {})});
+  EXPECT_DOUBLE_EQ(op(s, "comm").alone_ms.total, 0.0);
+  EXPECT_DOUBLE_EQ(op(s, "comm").ceiling.gain, 0.0);
+  EXPECT_NEAR(op(s, "dense").alone_ms.total, 0.140 + 0.030 - 0.030, 1e-12);  // all its time but [110, 140)
+  const std::string text = profile_text(s, 10);
+  EXPECT_NE(text.find("mean per iteration: 'dense' 0.0700 of 0.0850 ms, 'comm' 0 of 0.0150 ms"), std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace gpubench
