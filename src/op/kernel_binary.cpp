@@ -65,7 +65,7 @@ void read_cubin(const std::string& d, const std::string& path, KernelBinary& out
   }
 }
 
-/// Appends the kernel names of a fatbin's machine-code entry `image` to `names`; false when the entry is not a plain
+/// Appends the kernel names of a fatbin's machine-code entry `image` to `names` (empty on entry); false when the entry is not a plain
 /// CUDA ELF image (compressed, or unreadable), whose names cannot be known without the driver.
 bool entry_names(const std::string& image, std::vector<std::string>& names) {
   uint16_t machine = 0;
@@ -111,7 +111,18 @@ void read_fatbin(const std::string& d, const std::string& path, KernelBinary& ou
       names_known = false;
       break;
     }
-    if (kind == 2) names_known = names_known && entry_names(d.substr(off + entry_header, size), names);
+    if (kind == 2) {
+      std::vector<std::string> own;
+      const bool read = entry_names(d.substr(off + entry_header, size), own);
+      names_known = names_known && read;
+      if (read) {
+        std::vector<std::string>& at_arch = out.sass_entries[static_cast<int>(arch)];
+        at_arch.insert(at_arch.end(), own.begin(), own.end());
+        std::sort(at_arch.begin(), at_arch.end());
+        at_arch.erase(std::unique(at_arch.begin(), at_arch.end()), at_arch.end());
+        names.insert(names.end(), own.begin(), own.end());
+      }
+    }
     off += entry_header + size;
   }
   if (names_known && !out.sass_archs.empty()) {
@@ -261,6 +272,20 @@ KernelBinary inspect_kernel_binary(const std::string& path) {
                      "…); give the file nvcc -cubin, -fatbin or -ptx wrote");
   }
   return out;
+}
+
+const std::vector<std::string>* entries_on(const KernelBinary& b, int sm) {
+  if (b.kind == KernelBinary::Kind::kCubin)
+    return !b.entries.empty() && !b.sass_archs.empty() && b.sass_archs.front() / 10 == sm / 10 &&
+                   b.sass_archs.front() <= sm
+               ? &b.entries
+               : nullptr;
+  if (b.kind != KernelBinary::Kind::kFatbin) return nullptr;
+  int best = -1;  // the newest machine code of sm's major version at or below sm: what the driver loads
+  for (const int a : b.sass_archs)
+    if (a / 10 == sm / 10 && a <= sm) best = std::max(best, a);
+  const auto it = b.sass_entries.find(best);
+  return it == b.sass_entries.end() ? nullptr : &it->second;
 }
 
 bool runs_on(const KernelBinary& b, int sm) {

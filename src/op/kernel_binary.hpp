@@ -24,9 +24,17 @@ struct KernelBinary {
   /// machine-code entries' symbols, sorted, when none is compressed); empty when they cannot be read (a fatbin with a
   /// compressed entry, or with PTX only).
   std::vector<std::string> entries;
+  /// Fatbin only: the kernel names of each machine-code entry that could be read (not compressed), by its compute
+  /// capability. The driver runs one of them (entries_on), so a name in another architecture's copy does not count.
+  std::map<int, std::vector<std::string>> sass_entries;
   /// PTX only: each entry's parameter sizes in bytes, in order (`.param .u64` = 8, `.param .align 8 .b8 x[16]` = 16).
   std::map<std::string, std::vector<int64_t>> param_bytes;
 };
+
+/// The kernel names of the machine code the driver would load from `binary` on compute capability `sm` (a cubin's
+/// own when it runs there; a fatbin's entry of the same major version at or below sm, the newest), or nullptr when
+/// they are not known here (no such entry, a compressed one, PTX only: checked at setup).
+const std::vector<std::string>* entries_on(const KernelBinary& binary, int sm);
 
 /// "cubin" | "fatbin" | "PTX".
 const char* to_string(KernelBinary::Kind kind);

@@ -80,6 +80,17 @@ std::vector<std::string> case_problems(const KernelFileStep& s, const CaseSize& 
                                 s.where(l.binary_pointer), l.file->path, describe_archs(l.file->binary), lim.sm,
                                 lim.name, lim.sm, lim.sm));
   }
+  // A fatbin's kernel names are checked against the copy the driver loads on this GPU: a kernel present only in
+  // another architecture's machine code passed validate and failed on the GPU (trial 9 recheck).
+  for (const KernelLaunch& l : s.launches) {
+    if (!l.file || l.file->binary.kind != KernelBinary::Kind::kFatbin || l.kernel.empty()) continue;
+    const std::vector<std::string>* names = entries_on(l.file->binary, lim.sm);
+    if (names == nullptr || std::find(names->begin(), names->end(), l.kernel) != names->end()) continue;
+    out.push_back(fmt::format("{}: {} has no kernel '{}' in the machine code that runs on {}, only in another "
+                              "architecture's (that copy has {}); rebuild the fatbin with the kernel for sm_{}",
+                              s.where(l.pointer + "/kernel"), l.file->path, l.kernel, lim.name,
+                              fmt::join(*names, ", "), lim.sm));
+  }
   for (size_t i = 0; i < s.workspaces.size(); ++i) {
     try {
       if (eval_at(s, s.workspaces[i].bytes, fmt::format("{}/workspace/{}/bytes", s.pointer, i), size) < 0)

@@ -107,6 +107,16 @@ TEST(KernelBinaryInspect, ReadsKindArchitecturesEntriesAndPtxParameters) {
   const KernelBinary zstd = inspect_kernel_binary((kDir / "lce_naive_zstd.fatbin").string());
   EXPECT_EQ(zstd.sass_archs, std::vector<int>{90});
   EXPECT_TRUE(zstd.entries.empty());  // compressed: the names are checked at setup
+  EXPECT_EQ(entries_on(zstd, 90), nullptr);
+  // Per architecture: the driver loads one copy, so a kernel only in the sm_80 code does not run on an sm_90 GPU.
+  const KernelBinary split = inspect_kernel_binary((kDir / "arch_split.fatbin").string());
+  EXPECT_EQ(split.sass_entries.at(80), (std::vector<std::string>{"everywhere", "sm80_only"}));
+  EXPECT_EQ(split.sass_entries.at(90), (std::vector<std::string>{"everywhere"}));
+  ASSERT_NE(entries_on(split, 90), nullptr);
+  EXPECT_EQ(*entries_on(split, 90), (std::vector<std::string>{"everywhere"}));
+  EXPECT_EQ(*entries_on(split, 86), (std::vector<std::string>{"everywhere", "sm80_only"}));
+  EXPECT_EQ(entries_on(split, 100), nullptr);  // no machine code of that major version: PTX or nothing
+  EXPECT_EQ(entries_on(cubin, 90), &cubin.entries);
 
   const KernelBinary old = inspect_kernel_binary((kDir / "lce_naive_sm80.cubin").string());
   EXPECT_EQ(old.sass_archs, std::vector<int>{80});
