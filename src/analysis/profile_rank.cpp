@@ -401,8 +401,12 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   // say): the ranking is that one op at 100%, when the annotation most likely marks the iterations themselves.
   if (!s.iterations_marked && s.ops.size() == 1 && attribution.by != "kernel" && attribution.rules.empty() &&
       s.ops.front().op != "(unannotated)" && s.ops.front().op.find(" / ") == std::string::npos) {
-    std::string escaped;
+    std::string escaped;  // a regular expression for the name, in single quotes for a shell
     for (const char c : s.ops.front().op) {
+      if (c == '\'') {
+        escaped += "'\\''";
+        continue;
+      }
       if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) escaped += '\\';
       escaped += c;
     }

@@ -165,7 +165,7 @@ VerbAction setup_compare(CLI::App& sub) {
     o.regions_only = args->regions_only;
     o.normalize_control = args->normalize == "control";
     // A trial waited 4 minutes without a word at --resamples 100000 (17 entries, 2 cores): say it will take a while.
-    if (o.resamples > 20000)
+    if (o.resamples > 20000 && o.resamples <= kMaxResamples)
       std::fprintf(stderr,
                    "gpubench compare: %d bootstrap resamples per entry (default 2000): the intervals take about %.0fx "
                    "as long, up to seconds per entry\n",

@@ -54,7 +54,7 @@ VerbAction setup_config(CLI::App& sub) {
     note_relative_files(c);
     if (!c.plugins.empty()) {  // trial 9: the shown JSON, validated on its own, named the op as unknown
       std::string flags;
-      for (const auto& p : c.plugins) flags += " --plugin " + p;
+      for (const auto& p : c.plugins) flags += " --plugin " + shell_quote(p);
       std::fprintf(stderr,
                    "gpubench config show: note: the shown config leaves out /plugins, as a report's config does (a "
                    "report names its plugin files under `plugins`); to validate, plan or run it, load them with%s\n",

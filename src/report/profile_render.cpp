@@ -70,6 +70,13 @@ std::string bill_lines(const ProfileSummary& s, const char* bullet) {
   const std::string shared = overlaps(top) ? fmt::format(" alone ({} with the time other ops run beside it)",
                                                          fmtx::percent(top.share_wall, 1))
                                            : std::string();
+  if (overlaps(top) && !(top.alone_ms.mean > 0)) {  // the recheck: two ops that only overlap each other
+    out += fmt::format("{}accelerable: '{}' never runs alone on the GPU (other ops run beside it all the time): "
+                       "speeding it up alone saves nothing here, and ops that overlap each other gain only together; "
+                       "see the time alone of each op above\n",
+                       bullet, top.op);
+    return out;
+  }
   out += fmt::format("{}accelerable: '{}' holds {} of wall time{} = {}/month; a 2x on it saves {}/month\n", bullet,
                      top.op, fmtx::percent(top.share_alone, 1), shared, fmtx::usd(top.usd_month),
                      fmtx::usd(s.top_2x_saves_usd_month));

@@ -103,6 +103,7 @@ class ChromeReader {
     if (ph == "B" || ph == "E") return ++begin_end_, void();
     if (ph != "X") return;
     const std::string cat = category(member(e, "cat"));
+    if (cat == "user_annotation") ++user_annotations_;
     const json* args = member(e, "args");
     if (args != nullptr && !args->is_object()) args = nullptr;
     const bool gpu = cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "memcpy" ||
@@ -133,7 +134,10 @@ class ChromeReader {
     if (annotation) {
       const uint32_t id = trace_.names.intern(name);
       const bool iteration = cat == "sample" || is_iteration(id);
-      if (cat == "cpu_op" && !iteration && !options_.operator_ranges) return;
+      if (cat == "cpu_op" && !iteration && !options_.operator_ranges) {
+        if (text(member(e, "cat")) == "Operator") ++old_operators_;
+        return;
+      }
       trace_.ranges.push_back({id, trace_.names.intern(track), start, end, iteration});
       return;
     }
@@ -187,6 +191,13 @@ class ChromeReader {
     note(no_time_, "launch and annotation events without a usable ts/dur, skipped");
     note(begin_end_, "ph B/E events, skipped (only complete ph X events are read)");
     note(harness_, "gpubench harness records (L2 flush, clock probe), left out");
+    // PyTorch 1.8–1.10 wrote record_function ranges as Operator events, which are CPU ops to later versions: without
+    // --operators everything reads as (unannotated) (the recheck of trial 9).
+    if (old_operators_ > 0 && user_annotations_ == 0)
+      trace_.notes.push_back(fmt::format("{} Operator event{} (PyTorch 1.8–1.10, which writes record_function ranges "
+                                         "that way too) read as CPU ops and left out: pass --operators to attribute "
+                                         "GPU work to them",
+                                         old_operators_, old_operators_ == 1 ? "" : "s"));
     const auto unlinked = static_cast<int64_t>(trace_.activities.size()) - trace_.linked;
     if (trace_.format == "kineto" && unlinked > 0)
       note(unlinked, "GPU activities with no launch call in the trace (attributed by their own stream and time)");
@@ -208,6 +219,7 @@ class ChromeReader {
   std::unordered_map<int64_t, std::pair<uint32_t, int64_t>> launches_;  // correlation → (track, start ns)
   std::vector<int64_t> correlation_;                                    // per activity, -1 when none
   int64_t events_ = 0, skipped_ = 0, no_time_ = 0, gpu_no_time_ = 0, begin_end_ = 0, harness_ = 0, uncorrelated_ = 0;
+  int64_t old_operators_ = 0, user_annotations_ = 0;  // `Operator` events of PyTorch 1.8–1.10; user_annotation ones
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // refused as "no GPU activity", and one NVTX range over all the work ranked as the only op.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "analysis/profile_rank.hpp"
@@ -97,6 +98,15 @@ TEST_F(ProfileTrial9, TheCategoriesOfPyTorch18AreRead) {
      "args": {"correlation": 336}}])js";
   const auto trace = read_chrome_trace(file("old.json", old), {});
   ASSERT_EQ(trace.activities.size(), 2u);
+  // Its record_function ranges are Operator events too: left out as CPU ops, with the flag that reads them.
+  EXPECT_NE(std::find(trace.notes.begin(), trace.notes.end(),
+                      "1 Operator event (PyTorch 1.8–1.10, which writes record_function ranges that way too) read as "
+                      "CPU ops and left out: pass --operators to attribute GPU work to them"),
+            trace.notes.end())
+      << ::testing::PrintToString(trace.notes);
+  ImportOptions operators;
+  operators.operator_ranges = true;
+  EXPECT_DOUBLE_EQ(op(summarize({read_chrome_trace(file("old.json", old), operators)}), "mlp").ms.mean, 0.008);
   EXPECT_EQ(trace.activities[0].stream, 7);
   EXPECT_EQ(trace.activities[1].stream, 9);
   const auto s = summarize({trace});
@@ -150,6 +160,27 @@ TEST_F(ProfileTrial9, AnOpHiddenUnderThePreviousIterationsWorkHasNoTimeAlone) {
   EXPECT_NEAR(op(s, "dense").alone_ms.total, 0.140 + 0.030 - 0.030, 1e-12);  // all its time but [110, 140)
   const std::string text = profile_text(s, 10);
   EXPECT_NE(text.find("mean per iteration: 'dense' 0.0700 of 0.0850 ms, 'comm' 0 of 0.0150 ms"), std::string::npos)
+      << text;
+}
+
+TEST_F(ProfileTrial9, TwoOpsThatOnlyOverlapEachOtherAreNotCalledAccelerableAlone) {
+  // The recheck: "a" and "b" run side by side the whole time; removing either leaves the request as it is, so each
+  // holds $0, and the bill line says why instead of calling one of them accelerable.
+  KinetoTrace t;
+  t.annotation("ProfilerStep#0", 0, 100);
+  t.annotation("a", 1, 2);
+  t.annotation("b", 4, 2);
+  t.kernel("ka", 10, 50, 2, 7);
+  t.kernel("kb", 10, 50, 5, 8);
+  BillOptions bill;
+  bill.gpu_hour_usd = 2.0;
+  const auto s = summarize({read_chrome_trace(file("t.json", t.json().dump()), {})}, {}, bill);
+  EXPECT_DOUBLE_EQ(*op(s, "a").usd_month, 0.0);
+  EXPECT_DOUBLE_EQ(*op(s, "b").usd_month, 0.0);
+  const std::string text = profile_text(s, 10);
+  EXPECT_NE(text.find("never runs alone on the GPU (other ops run beside it all the time): speeding it up alone saves "
+                      "nothing here, and ops that overlap each other gain only together"),
+            std::string::npos)
       << text;
 }
 
