@@ -221,8 +221,8 @@ std::string age_note(const std::vector<ShardRun>& shards) {
     const auto t = utc_seconds(s.created_at);
     if (!t && s.created_at.empty()) return "";  // a report from before shards recorded it
     if (!t)
-      return fmt::format("shard {}'s created_at '{}' is not an ISO 8601 time (such as 2026-12-07T08:00:47Z): whether the "
-                         "shards come from one sweep is not checked",
+      return fmt::format("shard {}'s created_at '{}' is not an ISO 8601 time (such as 2026-12-07T08:00:47Z): "
+                         "whether the shards come from one sweep is not checked",
                          shard_name(s), s.created_at);
     if (!first || *t < *first) {
       first = t;

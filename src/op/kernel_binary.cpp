@@ -65,7 +65,7 @@ void read_cubin(const std::string& d, const std::string& path, KernelBinary& out
   }
 }
 
-/// Appends the kernel names of a fatbin's machine-code entry `image` to `names` (empty on entry); false when the entry is not a plain
+/// Appends the kernel names of a fatbin's machine-code entry `image` to `names`; false when the entry is not a plain
 /// CUDA ELF image (compressed, or unreadable), whose names cannot be known without the driver.
 bool entry_names(const std::string& image, std::vector<std::string>& names) {
   uint16_t machine = 0;
@@ -82,8 +82,9 @@ bool entry_names(const std::string& image, std::vector<std::string>& names) {
   return true;
 }
 
-/// Reads a fatbin's entry list (kinds and architectures), and its kernel names when every machine-code entry is a
-/// plain CUDA ELF image (not compressed): the names its cubins list, as read_cubin reads them.
+/// Reads a fatbin's entry list (kinds and architectures) and, per architecture, the kernel names of each machine-code
+/// entry that is a plain CUDA ELF image (not compressed), as read_cubin reads a cubin's; `entries` is their union when
+/// every machine-code entry could be read.
 void read_fatbin(const std::string& d, const std::string& path, KernelBinary& out) {
   uint16_t header_size = 0;
   uint64_t payload = 0;

@@ -61,8 +61,9 @@ std::string fleet_bill(int64_t gpus, double gpu_hour_usd, const std::string& fir
 /// case's U = 15 requests (B = 1024 candidates) per request time, back to back; …" (U from c.lengths.requests); Amdahl's
 /// ceiling from the first step's row (its request without the op: request_ms · (1 − op_share)) and the op's share of
 /// it; the fleet's bill (fleet_bill) when the config prices a fleet (`end_to_end.gpus` and `gpu_hour_usd`) and the
-/// first step has its monthly bill; and, when the config's `end_to_end.given.op_ms` is over 2x or under 0.5x the case's measured first step (its region
-/// median), that the given request is of another batch or shape and only the speedup carries over to it.
+/// first step has its monthly bill; and, when the config's `end_to_end.given.op_ms` is over 2x or under 0.5x the
+/// case's measured first step (its region median), that the given request is of another batch or shape and only the
+/// speedup carries over to it.
 std::string end_to_end_assumptions(const Report& r, const CaseResult& c);
 
 /// What a measured pipeline's time is, under the measured-vs-predicted table (Markdown and terminal): the method's

@@ -64,8 +64,9 @@ TEST(CompareTrial8Recheck, ALeftoverReportOfTheSamePartIsNeverPairedByFileOrder)
       compare_reports({LoadedReport{"old/a.json", a}, LoadedReport{"old/b.json", b}}, {LoadedReport{"new/a.json", n}},
                       {});
   EXPECT_EQ(named.exit_code(), 1);
-  EXPECT_TRUE(has_note(named, "old/b.json measured what old/a.json did (the same config and part), and only "
-                              "old/a.json has a counterpart: if old/b.json is a leftover of an earlier run, remove it"));
+  EXPECT_TRUE(has_note(named,
+                       "old/b.json measured what old/a.json did (the same config and part), and only old/a.json has a "
+                       "counterpart: if old/b.json is a leftover of an earlier run, remove it"));
   // As many on each side pair one to one, as before.
   const CompareResult two = compare_reports({LoadedReport{"old/a.json", a}, LoadedReport{"old/b.json", b}},
                                             {LoadedReport{"new/x.json", n}, LoadedReport{"new/y.json", b}}, {});

@@ -272,8 +272,8 @@ TEST_F(MergeShards, ShardsMadeMoreThanADayApartAreNoted) {
   in[1].report.shard->created_at = "yesterday";
   const Report unread = merge_shards(in, {});
   EXPECT_NE(std::find(unread.notes.begin(), unread.notes.end(),
-                      "shard 1/3's created_at 'yesterday' is not an ISO 8601 time (such as 2026-12-07T08:00:47Z): whether the "
-                      "shards come from one sweep is not checked"),
+                      "shard 1/3's created_at 'yesterday' is not an ISO 8601 time (such as 2026-12-07T08:00:47Z): "
+                      "whether the shards come from one sweep is not checked"),
             unread.notes.end())
       << ::testing::PrintToString(unread.notes);
 }
