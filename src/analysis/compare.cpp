@@ -296,12 +296,16 @@ CompareResult compare_reports(const std::vector<LoadedReport>& old_reports,
     if (!old_used[i]) res.unmatched.push_back({"old", "report " + old_reports[i].path, old_reports[i].path, true});
   // A report left over beside one of the same config and part that is compared: most likely a stale copy.
   const auto leftover_notes = [&](const std::vector<LoadedReport>& side, const std::vector<bool>& used) {
+    if (std::find(used.begin(), used.end(), false) == used.end()) return;
+    std::vector<std::string> keys;  // hash and part of each report, once (a hash copies and dumps the config)
+    for (const LoadedReport& r : side) {
+      const std::string hash = comparable_config_hash(r.report);
+      keys.push_back(hash.empty() ? std::string() : hash + " " + measured_part(r.report));
+    }
     for (size_t i = 0; i < side.size(); ++i) {
-      if (used[i]) continue;
-      const std::string hash = comparable_config_hash(side[i].report), part = measured_part(side[i].report);
+      if (used[i] || keys[i].empty()) continue;
       for (size_t j = 0; j < side.size(); ++j)
-        if (used[j] && !hash.empty() && comparable_config_hash(side[j].report) == hash &&
-            measured_part(side[j].report) == part) {
+        if (used[j] && keys[j] == keys[i]) {
           res.notes.push_back(fmt::format("{} measured what {} did (the same config and part), and only {} has a "
                                           "counterpart: if {} is a leftover of an earlier run, remove it",
                                           side[i].path, side[j].path, side[j].path, side[i].path));

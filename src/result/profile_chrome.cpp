@@ -58,8 +58,7 @@ std::string text(const json* v) {
 /// An event's category in today's Kineto spelling. PyTorch 1.8–1.10 (Kineto's first releases) wrote `Kernel`,
 /// `Memcpy`, `Memset`, `Runtime` (the CUDA runtime's launch calls) and `Operator` (CPU ops, ProfilerStep#N among
 /// them), as torch-tb-profiler still reads them.
-std::string category(const json* v) {
-  const std::string cat = text(v);
+std::string category(const std::string& cat) {
   if (cat == "Kernel") return "kernel";
   if (cat == "Memcpy") return "memcpy";
   if (cat == "Memset") return "memset";
@@ -102,7 +101,8 @@ class ChromeReader {
     const std::string ph = text(member(e, "ph"));
     if (ph == "B" || ph == "E") return ++begin_end_, void();
     if (ph != "X") return;
-    const std::string cat = category(member(e, "cat"));
+    const std::string raw_cat = text(member(e, "cat"));
+    const std::string cat = category(raw_cat);
     if (cat == "user_annotation") ++user_annotations_;
     const json* args = member(e, "args");
     if (args != nullptr && !args->is_object()) args = nullptr;
@@ -135,7 +135,7 @@ class ChromeReader {
       const uint32_t id = trace_.names.intern(name);
       const bool iteration = cat == "sample" || is_iteration(id);
       if (cat == "cpu_op" && !iteration && !options_.operator_ranges) {
-        if (text(member(e, "cat")) == "Operator") ++old_operators_;
+        if (raw_cat == "Operator") ++old_operators_;
         return;
       }
       trace_.ranges.push_back({id, trace_.names.intern(track), start, end, iteration});
