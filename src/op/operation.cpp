@@ -19,10 +19,11 @@
 namespace gpubench::op {
 namespace {
 
-/// A registered op and whether a plugin added it.
+/// A registered op and the plugin file that added it (empty: built into gpubench).
 struct Entry {
   std::unique_ptr<Operation> op;
-  bool from_plugin = false;
+  std::string source;
+  bool from_plugin() const { return !source.empty(); }
 };
 
 std::vector<Entry>& storage() {
@@ -41,14 +42,14 @@ void ensure_builtin_steps() {
   static std::once_flag once;
   std::call_once(once, [] {
     for (const Entry& e : storage())
-      if (!e.from_plugin && e.op->builtin_plugin() != nullptr)
+      if (!e.from_plugin() && e.op->builtin_plugin() != nullptr)
         register_plugin(*e.op->builtin_plugin(), PluginSource{"builtin:" + e.op->name(), "", true});
   });
 }
 
-void insert_operation(std::unique_ptr<Operation> op, bool from_plugin) {
+void insert_operation(std::unique_ptr<Operation> op, std::string source) {
   auto& entries = storage();
-  entries.push_back({std::move(op), from_plugin});
+  entries.push_back({std::move(op), std::move(source)});
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.op->name() < b.op->name(); });
 }
 
@@ -93,14 +94,14 @@ void register_operation(std::unique_ptr<Operation> op) {
     std::fprintf(stderr, "gpubench: op '%s' registered twice\n", op->name().c_str());
     std::abort();
   }
-  insert_operation(std::move(op), false);
+  insert_operation(std::move(op), "");
 }
 
 void add_operation(std::unique_ptr<Operation> op, const std::string& source) {
   if (find_operation(op->name()) != nullptr)
-    throw InputError(fmt::format("{}: op \"{}\" is already registered (by gpubench or an earlier plugin); rename the "
-                                 "plugin's op", source, op->name()));
-  insert_operation(std::move(op), true);
+    throw InputError(fmt::format("{}: op \"{}\" is already registered by {}; rename the plugin's op", source,
+                                 op->name(), operation_source(op->name())));
+  insert_operation(std::move(op), source);
 }
 
 void register_step(const std::string& op_name, StepInfo info, const std::string& source) {
@@ -133,9 +134,15 @@ const Operation* find_operation(const std::string& name) {
   return nullptr;
 }
 
+std::string operation_source(const std::string& name) {
+  for (const auto& e : storage())
+    if (e.op->name() == name) return e.from_plugin() ? e.source : "gpubench (a built-in op)";
+  return "";
+}
+
 std::string default_operation() {
   for (const auto& e : storage())
-    if (!e.from_plugin) return e.op->name();
+    if (!e.from_plugin()) return e.op->name();
   return "";
 }
 

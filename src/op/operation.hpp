@@ -235,6 +235,9 @@ void register_step(const std::string& op_name, StepInfo info, const std::string&
 std::vector<const Operation*> operations();
 /// The op named `name`, or nullptr.
 const Operation* find_operation(const std::string& name);
+/// Who registered the op `name`, for messages: "gpubench (a built-in op)", or the plugin's label (its file as given,
+/// or a kernel description's config and pointer); "" when no op has that name.
+std::string operation_source(const std::string& name);
 /// The op a config without /workload/op means: the first in-tree op by name (never one from a plugin).
 std::string default_operation();
 /// The op of a config (/workload/op). Throws InputError naming /workload/op and the known ops when absent.

@@ -125,8 +125,8 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
       continue;
     }
     if (is_plugin_name(name) && find_operation(name) != nullptr) {
-      problems.push_back(fmt::format("{}: op \"{}\" is already registered (by gpubench or an earlier plugin); "
-                                     "rename the plugin's op", label, name));
+      problems.push_back(fmt::format("{}: op \"{}\" is already registered by {}; rename the plugin's op", label,
+                                     name, operation_source(name)));
       continue;
     }
     try {
