@@ -336,6 +336,7 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
   merged.notes.clear();
   // Which shard ran each (case label, step) unit, to catch shards that were split differently.
   std::map<std::pair<std::string, std::string>, int64_t> ran_in;
+  std::optional<int64_t> merged_time;  // of merged.created_at; first's stays when no shard's time reads
   for (const auto& in : inputs) {
     const Report& r = in.report;
     const int64_t index = r.shard->index;
@@ -359,7 +360,13 @@ Report merge_shards(std::vector<ShardInput> inputs, const MergeOptions& options)
     run.exit_code = r.exit_code;
     run.interrupted = r.interrupted;
     merged.shards.push_back(std::move(run));
-    merged.created_at = std::max(merged.created_at, r.created_at);
+    // The merged report's time is the latest shard's by the clock: a time that does not read as ISO 8601 (a
+    // hand-edited shard) never wins, and neither does a later-sorting string of another time zone.
+    const auto t = utc_seconds(r.created_at);
+    if (t && (!merged_time || *t > *merged_time)) {
+      merged_time = t;
+      merged.created_at = r.created_at;
+    }
     merged.interrupted = merged.interrupted || r.interrupted;
     if (r.interrupted)
       notes.push_back(fmt::format("shard {} was interrupted (exit {}): its units after the signal are not run",

@@ -278,6 +278,17 @@ TEST_F(MergeShards, ShardsMadeMoreThanADayApartAreNoted) {
       << ::testing::PrintToString(unread.notes);
 }
 
+TEST_F(MergeShards, TheMergedTimeIsTheLatestShardsByTheClock) {
+  auto in = shards(whole_, config_, 3);
+  // A hand-edited time sorts after every digit but is no time: the latest that reads wins (trial 9 recheck).
+  in[2].report.created_at = "yesterday";
+  EXPECT_EQ(merge_shards(in, {}).created_at, "2026-12-02T10:00:01Z");
+  // Other time zones: 19:00:00 at +09:00 sorts last as text but is 10:00:00 UTC, before 08:00:01.5 at -02:00.
+  in[0].report.created_at = "2026-12-02T19:00:00+09:00";
+  in[1].report.created_at = "2026-12-02T08:00:01.5-02:00";
+  EXPECT_EQ(merge_shards(in, {}).created_at, "2026-12-02T08:00:01.5-02:00");
+}
+
 TEST_F(MergeShards, ShardsSplitDifferentlyAreRefused) {
   // Shard 1 of a 3-way split also claims a unit that shard 0 ran (e.g. a different --variant).
   auto in = shards(whole_, config_, 3);
