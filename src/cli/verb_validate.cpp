@@ -24,6 +24,7 @@
 #include "cli/plugins.hpp"
 #include "cli/verb.hpp"
 #include "core/errors.hpp"
+#include "op/plugin_guard.hpp"
 
 namespace gpubench::cli {
 namespace {
@@ -153,6 +154,12 @@ int validate_in_child(const std::vector<std::string>& args, bool several) {
   do got = read(done[0], &one, 1);  // the child has ended: its byte, or end of file
   while (got < 0 && errno == EINTR);
   close(done[0]);
+  if (got == 1 && one == 'g') {  // the plugin guard's line above names the plugin and how its code ended
+    if (several)
+      fmt::print(stderr, "{}: not validated: a plugin it loads ended its validate process (the gpubench: plugin line "
+                         "above says which and how)\n", args.at(1));
+    return static_cast<int>(ExitCode::kBadInput);
+  }
   if (got != 1) {
     const std::string how = WIFSIGNALED(status) ? fmt::format("was killed by signal {} ({})", WTERMSIG(status),
                                                               strsignal(WTERMSIG(status)))
@@ -180,6 +187,7 @@ VerbAction setup_validate(CLI::App& sub) {
   add_plugin_option(sub, *plugins);
   return [paths, sets, plugins]() -> int {
     if (paths->size() == 1 && std::getenv(kDoneFdVar) != nullptr) {  // the child of the loop below
+      op::set_guard_notify_fd(std::atoi(std::getenv(kDoneFdVar)));
       int rc = static_cast<int>(ExitCode::kBadInput);
       try {
         rc = validate_one(paths->front(), *sets, *plugins);

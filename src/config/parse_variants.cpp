@@ -96,7 +96,14 @@ void parse_options(Validator& v, const nlohmann::json& opts, const std::string& 
   }
   // Values and combinations the variant's `create` would refuse at run time (e.g. fused {"stages": -1}).
   if (step) {
-    const std::vector<OptionProblem> problems = option_problems(*step, known);
+    std::vector<OptionProblem> problems;
+    try {
+      problems = option_problems(*step, known);
+    } catch (const InputError& e) {  // a plugin's check_options that threw (op/plugin_guard.hpp): one problem here
+      v.add(ptr, e.what());
+      spec.options = opts;
+      return;
+    }
     for (const OptionProblem& problem : problems) {
       const std::string there = known.contains(problem.key)
                                     ? option_with_value(rules.step_schemas, name, problem.key, known.at(problem.key))

@@ -19,6 +19,10 @@ namespace gpubench::op {
 /// variable for any other value.
 int plugin_timeout_s();
 
+/// After printing its line and before ending the process, the guard writes the byte 'g' to `fd` (a pipe; -1: none):
+/// `validate` runs each file in a child process and its parent, reading the byte, knows the ending is named already.
+void set_guard_notify_fd(int fd);
+
 /// While alive: a fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT), an exit() or running longer than
 /// plugin_timeout_s() prints "gpubench: plugin PLUGIN: SUBJECT <how> DURING; FIX" on stderr (e.g. "its own code
 /// crashed (SIGSEGV) while it loaded (…); fix the plugin, …") and ends the process with status 2. The line is

@@ -5,7 +5,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "support/plugin_cli.hpp"
 
@@ -71,6 +74,23 @@ TEST_F(PluginCli, ACheckOptionsThatThrowsIsAnInputErrorNamingThePluginAndStep) {
             std::string::npos)
       << err_;
   EXPECT_EQ(err_.find("internal error"), std::string::npos) << err_;
+  // Any exception, std or not, is one problem of the file at the step's options, listed with the file's others
+  // (trial 9: a thrown int stopped validate with no file named and no other problem listed).
+  const std::string n = config("n.json", R"({"name": "copy", "options": {"chunks": 1}})",
+                               R"("plugins": [")" + plugin("callbacks") + R"("], )");
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(n));
+  j["measure"]["warmup"] = 0;
+  std::ofstream(n) << j.dump();
+  ::setenv("TEST_PLUGIN_THROW_INT", "1", 1);
+  const int rc = run({"validate", n});
+  ::unsetenv("TEST_PLUGIN_THROW_INT");
+  EXPECT_EQ(rc, 2) << err_;
+  EXPECT_NE(err_.find("/variants/0/options: " + plugin("callbacks") + ": step toy_copy/copy: check_options threw; a "
+                      "plugin's functions report problems"),
+            std::string::npos)
+      << err_;
+  EXPECT_NE(err_.find("/measure/warmup"), std::string::npos) << err_;
+  EXPECT_NE(err_.find(n), std::string::npos) << err_;
 }
 
 TEST_F(PluginCli, APluginWhoseEntryHangsIsEndedAfterTheTimeout) {

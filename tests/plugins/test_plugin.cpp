@@ -155,13 +155,14 @@ void check_copy(void*, const char* options_json, gpubench_option_report problem,
 #if defined(TEST_PLUGIN_CALLBACKS)
   // A team's check_options gone wrong, by chunks: 2 exit(0), 3 a crash, 4 a C++ exception, 5 a hang, 6 runaway
   // recursion (a stack overflow), 8 quick_exit(0); and with TEST_PLUGIN_UNDERSCORE_EXIT set, _exit(0) (no handler
-  // runs: the guard cannot see it).
+  // runs: the guard cannot see it), and with TEST_PLUGIN_THROW_INT set, `throw 42` (not a std::exception).
   if (std::getenv("TEST_PLUGIN_UNDERSCORE_EXIT") != nullptr) _exit(0);
   if (std::strstr(options_json, "\"chunks\":2") != nullptr) std::exit(0);
   if (std::strstr(options_json, "\"chunks\":8") != nullptr) std::quick_exit(0);
   if (std::strstr(options_json, "\"chunks\":6") != nullptr) recurse(1);
   if (std::strstr(options_json, "\"chunks\":3") != nullptr) std::raise(SIGSEGV);
   if (std::strstr(options_json, "\"chunks\":4") != nullptr) throw std::runtime_error("boom from check_options");
+  if (std::getenv("TEST_PLUGIN_THROW_INT") != nullptr) throw 42;  // not a std::exception
   if (std::strstr(options_json, "\"chunks\":5") != nullptr)
     for (;;) pause();
 #endif
@@ -330,6 +331,8 @@ gpubench_plugin_v1_t make_plugin() {
 #endif
 #if defined(TEST_PLUGIN_NULL_NAME)
   p.name = nullptr;
+#elif defined(TEST_PLUGIN_RIVAL)
+  p.name = "rival_plugin";  // another team's plugin that chose the same op name as `good`
 #else
   p.name = "test_plugin";
 #endif
