@@ -299,6 +299,8 @@ std::string profile_csv(const ProfileSummary& s) {
   }
   out += fmt::format(",(GPU idle),,,{},{},{},{},,{},,,,,,,,,\n", s.idle_ms.mean, s.idle_ms.min,
                      s.idle_ms.median, s.idle_ms.max, s.wall_ms.total > 0 ? s.idle_ms.total / s.wall_ms.total : 0);
+  // The whole bill under usd_month, as the text's GPU bill line: the ops' dollars are their shares of it.
+  if (s.usd_month) out += fmt::format(",(GPU bill),,,,,,,,,,,,,,{},,,\n", *s.usd_month);
   return out;
 }
 

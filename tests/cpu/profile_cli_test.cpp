@@ -2,6 +2,7 @@
 // given block that `gpubench plan` accepts, folders of traces, and bad input → exit 2 naming the file or option.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -101,6 +102,14 @@ TEST_F(ProfileCli, MarkdownCsvAndOutputFile) {
   int rows = 2;
   for (std::string line; std::getline(in, line);) ++rows;
   EXPECT_EQ(rows, 1 + 4 + 1);  // header, 4 ops, GPU idle
+  // Priced: one more row carries the whole bill under usd_month (8 GPUs × $2.5/h × 730 h), as the text's bill line.
+  ASSERT_EQ(run({"profile", kTrace, "--format", "csv", "--gpu-hour-usd", "2.5", "--gpus", "8"}), 0) << err_;
+  EXPECT_NE(out_.find("\n,(GPU bill),,,,,,,,,,,,,,14600,,,\n"), std::string::npos) << out_;
+  const std::string hdr = out_.substr(0, out_.find('\n'));
+  EXPECT_EQ(std::count(hdr.begin(), hdr.end(), ','), 18);  // 19 columns; the bill row's 14600 is in usd_month's
+  size_t commas = 0;
+  for (size_t i = 0; i < hdr.find("usd_month"); ++i) commas += hdr[i] == ',';
+  EXPECT_EQ(commas, 15u);
 }
 
 TEST_F(ProfileCli, FoldersAndSeveralFilesMergeIntoOneProfile) {
