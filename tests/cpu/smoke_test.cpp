@@ -261,8 +261,8 @@ TEST(Cli, UnknownCommandIsNamedWithTheCommands) {
   CliRun r = gpubench_cli({"bogusverb"}, "bogus");
   if (r.rc == -2) GTEST_SKIP() << "no gpubench binary";
   EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.err.find(
-                "unknown command 'bogusverb'; commands: run, profile, plan, validate, compare, ab, merge, list, devices"),
+  EXPECT_NE(r.err.find("unknown command 'bogusverb'; commands: run, profile, plan, validate, compare, ab, merge, render, "
+                       "list, devices"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("A subcommand is required"), std::string::npos) << r.err;
