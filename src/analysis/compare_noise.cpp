@@ -337,10 +337,17 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
       if (!p.new_has_control) lacking.push_back(p.new_file);
     }
   }
+  const bool other_model = std::any_of(res.mismatches.begin(), res.mismatches.end(),
+                                       [](const Mismatch& m) { return m.what == "GPU model"; });
   for (const Boards& b : boards) {
     const std::string pairs =
         b.report_pairs > 1 ? fmt::format(", {} report pairs", b.report_pairs) : std::string();
-    if (res.options.normalize_control)
+    if (other_model && !res.options.normalize_control)  // trial 10: "two boards of one model" across H100 and H200
+      out.push_back(fmt::format("OLD and NEW ran on different GPU models ({} vs {}{}, --allow-mismatch): a ratio "
+                                "measures the models as much as the change, and the ±threshold band is no test of a "
+                                "change across them; compare runs of one model (docs/ci.md)",
+                                b.old_uuid, b.new_uuid, pairs));
+    else if (res.options.normalize_control)
       out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}{})", b.old_uuid, b.new_uuid, pairs));
     else
       out.push_back(fmt::format("OLD and NEW ran on different boards ({} vs {}{}): two boards of one model differ by "

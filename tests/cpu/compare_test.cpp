@@ -32,6 +32,7 @@ struct Spec {
   uint64_t seed = 1;
   std::string gpu = "NVIDIA H200";
   std::string driver = "580.95.05";
+  std::string uuid = "GPU-0a";  // the board
   std::string hash = "c0ffee0123456789";
   CheckStatus correctness = CheckStatus::kPass;
   StepStatus status = StepStatus::kOk;
@@ -44,7 +45,7 @@ Report make_report(const Spec& s) {
   Report r;
   r.config = {{"name", "ikbo_test"}, {"workload", {{"input_seed", s.hash}}}};  // another hash: another config
   r.config_hash = config_hash(r.config);
-  r.environment = {{"gpu", {{"name", s.gpu}, {"driver", s.driver}}}};
+  r.environment = {{"gpu", {{"name", s.gpu}, {"driver", s.driver}, {"uuid", s.uuid}}}};
   CaseResult c;
   c.label = "B=1024 fixed(length=70)";
   c.batch = 1024;
@@ -526,6 +527,7 @@ TEST_F(CompareBinary, ExitCodes) {
   slow.scale = 1.10;
   fast.scale = 0.85;
   other_gpu.gpu = "NVIDIA H100 80GB HBM3";
+  other_gpu.uuid = "GPU-0b";
   const std::string old_p = write("old.json", make_report(base));
   const std::string same_p = write("same.json", make_report([] { Spec s; s.seed = 7; return s; }()));
   const std::string slow_p = write("slow.json", make_report(slow));
@@ -543,6 +545,10 @@ TEST_F(CompareBinary, ExitCodes) {
   EXPECT_NE(slurp("err.txt").find("NVIDIA H100 80GB HBM3"), std::string::npos) << slurp("err.txt");
   EXPECT_EQ(exit_of(old_p + " " + gpu_p + " --allow-mismatch"), 0);
   EXPECT_NE(slurp("out.txt").find("MISMATCH ALLOWED"), std::string::npos);
+  // Across models the boards' note says so, not "two boards of one model differ by ~4%" (trial 10).
+  EXPECT_NE(slurp("out.txt").find("OLD and NEW ran on different GPU models (GPU-0a vs GPU-0b, --allow-mismatch)"),
+            std::string::npos) << slurp("out.txt");
+  EXPECT_EQ(slurp("out.txt").find("two boards of one model"), std::string::npos) << slurp("out.txt");
   EXPECT_EQ(exit_of(old_p + " " + bad_p), 2);
   EXPECT_NE(slurp("err.txt").find("bad.json"), std::string::npos) << slurp("err.txt");
   EXPECT_EQ(exit_of(old_p + " " + (dir_ / "nope.json").string()), 2);
