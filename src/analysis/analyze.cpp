@@ -1,5 +1,7 @@
 #include "analysis/analyze.hpp"
 
+#include <algorithm>
+
 #include "analysis/amdahl.hpp"
 #include "core/errors.hpp"
 #include "op/operation.hpp"
@@ -49,11 +51,15 @@ const VariantSpec* spec_of(const Config& config, const std::string& name) {
   return nullptr;
 }
 
-/// The end-to-end block of one step whose op ran `op_speedup`× faster than the baseline.
+/// The end-to-end block of one step whose op ran `op_speedup`× faster than the baseline, on a case of B candidates in
+/// U requests. A given request serves `given.requests` requests when the config says so (of the case's mean
+/// candidates per request, B / U, each), else the case's U.
 EndToEnd given_end_to_end(const GivenEndToEnd& given, double op_speedup, int64_t U, int64_t B,
                           std::optional<double> gpu_hour_usd, EndToEndSource source) {
   const AmdahlResult a = amdahl(given.request_ms, given.op_ms, op_speedup);
-  const ProductMetrics p = product_metrics(a.request_ms_after, U, B, gpu_hour_usd);
+  const int64_t served = given.requests.value_or(U);
+  ProductMetrics p = product_metrics(a.request_ms_after, served, std::max(served, B), gpu_hour_usd);
+  p.candidates_per_s = static_cast<double>(B) / static_cast<double>(U) * p.requests_per_s;
   EndToEnd e;
   e.source = source;
   e.op_ms = given.op_ms / op_speedup;

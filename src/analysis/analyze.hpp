@@ -33,7 +33,8 @@ Shape case_shape(const Config& config, const CaseResult& c);
 ///    ≥ min_speedup, "REJECT" otherwise, "" when there is no threshold, no such speedup or the step is the first;
 ///  - end_to_end (config.end_to_end.given set): source "given"; op_ms = given.op_ms / speedup_vs_baseline;
 ///    request_ms via amdahl(); speedup and gain vs the given request; op_share; product metrics
-///    (product_metrics(request_ms, U, B, gpu_hour_usd));
+///    (product_metrics(request_ms, R, …, gpu_hour_usd) with R = given.requests, else U; candidates/s = B / U · R /
+///    request_s);
 ///  - or, when this variant and the case's first variant both carry an ok `pipeline` (measured mode), source
 ///    "measured": request_ms = measured_request_ms = pipeline.request.median; speedup and gain vs the
 ///    baseline's pipeline median; op_ms = sum of the step's stage medians (names with a ':', op/operation.hpp

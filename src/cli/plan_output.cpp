@@ -78,19 +78,27 @@ bool any_projected(const PlanCase& c) {
   return std::any_of(c.rows.begin(), c.rows.end(), [](const PlanRow& r) { return r.projected.has_value(); });
 }
 
-/// The title of a case's projection table: what it assumes (the given request holds for every case), and that it is
-/// no bound (the floors' ratio understates a step when the baseline runs far below its floor's rate).
+/// The title of a case's projection table: which request it projects and how (the given request holds for every
+/// case).
 std::string projection_title(const Plan& p) {
-  // Several cases (a batch sweep): the one given request is each case's, so its requests/s and dollars differ from
-  // case to case only by the case's requests per batch (trial 9 read an 8x cost gap between batches as a result).
-  const std::string cases =
-      p.cases.size() > 1 ? " With one given request for several cases, requests/s and $ differ between cases only by "
-                           "each case's requests per batch (U): compare the steps within a case, not the cases"
-                         : "";
   return fmt::format("end to end at the floors' ratio (the given request {:.3f} ms with op {:.3f} ms, taken as the "
-                     "baseline's in every case; the op time divided by the baseline's floor over the step's floor). "
-                     "A what-if, not a bound: a baseline far from its floor gains more than this, as `run` measures.{}",
-                     p.given->request_ms, p.given->op_ms, cases);
+                     "baseline's in every case; the op time divided by the baseline's floor over the step's floor)",
+                     p.given->request_ms, p.given->op_ms);
+}
+
+/// The lines under a case's projection table: that it is no bound (the floors' ratio understates a step when the
+/// baseline runs far below its floor's rate), how requests/s counts the given request (fmtx::given_requests), and,
+/// with several cases and no /end_to_end/given/requests, that the cases' requests/s and $ differ only by their U
+/// (trial 9 read an 8x cost gap between batches as a result).
+std::vector<std::string> projection_notes(const Plan& p, const PlanCase& c) {
+  std::vector<std::string> out = {"A what-if, not a bound: a baseline far from its floor gains more than this, as "
+                                  "`run` measures"};
+  out.push_back(fmtx::given_requests(p.given->request_ms, p.given->requests,
+                                     c.lengths ? std::to_string(c.lengths->requests) : std::string("?")));
+  if (p.cases.size() > 1 && !p.given->requests)
+    out.push_back("with one given request for several cases, requests/s and $ differ between cases only by each "
+                  "case's requests per batch (U): compare the steps within a case, not the cases");
+  return out;
 }
 
 /// A line under the projection when the config sets no price: how to get the cost column.
@@ -102,7 +110,8 @@ bool lacks_price(const PlanCase& c) {
                      [](const PlanRow& r) { return r.projected && !r.projected->usd_per_million_requests; });
 }
 
-/// "$/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the baseline" (what the bill columns assume); "" without.
+/// "fleet $/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the baseline; …" (what the bill columns
+/// assume); "" without.
 std::string fleet_line(const Plan& p) {
   if (!p.gpus || !p.gpu_hour_usd) return "";
   return fmtx::fleet_bill(*p.gpus, *p.gpu_hour_usd, "baseline");
@@ -137,10 +146,12 @@ std::string render_text(const Plan& p) {
       step_w = std::max(step_w, row.variant.size());
       model_w = std::max(model_w, row.work_model.size());
     }
-    out += fmt::format("  {:<{}}  {:<{}} {:>10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>11}\n", "step", step_w,
-                       "work model", model_w, "GFLOP", "min GB", "FLOP/B", "floor ms", "vs base", "bound", "min_spd vs");
+    out += fmt::format("  {:<{}}  {:<{}} {:>10} {:>10} {:>9} {:>10} {:>13} {:>8} {:>11}\n", "step", step_w,
+                       "work model", model_w, "GFLOP", "min GB", "FLOP/B", "floor ms", "floor vs base", "bound",
+                       "min_spd vs");
     for (const PlanRow& row : c.rows)
-      out += fmt::format("  {:<{}}  {:<{}} {:>10} {:>10} {:>9.1f} {:>10} {:>9.2f}x {:>8} {:>11}\n", row.variant, step_w,
+      out += fmt::format("  {:<{}}  {:<{}} {:>10} {:>10} {:>9.1f} {:>10} {:>12.2f}x {:>8} {:>11}\n", row.variant,
+                         step_w,
                          row.work_model, model_w, fmtx::amount(row.work.flops / 1e9),
                          fmtx::amount(row.work.bytes_min / 1e9),
                          row.work.intensity,
@@ -152,7 +163,7 @@ std::string render_text(const Plan& p) {
     const bool fleet = has_fleet(c);
     out += fmt::format("  {:<{}} {:>10} {:>11} {:>8} {:>7} {:>11} {:>13} {:>14}", "step", step_w, "op ms",
                        "request ms", "speedup", "gain", "requests/s", "candidates/s", "$/1M requests");
-    out += fleet ? fmt::format(" {:>12} {:>14}\n", "$/month", "saved $/month") : "\n";
+    out += fleet ? fmt::format(" {:>14} {:>14}\n", "fleet $/month", "saved $/month") : "\n";
     for (const PlanRow& row : c.rows) {
       if (!row.projected) continue;
       const EndToEnd& e = *row.projected;
@@ -160,9 +171,10 @@ std::string render_text(const Plan& p) {
                          fmtx::ms(e.op_ms), fmtx::ms(e.request_ms), e.speedup, fmtx::percent(e.gain, 1),
                          fmtx::si(e.requests_per_s), fmtx::si(e.candidates_per_s),
                          fmtx::usd(e.usd_per_million_requests));
-      out += fleet ? fmt::format(" {:>12} {:>14}\n", fmtx::usd(e.usd_per_month), fmtx::usd(e.usd_saved_per_month))
+      out += fleet ? fmt::format(" {:>14} {:>14}\n", fmtx::usd(e.usd_per_month), fmtx::usd(e.usd_saved_per_month))
                    : "\n";
     }
+    for (const std::string& n : projection_notes(p, c)) out += fmt::format("  {}\n", n);
     if (lacks_price(c)) out += fmt::format("  {}\n", kNoPriceHint);
     if (fleet) out += fmt::format("  {}\n", fleet_line(p));
   }
@@ -230,7 +242,9 @@ std::string render_json(const Plan& p) {
              {"op_ms", p.given->op_ms},
              {"what_if", what_if},
              {"op_removed", {{"request_ms", p.given->request_ms - p.given->op_ms},
-                             {"speedup", optional_number(amdahl_limit(*p.given))}}}};
+                             {"speedup", optional_number(amdahl_limit(*p.given))},
+                             {"gain", p.given->op_ms / p.given->request_ms}}}};  // 1 − T'/T with T' = T − t
+    if (p.given->requests) given["requests"] = *p.given->requests;
   }
   const json j = {{"kind", "gpubench.plan"},
                   {"schema_version", 1},
@@ -338,7 +352,7 @@ std::string render_md(const Plan& p) {
     out += fmt::format("\n{}:\n\n", projection_title(p));
     const bool fleet = has_fleet(c);
     out += "| step | op ms | request ms | speedup | gain | requests/s | candidates/s | $/1M requests |";
-    out += fleet ? " $/month | saved $/month |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    out += fleet ? " fleet $/month | saved $/month |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
                  : "\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const PlanRow& r : c.rows) {
       if (!r.projected) continue;
@@ -348,6 +362,8 @@ std::string render_md(const Plan& p) {
                          fmtx::si(e.candidates_per_s), fmtx::usd(e.usd_per_million_requests));
       out += fleet ? fmt::format(" {} | {} |\n", fmtx::usd(e.usd_per_month), fmtx::usd(e.usd_saved_per_month)) : "\n";
     }
+    out += "\n";
+    for (const std::string& n : projection_notes(p, c)) out += fmt::format("- {}\n", md_cell(n));
     if (lacks_price(c)) out += fmt::format("\n{}\n", kNoPriceHint);
     if (fleet) out += fmt::format("\n{}\n", md_cell(fleet_line(p)));
   }

@@ -149,6 +149,9 @@ struct CheckSpec {
 struct GivenEndToEnd {
   double request_ms = 0;  ///< production request latency [ms]
   double op_ms = 0;       ///< time of the op inside that request [ms] (≤ request_ms)
+  /// Requests one request_ms serves (1: a single user's request; a profiled iteration that batches 15 users: 15),
+  /// for requests/s and cost per request. Unset: each case's U, as if the given request were the case's batch.
+  std::optional<int64_t> requests;
 };
 
 /// One embedding table of the measured pipeline: `rows` rows of N elements (N = /workload/shape/N) in the

@@ -205,7 +205,7 @@ void parse_check(Validator& v, const nlohmann::json& j, Config& c) {
   }
 }
 
-/// /end_to_end {given {request_ms, op_ms} | pipeline {...} (parse_end_to_end.cpp), gpu_hour_usd, gpus}.
+/// /end_to_end {given {request_ms, op_ms, requests} | pipeline {...} (parse_end_to_end.cpp), gpu_hour_usd, gpus}.
 void parse_end_to_end(Validator& v, const nlohmann::json& j, const ConfigContext& ctx, Config& c) {
   auto it = j.find("end_to_end");
   const std::string p = "/end_to_end";
@@ -229,8 +229,11 @@ void parse_end_to_end(Validator& v, const nlohmann::json& j, const ConfigContext
   parse_pipeline(v, *it, ctx.find_op(c.workload.op), c);
   auto g = it->find("given");
   const std::string gp = p + "/given";
-  if (g == it->end() || !v.object(*g, gp, {"request_ms", "op_ms"})) return;
+  if (g == it->end() || !v.object(*g, gp, {"request_ms", "op_ms", "requests"})) return;
   GivenEndToEnd given;
+  int64_t requests = 1;
+  if (g->contains("requests") && v.integer(*g, gp, "requests", requests, Range::closed(1, int64_t{1} << 31)))
+    given.requests = requests;
   const bool req_ok =
       v.number(*g, gp, "request_ms", given.request_ms, Range::closed(kMinGivenMs, kMaxGivenMs), true);
   bool op_ok = v.number(*g, gp, "op_ms", given.op_ms, Range::closed(kMinGivenMs, kMaxGivenMs), true);

@@ -162,8 +162,10 @@ inline constexpr const char* kUnhashedConfigKeys[] = {"name", "description"};
 /// size changes no measurement, and keeps every baseline comparable.
 inline constexpr const char* kUnhashedEndToEndKeys[] = {"gpu_hour_usd", "gpus"};
 
-/// The part of a resolved config the hash covers: `resolved` without the kUnhashedConfigKeys and
-/// kUnhashedEndToEndKeys (what `compare` lists when two configs differ). A non-object is returned as it is.
+/// The part of a resolved config the hash covers: `resolved` without the kUnhashedConfigKeys, the
+/// kUnhashedEndToEndKeys and /end_to_end/given/requests (it only counts the requests of a given request for
+/// requests/s and cost: setting it keeps a baseline comparable) — what `compare` lists when two configs differ. A
+/// non-object is returned as it is.
 nlohmann::json hashed_config(const nlohmann::json& resolved);
 
 /// The config hash of a resolved config: FNV-1a 64 as 16 hex digits of hashed_config(resolved).dump(); an empirical

@@ -61,9 +61,11 @@ nlohmann::json resolved_json(const Config& c, const WorkloadForm& form) {
   }
   const auto& m = c.measure;
   json end_to_end = json::object();
-  if (c.end_to_end.given)
+  if (c.end_to_end.given) {
     end_to_end["given"] = {{"request_ms", c.end_to_end.given->request_ms},
                            {"op_ms", c.end_to_end.given->op_ms}};
+    if (c.end_to_end.given->requests) end_to_end["given"]["requests"] = *c.end_to_end.given->requests;
+  }
   if (c.end_to_end.pipeline) end_to_end["pipeline"] = pipeline_json(*c.end_to_end.pipeline);
   if (c.end_to_end.gpu_hour_usd) end_to_end["gpu_hour_usd"] = *c.end_to_end.gpu_hour_usd;
   if (c.end_to_end.gpus) end_to_end["gpus"] = *c.end_to_end.gpus;
@@ -123,8 +125,10 @@ nlohmann::json hashed_config(const nlohmann::json& resolved) {
   if (!resolved.is_object()) return resolved;
   nlohmann::json measured = resolved;
   for (const char* label_only : kUnhashedConfigKeys) measured.erase(label_only);  // wording, not the measurement
-  if (const auto e2e = measured.find("end_to_end"); e2e != measured.end() && e2e->is_object())
+  if (const auto e2e = measured.find("end_to_end"); e2e != measured.end() && e2e->is_object()) {
     for (const char* price : kUnhashedEndToEndKeys) e2e->erase(price);  // the bill, not the measurement
+    if (const auto g = e2e->find("given"); g != e2e->end() && g->is_object()) g->erase("requests");
+  }
   return measured;
 }
 

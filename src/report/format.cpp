@@ -167,17 +167,44 @@ std::string md_code(const std::string& s) {
 }
 
 std::string fleet_bill(int64_t gpus, double gpu_hour_usd, const std::string& first_step) {
-  return fmt::format("$/month: {} GPU{} × {} an hour × {:g} h = {} at the {}; saved: against that", gpus,
-                     gpus == 1 ? "" : "s", usd(gpu_hour_usd), kHoursPerMonth,
+  return fmt::format("fleet $/month: {} GPU{} × {} an hour × {:g} h = {} at the {}; saved $/month: that bill less "
+                     "the step's",
+                     gpus, gpus == 1 ? "" : "s", usd(gpu_hour_usd), kHoursPerMonth,
                      usd(static_cast<double>(gpus) * gpu_hour_usd * kHoursPerMonth), first_step);
+}
+
+std::string given_requests(double request_ms, std::optional<int64_t> requests, const std::string& U) {
+  if (requests)
+    return fmt::format("requests/s = R / request time: each given request time ({:g} ms) serves R = {} request{} "
+                       "(/end_to_end/given/requests), back to back on one GPU; cost per request follows "
+                       "(docs/method.md)",
+                       request_ms, *requests, *requests == 1 ? "" : "s");
+  return fmt::format("requests/s = U / request time: each given request time ({:g} ms) is counted as this case's "
+                     "U = {} requests; when it is one user's request, set /end_to_end/given/requests to 1 (to the "
+                     "requests it serves otherwise): requests/s and cost per request follow it (docs/method.md)",
+                     request_ms, U);
 }
 
 std::string end_to_end_assumptions(const Report& r, const CaseResult& c) {
   const std::string U = c.lengths.is_object() && c.lengths.contains("requests") ? c.lengths["requests"].dump() : "?";
-  std::string out = fmt::format("requests/s = U / request time: one GPU serves this case's U = {} requests (B = {} "
-                                "candidates) per request time, back to back; cost per request follows "
-                                "(docs/method.md)",
-                                U, c.batch);
+  const nlohmann::json* given = nullptr;
+  if (r.config.is_object() && r.config.contains("end_to_end") && r.config["end_to_end"].is_object() &&
+      r.config["end_to_end"].contains("given") && r.config["end_to_end"]["given"].is_object())
+    given = &r.config["end_to_end"]["given"];
+  const bool measured = std::any_of(c.variants.begin(), c.variants.end(), [](const VariantResult& v) {
+    return v.end_to_end && v.end_to_end->source == EndToEndSource::kMeasured;
+  });
+  std::string out;
+  if (given != nullptr && !measured && given->contains("request_ms") && (*given)["request_ms"].is_number()) {
+    const auto requests = given->contains("requests") && (*given)["requests"].is_number_integer()
+                              ? std::optional<int64_t>((*given)["requests"].get<int64_t>())
+                              : std::nullopt;
+    out = given_requests((*given)["request_ms"].get<double>(), requests, U);
+  } else {
+    out = fmt::format("requests/s = U / request time: one GPU serves this case's U = {} requests (B = {} "
+                      "candidates) per request time, back to back; cost per request follows (docs/method.md)",
+                      U, c.batch);
+  }
   // Amdahl's ceiling from the first step's own row: its request without the op.
   if (!c.variants.empty() && c.variants.front().end_to_end) {
     const EndToEnd& base = *c.variants.front().end_to_end;
@@ -198,13 +225,6 @@ std::string end_to_end_assumptions(const Report& r, const CaseResult& c) {
       e2e->contains("gpu_hour_usd") && (*e2e)["gpu_hour_usd"].is_number())
     out += ". " + fleet_bill((*e2e)["gpus"].get<int64_t>(), (*e2e)["gpu_hour_usd"].get<double>(),
                              c.variants.front().name);
-  const nlohmann::json* given = nullptr;
-  if (r.config.is_object() && r.config.contains("end_to_end") && r.config["end_to_end"].is_object() &&
-      r.config["end_to_end"].contains("given") && r.config["end_to_end"]["given"].is_object())
-    given = &r.config["end_to_end"]["given"];
-  const bool measured = std::any_of(c.variants.begin(), c.variants.end(), [](const VariantResult& v) {
-    return v.end_to_end && v.end_to_end->source == EndToEndSource::kMeasured;
-  });
   if (given == nullptr || measured || c.variants.empty() || c.variants.front().status != StepStatus::kOk ||
       !given->contains("op_ms") || !(*given)["op_ms"].is_number())
     return out;

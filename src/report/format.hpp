@@ -53,12 +53,18 @@ std::string scalar(const nlohmann::json& v);
 /// step's "<prefix>:<group>" stages are summed into one "<prefix>" entry (their split is in the JSON).
 std::string pipeline_stages(const PipelineTiming& p);
 
-/// What the monthly bill columns assume: "$/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the baseline;
-/// saved: against that" (`first_step` names the row the fleet is sized for; kHoursPerMonth, analysis/amdahl.hpp).
+/// What the monthly bill columns assume: "fleet $/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the
+/// baseline; saved $/month: that bill less the step's" (`first_step` names the row the fleet is sized for;
+/// kHoursPerMonth, analysis/amdahl.hpp).
 std::string fleet_bill(int64_t gpus, double gpu_hour_usd, const std::string& first_step);
 
+/// How requests/s and cost per request count a given request (/end_to_end/given) of `request_ms`: `requests` of them
+/// when the config sets /end_to_end/given/requests, else the case's `U` (shown as given), with how to set it.
+std::string given_requests(double request_ms, std::optional<int64_t> requests, const std::string& U);
+
 /// The assumptions under an end-to-end table, one sentence each: "requests/s = U / request time: one GPU serves this
-/// case's U = 15 requests (B = 1024 candidates) per request time, back to back; …" (U from c.lengths.requests); Amdahl's
+/// case's U = 15 requests (B = 1024 candidates) per request time, back to back; …" (U from c.lengths.requests; with a
+/// given request, given_requests()); Amdahl's
 /// ceiling from the first step's row (its request without the op: request_ms · (1 − op_share)) and the op's share of
 /// it; the fleet's bill (fleet_bill) when the config prices a fleet (`end_to_end.gpus` and `gpu_hour_usd`) and the
 /// first step has its monthly bill; and, when the config's `end_to_end.given.op_ms` is over 2x or under 0.5x the

@@ -190,7 +190,7 @@ void end_to_end_table(std::string& out, const Report& r, const CaseResult& c) {
   bool fleet = false;  // end_to_end.gpus: the fleet's monthly bill and saving
   for (const auto& v : c.variants) fleet = fleet || (v.end_to_end && v.end_to_end->usd_per_month);
   out += "| step | source | op ms | request ms | speedup | gain | requests/s | candidates/s | $/1M requests |";
-  out += fleet ? " $/month | saved $/month |\n" : "\n";
+  out += fleet ? " fleet $/month | saved $/month |\n" : "\n";
   out += "|---|---|---:|---:|---:|---:|---:|---:|---:|";
   out += fleet ? "---:|---:|\n" : "\n";
   for (const auto& v : c.variants) {

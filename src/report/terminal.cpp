@@ -150,7 +150,7 @@ std::string end_to_end(const Report& r, const CaseResult& c, bool color) {
               "$/1M requests"};
   bool fleet = false;  // end_to_end.gpus: the fleet's monthly bill and saving
   for (const auto& v : c.variants) fleet = fleet || (v.end_to_end && v.end_to_end->usd_per_month);
-  if (fleet) t.header.insert(t.header.end(), {"$/month", "saved $/month"});
+  if (fleet) t.header.insert(t.header.end(), {"fleet $/month", "saved $/month"});
   for (const auto& v : c.variants) {
     if (!v.end_to_end) continue;
     const EndToEnd& e = *v.end_to_end;

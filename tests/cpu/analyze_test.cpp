@@ -112,6 +112,17 @@ TEST(Analyze, GivenEndToEnd) {
   EXPECT_NEAR(*e.usd_per_million_requests, 4.666666666666667, 1e-9);
   // decomposed: 2x → 80 ms.
   EXPECT_DOUBLE_EQ(v[1].end_to_end->request_ms, 80);
+
+  // The given request is one user's (given.requests 1): k_aligned's 70 ms serve 1 request of 1024 / 15 candidates,
+  // not the case's 15 requests, and one request costs all 70 ms of the GPU.
+  cfg.end_to_end.given->requests = 1;
+  analyze(r, cfg, datasheet_ceilings("h200", Precision::kFp16, false));
+  const auto& one = *r.cases[0].variants[3].end_to_end;
+  EXPECT_DOUBLE_EQ(one.request_ms, 70);
+  EXPECT_NEAR(one.requests_per_s, 1 / 0.07, 1e-9);
+  EXPECT_NEAR(one.candidates_per_s, 1024.0 / 15 / 0.07, 1e-9);
+  ASSERT_TRUE(one.usd_per_million_requests.has_value());
+  EXPECT_NEAR(*one.usd_per_million_requests, 4.666666666666667 * 15, 1e-9);
 }
 
 TEST(Analyze, FailedBaselineLeavesNoBaselineSpeedups) {

@@ -188,23 +188,28 @@ TEST_F(PlanCli, TextSaysWhatMinSpeedupIsHeldAgainst) {
 }
 
 TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
-  // configs/amdahl_given.json: the op takes 40 of a 100 ms request, 15 requests of 1024 candidates, 3.5 USD per GPU
+  // configs/amdahl_given.json: the op takes 40 of a 100 ms request of one user (given.requests 1), 3.5 USD per GPU
   // hour. At its floor pipelined is 0.5907 / 0.2027 = 2.91x the baseline's floor: 40 / 2.91 = 13.72 ms of op, a
-  // 73.72 ms request, 15 / 0.07372 s = 203.5 requests/s, 3.5 / 3600 · 0.07372 / 15 · 1e6 = 4.78 USD per 1M requests.
+  // 73.72 ms request, 1 / 0.07372 s = 13.6 requests/s of 1024 / 15 = 68.27 candidates each (926 candidates/s),
+  // 3.5 / 3600 · 0.07372 / 1 · 1e6 = 71.68 USD per 1M requests.
   const std::string config = std::string(GPUBENCH_SOURCE_DIR) + "/configs/amdahl_given.json";
   ASSERT_EQ(run({"plan", config}), 0) << err_;
   EXPECT_NE(out_.find("end to end at the floors' ratio"), std::string::npos) << out_;
-  const size_t row = out_.find("  pipelined        13.72       73.72    1.36x   26.3%       203.5         13.9k");
+  EXPECT_EQ(out_.find(".:"), std::string::npos) << out_;  // the title ends in a colon only (trial 10)
+  const size_t row = out_.find("  pipelined        13.72       73.72    1.36x   26.3%        13.6         926.0");
   ASSERT_NE(row, std::string::npos) << out_;
-  EXPECT_NE(out_.find("$4.78", row), std::string::npos) << out_;
-  EXPECT_NE(out_.find("  baseline         40.00       100.0    1.00x    0.0%       150.0"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("$71.68", row), std::string::npos) << out_;
+  EXPECT_NE(out_.find("  baseline         40.00       100.0    1.00x    0.0%        10.0"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("requests/s = R / request time: each given request time (100 ms) serves R = 1 request "
+                      "(/end_to_end/given/requests)"),
+            std::string::npos) << out_;
   ASSERT_EQ(run({"plan", config, "-f", "md"}), 0) << err_;
-  EXPECT_NE(out_.find("| pipelined | 13.72 | 73.72 | 1.36x | 26.3% | 203.5 | 13.9k | $4.78 |"), std::string::npos)
+  EXPECT_NE(out_.find("| pipelined | 13.72 | 73.72 | 1.36x | 26.3% | 13.6 | 926.0 | $71.68 |"), std::string::npos)
       << out_;
   ASSERT_EQ(run({"plan", config, "-f", "csv"}), 0) << err_;  // the same figures as the last CSV columns
   EXPECT_NE(out_.find(",projected_usd_per_million_requests,projected_usd_per_month,projected_usd_saved_per_month\n"),
             std::string::npos) << out_;
-  EXPECT_NE(out_.find(",40,100,1,0,150,10240,6.48148"), std::string::npos) << out_;  // baseline's row
+  EXPECT_NE(out_.find(",40,100,1,0,10,682.666"), std::string::npos) << out_;  // baseline's row
   // The shape as columns after the case (a shape sweep needed its labels parsed), before batch and requests.
   EXPECT_EQ(out_.rfind("case,M,N,K_user,K_cand,batch,requests,step,", 0), 0u) << out_;
   EXPECT_NE(out_.find("\nB=1024 fixed(length=70),433,256,1178,866,1024,15,baseline,"), std::string::npos) << out_;
@@ -238,16 +243,16 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   const std::string saved = fmt::format("${:.0f}", piped.at("usd_saved_per_month").get<double>());
   EXPECT_EQ(pj.at("gpus"), 100);  // what the bills are of, beside the price
   ASSERT_EQ(run({"plan", fleet_path}), 0) << err_;
-  EXPECT_NE(out_.find("$/month  saved $/month\n"), std::string::npos) << out_;
-  EXPECT_NE(out_.find("  $/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the baseline"), std::string::npos)
-      << out_;
+  EXPECT_NE(out_.find("fleet $/month  saved $/month\n"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("  fleet $/month: 100 GPUs × $3.50 an hour × 730 h = $255500 at the baseline"),
+            std::string::npos) << out_;
   const size_t text_row = out_.rfind("  pipelined  ");  // the projection's row, after the work table's
   ASSERT_NE(text_row, std::string::npos) << out_;
   EXPECT_NE(out_.substr(text_row, out_.find('\n', text_row) - text_row).find(bill + "         " + saved),
             std::string::npos) << bill << " " << saved << "\n" << out_;
   ASSERT_EQ(run({"plan", fleet_path, "-f", "md"}), 0) << err_;
-  EXPECT_NE(out_.find("| $/1M requests | $/month | saved $/month |\n|---|"), std::string::npos) << out_;
-  EXPECT_NE(out_.find("| $4.78 | " + bill + " | " + saved + " |\n"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("| $/1M requests | fleet $/month | saved $/month |\n|---|"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("| $71.68 | " + bill + " | " + saved + " |\n"), std::string::npos) << out_;
   ASSERT_EQ(run({"plan", fleet_path, "-f", "csv"}), 0) << err_;
   EXPECT_NE(out_.find(fmt::format(",{},{}\n", piped.at("usd_per_month").get<double>(),
                                   piped.at("usd_saved_per_month").get<double>())),
@@ -270,6 +275,38 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   EXPECT_NE(out_.find("note: --variant leaves out the ladder's first step 'baseline'"), std::string::npos) << out_;
   ASSERT_EQ(run({"plan", config, "--variant", "baseline", "--variant", "pipelined"}), 0) << err_;
   EXPECT_EQ(out_.find("leaves out the ladder's first step"), std::string::npos) << out_;
+}
+
+TEST_F(PlanCli, AGivenRequestWithoutItsRequestCountTakesTheCasesUAndSaysSo) {
+  // Trial 10: a 100 ms request of one user counted as the case's U = 15 requests read as 150 requests/s at $6.48 per
+  // million, 15x off, and nothing said so. Without /end_to_end/given/requests the case's U still counts (as before),
+  // and the line under the table says how to set it; the config hash does not change with it.
+  nlohmann::json c = nlohmann::json::parse(testing::slurp(std::string(GPUBENCH_SOURCE_DIR) +
+                                                          "/configs/amdahl_given.json"));
+  c["end_to_end"]["given"].erase("requests");
+  const std::string path = (dir_ / "no_requests.json").string();
+  std::ofstream(path) << c.dump();
+  ASSERT_EQ(run({"plan", path}), 0) << err_;
+  EXPECT_NE(out_.find("  baseline         40.00       100.0    1.00x    0.0%       150.0         10.2k          $6.48"),
+            std::string::npos) << out_;
+  EXPECT_NE(out_.find("requests/s = U / request time: each given request time (100 ms) is counted as this case's "
+                      "U = 15 requests; when it is one user's request, set /end_to_end/given/requests to 1"),
+            std::string::npos) << out_;
+  ASSERT_EQ(run({"plan", path, "-f", "json"}), 0) << err_;
+  const nlohmann::json without = nlohmann::json::parse(out_);
+  EXPECT_FALSE(without.at("end_to_end_given").contains("requests"));
+  EXPECT_DOUBLE_EQ(without.at("end_to_end_given").at("op_removed").at("gain").get<double>(), 0.4);
+  ASSERT_EQ(run({"plan", std::string(GPUBENCH_SOURCE_DIR) + "/configs/amdahl_given.json", "-f", "json"}), 0) << err_;
+  const nlohmann::json with = nlohmann::json::parse(out_);
+  EXPECT_EQ(with.at("end_to_end_given").at("requests"), 1);
+  EXPECT_EQ(config_hash(load_config(path, cli::registry_context()).resolved),  // a count, not a measurement
+            config_hash(load_config(std::string(GPUBENCH_SOURCE_DIR) + "/configs/amdahl_given.json",
+                                    cli::registry_context()).resolved));
+  // 0 requests, or a fraction, is refused by name.
+  c["end_to_end"]["given"]["requests"] = 0;
+  std::ofstream(path) << c.dump();
+  EXPECT_EQ(run({"validate", path}), 2);
+  EXPECT_NE(err_.find("/end_to_end/given/requests: must be"), std::string::npos) << err_;
 }
 
 TEST_F(PlanCli, ConfigShowPrintsTheResolvedConfigWithDefaults) {

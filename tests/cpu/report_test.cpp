@@ -234,14 +234,15 @@ TEST(ReportCsv, SaysWhetherTheRequestIsMeasuredOrProjected) {
   // The fleet: 10 GPUs at $3.6/h for 730 h = $26,280 a month today; decomposed's 20% gain saves $5,256 of it.
   EXPECT_NEAR(std::stod(given["usd_per_month"]), 21024, 1e-6);
   EXPECT_NEAR(std::stod(given["usd_saved_per_month"]), 5256, 1e-6);
-  EXPECT_NE(render_markdown(r).find("| $/month | saved $/month |"), std::string::npos);
+  EXPECT_NE(render_markdown(r).find("| fleet $/month | saved $/month |"), std::string::npos);
   EXPECT_NE(render_markdown(r).find("| $21024 | $5256 |"), std::string::npos) << render_markdown(r);
   EXPECT_NE(render_terminal(r, false).find("saved $/month"), std::string::npos);
   // What the bill columns assume, as plan prints it (the run report's Markdown had the columns only); a run's report
   // holds the resolved config, where the fleet is.
   r.config["end_to_end"] = {{"gpus", 10}, {"gpu_hour_usd", 3.6}};
   for (const std::string& text : {render_markdown(r), render_terminal(r, false)})
-    EXPECT_NE(text.find("$/month: 10 GPUs × $3.60 an hour × 730 h = $26280 at the baseline; saved: against that"),
+    EXPECT_NE(text.find("fleet $/month: 10 GPUs × $3.60 an hour × 730 h = $26280 at the baseline; saved $/month: "
+                        "that bill less the step's"),
               std::string::npos)
         << text;
   // Amdahl's ceiling from the baseline's row: 100 ms less its 40 ms op, 1.67x; the op is 40% of the request.
@@ -253,6 +254,20 @@ TEST(ReportCsv, SaysWhetherTheRequestIsMeasuredOrProjected) {
   const double base = r.cases[0].variants[0].region.median;
   ASSERT_GT(40 / base, 2);
   r.config["end_to_end"] = {{"given", {{"request_ms", 100}, {"op_ms", 40}}}};  // as full_report's analysis had it
+  // How requests/s counts the given request: the case's U, said with how to set the count (trial 10: 15x off)…
+  EXPECT_NE(render_markdown(r).find("requests/s = U / request time: each given request time (100 ms) is counted as "
+                                    "this case's U = 15 requests; when it is one user's request, set "
+                                    "/end_to_end/given/requests to 1"),
+            std::string::npos)
+      << render_markdown(r);
+  {  // …or the count the config gives.
+    Report counted = r;
+    counted.config["end_to_end"]["given"]["requests"] = 1;
+    EXPECT_NE(render_terminal(counted, false).find("requests/s = R / request time: each given request time (100 ms) "
+                                                   "serves R = 1 request (/end_to_end/given/requests)"),
+              std::string::npos)
+        << render_terminal(counted, false);
+  }
   EXPECT_NE(render_markdown(r).find(fmt::format("The given op time (40 ms) is {:.3g}x this case's measured baseline",
                                                 40 / base)),
             std::string::npos)
