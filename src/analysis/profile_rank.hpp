@@ -97,6 +97,7 @@ struct ProfileSummary {
   std::string chosen_op;              ///< the op of the given block (--op, else the top op)
   double given_request_ms = 0;        ///< mean iteration wall time [ms]
   double given_op_ms = 0;             ///< mean time alone of the chosen op per iteration [ms] (ProfileOp::alone_ms)
+  std::optional<int64_t> given_requests;  ///< requests one iteration serves (profile --requests), for the given block
   /// Why there is no end_to_end block ("" when there is one): the block must pass validate, whose request_ms and
   /// op_ms run from 1 ns to a day (kMinGivenMs, kMaxGivenMs); a zero-length activity, a sub-nanosecond op or an
   /// iteration longer than a day is outside that.

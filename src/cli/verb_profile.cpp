@@ -33,6 +33,7 @@ struct ProfileArgs {
   std::string op;
   double gpu_hour_usd = 0;
   int64_t gpus = 1;
+  int64_t requests = 0;
   std::string format = "text";
   std::string output;
   int top = 15;
@@ -100,6 +101,11 @@ VerbAction setup_profile(CLI::App& sub) {
   CLI::Option* gpus_opt =
       sub.add_option("--gpus", a->gpus, "GPUs running this workload, with --gpu-hour-usd (default 1)")
           ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  CLI::Option* requests_opt =
+      sub.add_option("--requests", a->requests,
+                     "requests one iteration serves (a batch of users' requests: their count), written into the "
+                     "given block so that run and plan count requests/s and cost per request from it")
+          ->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
   CLI::Option* format_opt =
       sub.add_option("--format", a->format,
                      "output format: text | md | json | csv (default: from -o FILE's extension, else text)")
@@ -112,7 +118,7 @@ VerbAction setup_profile(CLI::App& sub) {
   sub.footer(
       "Exit codes: 0 ok; 2 bad input (a file that is missing, truncated, corrupt or of no supported format, named "
       "with what is wrong; a bad option).");
-  return [a, output_opt, format_opt, price_opt, gpus_opt, depth_opt, operators_opt]() -> int {
+  return [a, output_opt, format_opt, price_opt, gpus_opt, requests_opt, depth_opt, operators_opt]() -> int {
     // Annotation options do nothing when kernels name the ops: a silent no-op reads as "applied".
     for (const CLI::Option* o : {depth_opt, operators_opt})
       if (o->count() > 0 && a->by == "kernel")
@@ -191,8 +197,9 @@ VerbAction setup_profile(CLI::App& sub) {
       throw InputError(fmt::format("no trace among {} file{} read ({} JSON without a traceEvents list); give PyTorch "
                                    "profiler traces, gpubench run --trace files or Nsight Systems SQLite exports",
                                    files.size(), files.size() == 1 ? "" : "s", skipped.size()));
-    const auto summary = summarize_profile(traces, attribution, a->iteration, bill,
-                                           a->op.empty() ? std::nullopt : std::optional<std::string>(a->op));
+    auto summary = summarize_profile(traces, attribution, a->iteration, bill,
+                                     a->op.empty() ? std::nullopt : std::optional<std::string>(a->op));
+    if (requests_opt->count() > 0) summary.given_requests = a->requests;
     std::string text;
     if (a->format == "json") text = profile_json(summary).dump(2) + "\n";
     else if (a->format == "md") text = profile_markdown(summary);

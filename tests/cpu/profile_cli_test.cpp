@@ -27,7 +27,7 @@ TEST_F(ProfileCli, TextRanksTheRealTrace) {
   EXPECT_NE(out_.find("5 iterations"), std::string::npos) << out_;
   EXPECT_LT(out_.find("  1  lce"), out_.find("  2  embedding")) << out_;
   EXPECT_NE(out_.find("(GPU idle)"), std::string::npos);
-  EXPECT_NE(out_.find("GPU bill: 100 GPU(s) × $3.50/h × 730 h = $255500/month"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("GPU bill: 100 GPUs × $3.50 an hour × 730 h = $255500/month"), std::string::npos) << out_;
   EXPECT_NE(out_.find("a 2x on it saves"), std::string::npos);
   EXPECT_NE(out_.find("\"given\""), std::string::npos);
 }
