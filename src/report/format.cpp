@@ -16,10 +16,12 @@ constexpr const char* kDash = "—";
 
 std::string ms(double v) {
   if (!(v > 0)) return kDash;
-  if (v < 1) return fmt::format("{:.4f}", v);
-  if (v < 10) return fmt::format("{:.3f}", v);
-  if (v < 100) return fmt::format("{:.2f}", v);
-  if (v < 1000) return fmt::format("{:.1f}", v);
+  // Each bound less half a unit of its last digit: 99.999 rounds up to 100, so it gets 100's one decimal ("100.0",
+  // not a fifth digit "100.00" beside a column of "100.0": trial 10).
+  if (v < 0.99995) return fmt::format("{:.4f}", v);
+  if (v < 9.9995) return fmt::format("{:.3f}", v);
+  if (v < 99.995) return fmt::format("{:.2f}", v);
+  if (v < 999.95) return fmt::format("{:.1f}", v);
   return fmt::format("{:.0f}", v);
 }
 

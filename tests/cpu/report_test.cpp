@@ -440,6 +440,12 @@ TEST(ReportFormat, KeyValuesSkipsEmptyAndRoundsFloats) {
   EXPECT_EQ(fmtx::ms(0.48213), "0.4821");
   EXPECT_EQ(fmtx::ms(12.345), "12.35");
   EXPECT_EQ(fmtx::ms(0), "—");
+  // Four significant digits also where rounding crosses a decade (a request of 99.999999 ms beside 100.0).
+  EXPECT_EQ(fmtx::ms(99.999999), "100.0");
+  EXPECT_EQ(fmtx::ms(9.99971), "10.00");
+  EXPECT_EQ(fmtx::ms(0.99999), "1.000");
+  EXPECT_EQ(fmtx::ms(999.96), "1000");
+  EXPECT_EQ(fmtx::ms(99.994), "99.99");
   // An amount never prints a non-zero value as 0 (plan's GFLOP / GB of a tiny case).
   EXPECT_EQ(fmtx::amount(464.0), "464.0");
   EXPECT_EQ(fmtx::amount(0.003124), "0.00312");
