@@ -42,6 +42,9 @@ int render(RenderArgs a) {
     if (f != "text" && find_report_writer(f) == nullptr)
       throw InputError(fmt::format("--format: unknown format '{}'; give text, {}", f,
                                    fmt::join(report_format_names(), ", ")));
+  std::error_code ec;
+  if (fs::is_directory(a.input, ec))
+    throw InputError(fmt::format("{} is a folder; give one report file in it (render reads one report)", a.input));
   const Report report = load_report(a.input);  // InputError naming the file: missing, not JSON, not a report
   if (a.output.empty()) {
     if (a.formats.empty()) a.formats = {"md"};
@@ -58,7 +61,6 @@ int render(RenderArgs a) {
     if (f == "text")
       throw InputError("--format text is the terminal table, for stdout: leave -o out, or give json, md or csv");
   check_report_paths(a.output, a.formats);
-  std::error_code ec;
   for (const std::string& f : a.formats) {
     const fs::path out = a.output + "." + find_report_writer(f)->extension;
     if (fs::equivalent(out, a.input, ec))
@@ -87,7 +89,10 @@ VerbAction setup_render(CLI::App& sub) {
       ->type_name("FORMAT");
   sub.footer("Exit codes: 0 ok; 2 bad input (a file that is missing or no report, named with what is wrong; a bad "
              "option).");
-  return [a]() -> int {
+  CLI::Option* output_opt = sub.get_option("--output");
+  return [a, output_opt]() -> int {
+    if (output_opt->count() > 0 && a->output.empty())
+      throw InputError("-o / --output: empty prefix; give one (e.g. -o out/run), or leave -o out for stdout");
     if (!a->output.empty()) a->output = report_prefix(a->output, "-o", a->formats.empty()
                                                                         ? std::vector<std::string>{"json", "md"}
                                                                         : a->formats);

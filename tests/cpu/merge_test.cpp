@@ -10,6 +10,7 @@
 #include "analysis/compare.hpp"
 #include "analysis/merge.hpp"
 #include "cli/common.hpp"
+#include "config/parse.hpp"
 #include "core/errors.hpp"
 #include "support/shard_reports.hpp"
 
@@ -287,6 +288,30 @@ TEST_F(MergeShards, TheMergedTimeIsTheLatestShardsByTheClock) {
   in[0].report.created_at = "2026-12-02T19:00:00+09:00";
   in[1].report.created_at = "2026-12-02T08:00:01.5-02:00";
   EXPECT_EQ(merge_shards(in, {}).created_at, "2026-12-02T08:00:01.5-02:00");
+}
+
+TEST_F(MergeShards, ShardsPricedOrCountedDifferentlyMergeWithANote) {
+  // The price, the fleet and the given request's count are left out of the config hash: such shards are one run, but
+  // the merged figures follow shard 0's config, and the note says so (trial 10's recheck: silently shard 0's).
+  auto in = shards(whole_, config_, 3);
+  for (auto& s : in) {  // one run with a given request: the same hash in every shard
+    s.report.config["end_to_end"] = {{"given", {{"request_ms", 100}, {"op_ms", 40}}}, {"gpu_hour_usd", 3.5}};
+    s.report.config_hash = config_hash(s.report.config);
+  }
+  const std::string hash = in[0].report.config_hash;
+  in[2].report.config["end_to_end"]["given"]["requests"] = 15;
+  in[2].report.config["end_to_end"]["gpu_hour_usd"] = 2.5;
+  ASSERT_EQ(config_hash(in[2].report.config), hash);
+  const Report r = merge_shards(in, {});
+  const auto has = [&](const std::string& text) {
+    return std::any_of(r.notes.begin(), r.notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("/end_to_end/given/requests is 15 in " + in[2].path + " but (unset) in " + in[0].path +
+                  ": the merged report's end-to-end figures use " + in[0].path + "'s"))
+      << ::testing::PrintToString(r.notes);
+  EXPECT_TRUE(has("/end_to_end/gpu_hour_usd is 2.5 in " + in[2].path)) << ::testing::PrintToString(r.notes);
+  EXPECT_FALSE(has("/end_to_end/gpus")) << ::testing::PrintToString(r.notes);
 }
 
 TEST_F(MergeShards, ShardsSplitDifferentlyAreRefused) {

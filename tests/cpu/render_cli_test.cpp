@@ -53,6 +53,11 @@ TEST_F(RenderCli, BadInputNamesTheFileOrOption) {
   const std::string config = testing::kSource + "/configs/ikbo_lce_fp16.json";  // JSON, but no report
   EXPECT_EQ(run({"render", config}), 2);
   EXPECT_NE(err_.find("ikbo_lce_fp16.json"), std::string::npos) << err_;
+  EXPECT_EQ(run({"render", dir_.string()}), 2);  // a folder: not "invalid JSON"
+  EXPECT_NE(err_.find(dir_.string() + " is a folder; give one report file in it"), std::string::npos) << err_;
+  EXPECT_EQ(run({"render", report_, "-o", ""}), 2);  // not stdout without a word
+  EXPECT_NE(err_.find("-o / --output: empty prefix"), std::string::npos) << err_;
+  EXPECT_EQ(out_, "");
   EXPECT_EQ(run({"render", report_, "-f", "html"}), 2);
   EXPECT_NE(err_.find("--format: unknown format 'html'"), std::string::npos) << err_;
   EXPECT_EQ(run({"render", report_, "-f", "md,csv"}), 2);  // two formats, one stdout
