@@ -83,7 +83,7 @@ std::string bill_lines(const ProfileSummary& s, const char* bullet) {
   }
   out += fmt::format("{}accelerable: '{}' holds {} of wall time{} = {}/month; a 2x on it saves {}/month\n", bullet,
                      op.op, fmtx::percent(op.share_alone, 1), shared, fmtx::usd(op.usd_month),
-                     fmtx::usd(*s.usd_month * op.share_alone * 0.5));
+                     fmtx::usd(op.usd_month ? std::optional<double>(*op.usd_month * 0.5) : std::nullopt));
   return out;
 }
 
