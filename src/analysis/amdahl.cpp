@@ -29,11 +29,12 @@ double projected_request_ms(double request_ms, double op_ms, double op_speedup) 
   return amdahl(request_ms, op_ms, op_speedup).request_ms_after;
 }
 
-ProductMetrics product_metrics(double request_ms, int64_t requests, int64_t candidates,
+ProductMetrics product_metrics(double request_ms, int64_t requests, double candidates_per_request,
                                std::optional<double> gpu_hour_usd) {
   if (!(request_ms > 0)) throw InputError(fmt::format("request time must be > 0 ms, got {}", request_ms));
-  if (requests < 1 || candidates < requests) {
-    throw InputError(fmt::format("product metrics: need 1 ≤ U ≤ B, got U = {}, B = {}", requests, candidates));
+  if (requests < 1 || !(candidates_per_request >= 1)) {
+    throw InputError(fmt::format("product metrics: need ≥ 1 request of ≥ 1 candidate (1 ≤ U ≤ B), got {} requests of "
+                                 "{} candidates", requests, candidates_per_request));
   }
   if (gpu_hour_usd && !(*gpu_hour_usd >= 0)) {
     throw InputError(fmt::format("/end_to_end/gpu_hour_usd: must be ≥ 0, got {}", *gpu_hour_usd));
@@ -41,7 +42,7 @@ ProductMetrics product_metrics(double request_ms, int64_t requests, int64_t cand
   const double request_s = request_ms * 1e-3;
   ProductMetrics m;
   m.requests_per_s = static_cast<double>(requests) / request_s;
-  m.candidates_per_s = static_cast<double>(candidates) / request_s;
+  m.candidates_per_s = static_cast<double>(requests) * candidates_per_request / request_s;
   if (gpu_hour_usd) {
     m.usd_per_million_requests = *gpu_hour_usd / 3600.0 * request_s / static_cast<double>(requests) * 1e6;
   }

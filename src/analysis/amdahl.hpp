@@ -37,17 +37,18 @@ FleetBill fleet_bill(int64_t gpus, double gpu_hour_usd, double gain);
 
 /// Throughput and cost of a request time.
 struct ProductMetrics {
-  double requests_per_s = 0;    ///< U / request_s
-  double candidates_per_s = 0;  ///< B / request_s
-  std::optional<double> usd_per_million_requests;  ///< gpu_hour_usd / 3600 · request_s / U · 1e6
+  double requests_per_s = 0;    ///< R / request_s
+  double candidates_per_s = 0;  ///< R · (B / U) / request_s
+  std::optional<double> usd_per_million_requests;  ///< gpu_hour_usd / 3600 · request_s / R · 1e6
 };
 
-/// Product metrics under this model: one GPU serves the batch of one forward pass, `requests` (U)
-/// requests holding `candidates` (B) candidates, in `request_ms`, back to back, GPU fully busy, billed
-/// per GPU-second. So requests/s = U / request_s, candidates/s = B / request_s, and one request costs
-/// request_s / U GPU-seconds: usd per million requests = gpu_hour_usd / 3600 · request_s / U · 1e6 (only
-/// when gpu_hour_usd is set). Throws InputError when request_ms ≤ 0, U < 1, B < U or gpu_hour_usd < 0.
-ProductMetrics product_metrics(double request_ms, int64_t requests, int64_t candidates,
+/// Product metrics under this model: one GPU serves `requests` (R) requests of `candidates_per_request` (B / U)
+/// candidates each in `request_ms`, back to back, GPU fully busy, billed per GPU-second. So requests/s = R /
+/// request_s, candidates/s = R · B / U / request_s, and one request costs request_s / R GPU-seconds: usd per million
+/// requests = gpu_hour_usd / 3600 · request_s / R · 1e6 (only when gpu_hour_usd is set). R is the case's U for a
+/// measured request, end_to_end.given.requests (else U) for a given one. Throws InputError when request_ms ≤ 0,
+/// R < 1, candidates_per_request < 1 (B < U) or gpu_hour_usd < 0.
+ProductMetrics product_metrics(double request_ms, int64_t requests, double candidates_per_request,
                                std::optional<double> gpu_hour_usd);
 
 }  // namespace gpubench

@@ -58,10 +58,11 @@ EndToEnd given_end_to_end(const GivenEndToEnd& given, double op_speedup, int64_t
                           std::optional<double> gpu_hour_usd, EndToEndSource source) {
   const AmdahlResult a = amdahl(given.request_ms, given.op_ms, op_speedup);
   const int64_t served = given.requests.value_or(U);
-  ProductMetrics p = product_metrics(a.request_ms_after, served, std::max(served, B), gpu_hour_usd);
-  p.candidates_per_s = static_cast<double>(B) / static_cast<double>(U) * p.requests_per_s;
+  const ProductMetrics p = product_metrics(a.request_ms_after, served, static_cast<double>(B) / static_cast<double>(U),
+                                           gpu_hour_usd);
   EndToEnd e;
   e.source = source;
+  e.requests = served;
   e.op_ms = given.op_ms / op_speedup;
   e.request_ms = a.request_ms_after;
   e.speedup = a.speedup;
@@ -96,9 +97,10 @@ EndToEnd measured_end_to_end(const VariantResult& v, const VariantResult& baseli
   double op_in_pipeline = 0;  // the step's stages inside the measured request ("<prefix>:<group>")
   for (const LaunchGroupTiming& s : v.pipeline->stages)
     if (s.name.find(':') != std::string::npos) op_in_pipeline += s.stats.median;
-  const ProductMetrics p = product_metrics(measured, U, B, gpu_hour_usd);
+  const ProductMetrics p = product_metrics(measured, U, static_cast<double>(B) / static_cast<double>(U), gpu_hour_usd);
   EndToEnd e;
   e.source = EndToEndSource::kMeasured;
+  e.requests = U;
   e.op_ms = op_in_pipeline > 0 ? op_in_pipeline : v.region.median;
   e.request_ms = measured;
   e.speedup = base_request / measured;

@@ -67,11 +67,7 @@ std::vector<std::string> mismatches(const ShardInput& first, const ShardInput& o
 /// follow `first`'s config (trial 10's recheck merged 1, 15 and unset requests without a word).
 std::vector<std::string> unhashed_differences(const ShardInput& first, const ShardInput& other) {
   std::vector<std::string> out;
-  // The keys config_hash leaves out of /end_to_end (config/parse.hpp hashed_config).
-  std::vector<std::string> keys;
-  for (const char* price : kUnhashedEndToEndKeys) keys.push_back(std::string("/end_to_end/") + price);
-  keys.push_back("/end_to_end/given/requests");
-  for (const std::string& key : keys) {
+  for (const std::string key : kUnhashedEndToEndPointers) {  // what config_hash leaves out (config/parse.hpp)
     const nlohmann::json::json_pointer ptr(key);
     const auto value = [&](const Report& r) {
       return r.config.is_object() && r.config.contains(ptr) ? r.config.at(ptr).dump() : std::string("(unset)");

@@ -276,7 +276,7 @@ std::string render_csv(const Plan& p) {
       "batch,requests,step,work_model,flops,bytes_min,intensity,floor_ms,bound,floor_speedup_vs_baseline,"
       "min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,projected_op_ms,"
       "projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,projected_candidates_per_s,"
-      "projected_usd_per_million_requests,projected_usd_per_month,projected_usd_saved_per_month\n";
+      "projected_usd_per_million_requests,projected_usd_per_month,projected_usd_saved_per_month,projected_requests\n";
   // The op's shape parameters as columns after the case label (one per parameter, in the op's order), so a shape sweep
   // needs no parsing of labels; one that shares a name with a fixed column is written shape_NAME.
   std::string out = "case";
@@ -288,12 +288,12 @@ std::string render_csv(const Plan& p) {
   out += "," + std::string(kColumns);
   // The projection columns: the step at the floors' ratio on the given request (/end_to_end/given); empty without one.
   const auto projected = [](const PlanRow& r) -> std::string {
-    if (!r.projected) return ",,,,,,,,";
+    if (!r.projected) return ",,,,,,,,,";
     const EndToEnd& e = *r.projected;
     const auto optional = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
-    return fmt::format("{},{},{},{},{},{},{},{},{}", e.op_ms, e.request_ms, e.speedup, e.gain, e.requests_per_s,
+    return fmt::format("{},{},{},{},{},{},{},{},{},{}", e.op_ms, e.request_ms, e.speedup, e.gain, e.requests_per_s,
                        e.candidates_per_s, optional(e.usd_per_million_requests), optional(e.usd_per_month),
-                       optional(e.usd_saved_per_month));
+                       optional(e.usd_saved_per_month), e.requests);
   };
   for (const PlanCase& c : p.cases) {
     std::string head = csv_field(c.label);
@@ -305,7 +305,8 @@ std::string render_csv(const Plan& p) {
     head += fmt::format(",{},{}", c.batch, c.lengths ? std::to_string(c.lengths->requests) : std::string());
     const std::string tail =
         fmt::format("{},{},{}", c.memory_need_bytes, p.memory_have_bytes, fits(p, c) ? "true" : "false");
-    if (c.rows.empty()) out += head + ",,,,,,,,,,," + tail + ",,,,,,,,,,\n";  // a case that was not laid out
+    if (c.rows.empty())  // a case that was not laid out
+      out += head + ",,,,,,,,,,," + tail + ",,,,,,,,,,,\n";
     for (const PlanRow& r : c.rows)
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", head, csv_field(r.variant), r.work_model,
                          r.work.flops, r.work.bytes_min, r.work.intensity, r.floor.floor_ms, r.floor.bound,

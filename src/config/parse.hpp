@@ -158,14 +158,14 @@ inline const std::vector<std::string> kVariantKeys = {"name", "min_speedup", "mi
 /// Top-level keys of the resolved config that only label it and so are left out of the config hash.
 inline constexpr const char* kUnhashedConfigKeys[] = {"name", "description"};
 
-/// Keys of /end_to_end that price the request and so are left out of the config hash: a new GPU price or fleet
-/// size changes no measurement, and keeps every baseline comparable.
-inline constexpr const char* kUnhashedEndToEndKeys[] = {"gpu_hour_usd", "gpus"};
+/// JSON pointers of the end-to-end keys that only price or count the request and so are left out of the config hash:
+/// a GPU hour's price, the fleet's size and the requests one given request serves change no measurement, and leaving
+/// them out keeps every baseline comparable. `merge` notes shards that differ in them.
+inline constexpr const char* kUnhashedEndToEndPointers[] = {"/end_to_end/gpu_hour_usd", "/end_to_end/gpus",
+                                                            "/end_to_end/given/requests"};
 
-/// The part of a resolved config the hash covers: `resolved` without the kUnhashedConfigKeys, the
-/// kUnhashedEndToEndKeys and /end_to_end/given/requests (it only counts the requests of a given request for
-/// requests/s and cost: setting it keeps a baseline comparable) — what `compare` lists when two configs differ. A
-/// non-object is returned as it is.
+/// The part of a resolved config the hash covers: `resolved` without the kUnhashedConfigKeys and the
+/// kUnhashedEndToEndPointers — what `compare` lists when two configs differ. A non-object is returned as it is.
 nlohmann::json hashed_config(const nlohmann::json& resolved);
 
 /// The config hash of a resolved config: FNV-1a 64 as 16 hex digits of hashed_config(resolved).dump(); an empirical

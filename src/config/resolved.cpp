@@ -125,9 +125,11 @@ nlohmann::json hashed_config(const nlohmann::json& resolved) {
   if (!resolved.is_object()) return resolved;
   nlohmann::json measured = resolved;
   for (const char* label_only : kUnhashedConfigKeys) measured.erase(label_only);  // wording, not the measurement
-  if (const auto e2e = measured.find("end_to_end"); e2e != measured.end() && e2e->is_object()) {
-    for (const char* price : kUnhashedEndToEndKeys) e2e->erase(price);  // the bill, not the measurement
-    if (const auto g = e2e->find("given"); g != e2e->end() && g->is_object()) g->erase("requests");
+  for (const char* pointer : kUnhashedEndToEndPointers) {  // the bill and the request count, not the measurement
+    const nlohmann::json::json_pointer key(pointer);
+    if (!measured.contains(key)) continue;
+    nlohmann::json& parent = measured.at(key.parent_pointer());
+    if (parent.is_object()) parent.erase(key.back());
   }
   return measured;
 }

@@ -114,8 +114,9 @@ void register_step(const std::string& op_name, StepInfo info, const std::string&
   std::vector<StepInfo>& steps = step_storage()[op_name];
   for (const StepInfo& s : steps)
     if (s.name == info.name)
-      throw InputError(fmt::format("{}: op \"{}\" already has a step \"{}\"; rename the plugin's step", source,
-                                   op_name, info.name));
+      throw InputError(fmt::format("{}: op \"{}\" already has a step \"{}\", registered by {}; rename the plugin's step",
+                                   source, op_name, info.name, s.source));
+  info.source = source.rfind("builtin:", 0) == 0 ? "gpubench (a built-in step)" : source;
   steps.push_back(std::move(info));
   std::stable_sort(steps.begin(), steps.end(), [](const StepInfo& a, const StepInfo& b) {
     return a.ladder_step != b.ladder_step ? a.ladder_step < b.ladder_step : a.name < b.name;
@@ -138,6 +139,12 @@ std::string operation_source(const std::string& name) {
   for (const auto& e : storage())
     if (e.op->name() == name) return e.from_plugin() ? e.source : "gpubench (a built-in op)";
   return "";
+}
+
+std::string step_source(const std::string& op, const std::string& step) {
+  const Operation* o = find_operation(op);
+  const StepInfo* s = o != nullptr ? o->find_step(step) : nullptr;
+  return s != nullptr ? s->source : "";
 }
 
 std::string default_operation() {

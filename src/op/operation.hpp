@@ -100,6 +100,9 @@ struct StepInfo {
   /// The op's work model that counts this step's work with these options (Operation::work_models()).
   std::function<std::string(const nlohmann::json& options)> work_model_for;
   bool test_only = false;             ///< hidden unless GPUBENCH_ENABLE_TEST_VARIANTS=1 (never listed)
+  /// Who registered the step, for messages (set by register_step): "gpubench (a built-in step)", or the plugin's
+  /// label (its file as given, or a kernel description's config and pointer).
+  std::string source;
   /// Device scratch the step needs for a case with these options (the config's, defaults filled) [bytes]; unset:
   /// counted by the op's workspace_bytes. Throws InputError on bad options.
   std::function<int64_t(const CaseSize& size, const nlohmann::json& options)> workspace_bytes;
@@ -238,6 +241,8 @@ const Operation* find_operation(const std::string& name);
 /// Who registered the op `name`, for messages: "gpubench (a built-in op)", or the plugin's label (its file as given,
 /// or a kernel description's config and pointer); "" when no op has that name.
 std::string operation_source(const std::string& name);
+/// Who registered step `step` of op `op`, for messages (StepInfo::source); "" when the op has no such step.
+std::string step_source(const std::string& op, const std::string& step);
 /// The op a config without /workload/op means: the first in-tree op by name (never one from a plugin).
 std::string default_operation();
 /// The op of a config (/workload/op). Throws InputError naming /workload/op and the known ops when absent.

@@ -154,8 +154,8 @@ PluginRecord register_plugin(const gpubench_plugin_v1_t& plugin, const PluginSou
       problems.push_back(fmt::format("{}: op \"{}\" already has a step \"{}{}\": a B build was loaded twice", label,
                                      s.op, s.name, source.step_suffix));
     else if (existing != nullptr && !source.builtin && !variant && existing->find_step(s.name) != nullptr)
-      problems.push_back(fmt::format("{}: op \"{}\" already has a step \"{}\"; rename the plugin's step", label,
-                                     s.op, s.name));
+      problems.push_back(fmt::format("{}: op \"{}\" already has a step \"{}\", registered by {}; rename the "
+                                     "plugin's step", label, s.op, s.name, step_source(s.op, s.name)));
   }
   if (!problems.empty()) throw InputError(fmt::format("{}", fmt::join(problems, "\n")));
 

@@ -49,11 +49,18 @@ std::string usd(const std::optional<double>& v) {
 }
 
 std::string si(double v) {
-  const double a = std::fabs(v);
-  if (a >= 1e9) return fmt::format("{:.2f}G", v / 1e9);
-  if (a >= 1e6) return fmt::format("{:.2f}M", v / 1e6);
-  if (a >= 1e3) return fmt::format("{:.1f}k", v / 1e3);
-  return fmt::format("{:.1f}", v);
+  static constexpr std::pair<double, const char*> kUnits[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  double scaled = v;
+  const char* unit = "";
+  for (const auto& [size, name] : kUnits)
+    if (std::fabs(v) >= size * 0.9995) {  // 999.6 rounds to 1000 at three digits: it reads "1.00k"
+      scaled = v / size;
+      unit = name;
+      break;
+    }
+  const double a = std::fabs(scaled);
+  const int decimals = a >= 99.95 ? 0 : a >= 9.995 ? 1 : a >= 1 || *unit != '\0' ? 2 : 3;
+  return fmt::format("{:.{}f}{}", scaled, decimals, unit);
 }
 
 std::string status(const VariantResult& v) {

@@ -27,7 +27,8 @@ std::string sci(double v);
 /// US dollars: whole dollars from $100, cents from $1, else 4 significant digits ("$0.1234"); a negative amount
 /// (a saving that is a loss) as "-$5.00"; "—" when absent.
 std::string usd(const std::optional<double>& v);
-/// A rate with SI suffix: 1.53e5 → "153.0k", 2.1e6 → "2.10M".
+/// A rate to three significant digits with an SI suffix, so that a column of rates reads alike: 682.7 → "683",
+/// 1024 → "1.02k", 1.53e5 → "153k", 2.1e6 → "2.10M", 9.5 → "9.50"; below 1, three decimals (0.123).
 std::string si(double v);
 
 /// "ok", "ok ACCEPT", "ok REJECT", "FAILED", "skipped": the status cell of a ladder row.

@@ -21,6 +21,8 @@
 //                                      (given | measured | projected), the op's time in the request and its share,
 //                                      and in measured mode the Amdahl prediction and (measured − predicted) / predicted
 //   usd_per_month, usd_saved_per_month  the fleet's monthly bill at this step and its saving (end_to_end.gpus)
+//   e2e_requests                       the requests one request_ms serves (R: end_to_end.given.requests, else U),
+//                                      what requests_per_s and usd_per_million_requests count; empty in older reports
 //   error                                                                       why it failed (always last)
 #include <optional>
 #include <string>
@@ -43,7 +45,7 @@ constexpr const char* kCsvHeader =
     "dram_bytes,dram_bytes_min,dram_bytes_ratio,achieved_dram_gbps,counters_bound,tensor_pipe_pct,"
     "launch_group_dram_bytes,launch_group_dram_gbps,launch_group_tensor_pipe_pct,counters_sm_clock_mhz,launch_group_sm_clock_mhz,pct_of_peak_at_clock,"
     "e2e_source,e2e_op_ms,e2e_op_share,e2e_predicted_request_ms,e2e_difference_rel,usd_per_month,usd_saved_per_month,"
-    "error";
+    "e2e_requests,error";
 
 std::string quote(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -112,7 +114,8 @@ std::string render_csv(const Report& r) {
         for (std::string f : {e ? std::string(to_string(e->source)) : "", e ? num(e->op_ms) : "",
                               e ? num(e->op_share) : "", e ? num(e->predicted_request_ms) : "",
                               e ? num(e->difference_rel) : "", e ? num(e->usd_per_month) : "",
-                              e ? num(e->usd_saved_per_month) : ""})
+                              e ? num(e->usd_saved_per_month) : "",
+                              e && e->requests > 0 ? std::to_string(e->requests) : ""})
           fields.push_back(std::move(f));
         fields.push_back(v.error);
         return fields;

@@ -140,8 +140,11 @@ struct EndToEnd {
   double speedup = 1;              ///< request speedup vs the baseline step
   double gain = 0;                 ///< 1 − request_ms / baseline request_ms
   double op_share = 0;             ///< op_ms / request_ms
-  double candidates_per_s = 0;     ///< B / request time
-  double requests_per_s = 0;       ///< U / request time
+  /// Requests one request time serves (R): end_to_end.given.requests, else the case's U; 0 in a report written
+  /// before it was recorded.
+  int64_t requests = 0;
+  double candidates_per_s = 0;     ///< R · (B / U) / request time
+  double requests_per_s = 0;       ///< R / request time
   std::optional<double> usd_per_million_requests;  ///< at end_to_end.gpu_hour_usd
   /// With end_to_end.gpus and gpu_hour_usd: the fleet's monthly bill at this step and what it saves against the
   /// baseline's (analysis/amdahl.hpp fleet_bill) [USD].

@@ -247,6 +247,7 @@ void to_json(json& j, const EndToEnd& v) {
   j = json{{"source", v.source},     {"op_ms", v.op_ms},       {"request_ms", v.request_ms},
            {"speedup", v.speedup},   {"gain", v.gain},         {"op_share", v.op_share},
            {"candidates_per_s", v.candidates_per_s}, {"requests_per_s", v.requests_per_s}};
+  if (v.requests > 0) j["requests"] = v.requests;  // absent in reports written before it was recorded
   write_opt(j, "usd_per_million_requests", v.usd_per_million_requests);
   write_opt(j, "usd_per_month", v.usd_per_month);
   write_opt(j, "usd_saved_per_month", v.usd_saved_per_month);
@@ -265,6 +266,7 @@ void from_json(const json& j, EndToEnd& v) {
   read(j, "op_share", v.op_share);
   read(j, "candidates_per_s", v.candidates_per_s);
   read(j, "requests_per_s", v.requests_per_s);
+  read(j, "requests", v.requests);
   read(j, "usd_per_million_requests", v.usd_per_million_requests);
   read(j, "usd_per_month", v.usd_per_month);
   read(j, "usd_saved_per_month", v.usd_saved_per_month);

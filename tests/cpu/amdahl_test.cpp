@@ -54,13 +54,19 @@ TEST(Amdahl, RejectsImpossibleInputs) {
 }
 
 TEST(Amdahl, ProductMetrics) {
-  const auto m = product_metrics(70, 15, 1024, 3.6);
+  const auto m = product_metrics(70, 15, 1024.0 / 15, 3.6);
   EXPECT_NEAR(m.requests_per_s, 15 / 0.07, 1e-9);
   EXPECT_NEAR(m.candidates_per_s, 1024 / 0.07, 1e-9);
   ASSERT_TRUE(m.usd_per_million_requests.has_value());
   // $3.6/h = $0.001/s; 0.07 s per 15 requests → $0.001·0.07/15 per request → ×1e6.
   EXPECT_NEAR(*m.usd_per_million_requests, 4.666666666666667, 1e-9);
-  EXPECT_FALSE(product_metrics(70, 15, 1024, std::nullopt).usd_per_million_requests.has_value());
-  EXPECT_THROW(product_metrics(0, 15, 1024, std::nullopt), InputError);
-  EXPECT_THROW(product_metrics(70, 20, 10, std::nullopt), InputError);
+  // A given request that serves R = 1 request of the case's B / U candidates: the rates follow R, not U.
+  const auto one = product_metrics(100, 1, 1024.0 / 15, 3.6);
+  EXPECT_NEAR(one.requests_per_s, 10, 1e-9);
+  EXPECT_NEAR(one.candidates_per_s, 10 * 1024.0 / 15, 1e-9);
+  EXPECT_NEAR(*one.usd_per_million_requests, 0.001 * 0.1 * 1e6, 1e-6);
+  EXPECT_FALSE(product_metrics(70, 15, 1024.0 / 15, std::nullopt).usd_per_million_requests.has_value());
+  EXPECT_THROW(product_metrics(0, 15, 1024.0 / 15, std::nullopt), InputError);
+  EXPECT_THROW(product_metrics(70, 20, 0.5, std::nullopt), InputError);  // fewer candidates than requests
+  EXPECT_THROW(product_metrics(70, 0, 2, std::nullopt), InputError);
 }

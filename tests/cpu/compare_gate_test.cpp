@@ -146,8 +146,10 @@ TEST(CompareGateHash, NameAndDescriptionAreNotHashedWhatIsMeasuredIs) {
 TEST(CompareGateHash, PricesAreNotHashedAndAnOldReportHashedWithThemStillMatches) {
   nlohmann::json a = resolved_config("d", 10), b = a;
   a["end_to_end"] = {{"given", {{"request_ms", 20}, {"op_ms", 2}}}, {"gpu_hour_usd", 2.5}, {"gpus", 100}};
-  b["end_to_end"] = {{"given", {{"request_ms", 20}, {"op_ms", 2}}}, {"gpu_hour_usd", 3.1}, {"gpus", 4000}};
-  EXPECT_EQ(config_hash(a), config_hash(b));
+  b["end_to_end"] = {{"given", {{"request_ms", 20}, {"op_ms", 2}, {"requests", 15}}}, {"gpu_hour_usd", 3.1},
+                     {"gpus", 4000}};
+  EXPECT_EQ(config_hash(a), config_hash(b));  // nor the requests one given request serves
+  EXPECT_EQ(hashed_config(b)["end_to_end"], (nlohmann::json{{"given", {{"request_ms", 20}, {"op_ms", 2}}}}));
   EXPECT_EQ(hashed_config(a)["end_to_end"], (nlohmann::json{{"given", {{"request_ms", 20}, {"op_ms", 2}}}}));
   b["end_to_end"]["given"]["op_ms"] = 3;  // the Amdahl inputs stay hashed, as every other key
   EXPECT_NE(config_hash(a), config_hash(b));

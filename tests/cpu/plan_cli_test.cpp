@@ -110,14 +110,14 @@ TEST_F(PlanCli, CsvHasOneRowPerCaseAndStepWithTheJsonFigures) {
             "floor_speedup_vs_baseline,min_speedup,min_speedup_vs,memory_need_bytes,memory_have_bytes,fits,advice,"
             "projected_op_ms,projected_request_ms,projected_speedup,projected_gain,projected_requests_per_s,"
             "projected_candidates_per_s,projected_usd_per_million_requests,projected_usd_per_month,"
-            "projected_usd_saved_per_month");
+            "projected_usd_saved_per_month,projected_requests");
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);) rows.push_back(split(line, ','));
   ASSERT_EQ(rows.size(), 5u);
   const auto& steps = j.at("cases").at(0).at("steps");
   for (size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE(i);
-    ASSERT_EQ(rows[i].size(), 30u);
+    ASSERT_EQ(rows[i].size(), 31u);
     EXPECT_EQ(rows[i][1], "433");  // the shape, M N K_user K_cand
     EXPECT_EQ(rows[i][4], "866");
     EXPECT_EQ(rows[i][0], "B=1024 fixed(length=70)");
@@ -196,7 +196,7 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   ASSERT_EQ(run({"plan", config}), 0) << err_;
   EXPECT_NE(out_.find("end to end at the floors' ratio"), std::string::npos) << out_;
   EXPECT_EQ(out_.find(".:"), std::string::npos) << out_;  // the title ends in a colon only (trial 10)
-  const size_t row = out_.find("  pipelined        13.72       73.72    1.36x   26.3%        13.6         926.0");
+  const size_t row = out_.find("  pipelined        13.72       73.72    1.36x   26.3%        13.6           926");
   ASSERT_NE(row, std::string::npos) << out_;
   EXPECT_NE(out_.find("$71.68", row), std::string::npos) << out_;
   EXPECT_NE(out_.find("  baseline         40.00       100.0    1.00x    0.0%        10.0"), std::string::npos) << out_;
@@ -204,11 +204,14 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
                       "(/end_to_end/given/requests)"),
             std::string::npos) << out_;
   ASSERT_EQ(run({"plan", config, "-f", "md"}), 0) << err_;
-  EXPECT_NE(out_.find("| pipelined | 13.72 | 73.72 | 1.36x | 26.3% | 13.6 | 926.0 | $71.68 |"), std::string::npos)
+  EXPECT_NE(out_.find("| pipelined | 13.72 | 73.72 | 1.36x | 26.3% | 13.6 | 926 | $71.68 |"), std::string::npos)
       << out_;
   ASSERT_EQ(run({"plan", config, "-f", "csv"}), 0) << err_;  // the same figures as the last CSV columns
-  EXPECT_NE(out_.find(",projected_usd_per_million_requests,projected_usd_per_month,projected_usd_saved_per_month\n"),
+  EXPECT_NE(out_.find(",projected_usd_per_million_requests,projected_usd_per_month,projected_usd_saved_per_month,"
+                      "projected_requests\n"),
             std::string::npos) << out_;
+  // Each projected row says what its requests/s divided by: R = 1 here (given.requests), not the case's U = 15.
+  EXPECT_NE(out_.find(",255500,0,1\n"), std::string::npos) << out_;
   EXPECT_NE(out_.find(",40,100,1,0,10,682.666"), std::string::npos) << out_;  // baseline's row
   // The shape as columns after the case (a shape sweep needed its labels parsed), before batch and requests.
   EXPECT_EQ(out_.rfind("case,M,N,K_user,K_cand,batch,requests,step,", 0), 0u) << out_;
@@ -254,7 +257,7 @@ TEST_F(PlanCli, AGivenRequestShowsEachStepsFloorEndToEndWithThroughputAndCost) {
   EXPECT_NE(out_.find("| $/1M requests | fleet $/month | saved $/month |\n|---|"), std::string::npos) << out_;
   EXPECT_NE(out_.find("| $71.68 | " + bill + " | " + saved + " |\n"), std::string::npos) << out_;
   ASSERT_EQ(run({"plan", fleet_path, "-f", "csv"}), 0) << err_;
-  EXPECT_NE(out_.find(fmt::format(",{},{}\n", piped.at("usd_per_month").get<double>(),
+  EXPECT_NE(out_.find(fmt::format(",{},{},1\n", piped.at("usd_per_month").get<double>(),
                                   piped.at("usd_saved_per_month").get<double>())),
             std::string::npos) << out_;
   nlohmann::json no_price = nlohmann::json::parse(testing::slurp(config));
@@ -287,7 +290,7 @@ TEST_F(PlanCli, AGivenRequestWithoutItsRequestCountTakesTheCasesUAndSaysSo) {
   const std::string path = (dir_ / "no_requests.json").string();
   std::ofstream(path) << c.dump();
   ASSERT_EQ(run({"plan", path}), 0) << err_;
-  EXPECT_NE(out_.find("  baseline         40.00       100.0    1.00x    0.0%       150.0         10.2k          $6.48"),
+  EXPECT_NE(out_.find("  baseline         40.00       100.0    1.00x    0.0%         150         10.2k          $6.48"),
             std::string::npos) << out_;
   EXPECT_NE(out_.find("requests/s = U / request time: each given request time (100 ms) is counted as this case's "
                       "U = 15 requests; when it is one user's request, set /end_to_end/given/requests to 1"),

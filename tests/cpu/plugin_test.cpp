@@ -201,7 +201,8 @@ TEST_F(PluginCli, EachBadPluginGetsOneLineNamingItAndTheFix) {
       {plugin("null_name"), "the plugin has no name; set gpubench_plugin_v1_t::name"},  // was exit 3: NULL string
       {plugin("dup_op"),
        "op \"ikbo_lce\" is already registered by gpubench (a built-in op); rename the plugin's op"},
-      {plugin("dup_step"), "op \"ikbo_lce\" already has a step \"baseline\""},
+      {plugin("dup_step"), "op \"ikbo_lce\" already has a step \"baseline\", registered by gpubench (a built-in "
+                          "step); rename the plugin's step"},
       {plugin("bad_schema"), "step toy_copy/copy: options_schema is not a JSON object"},
       {plugin("bad_shape"), "op toy_copy: tensor Y shape '[B, Q]' names 'Q', which is not a shape parameter, B, U"},
       {plugin("data_entry"), "its gpubench_plugin_v1 symbol is data, not a function; export the entry function"},

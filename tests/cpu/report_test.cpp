@@ -309,7 +309,7 @@ TEST(ReportCsv, EveryColumnIsInTheDocsTable) {
   int n = 0;
   for (std::string col; std::getline(columns, col, ','); ++n)
     EXPECT_NE(section.find("`" + col + "`"), std::string::npos) << col << " is not in docs/report.md's CSV table";
-  EXPECT_EQ(n, 55);
+  EXPECT_EQ(n, 56);
 }
 
 TEST(ReportTerminal, ColorOnlyWhenAskedAndSameLayout) {
@@ -446,6 +446,18 @@ TEST(ReportFormat, KeyValuesSkipsEmptyAndRoundsFloats) {
   EXPECT_EQ(fmtx::ms(0.99999), "1.000");
   EXPECT_EQ(fmtx::ms(999.96), "1000");
   EXPECT_EQ(fmtx::ms(99.994), "99.99");
+  // Rates to three significant digits, so one column reads alike (trial 10's recheck: 682.7 beside 1.0k).
+  EXPECT_EQ(fmtx::si(682.666), "683");
+  EXPECT_EQ(fmtx::si(1024), "1.02k");
+  EXPECT_EQ(fmtx::si(10240), "10.2k");
+  EXPECT_EQ(fmtx::si(153000), "153k");
+  EXPECT_EQ(fmtx::si(2.1e6), "2.10M");
+  EXPECT_EQ(fmtx::si(9.5), "9.50");
+  EXPECT_EQ(fmtx::si(13.6), "13.6");
+  EXPECT_EQ(fmtx::si(999.7), "1.00k");  // rounding crosses the unit
+  EXPECT_EQ(fmtx::si(99.96), "100");
+  EXPECT_EQ(fmtx::si(0.1234), "0.123");
+  EXPECT_EQ(fmtx::si(3.2e12), "3.20T");
   // An amount never prints a non-zero value as 0 (plan's GFLOP / GB of a tiny case).
   EXPECT_EQ(fmtx::amount(464.0), "464.0");
   EXPECT_EQ(fmtx::amount(0.003124), "0.00312");

@@ -146,7 +146,7 @@ TEST_F(TileUseCli, ValidateAndPlanSayWhereTheLibraryIsExpected) {
   EXPECT_NE(out_.find(",fits,advice,projected_op_ms,"), std::string::npos);
   EXPECT_NE(out_.find(",pipelined,decomposed,"), std::string::npos);
   EXPECT_NE(out_.find(",\"3.6% of the 224(M) × 128(N) output tile holds data (under 55%), the user GEMM is 66.7% of "
-                      "the GEMM work (over half)\",,,,,,,,,\n"),  // no given request: empty projection columns
+                      "the GEMM work (over half)\",,,,,,,,,,\n"),  // no given request: empty projection columns
             std::string::npos)
       << "quoted: the detail holds commas";
 
