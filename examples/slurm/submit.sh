@@ -2,7 +2,8 @@
 # Submits the sweep (an array job, one GPU per task) and the merge, which waits for every task to succeed.
 #   examples/slurm/submit.sh                   # 3 shards of configs/ikbo_lce_bsweep.json (the --array in sweep.sbatch)
 #   GPUBENCH=$PWD/build/gpubench GPUBENCH_CONFIG=configs/ikbo_lce_ratios.json GPUBENCH_SHARDS=8 examples/slurm/submit.sh
-# Extra arguments are passed to both sbatch calls (e.g. --partition=gpu --account=perf).
+# Extra arguments are passed to both sbatch calls (e.g. --partition=gpu --account=perf); not --array: the shard count
+# is GPUBENCH_SHARDS.
 #
 # Environment (all optional): GPUBENCH, GPUBENCH_CONFIG, GPUBENCH_REPORTS, GPUBENCH_RUN_FLAGS, GPUBENCH_MERGE_FLAGS
 # (see sweep.sbatch and merge.sbatch), and GPUBENCH_SHARDS: the number of array tasks, overriding sweep.sbatch's
@@ -34,10 +35,19 @@ if compgen -G "$GPUBENCH_REPORTS/shard-*.json*" >/dev/null; then
 fi
 mkdir -p "$GPUBENCH_REPORTS"
 
+# The shard count goes in GPUBENCH_SHARDS only: an --array among the arguments would go to the merge job too (an array
+# of identical merges), and could disagree with the count gpubench reads.
+for arg in "$@"; do
+  case "$arg" in
+    --array* | -a*) echo "submit.sh: give the shard count as GPUBENCH_SHARDS=N, not $arg (the arguments go to both" \
+                         "sbatch calls)" >&2; exit 2 ;;
+  esac
+done
+
 array=()
 if [ -n "${GPUBENCH_SHARDS:-}" ]; then
-  case "$GPUBENCH_SHARDS" in
-    '' | *[!0-9]* | 0) echo "submit.sh: GPUBENCH_SHARDS must be a positive integer, not '$GPUBENCH_SHARDS'" >&2; exit 2 ;;
+  case "$GPUBENCH_SHARDS" in  # digits without a leading 0 (bash reads 08 as octal, and fails)
+    '' | *[!0-9]* | 0*) echo "submit.sh: GPUBENCH_SHARDS must be a positive integer, not '$GPUBENCH_SHARDS'" >&2; exit 2 ;;
   esac
   array=(--array="0-$((GPUBENCH_SHARDS - 1))")
 fi

@@ -194,6 +194,7 @@ std::string render_text(const Plan& p) {
   }
   if (any_min_speedup(p)) out += "min_spd vs: a step is ACCEPTed when its measured speedup over the previous ok step (prev) "
                                  "or the baseline (base) reaches min_speedup\n";
+  if (p.split) out += render_split(*p.split, false);
   return out;
 }
 
@@ -217,6 +218,7 @@ std::string render_json(const Plan& p) {
                    {"min_speedup_vs", r.min_speedup ? json(r.min_speedup_vs) : json()},
                    {"advice", r.advice.detail.empty() ? json() : json(r.advice.detail)}};
       if (r.projected) step["projected"] = *r.projected;
+      if (p.split) step["shard"] = p.split->shard_of(c.label, r.variant);
       steps.push_back(std::move(step));
     }
     json lengths;  // null: not laid out
@@ -246,7 +248,7 @@ std::string render_json(const Plan& p) {
                              {"gain", p.given->op_ms / p.given->request_ms}}}};  // 1 − T'/T with T' = T − t
     if (p.given->requests) given["requests"] = *p.given->requests;
   }
-  const json j = {{"kind", "gpubench.plan"},
+  json j = {{"kind", "gpubench.plan"},
                   {"schema_version", 1},
                   {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::git_sha()}}},
                   {"name", p.name},
@@ -260,6 +262,7 @@ std::string render_json(const Plan& p) {
                   {"end_to_end_given", given},
                   {"gpu_hour_usd", optional_number(p.gpu_hour_usd)},
                   {"gpus", p.gpus ? nlohmann::json(*p.gpus) : nlohmann::json(nullptr)}};
+  if (p.split) j["split"] = split_json(*p.split);
   return j.dump(2) + "\n";
 }
 
@@ -286,6 +289,7 @@ std::string render_csv(const Plan& p) {
     out += "," + csv_field(clash ? "shape_" + name : name);
   }
   out += "," + std::string(kColumns);
+  if (p.split) out.insert(out.size() - 1, ",shard");  // plan --shards N: the shard that runs the row
   // The projection columns: the step at the floors' ratio on the given request (/end_to_end/given); empty without one.
   const auto projected = [](const PlanRow& r) -> std::string {
     if (!r.projected) return ",,,,,,,,,";
@@ -306,12 +310,13 @@ std::string render_csv(const Plan& p) {
     const std::string tail =
         fmt::format("{},{},{}", c.memory_need_bytes, p.memory_have_bytes, fits(p, c) ? "true" : "false");
     if (c.rows.empty())  // a case that was not laid out
-      out += head + ",,,,,,,,,,," + tail + ",,,,,,,,,,,\n";
+      out += head + ",,,,,,,,,,," + tail + ",,,,,,,,,,," + (p.split ? "," : "") + "\n";
     for (const PlanRow& r : c.rows)
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", head, csv_field(r.variant), r.work_model,
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}{}\n", head, csv_field(r.variant), r.work_model,
                          r.work.flops, r.work.bytes_min, r.work.intensity, r.floor.floor_ms, r.floor.bound,
                          r.floor_speedup_vs_baseline, r.min_speedup ? fmt::format("{}", *r.min_speedup) : "",
-                         r.min_speedup ? r.min_speedup_vs : "", tail, csv_field(r.advice.detail), projected(r));
+                         r.min_speedup ? r.min_speedup_vs : "", tail, csv_field(r.advice.detail), projected(r),
+                         p.split ? fmt::format(",{}", p.split->shard_of(c.label, r.variant)) : std::string());
   }
   return out;
 }

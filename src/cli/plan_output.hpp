@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/analyze.hpp"
+#include "cli/plan_split.hpp"
 #include "analysis/work.hpp"
 #include "config/config.hpp"
 #include "workload/workload.hpp"
@@ -49,6 +50,7 @@ struct Plan {
   std::vector<PlanWhatIf> what_if;        ///< given mode: rows at fixed op speedups
   std::optional<double> gpu_hour_usd;     ///< /end_to_end/gpu_hour_usd [USD per GPU hour]: the projected costs' price
   std::optional<int64_t> gpus;            ///< /end_to_end/gpus: the fleet the monthly bills are of
+  std::optional<PlanSplit> split;         ///< plan --shards N: which shard runs each case × step
 };
 
 /// The plan formats: text | json | csv | md.
@@ -59,7 +61,8 @@ const std::vector<std::string>& plan_formats();
 /// ms; each case with its "shape", and the top-level "shape" the one shape, or with several the list of the cases'
 /// shapes in order; docs/report.md); csv: one row per case × step, header first, the op's shape parameters as
 /// columns after the case (RFC 4180 quoting); md: a Markdown page with one table per case. With several shapes the
-/// text and md headers say so and each case's label names its shape.
+/// text and md headers say so and each case's label names its shape. With `split` (plan --shards N): text and md end
+/// with the shards' table, json has each step's "shard" and a top-level "split", csv a last column `shard`.
 std::string render_plan(const Plan& plan, const std::string& format);
 
 }  // namespace gpubench::cli

@@ -99,6 +99,7 @@ struct PlanArgs {
   std::string config;          ///< config file ("" = the embedded default)
   std::string format = "text"; ///< text | json | csv | md
   std::string output;          ///< file to write atomically ("" = stdout)
+  int64_t shards = 0;          ///< --shards N: show the split of the work units over N shards (0: none)
 };
 
 VerbAction setup_plan(CLI::App& sub) {
@@ -121,6 +122,11 @@ VerbAction setup_plan(CLI::App& sub) {
                  "plan only this step (repeatable; as run --variant: steps left out are not checked against the "
                  "precision)")
       ->type_name("STEP");
+  sub.add_option("--shards", a->shards,
+                 "show how `run --shard I/N` (or an engine's N tasks) splits the work units over N shards: the units "
+                 "and estimated time of each shard, and each step's shard")
+      ->check(CLI::Range(int64_t{1}, kMaxShards))
+      ->type_name("N");
   return [a, sets, output_opt, format_opt, plugins, variants]() -> int {
     load_plugins(*plugins, a->config);
     if (output_opt->count() > 0 && a->output.empty())
@@ -133,6 +139,9 @@ VerbAction setup_plan(CLI::App& sub) {
     if (!a->output.empty())
       refuse_output_over_input("-o", a->output, files_read(a->config, config), "plan", "plan.json");
     check_variant_names(*variants, config);
+    // The split run computes (before --variant trims config.variants: run splits the whole config's selection).
+    std::optional<PlanSplit> split;
+    if (a->shards > 0) split = make_plan_split(plan_device_shard(0, a->shards, config, *variants));
     std::vector<size_t> file_index;  // each selected step's position in the file's /variants, for messages
     std::optional<VariantSpec> baseline;  // the ladder's first step, when the selection leaves it out
     if (!variants->empty() && !config.variants.empty() &&
@@ -148,7 +157,9 @@ VerbAction setup_plan(CLI::App& sub) {
       config.variants = std::move(kept);
     }
     refuse_gpu_free_issues(config, a->config, *sets, file_index);
-    const std::string text = render_plan(make_plan(config, file_index, baseline ? &*baseline : nullptr), a->format);
+    Plan plan = make_plan(config, file_index, baseline ? &*baseline : nullptr);
+    plan.split = std::move(split);
+    const std::string text = render_plan(plan, a->format);
     if (a->output.empty()) {
       std::fwrite(text.data(), 1, text.size(), report_stream());
       std::fflush(report_stream());

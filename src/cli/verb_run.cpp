@@ -270,7 +270,11 @@ int run(const RunArgs& a) {
     if (shard->units_here() == 0) {  // a valid report that says so; no GPU needed
       Report report = empty_shard_report(config, *shard, steps);
       report.plugins = plugin_uses();
-      write_and_print(report, prefix, a.formats);
+      // -q: one line, not a table of every unit marked "in shard J/N" (30 lines per idle task of a wide CI matrix).
+      if (a.quiet)
+        fmt::print(report_stream(), "shard {}/{}: no work units here (all {} are in other shards)\n",
+                   shard->spec.index, shard->spec.count, shard->units.size());
+      write_and_print(report, prefix, a.formats, !a.quiet);
       return 0;
     }
   }
@@ -408,7 +412,7 @@ VerbAction setup_run(CLI::App& sub) {
                        ? std::string()
                        : "must be a number of seconds from 0 (automatic) to 604800 (a week), got " + s;
           },
-          "SECONDS ≥ 0"));
+          "SECONDS 0 … 604800"));
   sub.add_flag("--metrics{all}", a->metrics,
                "hardware counters in a separate replay pass after each step's timing (CUPTI range profiler): "
                "--metrics (= all), --metrics=memory|compute|all, or --metrics=SET,dram__bytes_read.sum,... "

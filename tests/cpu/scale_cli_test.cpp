@@ -63,6 +63,48 @@ TEST_F(ScaleCli, AnEmptyShardWritesAValidReportThatSaysSoWithoutAGpu) {
   EXPECT_EQ(r["cases"][0]["variants"][0]["error"].get<std::string>().rfind("in shard ", 0), 0u);
   EXPECT_NE(testing::slurp(prefix + ".md").find("shard 9/10 is empty"), std::string::npos);
   EXPECT_NE(err_.find("shard 9/10 (--shard): 0 of 9 work units"), std::string::npos) << err_;
+  EXPECT_NE(out_.find("in shard "), std::string::npos) << "the table of units in other shards:\n" << out_;
+  // -q: one line for the idle shard, not the table (trial 11: 30 lines per idle task of a CI matrix).
+  ASSERT_EQ(run({"run", config_file(), "--shard", "9/10", "-o", prefix, "-q"}), 0) << err_;
+  EXPECT_EQ(out_, "shard 9/10: no work units here (all 9 are in other shards)\nreport: " + prefix + ".json\nreport: " +
+                      prefix + ".md\n");
+}
+
+TEST_F(ScaleCli, PlanShowsTheSplitThatRunTakes) {
+  // Trial 11: which units a shard gets could be seen only in an empty shard's report. plan --shards N shows the
+  // split before any GPU is booked; it must be the one run takes (checked against the empty shard 9/10's report,
+  // whose steps each name the shard that runs them).
+  ASSERT_EQ(run({"plan", config_file(), "--shards", "10", "-f", "json"}), 0) << err_;
+  const json plan = json::parse(out_);
+  ASSERT_EQ(plan["split"]["count"], 10);
+  ASSERT_EQ(run({"run", config_file(), "--shard", "9/10", "-o", (dir_ / "s9").string(), "-f", "json"}), 0) << err_;
+  const json empty = read((dir_ / "s9.json").string());
+  int units = 0;
+  double estimate_s = 0;
+  for (const json& s : plan["split"]["shards"]) {
+    EXPECT_EQ(s["units"], s["work_units"].size());
+    units += s["units"].get<int>();
+    estimate_s += s["estimate_s"].get<double>();
+  }
+  EXPECT_EQ(units, 9);  // every unit once
+  EXPECT_EQ(plan["split"]["shards"][9]["units"], 0);
+  EXPECT_GT(estimate_s, 0);
+  ASSERT_EQ(plan["cases"].size(), empty["cases"].size());
+  for (size_t c = 0; c < plan["cases"].size(); ++c)
+    for (size_t v = 0; v < plan["cases"][c]["steps"].size(); ++v) {
+      const json& step = plan["cases"][c]["steps"][v];
+      const json& skipped = empty["cases"][c]["variants"][v];
+      ASSERT_EQ(step["name"], skipped["name"]);
+      EXPECT_EQ("in shard " + std::to_string(step["shard"].get<int>()) + "/10", skipped["error"].get<std::string>())
+          << step["name"];
+    }
+  // Text: one row per shard, ending in the table; CSV: the shard as the last column.
+  ASSERT_EQ(run({"plan", config_file(), "--shards", "2"}), 0) << err_;
+  EXPECT_NE(out_.find("split of 9 work units over 2 shards, as `run --shard I/2`"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("  shard  units  est. s  work units\n"), std::string::npos) << out_;
+  ASSERT_EQ(run({"plan", config_file(), "--shards", "2", "-f", "csv"}), 0) << err_;
+  EXPECT_NE(out_.find(",projected_requests,shard\n"), std::string::npos) << out_;
+  EXPECT_EQ(run({"plan", config_file(), "--shards", "0"}), 2);
 }
 
 TEST_F(ScaleCli, AnEmptyShardPassesTheGateAndAMergeOfEmptyShardsSaysItMeasuredNothing) {

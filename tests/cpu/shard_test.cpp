@@ -97,6 +97,33 @@ TEST(ShardEnvironment, SlurmWithTheCountGivenTakesTheTaskIdAsTheIndexToRerunOneS
   EXPECT_NE(testing::input_error_of([&] { from_env(rerun, 1); }).find("not below the shard count 1"), std::string::npos);
 }
 
+TEST(ShardEnvironment, ALeftoverShardCountBesideAWholeArrayOfAnotherSizeIsRefused) {
+  // Trial 11: GPUBENCH_SHARDS=8 left exported and `sbatch --array=0-2`: each of 3 tasks ran shard i of 8, and 5 of
+  // the 8 shards never ran (found only by the merge, after the GPU time).
+  const Env array = {{"SLURM_ARRAY_TASK_ID", "1"},  {"SLURM_ARRAY_TASK_COUNT", "3"}, {"SLURM_ARRAY_TASK_MIN", "0"},
+                     {"SLURM_ARRAY_TASK_MAX", "2"}, {"SLURM_ARRAY_TASK_STEP", "1"}, {"GPUBENCH_SHARDS", "8"}};
+  EXPECT_EQ(testing::input_error_of([&] { from_env(array); }),
+            "SLURM_ARRAY_TASK_COUNT=3 (an array 0-2) but GPUBENCH_SHARDS=8: the array's tasks would run shards 0-2 of "
+            "8 and never the other 5; submit --array=0-7 for 8 shards, or unset GPUBENCH_SHARDS to split the config "
+            "into 3 (to re-run some shards of 8 on purpose, give --shards 8 instead)");
+  Env more = array;
+  more["GPUBENCH_SHARDS"] = "2";
+  EXPECT_NE(testing::input_error_of([&] { from_env(more); }).find("tasks 2-2 have no shard of 2"), std::string::npos);
+  // --shards on the command line is taken as meant: shards 0-2 of 8 re-run on purpose.
+  Env no_env = array;
+  no_env.erase("GPUBENCH_SHARDS");
+  EXPECT_EQ(from_env(no_env, 8).count, 8);
+  EXPECT_EQ(from_env(no_env, 8).index, 1);
+  // Agreeing counts, and a re-run of a list of shards (--array=1,4: not the form of a whole sweep), still run.
+  Env agree = array;
+  agree["GPUBENCH_SHARDS"] = "3";
+  EXPECT_EQ(from_env(agree).count, 3);
+  const Env list = {{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "2"}, {"SLURM_ARRAY_TASK_MIN", "1"},
+                    {"SLURM_ARRAY_TASK_MAX", "4"}, {"GPUBENCH_SHARDS", "8"}};
+  EXPECT_EQ(from_env(list).index, 4);
+  EXPECT_EQ(from_env(list).count, 8);
+}
+
 TEST(ShardEnvironment, AGivenCountMustAgreeWithTheLaunchersSizeAndNeedsAnIndex) {
   EXPECT_NE(testing::input_error_of([] { from_env({{"RANK", "1"}, {"WORLD_SIZE", "3"}}, 4); })
                 .find("--shards 4 disagrees with RANK and WORLD_SIZE (which gives 3 shards); drop --shards"),

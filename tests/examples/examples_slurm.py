@@ -2,6 +2,8 @@
 
 import os
 import re
+import subprocess
+import tempfile
 
 from examples_common import read_text
 
@@ -87,5 +89,40 @@ def check_slurm(c):
             c.fail(submit_path, "does not submit with `sbatch --parsable` (it needs the job id)")
         if "afterok:" not in code:
             c.fail(submit_path, "does not chain the merge with --dependency=afterok:<jobid>")
+        check_submit_runs(c, submit_path)
         c.ok(submit_path, "sweep, then merge afterok", mark)
     return tasks
+
+
+def check_submit_runs(c, submit_path):
+    """Runs submit.sh with a stub sbatch that logs its arguments: GPUBENCH_SHARDS=8 submits --array=0-7 to the sweep
+    only; a leading zero (bash reads 08 as octal and fails) and an --array argument (it would reach the merge too)
+    exit 2 before any sbatch (trial 11)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stub = os.path.join(tmp, "sbatch")
+        log = os.path.join(tmp, "sbatch.log")
+        with open(stub, "w") as f:
+            f.write('#!/usr/bin/env bash\necho "$*" >> "%s"\necho 42\n' % log)
+        os.chmod(stub, 0o755)
+
+        def submit(shards, *args):
+            if os.path.exists(log):
+                os.remove(log)
+            env = dict(os.environ, PATH=tmp + os.pathsep + os.environ.get("PATH", ""),
+                       GPUBENCH_REPORTS=os.path.join(tmp, "reports"))
+            env.pop("GPUBENCH_SHARDS", None)
+            if shards is not None:
+                env["GPUBENCH_SHARDS"] = shards
+            rc = subprocess.run(["bash", submit_path, *args], env=env, capture_output=True, timeout=60).returncode
+            calls = open(log).read().splitlines() if os.path.exists(log) else []
+            return rc, calls
+
+        rc, calls = submit("8")
+        if rc != 0 or len(calls) != 2:
+            c.fail(submit_path, f"with GPUBENCH_SHARDS=8 and a stub sbatch: exit {rc}, {len(calls)} sbatch calls")
+        elif "--array=0-7" not in calls[0].split() or any(a.startswith("--array") for a in calls[1].split()):
+            c.fail(submit_path, f"GPUBENCH_SHARDS=8 should give the sweep --array=0-7 and the merge none: {calls}")
+        for shards, args, what in (("08", (), "GPUBENCH_SHARDS=08"), (None, ("--array=0-7",), "an --array argument")):
+            rc, calls = submit(shards, *args)
+            if rc != 2 or calls:
+                c.fail(submit_path, f"{what}: exit {rc} with {len(calls)} sbatch calls, expected exit 2 before any")

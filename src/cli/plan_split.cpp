@@ -1,0 +1,93 @@
+// `gpubench plan --shards N`: the split of the config's work units over N shards (cli/plan_split.hpp).
+#include "cli/plan_split.hpp"
+
+#include <fmt/format.h>
+
+#include "report/format.hpp"
+
+namespace gpubench::cli {
+
+int64_t PlanSplit::shard_of(const std::string& case_label, const std::string& step) const {
+  for (const Unit& u : units)
+    if (u.case_label == case_label && u.step == step) return u.shard;
+  return -1;
+}
+
+PlanSplit make_plan_split(const ShardPlan& plan) {
+  PlanSplit s;
+  s.count = plan.spec.count;
+  for (size_t i = 0; i < plan.units.size(); ++i)
+    s.units.push_back({plan.units[i].case_label, plan.units[i].step, plan.units[i].estimate_ms, plan.shard_of[i]});
+  return s;
+}
+
+namespace {
+
+/// Per shard: its units' positions in `split.units`, in config order.
+std::vector<std::vector<size_t>> by_shard(const PlanSplit& split) {
+  std::vector<std::vector<size_t>> out(static_cast<size_t>(split.count));
+  for (size_t i = 0; i < split.units.size(); ++i) out[static_cast<size_t>(split.units[i].shard)].push_back(i);
+  return out;
+}
+
+/// A shard's units grouped by case: "B=8 fixed(length=4): baseline, decomposed; B=64 …: fused".
+std::string unit_list(const PlanSplit& split, const std::vector<size_t>& units) {
+  std::string out, last_case;
+  for (const size_t i : units) {
+    const PlanSplit::Unit& u = split.units[i];
+    if (u.case_label != last_case) out += (out.empty() ? "" : "; ") + u.case_label + ": ";
+    else out += ", ";
+    out += u.step;
+    last_case = u.case_label;
+  }
+  return out;
+}
+
+int64_t total_ms(const PlanSplit& split, const std::vector<size_t>& units) {
+  int64_t ms = 0;
+  for (const size_t i : units) ms += split.units[i].estimate_ms;
+  return ms;
+}
+
+}  // namespace
+
+std::string render_split(const PlanSplit& split, bool markdown) {
+  const auto shards = by_shard(split);
+  std::string out = fmt::format(
+      "{}split of {} work units over {} shards, as `run --shard I/{}` (or an engine's {} tasks) takes it on every "
+      "machine: longest estimate first, each to the shard with the least estimated time so far (docs/scale-out.md)"
+      "{}\n",
+      markdown ? "\n## Shards\n\n" : "\n", split.units.size(), split.count, split.count, split.count,
+      markdown ? "." : ":");
+  if (markdown) out += "\n| shard | units | est. s | work units |\n|---:|---:|---:|---|\n";
+  else out += fmt::format("  {:>5} {:>6} {:>7}  {}\n", "shard", "units", "est. s", "work units");
+  for (size_t k = 0; k < shards.size(); ++k) {
+    const double s = static_cast<double>(total_ms(split, shards[k])) / 1000.0;
+    const std::string list = shards[k].empty() ? std::string("(none: the report says the shard is empty)")
+                                               : unit_list(split, shards[k]);
+    if (markdown)
+      out += fmt::format("| {} | {} | {:.0f} | {} |\n", k, shards[k].size(), s, fmtx::md_cell(list));
+    else
+      out += fmt::format("  {:>5} {:>6} {:>7.0f}  {}\n", k, shards[k].size(), s, list);
+  }
+  return out;
+}
+
+nlohmann::json split_json(const PlanSplit& split) {
+  nlohmann::json shards = nlohmann::json::array();
+  const auto by = by_shard(split);
+  for (size_t k = 0; k < by.size(); ++k) {
+    nlohmann::json units = nlohmann::json::array();
+    for (const size_t i : by[k])
+      units.push_back({{"case", split.units[i].case_label},
+                       {"step", split.units[i].step},
+                       {"estimate_ms", split.units[i].estimate_ms}});
+    shards.push_back({{"index", k},
+                      {"units", by[k].size()},
+                      {"estimate_s", static_cast<double>(total_ms(split, by[k])) / 1000.0},
+                      {"work_units", units}});
+  }
+  return {{"count", split.count}, {"shards", shards}};
+}
+
+}  // namespace gpubench::cli
