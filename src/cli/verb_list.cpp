@@ -1,4 +1,5 @@
 // `gpubench list`: ops, ladder variants, request-length distributions and report formats.
+#include <algorithm>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -30,9 +31,16 @@ VerbAction setup_list(CLI::App& sub) {
   return [plugins]() -> int {
     load_plugins(*plugins, "");
     std::FILE* out = report_stream();
+    // Name columns as wide as their longest name (a plugin's gather_reduce ran into its description).
+    const auto width = [](const auto& items, auto name_of, size_t at_least) {
+      size_t w = at_least;
+      for (const auto& x : items) w = std::max(w, name_of(x).size());
+      return w;
+    };
     fmt::print(out, "ops:\n");
+    const size_t op_width = width(op::operations(), [](const op::Operation* o) { return o->name(); }, 9);
     for (const op::Operation* operation : op::operations())
-      fmt::print(out, "  {:<9} {}\n", operation->name(), operation->description());
+      fmt::print(out, "  {:<{}} {}\n", operation->name(), op_width, operation->description());
     for (const op::Operation* operation : op::operations()) {
       const OpRules rules = operation->rules();
       // One line per shape parameter: its default, the range the config reader accepts, its doc.
@@ -48,6 +56,7 @@ VerbAction setup_list(CLI::App& sub) {
       fmt::print(out, "{} work models (the first is the minimum work; a step's work_model names one): {}\n",
                  operation->name(), fmt::join(models, ", "));
       fmt::print(out, "{} variants (ladder order):\n", operation->name());
+      const size_t step_width = width(operation->steps(), [](const op::StepInfo& v) { return v.name; }, 10);
       for (const op::StepInfo& v : operation->steps()) {
         if (v.test_only) continue;
         std::string precisions;
@@ -55,7 +64,7 @@ VerbAction setup_list(CLI::App& sub) {
           if (!precisions.empty()) precisions += ",";
           precisions += to_string(p);
         }
-        fmt::print(out, "  {:<11} {} [{}]\n", v.name, v.description, precisions);
+        fmt::print(out, "  {:<{}} {} [{}]\n", v.name, step_width + 1, v.description, precisions);
         print_options(v.schema);
       }
     }

@@ -93,6 +93,7 @@ VerbAction setup_render(CLI::App& sub) {
   return [a, output_opt]() -> int {
     if (output_opt->count() > 0 && a->output.empty())
       throw InputError("-o / --output: empty prefix; give one (e.g. -o out/run), or leave -o out for stdout");
+    if (a->output == "-") a->output.clear();  // -o - is stdout, as for profile, plan, compare and ab
     if (!a->output.empty()) a->output = report_prefix(a->output, "-o", a->formats.empty()
                                                                         ? std::vector<std::string>{"json", "md"}
                                                                         : a->formats);

@@ -51,8 +51,8 @@ PluginRecord register_steps(const std::vector<KernelFileStep>& steps, const std:
                             const nlohmann::json& j) {
   for (const KernelFileStep& s : steps)
     if (const StepInfo* taken = find_operation(s.op)->find_step(s.name))
-      throw InputError(fmt::format("{}: op {} already has a step named {} ({}); rename this one",
-                                   s.where(s.pointer + "/name"), s.op, s.name, taken->description));
+      throw InputError(fmt::format("{}: op {} already has a step named {} ({}), registered by {}; rename this one",
+                                   s.where(s.pointer + "/name"), s.op, s.name, taken->description, taken->source));
   PluginRecord record;
   record.path = label;
   std::string digest_input = j.dump();
@@ -74,6 +74,25 @@ PluginRecord register_steps(const std::vector<KernelFileStep>& steps, const std:
 }
 
 }  // namespace
+
+std::string kernel_file_record_name(const std::string& path) {
+  std::string text;
+  if (read_text_file(path, kMaxInputFileBytes, text) != ReadStatus::kOk) return "";
+  nlohmann::json j;
+  try {
+    j = parse_json_bounded(text, nullptr);
+  } catch (const std::exception&) {
+    return "";
+  }
+  if (!j.is_object() || !j.contains("op") || !j["op"].is_string() || !j.contains("steps") || !j["steps"].is_array())
+    return "";
+  std::string names;
+  for (const nlohmann::json& s : j["steps"]) {
+    if (!s.is_object() || !s.contains("name") || !s["name"].is_string()) return "";
+    names += (names.empty() ? "" : ",") + j["op"].get<std::string>() + "/" + s["name"].get<std::string>();
+  }
+  return names.empty() ? "" : "kernel_file " + names;
+}
 
 bool is_kernel_file_path(const std::string& path) {
   return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;

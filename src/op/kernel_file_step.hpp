@@ -27,6 +27,11 @@ PluginRecord register_kernel_file(const std::string& path);
 PluginRecord register_kernel_description(const nlohmann::json& j, const std::string& config_path,
                                          const std::string& base_dir, const std::string& pointer);
 
+/// The name register_kernel_file would record for the description at `path` ("kernel_file <op>/<step>,…", its steps
+/// in order) without registering anything, so that two copies of one description resolve like two builds of one
+/// plugin; "" when the file does not read as a description (register_kernel_file then says why). Throws nothing.
+std::string kernel_file_record_name(const std::string& path);
+
 /// True when `path` names a kernel file description rather than a plugin library (it ends in ".json").
 bool is_kernel_file_path(const std::string& path);
 

@@ -386,7 +386,26 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
   for (int with_ops = 1; with_ops >= 0; --with_ops)
     for (const OpenedPlugin& p : opened)
       if (p.loaded < 0 && (p.description->op_count > 0) == (with_ops == 1)) attempt([&p] { register_opened(p); });
-  for (const std::string& path : kernel_files) attempt([&path] { load_kernel_file_once(path); });
+  // Descriptions of the same steps are two copies of one plugin: the first in precedence order is used, as for
+  // libraries (`--plugin my_copy.json` with a config that lists the original measures the copy).
+  std::vector<std::pair<std::string, std::string>> described;  // (record name, path) of the descriptions taken
+  for (const std::string& path : kernel_files) {
+    const std::string name = kernel_file_record_name(path);
+    std::error_code ec;
+    const std::string real = fs::weakly_canonical(path, ec).string();
+    std::string taken;  // the other description of these steps, when there is one
+    for (const auto& [n, p] : described)
+      if (!name.empty() && n == name && fs::weakly_canonical(p, ec).string() != real) taken = p;
+    for (size_t i = 0; taken.empty() && !name.empty() && i < records().size(); ++i)
+      if (records()[i].name == name && real_paths()[i] != real) taken = records()[i].path;
+    if (!taken.empty()) {
+      note(fmt::format("kernel file {}: not loaded, its steps ({}) come from {} (--plugin, then GPUBENCH_PLUGIN_PATH, "
+                       "then the config's plugins)", path, name.substr(std::string("kernel_file ").size()), taken));
+      continue;
+    }
+    if (!name.empty()) described.emplace_back(name, path);
+    attempt([&path] { load_kernel_file_once(path); });
+  }
   if (failed) std::rethrow_exception(failed);
 }
 

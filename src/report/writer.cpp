@@ -79,6 +79,13 @@ std::string report_prefix(const std::string& output, const std::string& flag, co
     }
     return s;
   };
+  if (output == "-") {  // stdout for profile, plan, compare, ab and render; a prefix would write "-.json", "-.md"
+    std::string files;
+    for (const auto& e : writes) files += (files.empty() ? "PREFIX." : ", PREFIX.") + e;
+    throw InputError(fmt::format("{} -: this command writes report files ({}), not stdout; give a prefix (e.g. {} "
+                                 "out/run), or print a stored report with gpubench render REPORT",
+                                 flag, files, flag));
+  }
   const std::string name = std::filesystem::path(output).filename().string();
   const std::string ext = lowercase_extension(output);
   if (ext == ".gz") {

@@ -45,7 +45,8 @@ const std::vector<std::string>& foreign_data_extensions();
 /// The report prefix an `-o` (or ab's `--report`, named by `flag`) argument names: `output` without a trailing report
 /// extension (".json", ".md", ".csv", any writer's), so `-o out/run.json` writes out/run.json and out/run.md rather
 /// than out/run.json.json; any other `output` as it is ("out/.json", a name that is all extension, included).
-/// Throws InputError for a name ending in ".gz" (reports are written plain) or in another data format's extension
+/// Throws InputError for "-" (stdout: report files need a prefix; trial 11's `merge -o -` wrote "-.json"), a name
+/// ending in ".gz" (reports are written plain) or in another data format's extension
 /// (".html", ".yaml", ".xlsx", …), naming the prefix to give instead and the files it writes (`writes`: the
 /// extensions the verb writes, e.g. {"json"} for ab's --report).
 std::string report_prefix(const std::string& output, const std::string& flag = "-o",

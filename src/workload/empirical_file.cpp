@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "config/validator.hpp"
 #include "core/errors.hpp"
@@ -186,7 +187,18 @@ std::vector<Row> read_json(const std::string& path, const std::string& text, Row
       throw InputError(path + ": \"lengths\" and \"counts\" must be arrays of the same size");
     for (size_t i = 0; i < ls.size(); ++i) json_entry(problems, fmt::format("{}: entry {}", path, i), ls[i], cs[i], rows);
   } else {
-    throw InputError(path + ": expected [[length, count], ...] or {\"lengths\": [...], \"counts\": [...]}");
+    std::string why;  // an object of the second form with a key too many or too few: name it
+    if (j.is_object()) {
+      std::vector<std::string> extra;
+      for (const auto& [key, unused] : j.items())
+        if (key != "lengths" && key != "counts") extra.push_back("\"" + key + "\"");
+      if (!extra.empty())
+        why = fmt::format(" (unknown key{} {}: the object holds \"lengths\" and \"counts\" only)",
+                          extra.size() == 1 ? "" : "s", fmt::join(extra, ", "));
+      else
+        why = fmt::format(" (\"{}\" is missing)", j.contains("lengths") ? "counts" : "lengths");
+    }
+    throw InputError(path + ": expected [[length, count], ...] or {\"lengths\": [...], \"counts\": [...]}" + why);
   }
   return rows;
 }

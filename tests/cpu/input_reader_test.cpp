@@ -102,6 +102,20 @@ TEST_F(InputReader, ParseJsonBoundedNamesEveryRepeatedKey) {
       << msg;
 }
 
+TEST_F(InputReader, AHistogramObjectWithAnUnknownOrMissingKeyNamesIt) {
+  // Trial 11: {"lengths": …, "counts": …, "x": 1} got only the generic "expected … or {…}".
+  const auto error_for = [&](const std::string& histogram) {
+    write("h.json", histogram);
+    return load_error(write("cfg.json", R"j({"schema_version": 1, "workload": {"batch": 100, "requests":
+        {"distribution": "empirical", "params": {"file": "h.json"}}}})j"));
+  };
+  std::string msg = error_for(R"j({"lengths": [10, 20], "counts": [1, 1], "x": 1})j");
+  EXPECT_NE(msg.find("(unknown key \"x\": the object holds \"lengths\" and \"counts\" only)"), std::string::npos)
+      << msg;
+  msg = error_for(R"j({"lengths": [10, 20]})j");
+  EXPECT_NE(msg.find("(\"counts\" is missing)"), std::string::npos) << msg;
+}
+
 TEST_F(InputReader, DeepConfigIsAConfigErrorNamingTheFile) {
   for (const std::string& where : {std::string("\"measure\": {\"metrics\": "),
                                    std::string("\"workload\": {\"requests\": {\"distribution\": \"fixed\", "

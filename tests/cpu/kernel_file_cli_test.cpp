@@ -87,6 +87,35 @@ TEST_F(KernelFileCli, ListValidateAndPlanTakeTheDescribedSteps) {
   EXPECT_NE((err_ + out_).find("kf_fatbin_bf16"), std::string::npos) << err_ << out_;
 }
 
+TEST_F(KernelFileCli, ACopyOfTheConfigsDescriptionGivenWithPluginIsTheOneUsed) {
+  // Trial 11: `--plugin my_copy.json` beside a config that lists the original was exit 2 ("already has a step named
+  // …; rename this one"), though plugins.md says the first of --plugin, GPUBENCH_PLUGIN_PATH, the config's list wins.
+  json d = described();
+  for (auto& s : d["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
+  fs::create_directories(dir_ / "original");
+  fs::create_directories(dir_ / "copy");
+  const std::string original = (dir_ / "original" / "kf.json").string(), copy = (dir_ / "copy" / "kf.json").string();
+  std::ofstream(original) << d.dump();
+  d["description"] = "an edited copy";
+  std::ofstream(copy) << d.dump(1);
+  const std::string cfg = config("c.json", json::array({original}), json::array({"k_aligned", "kf_cubin"}));
+  ASSERT_EQ(run({"validate", cfg, "--plugin", copy}), 0) << err_ << out_;
+  EXPECT_NE(err_.find("kernel file " + original + ": not loaded, its steps (ikbo_lce/kf_cubin,"), std::string::npos)
+      << err_;
+  EXPECT_NE(err_.find(") come from " + copy + " (--plugin, then GPUBENCH_PLUGIN_PATH, then the config's plugins)"),
+            std::string::npos) << err_;
+  ASSERT_EQ(run({"list", "--plugin", copy, "--plugin", original}), 0) << err_;  // the plugins section: the copy only
+  EXPECT_NE(out_.find(copy), std::string::npos) << out_;
+  EXPECT_EQ(out_.find(original), std::string::npos) << out_;
+  // A description that shares one step name but not the others is another plugin: refused, naming the first file.
+  json other = described();
+  for (auto& s : other["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
+  other["steps"].erase(other["steps"].size() - 1);
+  std::ofstream(dir_ / "other.json") << other.dump();
+  EXPECT_EQ(run({"list", "--plugin", (dir_ / "other.json").string(), "--plugin", original}), 2);
+  EXPECT_NE(err_.find("registered by " + (dir_ / "other.json").string()), std::string::npos) << err_;
+}
+
 TEST_F(KernelFileCli, TheShippedTritonStepValidatesAndRefusesShapesItsHintsExclude) {
   const std::string cfg = std::string(GPUBENCH_SOURCE_DIR) + "/configs/ikbo_lce_triton.json";
   ASSERT_EQ(run({"validate", cfg}), 0) << err_ << out_;
@@ -180,6 +209,14 @@ TEST_F(KernelFileCli, LaunchesTheDeviceModelCannotRunExitTwoBeforeAnyGpuWork) {
   EXPECT_EQ(run({"list", "--plugin", (dir_ / "dup.json").string()}), 2);
   EXPECT_NE(err_.find("dup.json: /steps/0/name: op ikbo_lce already has a step named k_aligned"), std::string::npos)
       << err_;
+  EXPECT_NE(err_.find("registered by gpubench (a built-in step); rename this one"), std::string::npos) << err_;
+  // A step another plugin registered first: the refusal names that plugin's file (it named no one).
+  const std::string good = std::string(GPUBENCH_TEST_PLUGIN_DIR) + "/libtest_plugin_good.so";
+  dup["steps"][0]["name"] = "team_copy_w";  // the test plugin's step on ikbo_lce
+  std::ofstream(dir_ / "dup.json") << dup.dump();
+  EXPECT_EQ(run({"list", "--plugin", good, "--plugin", (dir_ / "dup.json").string()}), 2);
+  EXPECT_NE(err_.find("op ikbo_lce already has a step named team_copy_w"), std::string::npos) << err_;
+  EXPECT_NE(err_.find(", registered by " + good + "; rename this one"), std::string::npos) << err_;
   json ws = described();
   for (auto& s : ws["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
   ws["steps"][0]["workspace"][0]["bytes"] = "B * B * B * B * B";

@@ -58,6 +58,21 @@ TEST_F(RenderCli, BadInputNamesTheFileOrOption) {
   EXPECT_EQ(run({"render", report_, "-o", ""}), 2);  // not stdout without a word
   EXPECT_NE(err_.find("-o / --output: empty prefix"), std::string::npos) << err_;
   EXPECT_EQ(out_, "");
+  // -o - is stdout, as for profile, plan, compare and ab (trial 11: it wrote files named -.json and -.md); run and
+  // merge, which write report files only, refuse it.
+  ASSERT_EQ(run({"render", report_}), 0) << err_;
+  const std::string to_stdout = out_;
+  ASSERT_EQ(run({"render", report_, "-o", "-"}), 0) << err_;
+  EXPECT_EQ(out_, to_stdout);
+  EXPECT_EQ(err_.find("wrote"), std::string::npos) << err_;
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"merge", "-o", "-", report_},
+                                                std::vector<std::string>{"run", "-o", "-"}}) {
+    const std::string& verb = args.front();
+    EXPECT_EQ(run(args), 2) << verb;
+    EXPECT_NE(err_.find("-o -: this command writes report files (PREFIX.json, PREFIX.md), not stdout; give a prefix "
+                        "(e.g. -o out/run)"),
+              std::string::npos) << verb << ": " << err_;
+  }
   EXPECT_EQ(run({"render", report_, "-f", "html"}), 2);
   EXPECT_NE(err_.find("--format: unknown format 'html'"), std::string::npos) << err_;
   EXPECT_EQ(run({"render", report_, "-f", "md,csv"}), 2);  // two formats, one stdout
