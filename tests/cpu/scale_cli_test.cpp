@@ -107,6 +107,45 @@ TEST_F(ScaleCli, PlanShowsTheSplitThatRunTakes) {
   EXPECT_EQ(run({"plan", config_file(), "--shards", "0"}), 2);
 }
 
+TEST_F(ScaleCli, ShardFoldersComparedUnderTheControlTakeOutABoardChangePerShard) {
+  // The Actions example's gate (examples/github-actions): main's shards and the PR's land on whichever boards are free.
+  // Here the PR's shard 1 ran on a board 5% slower at everything, its control included; the code is unchanged. A raw
+  // folder compare calls shard 1's steps SLOWER (exit 1); shard by shard under --normalize control each pair is
+  // divided by its own boards' control ratio, and the gate passes.
+  const Config c = testing::shard_config();
+  const Report whole = testing::whole_report(c);
+  const auto control = [](const std::string& uuid, double scale, uint64_t seed) {
+    Control k;
+    k.uuid = uuid;
+    k.kernels.push_back({"gemm", "cuBLAS fp16 GEMM", 1.1e12, 0, testing::noisy(1.40 * scale, 0.002, 20, seed),
+                         testing::noisy(1.40 * scale, 0.002, 20, seed + 1)});
+    k.kernels.push_back({"copy", "copy 1 GiB", 0, 2.1e9, testing::noisy(0.52 * scale, 0.002, 20, seed + 2),
+                         testing::noisy(0.52 * scale, 0.002, 20, seed + 3)});
+    return k;
+  };
+  for (int64_t i = 0; i < 3; ++i) {
+    Report main_shard = testing::shard_of(whole, c, i, 3), pr_shard = main_shard;
+    main_shard.control = control(main_shard.environment["gpu"]["uuid"], 1.0, 10 + 10 * static_cast<uint64_t>(i));
+    const double board = i == 1 ? 1.05 : 1.0;  // the PR's shard 1 on a slower board
+    pr_shard.environment["gpu"]["uuid"] = i == 1 ? "GPU-slow" : main_shard.environment["gpu"]["uuid"];
+    pr_shard.control = control(pr_shard.environment["gpu"]["uuid"], board, 50 + 10 * static_cast<uint64_t>(i));
+    for (CaseResult& cr : pr_shard.cases)
+      for (VariantResult& v : cr.variants) {
+        if (!v.selected) continue;
+        for (double& x : v.region_samples_ms) x *= board;
+        v.region = compute_stats(v.region_samples_ms);
+      }
+    write("baseline/shards/shard-" + std::to_string(i) + ".json", main_shard);
+    write("shards/shard-" + std::to_string(i) + ".json", pr_shard);
+  }
+  const std::string base = (dir_ / "baseline/shards").string(), pr = (dir_ / "shards").string();
+  EXPECT_EQ(run({"compare", base, pr}), 1) << out_ << err_;
+  EXPECT_NE(out_.find("  SLOWER\n"), std::string::npos) << out_;
+  EXPECT_EQ(run({"compare", base, pr, "--normalize", "control", "--min-difference", "0.0005"}), 0) << out_ << err_;
+  EXPECT_EQ(out_.find("  SLOWER\n"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("÷1.050"), std::string::npos) << "shard 1's entries carry their factor\n" << out_;
+}
+
 TEST_F(ScaleCli, AnEmptyShardPassesTheGateAndAMergeOfEmptyShardsSaysItMeasuredNothing) {
   // A CI matrix wider than the config's 9 units: shard 9/10 of two runs is empty on both sides. The gate has nothing to
   // judge and nothing went missing: exit 0 with a line that says so (it said "no /environment: edited").
