@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "analysis/analyze.hpp"
-#include "cli/plan_split.hpp"
 #include "analysis/work.hpp"
+#include "cli/plan_split.hpp"
 #include "config/config.hpp"
 #include "workload/workload.hpp"
 

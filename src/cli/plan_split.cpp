@@ -61,22 +61,34 @@ std::string render_split(const PlanSplit& split, bool markdown) {
       markdown ? "." : ":");
   if (markdown) out += "\n| shard | units | est. s | work units |\n|---:|---:|---:|---|\n";
   else out += fmt::format("  {:>5} {:>6} {:>7}  {}\n", "shard", "units", "est. s", "work units");
+  size_t empty = 0;  // shards without a unit (more shards than units): one line for all of them
   for (size_t k = 0; k < shards.size(); ++k) {
+    if (shards[k].empty()) {
+      ++empty;
+      continue;
+    }
     const double s = static_cast<double>(total_ms(split, shards[k])) / 1000.0;
-    const std::string list = shards[k].empty() ? std::string("(none: the report says the shard is empty)")
-                                               : unit_list(split, shards[k]);
+    const std::string list = unit_list(split, shards[k]);
     if (markdown)
       out += fmt::format("| {} | {} | {:.0f} | {} |\n", k, shards[k].size(), s, fmtx::md_cell(list));
     else
       out += fmt::format("  {:>5} {:>6} {:>7.0f}  {}\n", k, shards[k].size(), s, list);
   }
+  if (empty > 0)
+    out += fmt::format("{}{} shard{} without a work unit (more shards than units): each writes a report that says it "
+                       "is empty\n", markdown ? "\n" : "  ", empty, empty == 1 ? "" : "s");
   return out;
 }
 
 nlohmann::json split_json(const PlanSplit& split) {
   nlohmann::json shards = nlohmann::json::array();
   const auto by = by_shard(split);
+  int64_t empty = 0;
   for (size_t k = 0; k < by.size(); ++k) {
+    if (by[k].empty()) {  // listed by count: N may be far above the units (up to 2^20)
+      ++empty;
+      continue;
+    }
     nlohmann::json units = nlohmann::json::array();
     for (const size_t i : by[k])
       units.push_back({{"case", split.units[i].case_label},
@@ -87,7 +99,7 @@ nlohmann::json split_json(const PlanSplit& split) {
                       {"estimate_s", static_cast<double>(total_ms(split, by[k])) / 1000.0},
                       {"work_units", units}});
   }
-  return {{"count", split.count}, {"shards", shards}};
+  return {{"count", split.count}, {"shards", shards}, {"empty_shards", empty}};
 }
 
 }  // namespace gpubench::cli

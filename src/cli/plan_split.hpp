@@ -30,11 +30,12 @@ struct PlanSplit {
 /// The split of `plan` (any shard's plan of the split: every unit and the shard of each).
 PlanSplit make_plan_split(const ShardPlan& plan);
 
-/// The split as a table of shards (units, estimated seconds, the units by case), text or Markdown; it ends in "\n".
+/// The split as a table of the shards that have units (units, estimated seconds, the units by case) and a line
+/// counting those without, text or Markdown; it ends in "\n".
 std::string render_split(const PlanSplit& split, bool markdown);
 
 /// The split as JSON: {"count", "shards": [{"index", "units", "estimate_s", "work_units": [{"case", "step",
-/// "estimate_ms"}]}]}.
+/// "estimate_ms"}]}] (the shards with units), "empty_shards" (how many have none)}.
 nlohmann::json split_json(const PlanSplit& split);
 
 }  // namespace gpubench::cli
