@@ -28,29 +28,42 @@ command -v sbatch >/dev/null || { echo "submit.sh: sbatch not found: run this on
 
 # Shard reports of an earlier sweep in the same folder would be merged with the new ones (and refused as
 # duplicated or mismatched shards): start from an empty folder.
+# Shard reports of an earlier sweep in the same folder would be merged with the new ones (and refused as
+# duplicated or mismatched shards): start from an empty folder.
 if compgen -G "$GPUBENCH_REPORTS/shard-*.json*" >/dev/null; then
   echo "submit.sh: $GPUBENCH_REPORTS already holds shard reports of an earlier sweep: move them away, or set" \
        "GPUBENCH_REPORTS to a new folder" >&2
   exit 2
 fi
-mkdir -p "$GPUBENCH_REPORTS"
 
-# The shard count goes in GPUBENCH_SHARDS only: an --array among the arguments would go to the merge job too (an array
-# of identical merges), and could disagree with the count gpubench reads.
+# The shard count goes in GPUBENCH_SHARDS only: an --array among the arguments (or sbatch's abbreviation of it, or
+# SBATCH_ARRAY_INX) would reach the merge job too (an array of identical merges), and could disagree with the count
+# gpubench reads.
 for arg in "$@"; do
   case "$arg" in
-    --array* | -a*) echo "submit.sh: give the shard count as GPUBENCH_SHARDS=N, not $arg (the arguments go to both" \
-                         "sbatch calls)" >&2; exit 2 ;;
+    --ar* | -a*) echo "submit.sh: give the shard count as GPUBENCH_SHARDS=N, not $arg (the arguments go to both" \
+                      "sbatch calls)" >&2; exit 2 ;;
   esac
 done
+if [ -n "${SBATCH_ARRAY_INX:-}" ]; then
+  echo "submit.sh: SBATCH_ARRAY_INX is set ($SBATCH_ARRAY_INX) and would make the merge an array too: unset it and" \
+       "give the shard count as GPUBENCH_SHARDS=N" >&2
+  exit 2
+fi
 
 array=()
 if [ -n "${GPUBENCH_SHARDS:-}" ]; then
-  case "$GPUBENCH_SHARDS" in  # digits without a leading 0 (bash reads 08 as octal, and fails)
+  # Digits without a leading 0 (bash reads 08 as octal, and fails), at most gpubench's 1048576 shards.
+  case "$GPUBENCH_SHARDS" in
     '' | *[!0-9]* | 0*) echo "submit.sh: GPUBENCH_SHARDS must be a positive integer, not '$GPUBENCH_SHARDS'" >&2; exit 2 ;;
   esac
+  if [ "${#GPUBENCH_SHARDS}" -gt 7 ] || [ "$GPUBENCH_SHARDS" -gt 1048576 ]; then
+    echo "submit.sh: GPUBENCH_SHARDS=$GPUBENCH_SHARDS is above gpubench's 1048576 shards" >&2
+    exit 2
+  fi
   array=(--array="0-$((GPUBENCH_SHARDS - 1))")
 fi
+mkdir -p "$GPUBENCH_REPORTS"
 
 # --parsable prints "JOBID" or "JOBID;CLUSTER".
 sweep="$(sbatch --parsable --chdir="$root" ${array[@]+"${array[@]}"} "$@" "$here/sweep.sbatch")"

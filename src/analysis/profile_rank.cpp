@@ -54,7 +54,14 @@ struct Tagged {
 /// the activities' starts and ends (O(n log n)); each piece of time when exactly one op is active goes to that op, in
 /// the earliest iteration of its activities running then. For op o the sum over iterations is union(all) −
 /// union(all but o).
-std::map<std::pair<uint32_t, size_t>, uint64_t> alone_ns(const std::vector<Tagged>& activities) {
+/// What alone_ns finds: per (op, iteration) the time the op runs alone, per pair of ops (lower id first) the time
+/// exactly those two run [ns].
+struct AloneTimes {
+  std::map<std::pair<uint32_t, size_t>, uint64_t> alone;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> pairs;
+};
+
+AloneTimes alone_ns(const std::vector<Tagged>& activities) {
   struct Edge {
     int64_t at;
     int delta;  // +1 start, −1 end; ends sort before starts at one time
@@ -71,26 +78,29 @@ std::map<std::pair<uint32_t, size_t>, uint64_t> alone_ns(const std::vector<Tagge
   }
   std::sort(edges.begin(), edges.end());
   std::unordered_map<uint32_t, std::map<size_t, int64_t>> running;  // op → iteration → its activities running now
-  std::map<std::pair<uint32_t, size_t>, uint64_t> alone;
+  AloneTimes out;
   int64_t ops_running = 0, prev = 0;
   uint64_t op_sum = 0;  // Σ of the running ops' ids: the one op's id when ops_running == 1
+  std::set<uint32_t> ops_now;  // the running ops: the pair when ops_running == 2
   for (const Edge& e : edges) {
     if (ops_running == 1 && e.at > prev) {
       const auto op = static_cast<uint32_t>(op_sum);
-      alone[{op, running[op].begin()->first}] += span_ns(prev, e.at);
+      out.alone[{op, running[op].begin()->first}] += span_ns(prev, e.at);
+    } else if (ops_running == 2 && e.at > prev) {
+      out.pairs[{*ops_now.begin(), *ops_now.rbegin()}] += span_ns(prev, e.at);
     }
     const Tagged& a = activities[e.index];
     std::map<size_t, int64_t>& by_iteration = running[a.op];
     if (e.delta > 0) {
-      if (by_iteration.empty()) ++ops_running, op_sum += a.op;
+      if (by_iteration.empty()) ++ops_running, op_sum += a.op, ops_now.insert(a.op);
       ++by_iteration[a.iteration];
     } else if (--by_iteration[a.iteration] == 0) {
       by_iteration.erase(a.iteration);
-      if (by_iteration.empty()) --ops_running, op_sum -= a.op;
+      if (by_iteration.empty()) --ops_running, op_sum -= a.op, ops_now.erase(a.op);
     }
     prev = e.at;
   }
-  return alone;
+  return out;
 }
 
 double ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -229,6 +239,7 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   std::vector<OpAccum> acc;
   std::vector<double> wall, busy, idle;
   int64_t iterations_before = 0;
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> beside_ns;  // per pair of op ids: time exactly those two ran
   for (const auto& t : traces) {
     bool renamed = false;
     const auto op_of = attribute(t, attribution, ops, op_ids, renamed);
@@ -323,7 +334,9 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
     for (size_t k = 0; k < n_it; ++k)
       for (const size_t i : members[k])
         tagged.push_back({{t.activities[i].start_ns, t.activities[i].end_ns}, op_of[i], k});
-    const auto alone = alone_ns(tagged);
+    const AloneTimes times = alone_ns(tagged);
+    const auto& alone = times.alone;
+    for (const auto& [pair, ns] : times.pairs) beside_ns[pair] += ns;
     for (size_t k = 0; k < n_it; ++k) {
       std::vector<Interval> all;
       std::unordered_map<uint32_t, std::vector<Interval>> by_op;
@@ -394,6 +407,9 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   std::stable_sort(s.ops.begin(), s.ops.end(),
                    [](const ProfileOp& x, const ProfileOp& y) { return x.ms.total > y.ms.total; });
   s.overlap_ms = std::max(0.0, op_sum - s.busy_ms.total);
+  std::map<std::pair<std::string, std::string>, double> beside_ms;  // by op name, total over the iterations
+  for (const auto& [pair, ns] : beside_ns) beside_ms[{ops[pair.first], ops[pair.second]}] = ms(ns);
+  s.overlap_pairs = rank_overlap_pairs(s, beside_ms);
   if (s.ops.empty())
     throw InputError("profile: every GPU activity was launched outside the iterations; check --iteration (it matched "
                      "ranges that hold no launch) or drop it");

@@ -3,6 +3,7 @@
 // ops, per iteration, overlap counted once, idle time as its own row, ranked, with each op's Amdahl ceiling, the
 // gain at 1.5x / 2x / 4x, the accelerable share of the GPU bill and a ready `end_to_end.given` block.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -70,6 +71,18 @@ struct ProfileOp {
   std::optional<double> usd_month;  ///< share_alone of the monthly bill [USD]
 };
 
+/// Two ops that ran beside each other: neither one's time alone counts the time they share, so neither ceiling shows
+/// what speeding both up would save. Taking both to zero saves the time when no op but these two runs: each one's
+/// time alone plus the time when exactly these two run.
+struct OverlapPair {
+  std::string a, b;                 ///< the two ops, `a` ranked above `b`
+  double beside_ms = 0;             ///< mean per iteration of the time when exactly these two ops run [ms]
+  double together_ms = 0;           ///< beside_ms + each one's mean time alone: what taking both to zero saves [ms]
+  double share = 0;                 ///< together_ms over the mean wall time, as ProfileOp::share_alone [fraction]
+  AmdahlResult ceiling;             ///< the request if both took no time: T − together_ms
+  std::optional<double> usd_month;  ///< `share` of the monthly bill [USD]
+};
+
 /// One input file, summarized.
 struct ProfileInput {
   std::string path, format;
@@ -91,6 +104,9 @@ struct ProfileSummary {
   double outside_ms = 0;              ///< their summed duration [ms]
   std::vector<ProfileOp> ops;         ///< by total time, largest first
   double overlap_ms = 0;              ///< Σ op totals − busy total: time two ops ran at once (counted in both)
+  /// Pairs of ops whose time beside each other only is at least 0.5% of the request, most such time first, at most
+  /// five (kMaxOverlapPairs).
+  std::vector<OverlapPair> overlap_pairs;
   BillOptions bill;
   std::optional<double> usd_month;    ///< the whole bill [USD/month]
   std::optional<double> top_2x_saves_usd_month;  ///< what a 2x on the top op saves [USD/month]
@@ -109,6 +125,15 @@ inline const std::vector<double>& profile_speedups() {
   static const std::vector<double> s = {1.5, 2.0, 4.0};
   return s;
 }
+
+/// The most overlap pairs ProfileSummary::overlap_pairs lists.
+inline constexpr size_t kMaxOverlapPairs = 5;
+
+/// ProfileSummary::overlap_pairs of `s` (its ops, iterations, mean wall and bill already set) from `beside_ms`: per
+/// pair of op names (either order), the total time over all iterations when exactly those two ops ran [ms]. A pair
+/// whose mean beside time per iteration is under 0.5% of the mean wall, or with an op not in `s.ops`, is left out.
+std::vector<OverlapPair> rank_overlap_pairs(const ProfileSummary& s,
+                                            const std::map<std::pair<std::string, std::string>, double>& beside_ms);
 
 /// Attributes, splits into iterations and ranks. An iteration is an annotation marked `iteration`; an activity
 /// belongs to the iteration whose range holds its launch (anchor); activities outside every iteration are counted

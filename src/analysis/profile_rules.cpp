@@ -81,12 +81,8 @@ std::vector<KernelRule> load_kernel_rules(const std::string& path) {
     try {
       k.regex = linear_regex(k.pattern);
     } catch (const std::regex_error& e) {
-      // libstdc++ says "Unexpected back-reference in polynomial mode.": in the words of docs/profile.md instead.
-      if (std::string(e.what()).find("back-reference") != std::string::npos)
-        throw InputError(fmt::format("{}/kernel: '{}' has a back-reference (\\1 …), which rules refuse: a pattern runs "
-                                     "in time linear in the kernel name; match the name without it",
-                                     at, k.pattern));
-      throw InputError(fmt::format("{}/kernel: '{}' is not a valid regular expression ({})", at, k.pattern, e.what()));
+      throw InputError(fmt::format("{}/kernel: '{}' is not a valid regular expression ({})", at, k.pattern,
+                                   regex_problem(e)));
     }
     rules.push_back(std::move(k));
   }

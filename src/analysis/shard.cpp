@@ -155,22 +155,32 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
     // a whole sweep (0-K, K+1 tasks) whose size differs from GPUBENCH_SHARDS is a leftover or mistyped count (trial
     // 11: GPUBENCH_SHARDS=8 exported, --array=0-2 submitted): 3 tasks of an 8-shard split, found only at the merge.
     // `--shards N` on the command line is taken as meant (re-running shards 0-2 of 8 on purpose).
-    if (given > 0 && given_from == "GPUBENCH_SHARDS" && has(getenv, "SLURM_ARRAY_TASK_COUNT")) {
-      const int64_t tasks = env_count(getenv, "SLURM_ARRAY_TASK_COUNT");
-      const bool from_zero = !has(getenv, "SLURM_ARRAY_TASK_MIN") || env_count(getenv, "SLURM_ARRAY_TASK_MIN") == 0;
-      const bool step_one = !has(getenv, "SLURM_ARRAY_TASK_STEP") || env_count(getenv, "SLURM_ARRAY_TASK_STEP") == 1;
-      const bool whole_range =
-          !has(getenv, "SLURM_ARRAY_TASK_MAX") || env_count(getenv, "SLURM_ARRAY_TASK_MAX") == tasks - 1;
-      if (tasks > 1 && tasks != given && from_zero && step_one && whole_range)
-        throw InputError(fmt::format(
-            "SLURM_ARRAY_TASK_COUNT={} (an array 0-{}) but GPUBENCH_SHARDS={}: {}; submit --array=0-{} for {} "
-            "shards, or unset GPUBENCH_SHARDS to split the config into {} (to re-run some shards of {} on purpose, "
-            "give --shards {} instead)",
-            tasks, tasks - 1, given,
-            tasks < given ? fmt::format("the array's tasks would run shards 0-{} of {} and never the other {}",
-                                        tasks - 1, given, given - tasks)
-                          : fmt::format("tasks {}-{} have no shard of {}", given, tasks - 1, given),
-            given - 1, given, tasks, given, given));
+    // The array's size: SLURM_ARRAY_TASK_COUNT, else MAX − MIN + 1 of a step-1 range (older Slurm sets no COUNT).
+    const bool from_zero = !has(getenv, "SLURM_ARRAY_TASK_MIN") || env_count(getenv, "SLURM_ARRAY_TASK_MIN") == 0;
+    const bool step_one = !has(getenv, "SLURM_ARRAY_TASK_STEP") || env_count(getenv, "SLURM_ARRAY_TASK_STEP") == 1;
+    const int64_t tasks = has(getenv, "SLURM_ARRAY_TASK_COUNT") ? env_count(getenv, "SLURM_ARRAY_TASK_COUNT")
+                          : has(getenv, "SLURM_ARRAY_TASK_MAX") && from_zero && step_one
+                              ? env_count(getenv, "SLURM_ARRAY_TASK_MAX") + 1
+                              : 0;
+    const bool whole_range =
+        !has(getenv, "SLURM_ARRAY_TASK_MAX") || env_count(getenv, "SLURM_ARRAY_TASK_MAX") == tasks - 1;
+    if (given > 0 && given_from == "GPUBENCH_SHARDS" && tasks > 1 && tasks != given && from_zero && step_one &&
+        whole_range) {
+      const auto shards = [](int64_t n) { return fmt::format("{} shard{}", n, n == 1 ? "" : "s"); };
+      const std::string what =
+          tasks < given ? fmt::format("its {} tasks would run {} of {} and never the other {}", tasks,
+                                      tasks == 1 ? "shard 0" : fmt::format("shards 0-{}", tasks - 1), given,
+                                      given - tasks == 1 ? std::string("one") : std::to_string(given - tasks))
+                        : fmt::format("{} {} no shard of {}",
+                                      tasks - given == 1 ? fmt::format("task {}", given)
+                                                         : fmt::format("tasks {}-{}", given, tasks - 1),
+                                      tasks - given == 1 ? "has" : "have", given);
+      throw InputError(fmt::format(
+          "SLURM_ARRAY_TASK_ID={} of an array 0-{} ({} tasks) but GPUBENCH_SHARDS={}: {}; submit --array=0-{} for {}, "
+          "or unset GPUBENCH_SHARDS to split the config into {}{}",
+          id, tasks - 1, tasks, given, what, given - 1, shards(given), shards(tasks),
+          given > 1 ? fmt::format(" (to re-run some of {} on purpose, give --shards {} instead)", shards(given), given)
+                    : std::string()));
     }
     if (given > 0) return checked(id, given, "slurm", 0, "SLURM_ARRAY_TASK_ID with " + given_from);
     const int64_t min = has(getenv, "SLURM_ARRAY_TASK_MIN") ? env_count(getenv, "SLURM_ARRAY_TASK_MIN") : 0;

@@ -388,6 +388,7 @@ std::string render_md(const Plan& p) {
   if (any_min_speedup(p))
     out += "\nmin speedup: a step is ACCEPTed when its measured speedup vs prev (the previous ok step) or vs baseline "
          "reaches it.\n";
+  if (p.split) out += render_split(*p.split, true);
   return out;
 }
 

@@ -53,12 +53,13 @@ int64_t total_ms(const PlanSplit& split, const std::vector<size_t>& units) {
 
 std::string render_split(const PlanSplit& split, bool markdown) {
   const auto shards = by_shard(split);
+  const auto plural = [](size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); };
   std::string out = fmt::format(
-      "{}split of {} work units over {} shards, as `run --shard I/{}` (or an engine's {} tasks) takes it on every "
-      "machine: longest estimate first, each to the shard with the least estimated time so far (docs/scale-out.md)"
-      "{}\n",
-      markdown ? "\n## Shards\n\n" : "\n", split.units.size(), split.count, split.count, split.count,
-      markdown ? "." : ":");
+      "{}split of {} over {}, as `run --shard I/{}` (or an engine's {}) takes it on every machine: longest estimate "
+      "first, each to the shard with the least estimated time so far (docs/scale-out.md){}\n",
+      markdown ? "\n## Shards\n\n" : "\n", plural(split.units.size(), "work unit"),
+      plural(static_cast<size_t>(split.count), "shard"), split.count,
+      plural(static_cast<size_t>(split.count), "task"), markdown ? "." : ":");
   if (markdown) out += "\n| shard | units | est. s | work units |\n|---:|---:|---:|---|\n";
   else out += fmt::format("  {:>5} {:>6} {:>7}  {}\n", "shard", "units", "est. s", "work units");
   size_t empty = 0;  // shards without a unit (more shards than units): one line for all of them

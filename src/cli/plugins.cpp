@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -12,6 +13,7 @@
 
 #include "core/errors.hpp"
 #include "core/text_file.hpp"
+#include "op/kernel_file_step.hpp"
 #include "op/plugin_loader.hpp"
 
 namespace gpubench::cli {
@@ -90,11 +92,25 @@ void load_all(const std::vector<std::string>& cli_paths, const std::string& conf
   } catch (const InputError&) {
     failed = std::current_exception();
   }
-  // Kernel-file descriptions written in the config's plugins list (objects), after every file it names.
+  // Kernel-file descriptions written in the config's plugins list (objects), after every file it names. One whose
+  // steps a file given earlier (--plugin, GPUBENCH_PLUGIN_PATH) already registered is a copy of it: that one is used,
+  // as for two files of one description.
   for (size_t i = 0; i < list.size(); ++i) {
     try {
-      if (list[i].is_object())
-        op::load_kernel_description(list[i], config_path, config->second, fmt::format("/plugins/{}", i));
+      if (!list[i].is_object()) continue;
+      const std::string name = op::kernel_description_record_name(list[i]);
+      const auto& loaded = op::loaded_plugins();
+      const auto same = std::find_if(loaded.begin(), loaded.end(), [&](const op::PluginRecord& r) {
+        return !name.empty() && r.name == name && r.path.rfind(config_path + "#", 0) != 0;
+      });
+      if (same != loaded.end()) {
+        if (!quiet)
+          fmt::print(stderr, "gpubench: note: kernel file {}#/plugins/{}: not loaded, its steps ({}) come from {} "
+                             "(--plugin, then GPUBENCH_PLUGIN_PATH, then the config's plugins)\n",
+                     config_path, i, name.substr(std::string("kernel_file ").size()), same->path);
+        continue;
+      }
+      op::load_kernel_description(list[i], config_path, config->second, fmt::format("/plugins/{}", i));
     } catch (const InputError&) {
       if (!failed) failed = std::current_exception();
     }

@@ -409,7 +409,7 @@ VerbAction setup_ab(CLI::App& sub) {
   sub.add_flag("--fail-on-unsure", a->fail_on_unsure,
                "exit 4 when there is no regression but an entry could not be decided (UNSURE)");
   CLI::Option* format_opt =
-      sub.add_option("--format", a->format,
+      sub.add_option("--format,-f", a->format,
                      "output format: text | md | json (default: from -o FILE's extension .md or .json, else text)")
           ->check(CLI::IsMember(compare_formats()))
           ->type_name("FORMAT");

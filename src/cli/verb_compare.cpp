@@ -101,7 +101,7 @@ VerbAction setup_compare(CLI::App& sub) {
   sub.add_option("--confidence", args->confidence, "confidence level of the bootstrap interval (default 95%)")
       ->type_name("LEVEL");
   CLI::Option* format_opt =
-      sub.add_option("--format", args->format,
+      sub.add_option("--format,-f", args->format,
                      "output format: text | md | json (default: from -o FILE's extension .md or .json, else text)")
           ->check(CLI::IsMember(compare_formats()))
           ->type_name("FORMAT");

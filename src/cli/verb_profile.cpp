@@ -107,7 +107,7 @@ VerbAction setup_profile(CLI::App& sub) {
                      "given block so that run and plan count requests/s and cost per request from it")
           ->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
   CLI::Option* format_opt =
-      sub.add_option("--format", a->format,
+      sub.add_option("--format,-f", a->format,
                      "output format: text | md | json | csv (default: from -o FILE's extension, else text)")
           ->check(CLI::IsMember({"text", "md", "json", "csv"}));
   CLI::Option* output_opt =

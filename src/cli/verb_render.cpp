@@ -79,7 +79,8 @@ VerbAction setup_render(CLI::App& sub) {
       ->required()
       ->type_name("REPORT");
   sub.add_option("-o,--output", a->output,
-                 "write PREFIX.md, PREFIX.csv, … (a trailing .json, .md or .csv is dropped) instead of stdout")
+                 "write PREFIX.md, PREFIX.csv, … (a trailing .json, .md or .csv is dropped) instead of stdout (-o -: "
+                 "stdout)")
       ->type_name("PREFIX");
   sub.add_option("-f,--format", a->formats,
                  "md, csv, json (this build's schema) or text (the run's table); default md to stdout, json and md "

@@ -6,6 +6,7 @@
 // std::regex_constants::__polynomial) keeps the stack bounded by the pattern's size, whatever the text's length.
 #include <regex>
 #include <string>
+#include <string_view>
 
 namespace gpubench {
 
@@ -19,6 +20,16 @@ inline std::regex linear_regex(const std::string& pattern) {
 #else
   return std::regex(pattern, std::regex::ECMAScript);
 #endif
+}
+
+/// What is wrong with a pattern linear_regex refused, for a message after "not a valid regular expression": `e`'s own
+/// words, except for a back-reference, where libstdc++ says "Unexpected back-reference in polynomial mode." and this
+/// says "it has a back-reference (\1 …), which gpubench refuses: a pattern runs in time linear in the name".
+inline std::string regex_problem(const std::regex_error& e) {
+  if (std::string_view(e.what()).find("back-reference") != std::string_view::npos)
+    return "it has a back-reference (\\1 …), which gpubench refuses: a pattern runs in time linear in the name; "
+           "write it without one";
+  return e.what();
 }
 
 }  // namespace gpubench

@@ -84,6 +84,10 @@ std::string kernel_file_record_name(const std::string& path) {
   } catch (const std::exception&) {
     return "";
   }
+  return kernel_description_record_name(j);
+}
+
+std::string kernel_description_record_name(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("op") || !j["op"].is_string() || !j.contains("steps") || !j["steps"].is_array())
     return "";
   std::string names;

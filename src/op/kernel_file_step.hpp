@@ -32,6 +32,9 @@ PluginRecord register_kernel_description(const nlohmann::json& j, const std::str
 /// plugin; "" when the file does not read as a description (register_kernel_file then says why). Throws nothing.
 std::string kernel_file_record_name(const std::string& path);
 
+/// As kernel_file_record_name for a description `j` already parsed (one written inline in a config's plugins list).
+std::string kernel_description_record_name(const nlohmann::json& j);
+
 /// True when `path` names a kernel file description rather than a plugin library (it ends in ".json").
 bool is_kernel_file_path(const std::string& path);
 

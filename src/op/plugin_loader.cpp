@@ -308,7 +308,7 @@ const PluginRecord& load_plugin(const std::string& path) {
 
 void load_plugin_files(const std::vector<PluginFile>& files, const std::function<void(const std::string&)>& note) {
   std::vector<OpenedPlugin> opened;
-  std::vector<std::string> kernel_files;  // descriptions (.json): registered after every library, whose ops they may use
+  std::vector<PluginFile> kernel_files;  // descriptions (.json): registered after every library, whose ops they may use
   // The first file that does not load is thrown after the others loaded: one bad --plugin must not leave the config's
   // own plugins unregistered (validate then reports their ops and steps as unknown too, with a fix that is no fix).
   std::exception_ptr failed;
@@ -321,7 +321,7 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
   };
   for (const PluginFile& f : files) {
     if (is_kernel_file_path(f.path)) {
-      kernel_files.push_back(f.path);
+      kernel_files.push_back(f);
       continue;
     }
     OpenedPlugin p;
@@ -389,9 +389,22 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
   // Descriptions of the same steps are two copies of one plugin: the first in precedence order is used, as for
   // libraries (`--plugin my_copy.json` with a config that lists the original measures the copy).
   std::vector<std::pair<std::string, std::string>> described;  // (record name, path) of the descriptions taken
-  for (const std::string& path : kernel_files) {
+  for (const PluginFile& f : kernel_files) {
+    const std::string& path = f.path;
     const std::string name = kernel_file_record_name(path);
     std::error_code ec;
+    if (name.empty() && f.from_config) {  // the config's entry is missing or broken: an earlier copy stands in
+      const std::string base = fs::path(path).filename().string();
+      const auto same = std::find_if(described.begin(), described.end(), [&](const auto& d) {
+        return fs::path(d.second).filename().string() == base;
+      });
+      if (same != described.end()) {
+        note(fmt::format("kernel file {}: {} — using {} instead (the same file name, given earlier)", path,
+                         fs::exists(path, ec) ? "not readable as a kernel file description" : "no such file",
+                         same->second));
+        continue;
+      }
+    }
     const std::string real = fs::weakly_canonical(path, ec).string();
     std::string taken;  // the other description of these steps, when there is one
     for (const auto& [n, p] : described)

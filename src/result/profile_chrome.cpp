@@ -90,7 +90,7 @@ class ChromeReader {
       iteration_ = linear_regex(options.iteration_pattern);
     } catch (const std::regex_error& e) {
       throw InputError(fmt::format("--iteration '{}': not a valid regular expression ({}); e.g. '^ProfilerStep#'",
-                                   options.iteration_pattern, e.what()));
+                                   options.iteration_pattern, regex_problem(e)));
     }
   }
 

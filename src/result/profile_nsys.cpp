@@ -364,7 +364,7 @@ std::regex iteration_regex(const std::string& label, const ImportOptions& option
     return linear_regex(options.iteration_pattern);
   } catch (const std::regex_error& e) {
     throw InputError(fmt::format("{}: bad --iteration pattern '{}' ({}): give an ECMAScript regex, e.g. "
-                                 "'^ProfilerStep#[0-9]+$'", label, options.iteration_pattern, e.what()));
+                                 "'^ProfilerStep#[0-9]+$'", label, options.iteration_pattern, regex_problem(e)));
   }
 }
 

@@ -57,6 +57,12 @@ class KernelFileCli : public ::testing::Test {
     std::ofstream(dir_ / name) << c.dump(2);
     return (dir_ / name).string();
   }
+  /// described() with each binary's path made absolute (a copy elsewhere still finds them).
+  static json described_with_paths() {
+    json d = described();
+    for (auto& s : d["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();
+    return d;
+  }
   static json described() {
     std::string text;
     EXPECT_EQ(read_text_file((kDir / "kernel_files.json").string(), kMaxInputFileBytes, text), ReadStatus::kOk);
@@ -107,6 +113,19 @@ TEST_F(KernelFileCli, ACopyOfTheConfigsDescriptionGivenWithPluginIsTheOneUsed) {
   ASSERT_EQ(run({"list", "--plugin", copy, "--plugin", original}), 0) << err_;  // the plugins section: the copy only
   EXPECT_NE(out_.find(copy), std::string::npos) << out_;
   EXPECT_EQ(out_.find(original), std::string::npos) << out_;
+  // The config's entry missing: the copy of the same file name stands in, as for a library (trial 11's recheck).
+  fs::remove(original);
+  ASSERT_EQ(run({"validate", cfg, "--plugin", copy}), 0) << err_ << out_;
+  EXPECT_NE(err_.find("kernel file " + original + ": no such file — using " + copy +
+                      " instead (the same file name, given earlier)"),
+            std::string::npos) << err_;
+  std::ofstream(original) << described_with_paths().dump();
+  // A description written inline in the config, and an edited copy given with --plugin: the copy is used too.
+  const std::string inline_cfg =
+      config("inline.json", json::array({described_with_paths()}), json::array({"k_aligned", "kf_cubin"}));
+  ASSERT_EQ(run({"validate", inline_cfg, "--plugin", copy}), 0) << err_ << out_;
+  EXPECT_NE(err_.find("kernel file " + inline_cfg + "#/plugins/0: not loaded, its steps (ikbo_lce/kf_cubin,"),
+            std::string::npos) << err_;
   // A description that shares one step name but not the others is another plugin: refused, naming the first file.
   json other = described();
   for (auto& s : other["steps"]) s["binary"] = (kDir / s["binary"].get<std::string>()).string();

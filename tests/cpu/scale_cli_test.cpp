@@ -103,16 +103,21 @@ TEST_F(ScaleCli, PlanShowsTheSplitThatRunTakes) {
   ASSERT_EQ(run({"plan", config_file(), "--shards", "2"}), 0) << err_;
   EXPECT_NE(out_.find("split of 9 work units over 2 shards, as `run --shard I/2`"), std::string::npos) << out_;
   EXPECT_NE(out_.find("  shard  units  est. s  work units\n"), std::string::npos) << out_;
+  ASSERT_EQ(run({"plan", config_file(), "--shards", "2", "-f", "md"}), 0) << err_;
+  EXPECT_NE(out_.find("\n## Shards\n\nsplit of 9 work units over 2 shards"), std::string::npos) << out_;
+  ASSERT_EQ(run({"plan", config_file(), "--shards", "1"}), 0) << err_;
+  EXPECT_NE(out_.find("over 1 shard, as `run --shard I/1` (or an engine's 1 task)"), std::string::npos) << out_;
   ASSERT_EQ(run({"plan", config_file(), "--shards", "2", "-f", "csv"}), 0) << err_;
   EXPECT_NE(out_.find(",projected_requests,shard\n"), std::string::npos) << out_;
   EXPECT_EQ(run({"plan", config_file(), "--shards", "0"}), 2);
 }
 
 TEST_F(ScaleCli, ShardFoldersComparedUnderTheControlTakeOutABoardChangePerShard) {
-  // The Actions example's gate (examples/github-actions): main's shards and the PR's land on whichever boards are free.
-  // Here the PR's shard 1 ran on a board 5% slower at everything, its control included; the code is unchanged. A raw
-  // folder compare calls shard 1's steps SLOWER (exit 1); shard by shard under --normalize control each pair is
-  // divided by its own boards' control ratio, and the gate passes.
+  // Shard folders compared under --normalize control: each pair (shard i of OLD, shard i of NEW) is divided by its own
+  // boards' control ratio, not one ratio for the run. Here NEW's shard 1 ran on a board 5% slower at everything, its
+  // control included; the code is unchanged. A raw folder compare calls shard 1's steps SLOWER (exit 1); normalized,
+  // shard 1's entries carry ÷1.050 and the others ÷1.000, and the gate passes. (Whether a board's control tracks the
+  // steps is the board's matter: docs/ci.md, "When normalizing is valid".)
   const Config c = testing::shard_config();
   const Report whole = testing::whole_report(c);
   const auto control = [](const std::string& uuid, double scale, uint64_t seed) {

@@ -103,12 +103,24 @@ TEST(ShardEnvironment, ALeftoverShardCountBesideAWholeArrayOfAnotherSizeIsRefuse
   const Env array = {{"SLURM_ARRAY_TASK_ID", "1"},  {"SLURM_ARRAY_TASK_COUNT", "3"}, {"SLURM_ARRAY_TASK_MIN", "0"},
                      {"SLURM_ARRAY_TASK_MAX", "2"}, {"SLURM_ARRAY_TASK_STEP", "1"}, {"GPUBENCH_SHARDS", "8"}};
   EXPECT_EQ(testing::input_error_of([&] { from_env(array); }),
-            "SLURM_ARRAY_TASK_COUNT=3 (an array 0-2) but GPUBENCH_SHARDS=8: the array's tasks would run shards 0-2 of "
+            "SLURM_ARRAY_TASK_ID=1 of an array 0-2 (3 tasks) but GPUBENCH_SHARDS=8: its 3 tasks would run shards 0-2 of "
             "8 and never the other 5; submit --array=0-7 for 8 shards, or unset GPUBENCH_SHARDS to split the config "
-            "into 3 (to re-run some shards of 8 on purpose, give --shards 8 instead)");
+            "into 3 shards (to re-run some of 8 shards on purpose, give --shards 8 instead)");
   Env more = array;
   more["GPUBENCH_SHARDS"] = "2";
-  EXPECT_NE(testing::input_error_of([&] { from_env(more); }).find("tasks 2-2 have no shard of 2"), std::string::npos);
+  EXPECT_NE(testing::input_error_of([&] { from_env(more); }).find("task 2 has no shard of 2; submit --array=0-1 for 2 "
+                                                                  "shards"),
+            std::string::npos);
+  more["GPUBENCH_SHARDS"] = "1";  // no re-run hint: one shard has no "some of"
+  const std::string one = testing::input_error_of([&] { from_env(more); });
+  EXPECT_NE(one.find("tasks 1-2 have no shard of 1; submit --array=0-0 for 1 shard, or unset GPUBENCH_SHARDS to "
+                     "split the config into 3 shards"), std::string::npos) << one;
+  EXPECT_EQ(one.find("--shards 1"), std::string::npos) << one;
+  // An array seen only through MIN/MAX (no COUNT: older Slurm) is checked alike.
+  Env no_count = array;
+  no_count.erase("SLURM_ARRAY_TASK_COUNT");
+  EXPECT_NE(testing::input_error_of([&] { from_env(no_count); }).find("of an array 0-2 (3 tasks) but GPUBENCH_SHARDS=8"),
+            std::string::npos);
   // --shards on the command line is taken as meant: shards 0-2 of 8 re-run on purpose.
   Env no_env = array;
   no_env.erase("GPUBENCH_SHARDS");

@@ -2,6 +2,7 @@
 
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 
@@ -108,6 +109,7 @@ def check_submit_runs(c, submit_path):
         def submit(shards, *args):
             if os.path.exists(log):
                 os.remove(log)
+            shutil.rmtree(os.path.join(tmp, "reports"), ignore_errors=True)
             env = dict(os.environ, PATH=tmp + os.pathsep + os.environ.get("PATH", ""),
                        GPUBENCH_REPORTS=os.path.join(tmp, "reports"))
             env.pop("GPUBENCH_SHARDS", None)
@@ -122,7 +124,11 @@ def check_submit_runs(c, submit_path):
             c.fail(submit_path, f"with GPUBENCH_SHARDS=8 and a stub sbatch: exit {rc}, {len(calls)} sbatch calls")
         elif "--array=0-7" not in calls[0].split() or any(a.startswith("--array") for a in calls[1].split()):
             c.fail(submit_path, f"GPUBENCH_SHARDS=8 should give the sweep --array=0-7 and the merge none: {calls}")
-        for shards, args, what in (("08", (), "GPUBENCH_SHARDS=08"), (None, ("--array=0-7",), "an --array argument")):
+        for shards, args, what in (("08", (), "GPUBENCH_SHARDS=08"), (None, ("--array=0-7",), "an --array argument"),
+                                   (None, ("--arr=0-7",), "an abbreviated --array"),
+                                   ("99999999", (), "a count above 2^20")):
             rc, calls = submit(shards, *args)
             if rc != 2 or calls:
                 c.fail(submit_path, f"{what}: exit {rc} with {len(calls)} sbatch calls, expected exit 2 before any")
+            if os.path.exists(os.path.join(tmp, "reports")):
+                c.fail(submit_path, f"{what}: the refusal left the report folder behind")

@@ -98,6 +98,10 @@ def check_workflow(c):
     if isinstance(sweep, dict):
         if not {"self-hosted", "gpu"} <= set(labels(sweep.get("runs-on"))):
             c.fail(path, f"jobs.sweep.runs-on is {sweep.get('runs-on')!r}, expected self-hosted GPU labels")
+        # The gate compares main's shard i with the PR's shard i: both must run on one board (a runner per shard).
+        if not any("matrix.shard" in label.replace(" ", "") for label in labels(sweep.get("runs-on"))):
+            c.fail(path, f"jobs.sweep.runs-on {sweep.get('runs-on')} does not pin a shard to its runner (a label with "
+                         "${{ matrix.shard }}): the gate would compare two boards")
         shard_list = dig(sweep, "strategy", "matrix", "shard")
         if not isinstance(shard_list, list) or not shard_list:
             c.fail(path, f"jobs.sweep.strategy.matrix.shard is {shard_list!r}, expected a list 0..N-1")
