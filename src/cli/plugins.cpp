@@ -107,7 +107,7 @@ void load_all(const std::vector<std::string>& cli_paths, const std::string& conf
         if (!quiet)
           fmt::print(stderr, "gpubench: note: kernel file {}#/plugins/{}: not loaded, its steps ({}) come from {} "
                              "(--plugin, then GPUBENCH_PLUGIN_PATH, then the config's plugins)\n",
-                     config_path, i, name.substr(std::string("kernel_file ").size()), same->path);
+                     config_path, i, name.substr(op::kKernelFileNamePrefix.size()), same->path);
         continue;
       }
       op::load_kernel_description(list[i], config_path, config->second, fmt::format("/plugins/{}", i));

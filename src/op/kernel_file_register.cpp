@@ -68,7 +68,7 @@ PluginRecord register_steps(const std::vector<KernelFileStep>& steps, const std:
   }
   std::string names;
   for (const std::string& s : record.steps) names += (names.empty() ? "" : ",") + s;
-  record.name = "kernel_file " + names;
+  record.name = std::string(kKernelFileNamePrefix) + names;
   record.sha256 = sha256_text(digest_input);
   return record;
 }
@@ -95,7 +95,7 @@ std::string kernel_description_record_name(const nlohmann::json& j) {
     if (!s.is_object() || !s.contains("name") || !s["name"].is_string()) return "";
     names += (names.empty() ? "" : ",") + j["op"].get<std::string>() + "/" + s["name"].get<std::string>();
   }
-  return names.empty() ? "" : "kernel_file " + names;
+  return names.empty() ? "" : std::string(kKernelFileNamePrefix) + names;
 }
 
 bool is_kernel_file_path(const std::string& path) {

@@ -3,6 +3,7 @@
 // description file (`--plugin FILE.json`, a config's plugins list) or a description written inside a config.
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,9 @@ PluginRecord register_kernel_file(const std::string& path);
 /// resolve against `base_dir`, messages name "<config_path>".
 PluginRecord register_kernel_description(const nlohmann::json& j, const std::string& config_path,
                                          const std::string& base_dir, const std::string& pointer);
+
+/// How a kernel file description's record name starts: "kernel_file " then its steps, "<op>/<step>,…" in order.
+inline constexpr std::string_view kKernelFileNamePrefix = "kernel_file ";
 
 /// The name register_kernel_file would record for the description at `path` ("kernel_file <op>/<step>,…", its steps
 /// in order) without registering anything, so that two copies of one description resolve like two builds of one

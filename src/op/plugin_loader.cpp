@@ -413,7 +413,7 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
       if (records()[i].name == name && real_paths()[i] != real) taken = records()[i].path;
     if (!taken.empty()) {
       note(fmt::format("kernel file {}: not loaded, its steps ({}) come from {} (--plugin, then GPUBENCH_PLUGIN_PATH, "
-                       "then the config's plugins)", path, name.substr(std::string("kernel_file ").size()), taken));
+                       "then the config's plugins)", path, name.substr(kKernelFileNamePrefix.size()), taken));
       continue;
     }
     if (!name.empty()) described.emplace_back(name, path);
