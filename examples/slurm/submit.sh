@@ -28,8 +28,6 @@ command -v sbatch >/dev/null || { echo "submit.sh: sbatch not found: run this on
 
 # Shard reports of an earlier sweep in the same folder would be merged with the new ones (and refused as
 # duplicated or mismatched shards): start from an empty folder.
-# Shard reports of an earlier sweep in the same folder would be merged with the new ones (and refused as
-# duplicated or mismatched shards): start from an empty folder.
 if compgen -G "$GPUBENCH_REPORTS/shard-*.json*" >/dev/null; then
   echo "submit.sh: $GPUBENCH_REPORTS already holds shard reports of an earlier sweep: move them away, or set" \
        "GPUBENCH_REPORTS to a new folder" >&2

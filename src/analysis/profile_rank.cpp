@@ -49,17 +49,18 @@ struct Tagged {
   size_t iteration = 0;
 };
 
+/// What alone_ns finds: per (op, iteration) the time the op runs alone, per set of two or more ops (ids ascending)
+/// the time exactly those run [ns].
+struct AloneTimes {
+  std::map<std::pair<uint32_t, size_t>, uint64_t> alone;
+  std::map<std::vector<uint32_t>, uint64_t> sets;
+};
+
 /// Per (op, iteration), the time [ns] during which that op is the only op with an activity running, over one file's
 /// whole timeline: iterations whose work interleaves (the GPU lagging the CPU) overlap each other too. A sweep over
 /// the activities' starts and ends (O(n log n)); each piece of time when exactly one op is active goes to that op, in
 /// the earliest iteration of its activities running then. For op o the sum over iterations is union(all) −
-/// union(all but o).
-/// What alone_ns finds: per (op, iteration) the time the op runs alone, per pair of ops (lower id first) the time
-/// exactly those two run [ns].
-struct AloneTimes {
-  std::map<std::pair<uint32_t, size_t>, uint64_t> alone;
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> pairs;
-};
+/// union(all but o). Each piece when two or more ops are active goes to that set of ops.
 
 AloneTimes alone_ns(const std::vector<Tagged>& activities) {
   struct Edge {
@@ -79,24 +80,23 @@ AloneTimes alone_ns(const std::vector<Tagged>& activities) {
   std::sort(edges.begin(), edges.end());
   std::unordered_map<uint32_t, std::map<size_t, int64_t>> running;  // op → iteration → its activities running now
   AloneTimes out;
-  int64_t ops_running = 0, prev = 0;
-  uint64_t op_sum = 0;  // Σ of the running ops' ids: the one op's id when ops_running == 1
-  std::set<uint32_t> ops_now;  // the running ops: the pair when ops_running == 2
+  int64_t prev = 0;
+  std::set<uint32_t> ops_now;  // the ops with an activity running now
   for (const Edge& e : edges) {
-    if (ops_running == 1 && e.at > prev) {
-      const auto op = static_cast<uint32_t>(op_sum);
+    if (ops_now.size() == 1 && e.at > prev) {
+      const uint32_t op = *ops_now.begin();
       out.alone[{op, running[op].begin()->first}] += span_ns(prev, e.at);
-    } else if (ops_running == 2 && e.at > prev) {
-      out.pairs[{*ops_now.begin(), *ops_now.rbegin()}] += span_ns(prev, e.at);
+    } else if (ops_now.size() >= 2 && e.at > prev) {
+      out.sets[std::vector<uint32_t>(ops_now.begin(), ops_now.end())] += span_ns(prev, e.at);
     }
     const Tagged& a = activities[e.index];
     std::map<size_t, int64_t>& by_iteration = running[a.op];
     if (e.delta > 0) {
-      if (by_iteration.empty()) ++ops_running, op_sum += a.op, ops_now.insert(a.op);
+      if (by_iteration.empty()) ops_now.insert(a.op);
       ++by_iteration[a.iteration];
     } else if (--by_iteration[a.iteration] == 0) {
       by_iteration.erase(a.iteration);
-      if (by_iteration.empty()) --ops_running, op_sum -= a.op, ops_now.erase(a.op);
+      if (by_iteration.empty()) ops_now.erase(a.op);
     }
     prev = e.at;
   }
@@ -239,7 +239,7 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   std::vector<OpAccum> acc;
   std::vector<double> wall, busy, idle;
   int64_t iterations_before = 0;
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> beside_ns;  // per pair of op ids: time exactly those two ran
+  std::map<std::vector<uint32_t>, uint64_t> exact_ns;  // per set of ≥ 2 op ids: time exactly those ran
   for (const auto& t : traces) {
     bool renamed = false;
     const auto op_of = attribute(t, attribution, ops, op_ids, renamed);
@@ -336,7 +336,7 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
         tagged.push_back({{t.activities[i].start_ns, t.activities[i].end_ns}, op_of[i], k});
     const AloneTimes times = alone_ns(tagged);
     const auto& alone = times.alone;
-    for (const auto& [pair, ns] : times.pairs) beside_ns[pair] += ns;
+    for (const auto& [ids, ns] : times.sets) exact_ns[ids] += ns;
     for (size_t k = 0; k < n_it; ++k) {
       std::vector<Interval> all;
       std::unordered_map<uint32_t, std::vector<Interval>> by_op;
@@ -373,7 +373,6 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   if (bill.gpu_hour_usd) s.usd_month = *bill.gpu_hour_usd * static_cast<double>(bill.gpus) * kHoursPerMonth;
 
   const double T = s.wall_ms.mean;
-  double op_sum = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     auto& o = acc[i];
     o.per_iteration.resize(static_cast<size_t>(s.iterations), 0.0);
@@ -385,7 +384,6 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
     p.ms = spread_of(o.per_iteration);
     p.alone_ms = spread_of(o.alone_per_iteration);
     if (p.activities == 0) continue;  // every activity of this op fell outside the iterations
-    op_sum += p.ms.total;
     const auto top = std::max_element(o.kernel_ns.begin(), o.kernel_ns.end(),
                                       [](const auto& x, const auto& y) { return x.second < y.second; });
     if (top != o.kernel_ns.end()) p.top_kernel = top->first;
@@ -406,10 +404,15 @@ ProfileSummary summarize_profile(const std::vector<ProfileTrace>& traces, const 
   }
   std::stable_sort(s.ops.begin(), s.ops.end(),
                    [](const ProfileOp& x, const ProfileOp& y) { return x.ms.total > y.ms.total; });
-  s.overlap_ms = std::max(0.0, op_sum - s.busy_ms.total);
-  std::map<std::pair<std::string, std::string>, double> beside_ms;  // by op name, total over the iterations
-  for (const auto& [pair, ns] : beside_ns) beside_ms[{ops[pair.first], ops[pair.second]}] = ms(ns);
-  s.overlap_pairs = rank_overlap_pairs(s, beside_ms);
+  std::map<std::vector<std::string>, double> exact_ms;  // by op names (sorted), total over the iterations
+  for (const auto& [ids, ns] : exact_ns) {
+    std::vector<std::string> names;
+    for (const uint32_t id : ids) names.push_back(ops[id]);
+    std::sort(names.begin(), names.end());
+    exact_ms[names] += ms(ns);
+    s.overlap_ms += ms(ns);
+  }
+  rank_overlap_groups(s, exact_ms);
   if (s.ops.empty())
     throw InputError("profile: every GPU activity was launched outside the iterations; check --iteration (it matched "
                      "ranges that hold no launch) or drop it");

@@ -71,15 +71,15 @@ struct ProfileOp {
   std::optional<double> usd_month;  ///< share_alone of the monthly bill [USD]
 };
 
-/// Two ops that ran beside each other: neither one's time alone counts the time they share, so neither ceiling shows
-/// what speeding both up would save. Taking both to zero saves the time when no op but these two runs: each one's
-/// time alone plus the time when exactly these two run.
-struct OverlapPair {
-  std::string a, b;                 ///< the two ops, `a` ranked above `b`
-  double beside_ms = 0;             ///< mean per iteration of the time when exactly these two ops run [ms]
-  double together_ms = 0;           ///< beside_ms + each one's mean time alone: what taking both to zero saves [ms]
+/// Two or more ops that ran beside each other: no one's time alone counts the time they share, so no one ceiling
+/// shows what speeding them all up would save. Taking all of them to zero saves the time when no other op runs and
+/// some of them do: each one's time alone plus the time when exactly some two or more of them run.
+struct OverlapGroup {
+  std::vector<std::string> ops;     ///< the ops, in ranking order
+  double beside_ms = 0;             ///< mean per iteration of the time when exactly these ops run, all of them [ms]
+  double together_ms = 0;           ///< what taking all of them to zero saves, mean per iteration [ms]
   double share = 0;                 ///< together_ms over the mean wall time, as ProfileOp::share_alone [fraction]
-  AmdahlResult ceiling;             ///< the request if both took no time: T − together_ms
+  AmdahlResult ceiling;             ///< the request if they all took no time: T − together_ms
   std::optional<double> usd_month;  ///< `share` of the monthly bill [USD]
 };
 
@@ -103,10 +103,11 @@ struct ProfileSummary {
   int64_t outside_activities = 0;     ///< activities launched outside every iteration (left out)
   double outside_ms = 0;              ///< their summed duration [ms]
   std::vector<ProfileOp> ops;         ///< by total time, largest first
-  double overlap_ms = 0;              ///< Σ op totals − busy total: time two ops ran at once (counted in both)
-  /// Pairs of ops whose time beside each other only is at least 0.5% of the request, most such time first, at most
-  /// five (kMaxOverlapPairs).
-  std::vector<OverlapPair> overlap_pairs;
+  double overlap_ms = 0;              ///< time two or more ops ran at once, over all iterations [ms]
+  /// Groups of ops (two or more) that ran with no other op for at least 0.5% of the request, the largest saving
+  /// first, at most kMaxOverlapGroups; `overlap_groups_left_out` counts the rest.
+  std::vector<OverlapGroup> overlap_groups;
+  int64_t overlap_groups_left_out = 0;
   BillOptions bill;
   std::optional<double> usd_month;    ///< the whole bill [USD/month]
   std::optional<double> top_2x_saves_usd_month;  ///< what a 2x on the top op saves [USD/month]
@@ -126,14 +127,15 @@ inline const std::vector<double>& profile_speedups() {
   return s;
 }
 
-/// The most overlap pairs ProfileSummary::overlap_pairs lists.
-inline constexpr size_t kMaxOverlapPairs = 5;
+/// The most groups ProfileSummary::overlap_groups lists.
+inline constexpr size_t kMaxOverlapGroups = 5;
 
-/// ProfileSummary::overlap_pairs of `s` (its ops, iterations, mean wall and bill already set) from `beside_ms`: per
-/// pair of op names (either order), the total time over all iterations when exactly those two ops ran [ms]. A pair
-/// whose mean beside time per iteration is under 0.5% of the mean wall, or with an op not in `s.ops`, is left out.
-std::vector<OverlapPair> rank_overlap_pairs(const ProfileSummary& s,
-                                            const std::map<std::pair<std::string, std::string>, double>& beside_ms);
+/// Sets ProfileSummary::overlap_groups and overlap_groups_left_out of `s` (its ops, iterations, mean wall and bill
+/// already set) from `exact_ms`: per set of two or more op names (sorted), the total time over all iterations when
+/// exactly those ops ran [ms]. A group's saving is Σ over the recorded sets inside it of their time, per iteration,
+/// plus its ops' mean times alone. A set whose own time per iteration is under 0.5% of the mean wall, or with an op
+/// not in `s.ops`, is no group.
+void rank_overlap_groups(ProfileSummary& s, const std::map<std::vector<std::string>, double>& exact_ms);
 
 /// Attributes, splits into iterations and ranks. An iteration is an annotation marked `iteration`; an activity
 /// belongs to the iteration whose range holds its launch (anchor); activities outside every iteration are counted

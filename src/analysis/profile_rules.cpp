@@ -81,8 +81,7 @@ std::vector<KernelRule> load_kernel_rules(const std::string& path) {
     try {
       k.regex = linear_regex(k.pattern);
     } catch (const std::regex_error& e) {
-      throw InputError(fmt::format("{}/kernel: '{}' is not a valid regular expression ({})", at, k.pattern,
-                                   regex_problem(e)));
+      throw InputError(fmt::format("{}/kernel: '{}' {}", at, k.pattern, regex_problem(e)));
     }
     rules.push_back(std::move(k));
   }

@@ -179,8 +179,9 @@ ShardSpec shard_from_environment(const std::function<const char*(const char*)>& 
           "SLURM_ARRAY_TASK_ID={} of an array 0-{} ({} tasks) but GPUBENCH_SHARDS={}: {}; submit --array=0-{} for {}, "
           "or unset GPUBENCH_SHARDS to split the config into {}{}",
           id, tasks - 1, tasks, given, what, given - 1, shards(given), shards(tasks),
-          given > 1 ? fmt::format(" (to re-run some of {} on purpose, give --shards {} instead)", shards(given), given)
-                    : std::string()));
+          given > 1 && tasks < given
+              ? fmt::format(" (to re-run some of {} on purpose, give --shards {} instead)", shards(given), given)
+              : std::string()));
     }
     if (given > 0) return checked(id, given, "slurm", 0, "SLURM_ARRAY_TASK_ID with " + given_from);
     const int64_t min = has(getenv, "SLURM_ARRAY_TASK_MIN") ? env_count(getenv, "SLURM_ARRAY_TASK_MIN") : 0;

@@ -22,14 +22,14 @@ inline std::regex linear_regex(const std::string& pattern) {
 #endif
 }
 
-/// What is wrong with a pattern linear_regex refused, for a message after "not a valid regular expression": `e`'s own
-/// words, except for a back-reference, where libstdc++ says "Unexpected back-reference in polynomial mode." and this
-/// says "it has a back-reference (\1 …), which gpubench refuses: a pattern runs in time linear in the name".
+/// What is wrong with a pattern linear_regex refused, to follow the pattern in a message: "is not a valid regular
+/// expression (`e`'s words)", except for a back-reference, where libstdc++ says "Unexpected back-reference in
+/// polynomial mode." and this says why gpubench refuses it (docs/profile.md).
 inline std::string regex_problem(const std::regex_error& e) {
   if (std::string_view(e.what()).find("back-reference") != std::string_view::npos)
-    return "it has a back-reference (\\1 …), which gpubench refuses: a pattern runs in time linear in the name; "
-           "write it without one";
-  return e.what();
+    return "has a back-reference (\\1 …), which gpubench refuses: its matcher keeps the stack flat on names of any "
+           "length, and only a recursive one can match a back-reference; write the pattern without it";
+  return std::string("is not a valid regular expression (") + e.what() + ")";
 }
 
 }  // namespace gpubench

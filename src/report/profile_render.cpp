@@ -103,8 +103,8 @@ std::string overlap_note(const ProfileSummary& s) {
   if (more > 0) list += fmt::format(" and {} more", more);
   // Overlap within iterations is counted here; ops of interleaving iterations (the note above the table) can overlap
   // without it, and their times alone say so.
-  std::string out = s.overlap_ms > 1e-9 ? fmt::format("ops overlapped for {} ms over all {} iteration{}, not per "
-                                                      "iteration (counted in each op; busy counts it once)",
+  std::string out = s.overlap_ms > 1e-9 ? fmt::format("two or more ops ran at once for {} ms over all {} iteration{}, "
+                                                      "not per iteration (counted in each op; busy counts it once)",
                                                       fmtx::ms(s.overlap_ms), s.iterations,
                                                       s.iterations == 1 ? "" : "s")
                                         : std::string();
@@ -115,22 +115,27 @@ std::string overlap_note(const ProfileSummary& s) {
   return out;
 }
 
-/// The pairs of ops that ran beside each other, one line each after `bullet`, or "" when there are none: what taking
-/// both to zero saves, which neither one's time alone counts.
-std::string pair_lines(const ProfileSummary& s, const char* bullet, bool markdown) {
-  if (s.overlap_pairs.empty()) return {};
-  const auto name = [&](const std::string& op) {
-    return markdown ? fmtx::md_code(op) : fmt::format("'{}'", printable(op, 48));
-  };
-  std::string out = fmt::format("{}ops that run beside each other gain together what neither gains alone; taking both "
-                                "of a pair to zero saves, mean per iteration:\n",
+/// The groups of ops that ran beside each other, one line each after `bullet`, or "" when there are none: what
+/// taking all of a group to zero saves, which no one op's time alone counts.
+std::string group_lines(const ProfileSummary& s, const char* bullet, bool markdown) {
+  if (s.overlap_groups.empty()) return {};
+  std::string out = fmt::format("{}ops that run beside each other gain together what none gains alone; taking all of "
+                                "a group to zero saves, mean per iteration:\n",
                                 markdown ? "\n" : "");
-  for (const OverlapPair& p : s.overlap_pairs)
-    out += fmt::format("{}{} + {}: {} ms ({} ms beside each other with no other op running, plus each one's time "
-                       "alone): request {}, {} of wall{}\n",
-                       bullet, name(p.a), name(p.b), spread_ms(p.together_ms), spread_ms(p.beside_ms),
-                       ceiling_cell(p.ceiling), fmtx::percent(p.share, 1),
-                       p.usd_month ? ", " + fmtx::usd(p.usd_month) + "/month" : std::string());
+  for (const OverlapGroup& g : s.overlap_groups) {
+    std::string names;
+    for (const std::string& op : g.ops)
+      names += (names.empty() ? "" : " + ") +
+               (markdown ? fmtx::md_code(op) : fmt::format("'{}'", printable(op, 48)));
+    out += fmt::format("{}{}: {} ms ({} ms with all of them and no other op running, plus the time some of them run "
+                       "without the others): request {}, {} of wall{}\n",
+                       bullet, names, spread_ms(g.together_ms), spread_ms(g.beside_ms), ceiling_cell(g.ceiling),
+                       fmtx::percent(g.share, 1),
+                       g.usd_month ? ", " + fmtx::usd(g.usd_month) + "/month" : std::string());
+  }
+  if (s.overlap_groups_left_out > 0)
+    out += fmt::format("{}and {} more group{} saving less\n", bullet, s.overlap_groups_left_out,
+                       s.overlap_groups_left_out == 1 ? "" : "s");
   return out;
 }
 
@@ -170,11 +175,11 @@ json profile_json(const ProfileSummary& s) {
                    {"ceiling", amdahl_json(o.ceiling)}, {"at", at},
                    {"usd_month", o.usd_month ? json(*o.usd_month) : json(nullptr)}});
   }
-  json pairs = json::array();
-  for (const OverlapPair& p : s.overlap_pairs)
-    pairs.push_back({{"ops", {p.a, p.b}}, {"beside_ms", p.beside_ms}, {"together_ms", p.together_ms},
-                     {"share", p.share}, {"ceiling", amdahl_json(p.ceiling)},
-                     {"usd_month", p.usd_month ? json(*p.usd_month) : json(nullptr)}});
+  json groups = json::array();
+  for (const OverlapGroup& g : s.overlap_groups)
+    groups.push_back({{"ops", g.ops}, {"beside_ms", g.beside_ms}, {"together_ms", g.together_ms},
+                      {"share", g.share}, {"ceiling", amdahl_json(g.ceiling)},
+                      {"usd_month", g.usd_month ? json(*g.usd_month) : json(nullptr)}});
   json bill = {{"gpu_hour_usd", s.bill.gpu_hour_usd ? json(*s.bill.gpu_hour_usd) : json(nullptr)},
                {"gpus", s.bill.gpus}, {"hours_per_month", kHoursPerMonth},
                {"usd_month", s.usd_month ? json(*s.usd_month) : json(nullptr)},
@@ -190,7 +195,8 @@ json profile_json(const ProfileSummary& s) {
           {"busy_ms", spread_json(s.busy_ms)},
           {"idle_ms", spread_json(s.idle_ms)},
           {"overlap_ms", s.overlap_ms},
-          {"overlap_pairs", pairs},
+          {"overlap_groups", groups},
+          {"overlap_groups_left_out", s.overlap_groups_left_out},
           {"outside", {{"activities", s.outside_activities}, {"ms", s.outside_ms}}},
           {"ops", ops},
           {"bill", bill},
@@ -261,7 +267,7 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
   out += fmt::format("request = mean iteration wall {} ms; gains are Amdahl's (1 − T'/T) if only that op gets faster\n",
                      spread_ms(s.wall_ms.mean));
   if (const std::string note = overlap_note(s); !note.empty()) out += note + "\n";
-  out += pair_lines(s, "  ", false);
+  out += group_lines(s, "  ", false);
   out += bill_lines(s, "");
   if (!s.given_missing.empty())
     out += fmt::format("\nno end_to_end block for '{}': {}\n", s.chosen_op, s.given_missing);
@@ -309,7 +315,7 @@ std::string profile_markdown(const ProfileSummary& s) {
                      "gets faster.\n",
                      spread_ms(s.wall_ms.mean));
   if (const std::string note = overlap_note(s); !note.empty()) out += fmt::format("\n{}.\n", fmtx::md_cell(note));
-  out += pair_lines(s, "- ", true);
+  out += group_lines(s, "- ", true);
   const std::string bill = bill_lines(s, "- ");
   if (!bill.empty()) out += "\n" + bill;
   if (!s.given_missing.empty())

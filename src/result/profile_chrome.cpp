@@ -89,8 +89,8 @@ class ChromeReader {
     try {
       iteration_ = linear_regex(options.iteration_pattern);
     } catch (const std::regex_error& e) {
-      throw InputError(fmt::format("--iteration '{}': not a valid regular expression ({}); e.g. '^ProfilerStep#'",
-                                   options.iteration_pattern, regex_problem(e)));
+      throw InputError(fmt::format("--iteration '{}' {}; e.g. '^ProfilerStep#'", options.iteration_pattern,
+                                   regex_problem(e)));
     }
   }
 

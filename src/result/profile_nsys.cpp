@@ -363,8 +363,8 @@ std::regex iteration_regex(const std::string& label, const ImportOptions& option
   try {
     return linear_regex(options.iteration_pattern);
   } catch (const std::regex_error& e) {
-    throw InputError(fmt::format("{}: bad --iteration pattern '{}' ({}): give an ECMAScript regex, e.g. "
-                                 "'^ProfilerStep#[0-9]+$'", label, options.iteration_pattern, regex_problem(e)));
+    throw InputError(fmt::format("{}: --iteration '{}' {}; give an ECMAScript regex, e.g. '^ProfilerStep#[0-9]+$'",
+                                 label, options.iteration_pattern, regex_problem(e)));
   }
 }
 

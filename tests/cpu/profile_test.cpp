@@ -173,7 +173,7 @@ TEST_F(ProfileTest, OverlapBetweenOpsIsATotalOverTheIterationsAndSaysSo) {
   }
   const auto s = summarize({read_chrome_trace(file("t.json", t.json().dump()), {})});
   EXPECT_NEAR(s.overlap_ms, 0.040, 1e-12);
-  EXPECT_NE(profile_text(s, 10).find("ops overlapped for 0.0400 ms over all 2 iterations, not per iteration"),
+  EXPECT_NE(profile_text(s, 10).find("two or more ops ran at once for 0.0400 ms over all 2 iterations, not per iteration"),
             std::string::npos) << profile_text(s, 10);
 }
 
