@@ -27,8 +27,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Poll period of the wait loop [ms].
-constexpr int kPollMs = 100;
+/// Poll period of the loop that waits for the per-GPU workers [ms].
+constexpr int kWorkerPollMs = 100;
 
 /// One worker: its GPU, process, files and how it ended.
 struct Worker {
@@ -119,7 +119,7 @@ int run_on_devices(const Config& config, const DevicesOptions& options, const st
         if (!w.done) ::kill(w.pid, measure::interrupt_signal());
       forwarded = true;
     }
-    if (left > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+    if (left > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kWorkerPollMs));
   }
 
   std::vector<ShardInput> inputs;

@@ -44,7 +44,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 /// Poll period of the wait loop: child exit, stderr lines, timeout, interrupts [ms].
-constexpr int kPollMs = 50;
+constexpr int kChildPollMs = 50;
 /// After forwarding SIGINT/SIGTERM, how long the child may take to write its partial report [s].
 constexpr double kInterruptGraceS = 60;
 
@@ -145,7 +145,7 @@ ChildEnd wait_child(pid_t pid, double timeout_s, StderrFollower& follower) {
       end.timed_out = true;
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+    std::this_thread::sleep_for(std::chrono::milliseconds(kChildPollMs));
   }
   follower.poll(true);
   end.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
@@ -343,7 +343,7 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
         }
         std::string list;
         for (size_t c : cases) list += (list.empty() ? "" : ",") + std::to_string(c);
-        argv.push_back("--cases=" + list);
+        argv.push_back(fmt::format("--cases={}", list));  // (not operator+: g++ 12 -Wstringop-overflow false positive)
       }
       argv.insert(argv.end(), opts.child_flags.begin(), opts.child_flags.end());
       const int64_t pad_mib = opts.vary_placement ? measure::placement_pad_mib(rep) : 0;

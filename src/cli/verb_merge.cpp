@@ -231,7 +231,7 @@ VerbAction setup_merge(CLI::App& sub) {
 
 }  // namespace
 
-GPUBENCH_REGISTER_VERB(merge, VerbInfo{"merge", "join the reports of a split run's shards (run --shard) into one", 45,
+GPUBENCH_REGISTER_VERB(merge, VerbInfo{"merge", "join the reports of a split run's shards (run --shard) into one", 46,
                                        setup_merge});
 
 }  // namespace gpubench::cli

@@ -37,6 +37,10 @@ std::string percent(double fraction, int digits) { return fmt::format("{:.{}f}%"
 
 std::string fixed(double v, int digits) { return v == 0 ? kDash : fmt::format("{:.{}f}", v, digits); }
 
+std::string optional_fixed(const std::optional<double>& v, int digits, double scale, const char* unit) {
+  return v ? fmt::format("{:.{}f}{}", *v * scale, digits, unit) : std::string(kDash);
+}
+
 std::string sci(double v) { return fmt::format("{:.1e}", v); }
 
 std::string usd(const std::optional<double>& v) {

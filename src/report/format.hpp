@@ -22,6 +22,8 @@ std::string speedup(const std::optional<double>& v);
 std::string percent(double fraction, int digits = 2);
 /// A value with fixed decimals; "—" when it is 0 (not computed).
 std::string fixed(double v, int digits);
+/// An optional value times `scale` with `digits` decimals and `unit` after it ("82%", "1.23x"); "—" when absent.
+std::string optional_fixed(const std::optional<double>& v, int digits, double scale = 1, const char* unit = "");
 /// Scientific with 1 decimal: 3.1e-04.
 std::string sci(double v);
 /// US dollars: whole dollars from $100, cents from $1, else 4 significant digits ("$0.1234"); a negative amount

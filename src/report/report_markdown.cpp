@@ -106,18 +106,14 @@ void launch_group_breakdown(std::string& out, const CaseResult& c) {
   }
 }
 
-/// An optional value with `digits` decimals after scaling by `scale`, or "—".
-std::string opt(const std::optional<double>& v, int digits, double scale = 1, const char* unit = "") {
-  return v ? fmt::format("{:.{}f}{}", *v * scale, digits, unit) : std::string("—");
-}
-
 /// "memory (82% of HBM)", "compute (64% of GEMM)", "latency (31% of GEMM, 12% of HBM)"; "—" when unknown.
 std::string bound_cell(const Counters& k) {
+  using fmtx::optional_fixed;
   if (k.bound.empty()) return "—";
-  if (k.bound == "memory") return fmt::format("memory ({} of HBM)", opt(k.pct_of_hbm_ceiling, 0, 1, "%"));
-  if (k.bound == "compute") return fmt::format("compute ({} of GEMM)", opt(k.pct_of_gemm_ceiling, 0, 1, "%"));
-  return fmt::format("latency ({} of GEMM, {} of HBM)", opt(k.pct_of_gemm_ceiling, 0, 1, "%"),
-                     opt(k.pct_of_hbm_ceiling, 0, 1, "%"));
+  if (k.bound == "memory") return fmt::format("memory ({} of HBM)", optional_fixed(k.pct_of_hbm_ceiling, 0, 1, "%"));
+  if (k.bound == "compute") return fmt::format("compute ({} of GEMM)", optional_fixed(k.pct_of_gemm_ceiling, 0, 1, "%"));
+  return fmt::format("latency ({} of GEMM, {} of HBM)", optional_fixed(k.pct_of_gemm_ceiling, 0, 1, "%"),
+                     optional_fixed(k.pct_of_hbm_ceiling, 0, 1, "%"));
 }
 
 /// The value of metric `name` of a launch group, or "—".
@@ -128,6 +124,7 @@ std::string group_value(const LaunchGroupCounters& g, const char* name, int digi
 }
 
 void counters_table(std::string& out, const CaseResult& c) {
+  using fmtx::optional_fixed;
   bool any = false;
   for (const auto& v : c.variants) any = any || v.counters.has_value();
   if (!any) return;
@@ -152,19 +149,20 @@ void counters_table(std::string& out, const CaseResult& c) {
       continue;
     }
     out += fmt::format("| {} | (all, {} pass{}) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                       md_cell(v.name), k.passes, k.passes == 1 ? "" : "es", opt(k.dram_bytes_read, 3, 1e-9),
-                       opt(k.dram_bytes_write, 3, 1e-9), opt(k.dram_bytes, 3, 1e-9),
+                       md_cell(v.name), k.passes, k.passes == 1 ? "" : "es",
+                       optional_fixed(k.dram_bytes_read, 3, 1e-9), optional_fixed(k.dram_bytes_write, 3, 1e-9),
+                       optional_fixed(k.dram_bytes, 3, 1e-9),
                        k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—",
-                       opt(k.dram_bytes_ratio, 2, 1, "x"), opt(k.achieved_tflops, 1), opt(k.achieved_gbps, 0),
-                       bound_cell(k), opt(k.tensor_pipe_pct, 1, 1, "%"), opt(k.sm_clock_mhz, 0),
-                       opt(k.sm_throughput_pct, 1, 1, "%"),
-                       opt(k.dram_throughput_pct, 1, 1, "%"), opt(k.l2_hit_rate_pct, 1, 1, "%"),
-                       opt(k.occupancy_pct, 1, 1, "%"));
+                       optional_fixed(k.dram_bytes_ratio, 2, 1, "x"), optional_fixed(k.achieved_tflops, 1),
+                       optional_fixed(k.achieved_gbps, 0), bound_cell(k), optional_fixed(k.tensor_pipe_pct, 1, 1, "%"), optional_fixed(k.sm_clock_mhz, 0),
+                       optional_fixed(k.sm_throughput_pct, 1, 1, "%"),
+                       optional_fixed(k.dram_throughput_pct, 1, 1, "%"), optional_fixed(k.l2_hit_rate_pct, 1, 1, "%"),
+                       optional_fixed(k.occupancy_pct, 1, 1, "%"));
     for (const auto& g : k.launch_groups) {
       out += fmt::format("| | {} | {} | {} | {} | | | | {} | | {} | {} | {} | {} | {} | {} |\n", md_cell(g.name),
                          group_value(g, metric::kDramBytesRead, 3, 1e-9), group_value(g, metric::kDramBytesWrite, 3, 1e-9),
-                         opt(g.dram_bytes, 3, 1e-9), opt(g.gbps, 0),
-                         group_value(g, metric::kTensorPipePct, 1, 1, "%"), opt(g.sm_clock_mhz, 0),
+                         optional_fixed(g.dram_bytes, 3, 1e-9), optional_fixed(g.gbps, 0),
+                         group_value(g, metric::kTensorPipePct, 1, 1, "%"), optional_fixed(g.sm_clock_mhz, 0),
                          group_value(g, metric::kSmThroughputPct, 1, 1, "%"),
                          group_value(g, metric::kDramThroughputPct, 1, 1, "%"),
                          group_value(g, metric::kL2HitRatePct, 1, 1, "%"),

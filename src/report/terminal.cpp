@@ -109,11 +109,6 @@ std::string breakdown(const CaseResult& c, bool color) {
   return t.rows.empty() ? std::string() : t.render(color);
 }
 
-/// `v` with `digits` decimals after scaling, or "—".
-std::string opt(const std::optional<double>& v, int digits, double scale = 1, const char* unit = "") {
-  return v ? fmt::format("{:.{}f}{}", *v * scale, digits, unit) : std::string("—");
-}
-
 /// Hardware counters (run --metrics): per step and launch group, measured vs minimum DRAM bytes, DRAM GB/s, the bound
 /// with its % of the ceiling, tensor pipe, the SM clock the launch groups ran at and the % of the GPU's peak at that clock.
 std::string counters(const CaseResult& c, bool color) {
@@ -128,17 +123,19 @@ std::string counters(const CaseResult& c, bool color) {
       t.add({v.name, "", "—", "—", "—", "—", "not collected: " + k.note, "", ""});
       continue;
     }
+    using fmtx::optional_fixed;
     std::string pct;  // (fmt, not operator+: g++ 13 -Wrestrict false positive on the concatenation)
-    if (k.bound == "memory") pct = fmt::format(" {}", opt(k.pct_of_hbm_ceiling, 0, 1, "% HBM"));
-    if (k.bound == "compute") pct = fmt::format(" {}", opt(k.pct_of_gemm_ceiling, 0, 1, "% GEMM"));
-    t.add({v.name, "(all)",
-           opt(k.dram_bytes, 3, 1e-9) + " / " + (k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—"),
-           opt(k.dram_bytes_ratio, 2, 1, "x"), opt(k.achieved_gbps, 0), k.bound.empty() ? "—" : k.bound + pct,
-           opt(k.tensor_pipe_pct, 1, 1, "%"), opt(k.sm_clock_mhz, 0), opt(k.pct_of_peak_at_clock, 1, 1, "%")});
+    if (k.bound == "memory") pct = fmt::format(" {}", optional_fixed(k.pct_of_hbm_ceiling, 0, 1, "% HBM"));
+    if (k.bound == "compute") pct = fmt::format(" {}", optional_fixed(k.pct_of_gemm_ceiling, 0, 1, "% GEMM"));
+    const std::string bytes_min = k.dram_bytes_min > 0 ? fmt::format("{:.3f}", k.dram_bytes_min / 1e9) : "—";
+    t.add({v.name, "(all)", optional_fixed(k.dram_bytes, 3, 1e-9) + " / " + bytes_min,
+           optional_fixed(k.dram_bytes_ratio, 2, 1, "x"), optional_fixed(k.achieved_gbps, 0),
+           k.bound.empty() ? "—" : k.bound + pct, optional_fixed(k.tensor_pipe_pct, 1, 1, "%"),
+           optional_fixed(k.sm_clock_mhz, 0), optional_fixed(k.pct_of_peak_at_clock, 1, 1, "%")});
     for (const auto& g : k.launch_groups) {
       const auto tp = g.values.find(metric::kTensorPipePct);
-      t.add({"", g.name, opt(g.dram_bytes, 3, 1e-9), "", opt(g.gbps, 0), "",
-             tp == g.values.end() ? "—" : fmt::format("{:.1f}%", tp->second), opt(g.sm_clock_mhz, 0), ""});
+      t.add({"", g.name, optional_fixed(g.dram_bytes, 3, 1e-9), "", optional_fixed(g.gbps, 0), "",
+             tp == g.values.end() ? "—" : fmt::format("{:.1f}%", tp->second), optional_fixed(g.sm_clock_mhz, 0), ""});
     }
   }
   return t.rows.empty() ? std::string() : t.render(color);

@@ -13,7 +13,7 @@
 namespace gpubench {
 namespace {
 
-std::vector<ParamIssue> check(const nlohmann::json& params, const std::string& base_dir) {
+std::vector<ParamIssue> empirical_check(const nlohmann::json& params, const std::string& base_dir) {
   std::vector<ParamIssue> issues;
   const std::string file = params.at("file").get<std::string>();
   const std::string path = resolve_path(base_dir, file);
@@ -32,7 +32,7 @@ std::vector<ParamIssue> check(const nlohmann::json& params, const std::string& b
   return issues;
 }
 
-LengthSampler sampler(const nlohmann::json& params, const std::string& base_dir) {
+LengthSampler empirical_sampler(const nlohmann::json& params, const std::string& base_dir) {
   auto table = read_empirical(resolve_path(base_dir, params.at("file").get<std::string>()));
   auto lengths = std::make_shared<std::vector<int64_t>>();
   auto cdf = std::make_shared<std::vector<double>>();
@@ -56,8 +56,8 @@ GPUBENCH_REGISTER_DISTRIBUTION(empirical, DistributionInfo{
     .description = "measured histogram from a file (CSV length,count or JSON), path relative to the config",
     .order = 4,
     .params = {{"file", ParamType::kString, "histogram file, relative to the config's folder"}},
-    .check = check,
-    .sampler = sampler,
+    .check = empirical_check,
+    .sampler = empirical_sampler,
 });
 
 }  // namespace gpubench

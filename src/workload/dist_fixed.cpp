@@ -7,7 +7,7 @@ namespace {
 using config_detail::kInt32Max;
 using config_detail::Range;
 
-std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) {
+std::vector<ParamIssue> fixed_check(const nlohmann::json& params, const std::string&) {
   std::vector<ParamIssue> issues;
   auto len = params.at("length").get<double>();
   if (auto bad = Range::closed(1, kInt32Max).violation(len); !bad.empty())
@@ -15,7 +15,7 @@ std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) 
   return issues;
 }
 
-LengthSampler sampler(const nlohmann::json& params, const std::string&) {
+LengthSampler fixed_sampler(const nlohmann::json& params, const std::string&) {
   const int64_t length = params.at("length").get<int64_t>();
   return [length](std::mt19937_64&) { return length; };
 }
@@ -26,8 +26,8 @@ GPUBENCH_REGISTER_DISTRIBUTION(fixed, DistributionInfo{
     .description = "every request holds the same number of candidates",
     .order = 0,
     .params = {{"length", ParamType::kInteger, "candidates per request, integer ≥ 1"}},
-    .check = check,
-    .sampler = sampler,
+    .check = fixed_check,
+    .sampler = fixed_sampler,
 });
 
 }  // namespace gpubench

@@ -79,7 +79,7 @@ std::string sigma_fix(double sigma, const Ok& ok) {
                      ceil_2_digits(edge(best, kLo)), floor_2_digits(hi));
 }
 
-std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) {
+std::vector<ParamIssue> lognormal_check(const nlohmann::json& params, const std::string&) {
   std::vector<ParamIssue> issues;
   const double mean = params.at("mean").get<double>(), sigma = params.at("sigma").get<double>();
   if (auto bad = Range::above(0).violation(mean); !bad.empty()) issues.push_back({"mean", bad});
@@ -106,7 +106,7 @@ std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) 
   return issues;
 }
 
-LengthSampler sampler(const nlohmann::json& params, const std::string&) {
+LengthSampler lognormal_sampler(const nlohmann::json& params, const std::string&) {
   const double mean = params.at("mean").get<double>(), sigma = params.at("sigma").get<double>();
   const double mu = std::log(mean) - sigma * sigma / 2;
   return [mu, sigma](std::mt19937_64& rng) {
@@ -125,8 +125,8 @@ GPUBENCH_REGISTER_DISTRIBUTION(lognormal, DistributionInfo{
     .order = 2,
     .params = {{"mean", ParamType::kNumber, "mean of the lengths, > 0"},
                {"sigma", ParamType::kNumber, "standard deviation of ln(length), > 0"}},
-    .check = check,
-    .sampler = sampler,
+    .check = lognormal_check,
+    .sampler = lognormal_sampler,
 });
 
 }  // namespace gpubench

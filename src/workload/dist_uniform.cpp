@@ -8,7 +8,7 @@ using config_detail::kInt32Max;
 using config_detail::Range;
 using config_detail::show_number;
 
-std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) {
+std::vector<ParamIssue> uniform_check(const nlohmann::json& params, const std::string&) {
   std::vector<ParamIssue> issues;
   const double lo = params.at("min").get<double>(), hi = params.at("max").get<double>();
   if (auto bad = Range::closed(1, kInt32Max).violation(lo); !bad.empty())
@@ -20,7 +20,7 @@ std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) 
   return issues;
 }
 
-LengthSampler sampler(const nlohmann::json& params, const std::string&) {
+LengthSampler uniform_sampler(const nlohmann::json& params, const std::string&) {
   const int64_t lo = params.at("min").get<int64_t>(), hi = params.at("max").get<int64_t>();
   const auto span = static_cast<uint64_t>(hi - lo + 1);
   return [lo, span](std::mt19937_64& rng) {
@@ -35,8 +35,8 @@ GPUBENCH_REGISTER_DISTRIBUTION(uniform, DistributionInfo{
     .order = 1,
     .params = {{"min", ParamType::kInteger, "smallest length, integer ≥ 1"},
                {"max", ParamType::kInteger, "largest length, integer ≥ min"}},
-    .check = check,
-    .sampler = sampler,
+    .check = uniform_check,
+    .sampler = uniform_sampler,
 });
 
 }  // namespace gpubench

@@ -14,7 +14,7 @@ using config_detail::Range;
 /// Largest accepted `max`: the table holds one double per length [8 bytes each → 80 MB].
 constexpr double kMaxTable = 10'000'000;
 
-std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) {
+std::vector<ParamIssue> zipf_check(const nlohmann::json& params, const std::string&) {
   std::vector<ParamIssue> issues;
   if (auto bad = Range::above(1).violation(params.at("exponent").get<double>()); !bad.empty())
     issues.push_back({"exponent", bad});
@@ -24,7 +24,7 @@ std::vector<ParamIssue> check(const nlohmann::json& params, const std::string&) 
   return issues;
 }
 
-LengthSampler sampler(const nlohmann::json& params, const std::string&) {
+LengthSampler zipf_sampler(const nlohmann::json& params, const std::string&) {
   const double s = params.at("exponent").get<double>();
   const int64_t max = params.at("max").get<int64_t>();
   auto cdf = std::make_shared<std::vector<double>>(static_cast<size_t>(max));
@@ -45,8 +45,8 @@ GPUBENCH_REGISTER_DISTRIBUTION(zipf, DistributionInfo{
     .order = 3,
     .params = {{"exponent", ParamType::kNumber, "power-law exponent, > 1"},
                {"max", ParamType::kInteger, "largest length, integer in [1, 10000000]"}},
-    .check = check,
-    .sampler = sampler,
+    .check = zipf_check,
+    .sampler = zipf_sampler,
 });
 
 }  // namespace gpubench

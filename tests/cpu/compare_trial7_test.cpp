@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/compare.hpp"
+#include "support/compare_notes.hpp"
 #include "support/input_error.hpp"
 #include "support/noise_reports.hpp"
 
@@ -23,10 +24,7 @@ Report with_ceilings(const std::string& source, uint64_t seed) {
   return r;
 }
 
-bool has_note(const CompareResult& res, const std::string& fragment) {
-  return std::any_of(res.notes.begin(), res.notes.end(),
-                     [&](const std::string& n) { return n.find(fragment) != std::string::npos; });
-}
+using testing::has_note;
 
 TEST(CompareTrial7, CeilingsOfDifferentKindsAreNotedAndTheTimingsStillJudged) {
   const Report calibrated = with_ceilings("calibrated NVIDIA H100 80GB HBM3 GPU-cad74c82 2026-12-07T08:00:47Z", 1);

@@ -15,6 +15,7 @@
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "result/report.hpp"
+#include "support/compare_notes.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/noise_reports.hpp"
 
@@ -27,9 +28,7 @@ using testing::report_of;
 
 const std::vector<double> kRuns = {0.990, 1.000, 1.010, 0.995, 1.005};
 
-bool has_note(const CompareResult& r, const std::string& part) {
-  return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(part) != n.npos; });
-}
+using testing::has_note;
 
 TEST(CompareTrial, EntriesJudgedByRepetitionsSayTheMedianColumnsHoldTheMeanOfTheRepetitionMedians) {
   // One of five repetitions 20% slower moves the mean of the medians to 1.038; the median of all samples stays ~1.0.

@@ -16,7 +16,7 @@ namespace {
 
 const std::string kFuzzFixtures = std::string(GPUBENCH_SOURCE_DIR) + "/tests/data/configs/fuzz";
 
-ConfigContext context() {
+ConfigContext fuzz_context() {
   ConfigContext ctx = gpubench::testing::lce_rules_context();
   ctx.ops[0].steps = {"baseline", "decomposed", "k_aligned", "fused", "pipelined"};
   ctx.ops[0].step_options = {{"baseline", {"time_broadcast"}}};
@@ -26,7 +26,7 @@ ConfigContext context() {
 /// The message of the ConfigError that loading `path` throws ("" when it loads).
 std::string load_error(const std::string& path) {
   try {
-    (void)load_config(path, context());
+    (void)load_config(path, fuzz_context());
   } catch (const ConfigError& e) {
     return e.what();
   }

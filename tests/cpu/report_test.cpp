@@ -10,6 +10,8 @@
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "support/op_context.hpp"
 #include "analysis/analyze.hpp"
 #include "result/statistics.hpp"
