@@ -111,7 +111,10 @@ struct ProfileSummary {
   BillOptions bill;
   std::optional<double> usd_month;    ///< the whole bill [USD/month]
   std::optional<double> top_2x_saves_usd_month;  ///< what a 2x on the top op saves [USD/month]
-  std::string chosen_op;              ///< the op of the given block (--op, else the top op)
+  /// The op of the given block: --op, else the op with the most time alone (the largest Amdahl ceiling; the top op
+  /// on a tie), which is not the top op when the top op runs beside others (an all-to-all hidden under compute).
+  std::string chosen_op;
+  std::string chosen_by;              ///< "--op" or "time alone" (the default)
   double given_request_ms = 0;        ///< mean iteration wall time [ms]
   double given_op_ms = 0;             ///< mean time alone of the chosen op per iteration [ms] (ProfileOp::alone_ms)
   std::optional<int64_t> given_requests;  ///< requests one iteration serves (profile --requests), for the given block

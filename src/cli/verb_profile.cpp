@@ -94,7 +94,8 @@ VerbAction setup_profile(CLI::App& sub) {
       ->type_name("REGEX");
   CLI::Option* operators_opt =
       sub.add_flag("--operators", a->operators, "also read PyTorch operator ranges (aten::…) as annotations");
-  sub.add_option("--op", a->op, "the op of the end_to_end.given block (default: the top op)")->type_name("NAME");
+  sub.add_option("--op", a->op, "the op of the end_to_end.given block (default: the op with the most time alone)")
+      ->type_name("NAME");
   CLI::Option* price_opt =
       sub.add_option("--gpu-hour-usd", a->gpu_hour_usd, "price of one GPU hour [USD]: monthly dollars per op")
           ->type_name("USD");
@@ -216,7 +217,7 @@ VerbAction setup_profile(CLI::App& sub) {
       if (chosen == summary.ops.end() || chosen == summary.ops.begin())
         std::fprintf(stderr, "profile: %s (top op '%s', %.1f%% of wall time)\n", a->output.c_str(), top.op.c_str(),
                      100.0 * top.share_wall);
-      else  // --op chose another: the given block written is that op's
+      else  // --op, or the most time alone, chose another: the given block written is that op's
         std::fprintf(stderr, "profile: %s (given block for op '%s', %.1f%% of wall time; top op '%s', %.1f%%)\n",
                      a->output.c_str(), chosen->op.c_str(), 100.0 * chosen->share_wall, top.op.c_str(),
                      100.0 * top.share_wall);

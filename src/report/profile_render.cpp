@@ -62,13 +62,22 @@ std::string iterations_line(const ProfileSummary& s) {
 /// Whether the op ran beside another op for some of its time (its time alone is shorter than its time).
 bool overlaps(const ProfileOp& o) { return o.ms.mean - o.alone_ms.mean > 1e-9; }
 
+/// Why the given block is not the top op's, or "" when it is (or --op chose): by default the op with the most time
+/// alone gets it, and the top op by time may run beside others for most of its time.
+std::string chosen_reason(const ProfileSummary& s) {
+  if (s.chosen_by != "time alone" || s.ops.empty() || s.ops.front().op == s.chosen_op) return {};
+  const ProfileOp& top = s.ops.front();
+  return fmt::format("the op with the most time alone; '{}', first by time, runs {} of its {} ms alone; --op picks "
+                     "another", printable(top.op, 48), spread_ms(top.alone_ms.mean), spread_ms(top.ms.mean));
+}
+
 /// Dollar lines, or "" without --gpu-hour-usd.
 std::string bill_lines(const ProfileSummary& s, const char* bullet) {
   if (!s.usd_month) return {};
   std::string out = fmt::format("{}GPU bill: {} GPU{} × {} an hour × {:.0f} h = {}/month\n", bullet, s.bill.gpus,
                                 s.bill.gpus == 1 ? "" : "s", fmtx::usd(s.bill.gpu_hour_usd), kHoursPerMonth,
                                 fmtx::usd(s.usd_month));
-  // The chosen op's dollars (--op, default the top op): the op the given block below is for.
+  // The chosen op's dollars (--op, default the op with the most time alone): the op the given block below is for.
   const auto chosen = std::find_if(s.ops.begin(), s.ops.end(), [&](const ProfileOp& o) { return o.op == s.chosen_op; });
   const auto& op = chosen != s.ops.end() ? *chosen : s.ops.front();
   const std::string shared = overlaps(op) ? fmt::format(" alone ({} with the time other ops run beside it)",
@@ -201,6 +210,7 @@ json profile_json(const ProfileSummary& s) {
           {"ops", ops},
           {"bill", bill},
           {"chosen_op", s.chosen_op},
+          {"chosen_by", s.chosen_by},
           {"given", profile_given_block(s)},
           {"given_missing", s.given_missing.empty() ? json(nullptr) : json(s.given_missing)}};
 }
@@ -272,8 +282,8 @@ std::string profile_text(const ProfileSummary& s, int max_ops) {
   if (!s.given_missing.empty())
     out += fmt::format("\nno end_to_end block for '{}': {}\n", s.chosen_op, s.given_missing);
   else
-    out += fmt::format("\nend_to_end for '{}' (paste into a config):\n{}\n", s.chosen_op,
-                       profile_given_block(s).dump(2));
+    out += fmt::format("\nend_to_end for '{}'{} (paste into a config):\n{}\n", s.chosen_op,
+                       chosen_reason(s).empty() ? "" : ", " + chosen_reason(s), profile_given_block(s).dump(2));
   return out;
 }
 
@@ -322,7 +332,8 @@ std::string profile_markdown(const ProfileSummary& s) {
     out += fmt::format("\nNo `end_to_end` block for {}: {}.\n", fmtx::md_code(s.chosen_op),
                        fmtx::md_cell(s.given_missing));
   else
-    out += fmt::format("\n`end_to_end` block for {}:\n\n```json\n{}\n```\n", fmtx::md_code(s.chosen_op),
+    out += fmt::format("\n`end_to_end` block for {}{}:\n\n```json\n{}\n```\n", fmtx::md_code(s.chosen_op),
+                       chosen_reason(s).empty() ? "" : ", " + fmtx::md_cell(chosen_reason(s)),
                        profile_given_block(s).dump(2));
   return out;
 }
