@@ -29,7 +29,14 @@ VerbAction setup_list(CLI::App& sub) {
   auto plugins = std::make_shared<std::vector<std::string>>();
   add_plugin_option(sub, *plugins);
   return [plugins]() -> int {
-    load_plugins(*plugins, "");
+    // A refused plugin file takes only its own ops and steps out: the list shows what did load (the built-in ops,
+    // the other files), then the error, and exits 2 (trial 12: a plugin author's list printed nothing).
+    std::string refused;
+    try {
+      load_plugins(*plugins, "");
+    } catch (const InputError& e) {
+      refused = e.what();
+    }
     std::FILE* out = report_stream();
     // Name columns as wide as their longest name (a plugin's gather_reduce ran into its description).
     const auto width = [](const auto& items, auto name_of, size_t at_least) {
@@ -85,6 +92,11 @@ VerbAction setup_list(CLI::App& sub) {
                    p.sha256.substr(0, 12), p.path);
       else
         fmt::print(out, "  {} (sha256 {}…): {}\n", p.name, p.sha256.substr(0, 12), p.path);
+    }
+    if (!refused.empty()) {
+      std::fflush(out);
+      fmt::print(stderr, "gpubench list: error: {} (the list above holds everything else that loaded)\n", refused);
+      return static_cast<int>(ExitCode::kBadInput);
     }
     return 0;
   };

@@ -62,6 +62,16 @@ std::string count_problem(const char* field, const char* count_field, const void
 /// 64 bytes with "…".
 std::string shown_plugin_name(const char* s);
 
+/// Text a plugin wrote (a problem or note, an error message, a description) made safe for a one-line message:
+/// control characters and bytes that are not UTF-8 shown as \xNN (core/text_file.hpp printable), cut after 1000
+/// bytes with "…"; "" for NULL. A newline or a terminal escape in it would break "one line per problem" and could
+/// drive the terminal or the CI log (trial 12).
+std::string plugin_text(const char* text);
+
+/// True when `s` is a plugin's own name (gpubench_plugin_v1_t::name): 1 to 64 letters, digits, '_', '-' and '.',
+/// starting with a letter or digit. Reports record it and same-named files are builds of one plugin.
+bool is_plugin_file_name(const char* s);
+
 /// The core's precision of a gpubench_dtype (FP16, BF16, FP32); throws InputError for another.
 Precision precision_of_dtype(int32_t dtype);
 /// The gpubench_dtype of a precision.

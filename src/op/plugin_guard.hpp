@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "core/text_file.hpp"
 
 namespace gpubench::op {
 
@@ -60,7 +61,7 @@ auto call_plugin(const std::string& plugin, const std::string& step, const char*
   try {
     return std::forward<Fn>(fn)();
   } catch (const std::exception& e) {
-    throw threw(fmt::format(" \"{}\"", e.what()));
+    throw threw(fmt::format(" \"{}\"", printable(e.what(), 1000)));
   } catch (...) {
     throw threw("");
   }

@@ -209,7 +209,7 @@ OpenedPlugin open_plugin(const std::string& path) {
     opened.description = fn();
   } catch (const std::exception& e) {
     throw InputError(fmt::format("plugin {}: its {} threw \"{}\"; an entry function returns its description or "
-                                 "NULL and never throws", path, GPUBENCH_PLUGIN_ENTRY_V1, e.what()));
+                                 "NULL and never throws", path, GPUBENCH_PLUGIN_ENTRY_V1, plugin_text(e.what())));
   } catch (...) {
     throw InputError(fmt::format("plugin {}: its {} threw; an entry function returns its description or NULL and "
                                  "never throws", path, GPUBENCH_PLUGIN_ENTRY_V1));
@@ -222,6 +222,16 @@ OpenedPlugin open_plugin(const std::string& path) {
   // std::string built from NULL. register_plugin says the same for a plugin registered another way.
   if (opened.description->name == nullptr || *opened.description->name == '\0')
     throw InputError(path + ": the plugin has no name; set gpubench_plugin_v1_t::name");
+  // The name is what reports record and what makes two files builds of one plugin: a plain word (trial 12: "bad
+  // plugin/x" loaded). The version goes into reports and `list` as it is, so one line of printable text.
+  if (!is_plugin_file_name(opened.description->name))
+    throw InputError(fmt::format("{}: the plugin's name {} is not a name; give gpubench_plugin_v1_t::name 1 to 64 "
+                                 "letters, digits, '_', '-' and '.', starting with a letter or digit",
+                                 path, shown_plugin_name(opened.description->name)));
+  if (const char* v = opened.description->version; v != nullptr && plugin_text(v) != v)
+    throw InputError(fmt::format("{}: the plugin's version {} holds a control character or a byte that is not "
+                                 "UTF-8; give gpubench_plugin_v1_t::version one line of text", path,
+                                 shown_plugin_name(v)));
   opened.sha256 = sha256_file(path);
   return opened;
 }

@@ -57,7 +57,7 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
                                  "digit); set gpubench_op_v1_t::name",
                                  label_, shown_plugin_name(op.name)));
   name_ = op.name;
-  description_ = op.description ? op.description : "";
+  description_ = plugin_text(op.description);
   const std::string where = fmt::format("{}: op {}", label_, name_);
   for (const std::string& p :
        {count_problem("shape_params", "shape_param_count", op.shape_params, op.shape_param_count),
@@ -159,6 +159,10 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
         if (dtype_known && c.dtype != GPUBENCH_DTYPE_PRECISION)
           throw InputError(fmt::format("{}: output {} must have dtype GPUBENCH_DTYPE_PRECISION (checked in the "
                                        "config's precision)", where, tw));
+        // gpubench poisons the output before every check; a fill here would be ignored (trial 12): say so.
+        if (c.fill != GPUBENCH_FILL_NONE)
+          throw InputError(fmt::format("{}: output {} has fill {}; the output is not filled (gpubench poisons it "
+                                       "before each check): set fill to GPUBENCH_FILL_NONE (4)", where, tw, c.fill));
       } else if (c.role != GPUBENCH_ROLE_INPUT) {
         throw InputError(fmt::format("{}: {} has unknown role {}; use GPUBENCH_ROLE_INPUT (0) or GPUBENCH_ROLE_OUTPUT "
                                      "(1)", where, tw, c.role));

@@ -10,6 +10,7 @@
 #include "core/cuda_check.hpp"
 #include "core/device_buffer.hpp"
 #include "core/errors.hpp"
+#include "core/text_file.hpp"
 #include "op/kernel_file.hpp"
 #include "op/plugin_adapter.hpp"
 #include "op/plugin_guard.hpp"
@@ -33,6 +34,16 @@ std::string shown_plugin_name(const char* s) {
   if (cut) text.resize(64);
   const std::string quoted = json(text).dump(-1, ' ', false, json::error_handler_t::replace);
   return cut ? quoted.substr(0, quoted.size() - 1) + "…\"" : quoted;
+}
+
+std::string plugin_text(const char* text) { return text ? printable(text, 1000) : std::string(); }
+
+bool is_plugin_file_name(const char* s) {
+  if (s == nullptr || !std::isalnum(static_cast<unsigned char>(*s))) return false;
+  size_t n = 0;
+  for (; *s; ++s, ++n)
+    if (!std::isalnum(static_cast<unsigned char>(*s)) && *s != '_' && *s != '-' && *s != '.') return false;
+  return n <= 64;
 }
 
 std::string count_problem(const char* field, const char* count_field, const void* array, int32_t count) {
@@ -109,10 +120,12 @@ namespace {
 struct Findings {
   std::vector<config_detail::OptionProblem> problems, notes;
   static void problem(void* context, const char* key, const char* message) {
-    static_cast<Findings*>(context)->problems.push_back({key ? key : "", message ? message : "(no message)"});
+    static_cast<Findings*>(context)->problems.push_back(
+        {plugin_text(key), message ? plugin_text(message) : "(no message)"});
   }
   static void note(void* context, const char* key, const char* message) {
-    static_cast<Findings*>(context)->notes.push_back({key ? key : "", message ? message : "(no message)"});
+    static_cast<Findings*>(context)->notes.push_back(
+        {plugin_text(key), message ? plugin_text(message) : "(no message)"});
   }
 };
 
@@ -213,8 +226,8 @@ std::vector<std::string> lines_of(const char* text) {
   size_t start = 0;
   while (start <= s.size()) {
     const size_t end = s.find('\n', start);
-    std::string line = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!line.empty()) out.push_back(std::move(line));
+    const std::string line = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!line.empty()) out.push_back(plugin_text(line.c_str()));
     if (end == std::string::npos) break;
     start = end + 1;
   }
@@ -304,7 +317,7 @@ class AbiStep final : public Step {
   void raise(int status, const char* what, const ErrorBuffer& e) const { raise(status, std::string(what), e); }
   void raise(int status, const std::string& what, const ErrorBuffer& e) const {
     if (status == GPUBENCH_OK) return;
-    std::string message(e.text, strnlen(e.text, sizeof(e.text)));
+    std::string message = plugin_text(std::string(e.text, strnlen(e.text, sizeof(e.text))).c_str());
     if (message.empty()) message = what + " failed (the plugin gave no message)";
     message = prefix_ + message;
     if (status == GPUBENCH_ERROR_INVALID) throw InputError(message);
@@ -327,7 +340,7 @@ class AbiStep final : public Step {
 StepInfo step_info_of(const gpubench_step_v1_t& step, const Operation& operation, const PluginSource& source) {
   StepInfo info;
   info.name = step.name;
-  info.description = step.description ? step.description : "";
+  info.description = plugin_text(step.description);
   info.ladder_step = step.ladder_step;
   info.schema = step_schema_of(step, source.label);
   info.test_only = (step.flags & GPUBENCH_STEP_TEST_ONLY) != 0;

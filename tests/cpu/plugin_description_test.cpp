@@ -72,6 +72,15 @@ TEST(PluginDescription, ANegativeCountAndAnUnknownOutputRoleAreNamed) {
                          "GPUBENCH_ROLE_OUTPUT (an op has exactly one)");
 }
 
+TEST(PluginDescription, AnOutputWithAFillIsRefused) {
+  ToyOp t;
+  t.tensors[1].fill = GPUBENCH_FILL_RANDOM;  // trial 12: accepted, and ignored (the output is poisoned)
+  EXPECT_EQ(refusal(t.op), "libx.so: op toy: output tensor Y has fill 0; the output is not filled (gpubench poisons "
+                           "it before each check): set fill to GPUBENCH_FILL_NONE (4)");
+  t.tensors[1].fill = GPUBENCH_FILL_NONE;
+  EXPECT_EQ(refusal(t.op), "");
+}
+
 TEST(PluginDescription, ALiteralNegativeDimensionAndAFloatFillBoundAreRefusedAtLoad) {
   ToyOp t;
   const gpubench_op_v1_t& op = t.op;

@@ -152,6 +152,10 @@ int recurse(int depth) {
 void check_copy(void*, const char* options_json, gpubench_option_report problem, gpubench_option_report,
                 void* context) {
   if (std::strstr(options_json, "\"chunks\":7") != nullptr) problem(context, "chunks", "7 is refused by the plugin");
+  // With TEST_PLUGIN_ODD_PROBLEM set, a problem whose text holds a newline and a terminal escape (trial 12: printed
+  // as it was, on two lines, recolouring the terminal).
+  if (std::getenv("TEST_PLUGIN_ODD_PROBLEM") != nullptr)
+    problem(context, "chunks", "refused\nsecond line \x1b[31mred");
 #if defined(TEST_PLUGIN_CALLBACKS)
   // A team's check_options gone wrong, by chunks: 2 exit(0), 3 a crash, 4 a C++ exception, 5 a hang, 6 runaway
   // recursion (a stack overflow), 8 quick_exit(0); and with TEST_PLUGIN_UNDERSCORE_EXIT set, _exit(0) (no handler
@@ -333,6 +337,8 @@ gpubench_plugin_v1_t make_plugin() {
   p.name = nullptr;
 #elif defined(TEST_PLUGIN_RIVAL)
   p.name = "rival_plugin";  // another team's plugin that chose the same op name as `good`
+#elif defined(TEST_PLUGIN_ODD_NAME)
+  p.name = "bad plugin/x";  // trial 12: loaded, and reports recorded it
 #else
   p.name = "test_plugin";
 #endif
