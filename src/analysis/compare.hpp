@@ -154,6 +154,7 @@ struct BoardPair {
   };
   std::vector<ControlRatio> controls;
   bool old_has_control = false, new_has_control = false;  ///< the report holds a control workload
+  std::string old_protocol, new_protocol;  ///< Control::protocol of each ("" when not recorded or no control)
   /// True when both UUIDs are known and differ.
   bool different() const { return !old_uuid.empty() && !new_uuid.empty() && old_uuid != new_uuid; }
 };

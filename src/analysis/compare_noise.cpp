@@ -261,6 +261,8 @@ BoardPair board_pair(const LoadedReport& a, const LoadedReport& b) {
   // A control block without kernels measured nothing: as good as none.
   p.old_has_control = a.report.control.has_value() && !a.report.control->kernels.empty();
   p.new_has_control = b.report.control.has_value() && !b.report.control->kernels.empty();
+  if (p.old_has_control) p.old_protocol = a.report.control->protocol;
+  if (p.new_has_control) p.new_protocol = b.report.control->protocol;
   if (a.report.control && b.report.control) {
     for (const ControlKernel& k : a.report.control->kernels) {
       const auto o = control_median(*a.report.control, k.name), n = control_median(*b.report.control, k.name);
@@ -364,6 +366,24 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
   if (res.options.normalize_control && other_gpu)
     out.push_back("normalized across a GPU model or driver difference (--allow-mismatch): the control does not "
                   "predict a step across models or drivers, so these normalized ratios are not valid (docs/ci.md)");
+  // Controls timed differently (early builds back to back, later ones with a cooldown) read differently for that
+  // alone: on this repository's four H200 boards, 4 of 12 such pairs failed the normalized gate on unchanged code.
+  if (res.options.normalize_control) {
+    const auto how = [](const std::string& protocol) {
+      return protocol.empty() ? std::string("not recorded: timed back to back by gpubench builds before 2026-12-03")
+                              : protocol == kControlProtocolCooldown ? std::string("with a cooldown") : protocol;
+    };
+    std::vector<std::string> mixed;
+    for (const BoardPair& p : res.boards)
+      if (p.old_has_control && p.new_has_control && p.old_protocol != p.new_protocol)
+        mixed.push_back(fmt::format("{} ({}) and {} ({})", p.old_file, how(p.old_protocol), p.new_file,
+                                    how(p.new_protocol)));
+    if (!mixed.empty())
+      out.push_back(fmt::format("the control workloads of {} were timed differently: a control compares only with one "
+                                "timed alike, so these normalized ratios can carry the difference; re-run the side "
+                                "timed otherwise with this gpubench, or compare raw (docs/ci.md)",
+                                fmt::join(mixed, "; ")));
+  }
   if (res.options.normalize_control)
     out.push_back("ratios divided by the control workload's ratio (new / old median of its GEMM for compute-bound "
                   "steps, its copy for memory-bound ones, both otherwise); each interval takes in the control ratio's "

@@ -157,6 +157,7 @@ std::optional<Control> merge_controls(const std::vector<ShardInput>& inputs, std
       merged = c;
       continue;
     }
+    if (merged->protocol != c.protocol) merged->protocol.clear();  // shards of builds that timed it differently
     for (const ControlKernel& k : c.kernels) {
       auto it = std::find_if(merged->kernels.begin(), merged->kernels.end(),
                              [&](const ControlKernel& m) { return m.name == k.name; });

@@ -69,6 +69,7 @@ ControlKernel& kernel_of(Control& out, const char* name, const char* description
 void measure_control(const DeviceInfo& device, ControlPhase phase, Control& out) {
   GPUBENCH_CUDA(cudaSetDevice(device.index));
   out.uuid = device.uuid;
+  out.protocol = kControlProtocolCooldown;
   ControlContext ctx;
   const auto append = [&](ControlKernel& k, std::vector<double> ms) {
     auto& dst = phase == ControlPhase::kStart ? k.start_samples_ms : k.end_samples_ms;

@@ -321,10 +321,18 @@ struct ControlKernel {
   std::vector<double> end_samples_ms;    ///< timed launches after the ladder [ms]
 };
 
+/// Control::protocol of a control timed with a cooldown: after each launch the host idles for as long as it took, at
+/// most 20 ms (measure/control.hpp).
+inline constexpr const char* kControlProtocolCooldown = "cooldown";
+
 /// The control workload of a run: what the board did on a fixed reference, so that `compare` can tell a board
 /// change from a code change (`compare --normalize control`).
 struct Control {
   std::string uuid;                      ///< the board it ran on ("GPU-…", as environment.gpu.uuid)
+  /// How its samples were timed: kControlProtocolCooldown; "" in reports of gpubench builds before it was recorded
+  /// (those before 2026-12-03 timed the control back to back, later ones with the cooldown). Two controls compare
+  /// only when timed alike: back to back the GEMM runs into the power limit's transient (docs/ci.md).
+  std::string protocol;
   std::vector<ControlKernel> kernels;    ///< gemm, copy
 };
 

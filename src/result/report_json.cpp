@@ -121,10 +121,14 @@ void from_json(const json& j, ControlKernel& v) {
   read(j, "end_samples_ms", v.end_samples_ms);
 }
 
-void to_json(json& j, const Control& v) { j = json{{"uuid", v.uuid}, {"kernels", v.kernels}}; }
+void to_json(json& j, const Control& v) {
+  j = json{{"uuid", v.uuid}, {"kernels", v.kernels}};
+  if (!v.protocol.empty()) j["protocol"] = v.protocol;
+}
 
 void from_json(const json& j, Control& v) {
   read(j, "uuid", v.uuid);
+  read(j, "protocol", v.protocol);
   read(j, "kernels", v.kernels);
 }
 

@@ -154,6 +154,37 @@ TEST(CompareNoise, ControlNormalizationTakesOutABoardThatIsFourPercentSlower) {
   EXPECT_EQ(e.verdict, Verdict::kSame);
 }
 
+// Reports record how their control was timed; normalizing a pair timed differently (an early build's back-to-back
+// control against a cooldown one: 4 of 12 such pairs failed the gate on unchanged code) says so, naming both.
+TEST(CompareNoise, NormalizingControlsTimedDifferentlySaysSo) {
+  Report old_r = report_of(repeated_step("fused", {0.400}, 11), "GPU-aaaa");
+  Report new_r = report_of(repeated_step("fused", {0.400}, 21), "GPU-bbbb");
+  old_r.control = control_of("GPU-aaaa", 1.400, 0.520);  // no protocol: a report of an older build
+  new_r.control = control_of("GPU-bbbb", 1.400, 0.520);
+  new_r.control->protocol = kControlProtocolCooldown;
+  // The report keeps it (and an older report has no key, read as not recorded).
+  EXPECT_EQ(parse_report(nlohmann::json(new_r), "new.json").control->protocol, "cooldown");
+  EXPECT_FALSE(nlohmann::json(old_r)["control"].contains("protocol"));
+  EXPECT_EQ(parse_report(nlohmann::json(old_r), "old.json").control->protocol, "");
+  CompareOptions o;
+  o.normalize_control = true;
+  const auto mixed_note = [](const CompareResult& r) {
+    for (const std::string& n : r.notes)
+      if (n.find("timed differently") != std::string::npos) return n;
+    return std::string();
+  };
+  const CompareResult res = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o);
+  EXPECT_EQ(mixed_note(res),
+            "the control workloads of old.json (not recorded: timed back to back by gpubench builds before "
+            "2026-12-03) and new.json (with a cooldown) were timed differently: a control compares only with one "
+            "timed alike, so these normalized ratios can carry the difference; re-run the side timed otherwise with "
+            "this gpubench, or compare raw (docs/ci.md)");
+  // Raw, the control is not used: no note. Timed alike: no note.
+  EXPECT_EQ(mixed_note(compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, CompareOptions{})), "");
+  old_r.control->protocol = kControlProtocolCooldown;
+  EXPECT_EQ(mixed_note(compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o)), "");
+}
+
 // A normalized entry whose interval is mostly the control's (the step's samples tight, the control's noisy): its
 // UNSURE note names the control's interval instead of asking for more samples of the step, which cannot help.
 TEST(CompareNoise, AnUnsureNormalizedEntryNamesTheControlsNoise) {

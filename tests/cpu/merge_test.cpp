@@ -100,6 +100,7 @@ TEST_F(MergeShards, ControlsOfOneBoardAreJoinedAndOfSeveralBoardsDropped) {
   for (size_t i = 0; i < in.size(); ++i) {
     Control c;
     c.uuid = "GPU-same";
+    c.protocol = kControlProtocolCooldown;
     c.kernels.push_back({"gemm", "GEMM", 1.1e12, 0, {1.0 + static_cast<double>(i), 2.0}, {1.5}});
     c.kernels.push_back({"copy", "copy", 0, 2.1e9, {0.5}, {0.5}});
     in[i].report.control = c;
@@ -110,6 +111,11 @@ TEST_F(MergeShards, ControlsOfOneBoardAreJoinedAndOfSeveralBoardsDropped) {
   ASSERT_EQ(one_board.control->kernels.size(), 2u);
   EXPECT_EQ(one_board.control->kernels[0].start_samples_ms, (std::vector<double>{1.0, 2.0, 2.0, 2.0, 3.0, 2.0}));
   EXPECT_EQ(one_board.control->kernels[1].end_samples_ms.size(), 3u);
+  EXPECT_EQ(one_board.control->protocol, "cooldown");
+  // A shard of a build that did not record how it timed the control: the merged control's timing is unknown.
+  in[1].report.control->protocol.clear();
+  EXPECT_EQ(merge_shards(in, {}).control->protocol, "");
+  in[1].report.control->protocol = kControlProtocolCooldown;
   in[2].report.control->uuid = "GPU-other";
   const Report two_boards = merge_shards(in, {});
   EXPECT_FALSE(two_boards.control);
