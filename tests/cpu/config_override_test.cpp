@@ -250,7 +250,9 @@ TEST(ConfigOverride, AStepIsNamedByItsNameOrIndex) {
   EXPECT_FALSE(c.variants[1].min_speedup.has_value());
   EXPECT_EQ(c.variants[0].options, nlohmann::json({{"time_broadcast", false}}));
   // A problem of a step set by name is marked at its index, like one set by index.
-  const std::string msg = load_error(good_file(), {"variants.k_aligned.min_speedup=-1"});
+  const std::string file = good_file();
+  const std::string msg = load_error(file, {"variants.k_aligned.min_speedup=-1"});
+  fs::remove(file);  // (it was left in the temp folder, one per test process)
   EXPECT_NE(msg.find("/variants/2/min_speedup"), std::string::npos) << msg;
   EXPECT_NE(msg.find("(set by --set variants.k_aligned.min_speedup=-1)"), std::string::npos) << msg;
   // A name two elements share picks none; an unknown name suggests an index.

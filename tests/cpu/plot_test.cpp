@@ -42,7 +42,9 @@ class Plot : public ::testing::Test {
     fs::remove_all(dir_);
   }
   void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
+    if (dir_.empty()) return;
+    fs::remove_all(dir_);
+    fs::remove(dir_.string() + ".out");  // the script's output beside the folder (was left, one per test)
   }
   int plot(const std::string& args) {
     return shell(python_ + " '" + kSource + "/scripts/plot' " + args + " -o '" + dir_.string() + "' >'" +
