@@ -217,8 +217,9 @@ typedef struct {
 /** What the entry function returns. */
 typedef struct {
   uint32_t abi_version;  /**< GPUBENCH_PLUGIN_ABI_VERSION (1) */
-  const char* name;      /**< the plugin's name, e.g. "embedding_bag_example" */
-  const char* version;   /**< the plugin's own version string, recorded in reports */
+  const char* name;      /**< the plugin's name, e.g. "embedding_bag_example": 1 to 64 letters, digits, '_', '-'
+                              and '.', starting with a letter or digit; two files of one name are two builds */
+  const char* version;   /**< the plugin's own version string, recorded in reports: plain text, e.g. "1.2.3" */
   const gpubench_op_v1_t* ops;
   int32_t op_count;
   const gpubench_step_v1_t* steps;

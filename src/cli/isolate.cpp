@@ -20,6 +20,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/analyze.hpp"
 #include "analysis/repetitions.hpp"
@@ -341,9 +342,8 @@ Report run_isolated(const Config& config, const IsolateOptions& opts,
           if (rep == 0) log(fmt::format("{}: {} has no case in this shard", tag, name));
           continue;
         }
-        std::string list;
-        for (size_t c : cases) list += (list.empty() ? "" : ",") + std::to_string(c);
-        argv.push_back(fmt::format("--cases={}", list));  // (not operator+: g++ 12 -Wstringop-overflow false positive)
+        // (fmt, not operator+: g++ 12's -Wstringop-overflow false positive on the concatenation)
+        argv.push_back(fmt::format("--cases={}", fmt::join(cases, ",")));
       }
       argv.insert(argv.end(), opts.child_flags.begin(), opts.child_flags.end());
       const int64_t pad_mib = opts.vary_placement ? measure::placement_pad_mib(rep) : 0;

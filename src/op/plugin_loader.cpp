@@ -229,8 +229,9 @@ OpenedPlugin open_plugin(const std::string& path) {
                                  "letters, digits, '_', '-' and '.', starting with a letter or digit",
                                  path, shown_plugin_name(opened.description->name)));
   if (const char* v = opened.description->version; v != nullptr && plugin_text(v) != v)
-    throw InputError(fmt::format("{}: the plugin's version {} holds a control character or a byte that is not "
-                                 "UTF-8; give gpubench_plugin_v1_t::version one line of text", path,
+    throw InputError(fmt::format("{}: the plugin's version {} is not one line of plain text (it holds a control "
+                                 "character, a backslash or a byte that is not UTF-8, or runs over 1000 bytes); give "
+                                 "gpubench_plugin_v1_t::version a plain string such as \"1.2.3\"", path,
                                  shown_plugin_name(v)));
   opened.sha256 = sha256_file(path);
   return opened;
