@@ -368,21 +368,32 @@ std::vector<std::string> noise_notes(const CompareResult& res) {
                   "predict a step across models or drivers, so these normalized ratios are not valid (docs/ci.md)");
   // Controls timed differently (early builds back to back, later ones with a cooldown) read differently for that
   // alone: on this repository's four H200 boards, 4 of 12 such pairs failed the normalized gate on unchanged code.
+  // Reports record it since 2026-12-08; an older one cannot say, and is named.
   if (res.options.normalize_control) {
-    const auto how = [](const std::string& protocol) {
-      return protocol.empty() ? std::string("not recorded: timed back to back by gpubench builds before 2026-12-03")
-                              : protocol == kControlProtocolCooldown ? std::string("with a cooldown") : protocol;
+    std::vector<std::string> differ, unrecorded;
+    const auto add = [](std::vector<std::string>& v, const std::string& f) {
+      if (std::find(v.begin(), v.end(), f) == v.end()) v.push_back(f);
     };
-    std::vector<std::string> mixed;
-    for (const BoardPair& p : res.boards)
-      if (p.old_has_control && p.new_has_control && p.old_protocol != p.new_protocol)
-        mixed.push_back(fmt::format("{} ({}) and {} ({})", p.old_file, how(p.old_protocol), p.new_file,
-                                    how(p.new_protocol)));
-    if (!mixed.empty())
+    for (const BoardPair& p : res.boards) {
+      if (!p.old_has_control || !p.new_has_control) continue;
+      if (p.old_protocol.empty()) add(unrecorded, p.old_file);
+      if (p.new_protocol.empty()) add(unrecorded, p.new_file);
+      if (!p.old_protocol.empty() && !p.new_protocol.empty() && p.old_protocol != p.new_protocol)
+        differ.push_back(fmt::format("{} ({}) and {} ({})", p.old_file, p.old_protocol, p.new_file, p.new_protocol));
+    }
+    if (!differ.empty())
       out.push_back(fmt::format("the control workloads of {} were timed differently: a control compares only with one "
-                                "timed alike, so these normalized ratios can carry the difference; re-run the side "
-                                "timed otherwise with this gpubench, or compare raw (docs/ci.md)",
-                                fmt::join(mixed, "; ")));
+                                "timed alike, so these normalized ratios can carry the difference; compare raw "
+                                "(docs/ci.md)",
+                                fmt::join(differ, "; ")));
+    if (!unrecorded.empty())
+      out.push_back(fmt::format("{} do{} not record how {} control workload was timed (gpubench builds before "
+                                "2026-12-03 timed it back to back, later ones with a cooldown; reports record it "
+                                "since 2026-12-08): a control compares only with one timed alike, so normalized "
+                                "ratios against another build's report can carry a difference in timing; compare "
+                                "raw, or re-run with this gpubench (docs/ci.md)",
+                                fmt::join(unrecorded, ", "), unrecorded.size() == 1 ? "es" : "",
+                                unrecorded.size() == 1 ? "its" : "their"));
   }
   if (res.options.normalize_control)
     out.push_back("ratios divided by the control workload's ratio (new / old median of its GEMM for compute-bound "

@@ -110,7 +110,8 @@ struct ProfileSummary {
   int64_t overlap_groups_left_out = 0;
   BillOptions bill;
   std::optional<double> usd_month;    ///< the whole bill [USD/month]
-  std::optional<double> top_2x_saves_usd_month;  ///< what a 2x on the top op saves [USD/month]
+  std::optional<double> top_2x_saves_usd_month;  ///< what a 2x on the top op (by total time) saves [USD/month]
+  std::optional<double> chosen_2x_saves_usd_month;  ///< what a 2x on chosen_op saves [USD/month] (the text's line)
   /// The op of the given block: --op, else the op with the most time alone (the largest Amdahl ceiling; the top op
   /// on a tie), which is not the top op when the top op runs beside others (an all-to-all hidden under compute).
   std::string chosen_op;

@@ -218,9 +218,9 @@ VerbAction setup_profile(CLI::App& sub) {
         std::fprintf(stderr, "profile: %s (top op '%s', %.1f%% of wall time)\n", a->output.c_str(), top.op.c_str(),
                      100.0 * top.share_wall);
       else  // --op, or the most time alone, chose another: the given block written is that op's
-        std::fprintf(stderr, "profile: %s (given block for op '%s', %.1f%% of wall time; top op '%s', %.1f%%)\n",
-                     a->output.c_str(), chosen->op.c_str(), 100.0 * chosen->share_wall, top.op.c_str(),
-                     100.0 * top.share_wall);
+        std::fprintf(stderr, "profile: %s (given block for op '%s', %.1f%% of wall time alone; top op '%s', "
+                     "%.1f%% of wall time)\n", a->output.c_str(), chosen->op.c_str(), 100.0 * chosen->share_alone,
+                     top.op.c_str(), 100.0 * top.share_wall);
     }
     return 0;
   };

@@ -319,6 +319,13 @@ const PluginRecord& load_plugin(const std::string& path) {
 
 void load_plugin_files(const std::vector<PluginFile>& files, const std::function<void(const std::string&)>& note) {
   std::vector<OpenedPlugin> opened;
+  // A build set aside for an earlier file of the same plugin name; settled once the earlier one has registered or
+  // been refused (a refused earlier build must not keep this one out, nor be blamed on it: trial 12's recheck).
+  struct Displaced {
+    OpenedPlugin plugin;
+    std::string path, name;
+  };
+  std::vector<Displaced> displaced;
   std::vector<PluginFile> kernel_files;  // descriptions (.json): registered after every library, whose ops they may use
   // The first file that does not load is thrown after the others loaded: one bad --plugin must not leave the config's
   // own plugins unregistered (validate then reports their ops and steps as unknown too, with a fix that is no fix).
@@ -370,19 +377,9 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
       const std::string qname = q.loaded >= 0 ? records()[static_cast<size_t>(q.loaded)].name : q.description->name;
       if (q.real == real) skip = true;
       else if (qname == name) {
-        if (op_names(p) != op_names(q)) {
-          // This file is refused; the earlier one still loads, as after any other refusal.
-          if (!failed)
-            failed = std::make_exception_ptr(InputError(fmt::format(
-                "plugin {}: its name \"{}\" is also the name of {}, a plugin with other ops ({} there, {} here); "
-                "two different plugins need different names (gpubench_plugin_v1_t::name)",
-                f.path, name, q.path, describe_ops(op_names(q)), describe_ops(op_names(p)))));
-          skip = true;
-          break;
-        }
-        note(fmt::format("plugin {}: not loaded, plugin \"{}\" comes from {} (--plugin, then GPUBENCH_PLUGIN_PATH, "
-                         "then the config's plugins)", f.path, name, q.path));
         skip = true;
+        displaced.push_back({std::move(p), f.path, name});
+        break;
       }
     }
     if (!skip && p.loaded < 0)
@@ -397,6 +394,27 @@ void load_plugin_files(const std::vector<PluginFile>& files, const std::function
   for (int with_ops = 1; with_ops >= 0; --with_ops)
     for (const OpenedPlugin& p : opened)
       if (p.loaded < 0 && (p.description->op_count > 0) == (with_ops == 1)) attempt([&p] { register_opened(p); });
+  // The builds set aside: the earlier file of their name registered (a note, or a refusal when it is another plugin
+  // under the same name), or it was refused, and the first of them stands in.
+  for (Displaced& d : displaced) {
+    const auto same = std::find_if(records().begin(), records().end(),
+                                   [&](const PluginRecord& r) { return r.name == d.name; });
+    if (same == records().end()) {
+      note(fmt::format("plugin {}: loaded in place of the earlier file of plugin \"{}\", which was refused", d.path,
+                       d.name));
+      attempt([&d] { register_opened(d.plugin); });
+    } else if (op_names(d.plugin) != same->ops) {
+      // This file is refused; the earlier one still loads, as after any other refusal.
+      if (!failed)
+        failed = std::make_exception_ptr(InputError(fmt::format(
+            "plugin {}: its name \"{}\" is also the name of {}, a plugin with other ops ({} there, {} here); two "
+            "different plugins need different names (gpubench_plugin_v1_t::name)",
+            d.path, d.name, same->path, describe_ops(same->ops), describe_ops(op_names(d.plugin)))));
+    } else {
+      note(fmt::format("plugin {}: not loaded, plugin \"{}\" comes from {} (--plugin, then GPUBENCH_PLUGIN_PATH, "
+                       "then the config's plugins)", d.path, d.name, same->path));
+    }
+  }
   // Descriptions of the same steps are two copies of one plugin: the first in precedence order is used, as for
   // libraries (`--plugin my_copy.json` with a config that lists the original measures the copy).
   std::vector<std::pair<std::string, std::string>> described;  // (record name, path) of the descriptions taken

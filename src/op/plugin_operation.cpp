@@ -84,7 +84,7 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
       for (const auto& seen : params_)
         if (seen.name == p.name)
           throw InputError(fmt::format("{}: shape parameter {} is declared twice", where, p.name));
-      params_.push_back({p.name, p.default_value, p.min, p.max, p.doc ? p.doc : ""});  // named: expressions may use it
+      params_.push_back({p.name, p.default_value, p.min, p.max, plugin_text(p.doc)});  // named: expressions may use it
       if (p.min < 0 || p.max < p.min || p.default_value < p.min || p.default_value > p.max)
         throw InputError(fmt::format("{}: shape parameter {} needs 0 ≤ min ≤ default ≤ max, got min {}, default {}, "
                                      "max {}", where, p.name, p.min, p.default_value, p.max));
@@ -160,9 +160,13 @@ PluginOperation::PluginOperation(const gpubench_op_v1_t& op, const PluginSource&
           throw InputError(fmt::format("{}: output {} must have dtype GPUBENCH_DTYPE_PRECISION (checked in the "
                                        "config's precision)", where, tw));
         // gpubench poisons the output before every check; a fill here would be ignored (trial 12): say so.
-        if (c.fill != GPUBENCH_FILL_NONE)
+        if (c.fill != GPUBENCH_FILL_NONE) {
+          static constexpr const char* kFills[] = {"RANDOM", "OFFSETS", "CAND_TO_USER", "LENGTHS"};
+          const std::string fill = c.fill >= 0 && c.fill < 4 ? fmt::format("GPUBENCH_FILL_{} ({})", kFills[c.fill], c.fill)
+                                                             : std::to_string(c.fill);
           throw InputError(fmt::format("{}: output {} has fill {}; the output is not filled (gpubench poisons it "
-                                       "before each check): set fill to GPUBENCH_FILL_NONE (4)", where, tw, c.fill));
+                                       "before each check): set fill to GPUBENCH_FILL_NONE (4)", where, tw, fill));
+        }
       } else if (c.role != GPUBENCH_ROLE_INPUT) {
         throw InputError(fmt::format("{}: {} has unknown role {}; use GPUBENCH_ROLE_INPUT (0) or GPUBENCH_ROLE_OUTPUT "
                                      "(1)", where, tw, c.role));
@@ -338,7 +342,7 @@ std::vector<TensorSpec> PluginOperation::tensors() const {
   std::vector<TensorSpec> out;
   for (const Tensor& t : tensors_)
     out.push_back({t.c->name, t.c->role == GPUBENCH_ROLE_OUTPUT ? TensorRole::kOutput : TensorRole::kInput,
-                   dtype_name(t.c->dtype), t.c->shape, t.c->doc ? t.c->doc : ""});
+                   dtype_name(t.c->dtype), t.c->shape, plugin_text(t.c->doc)});
   return out;
 }
 

@@ -168,6 +168,12 @@ config_detail::StepSchema step_schema_of(const gpubench_step_v1_t& step, const s
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: options_schema: {}", where, e.what()));
   }
+  // Its texts go to `list` and to messages: one line each, as the plugin's other text.
+  for (config_detail::OptionSchema& o : schema.options) {
+    o.doc = plugin_text(o.doc.c_str());
+    o.default_doc = plugin_text(o.default_doc.c_str());
+  }
+  for (std::string& c : schema.constraint_docs) c = plugin_text(c.c_str());
   if (step.check_options != nullptr) {
     const std::string plugin = guarded_plugin(label), at = fmt::format("step {}/{}", step.op, step.name);
     const auto checked = [step, plugin, at](const config_detail::StepOptions& o) {

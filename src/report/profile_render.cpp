@@ -192,7 +192,9 @@ json profile_json(const ProfileSummary& s) {
   json bill = {{"gpu_hour_usd", s.bill.gpu_hour_usd ? json(*s.bill.gpu_hour_usd) : json(nullptr)},
                {"gpus", s.bill.gpus}, {"hours_per_month", kHoursPerMonth},
                {"usd_month", s.usd_month ? json(*s.usd_month) : json(nullptr)},
-               {"top_op_2x_saves_usd_month", s.top_2x_saves_usd_month ? json(*s.top_2x_saves_usd_month) : json(nullptr)}};
+               {"top_op_2x_saves_usd_month", s.top_2x_saves_usd_month ? json(*s.top_2x_saves_usd_month) : json(nullptr)},
+               {"chosen_op_2x_saves_usd_month",
+                s.chosen_2x_saves_usd_month ? json(*s.chosen_2x_saves_usd_month) : json(nullptr)}};
   return {{"kind", "gpubench.profile"},
           {"schema_version", 1},
           {"tool", {{"version", build_info::kVersion}, {"git_sha", build_info::git_sha()}}},

@@ -168,21 +168,26 @@ TEST(CompareNoise, NormalizingControlsTimedDifferentlySaysSo) {
   EXPECT_EQ(parse_report(nlohmann::json(old_r), "old.json").control->protocol, "");
   CompareOptions o;
   o.normalize_control = true;
-  const auto mixed_note = [](const CompareResult& r) {
+  const auto note_with = [](const CompareResult& r, const std::string& words) {
     for (const std::string& n : r.notes)
-      if (n.find("timed differently") != std::string::npos) return n;
+      if (n.find(words) != std::string::npos) return n;
     return std::string();
   };
   const CompareResult res = compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o);
-  EXPECT_EQ(mixed_note(res),
-            "the control workloads of old.json (not recorded: timed back to back by gpubench builds before "
-            "2026-12-03) and new.json (with a cooldown) were timed differently: a control compares only with one "
-            "timed alike, so these normalized ratios can carry the difference; re-run the side timed otherwise with "
-            "this gpubench, or compare raw (docs/ci.md)");
-  // Raw, the control is not used: no note. Timed alike: no note.
-  EXPECT_EQ(mixed_note(compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, CompareOptions{})), "");
+  EXPECT_EQ(note_with(res, "timed"),
+            "old.json does not record how its control workload was timed (gpubench builds before 2026-12-03 timed "
+            "it back to back, later ones with a cooldown; reports record it since 2026-12-08): a control compares "
+            "only with one timed alike, so normalized ratios against another build's report can carry a difference "
+            "in timing; compare raw, or re-run with this gpubench (docs/ci.md)");
+  // Raw, the control is not used: no note. Timed alike: no note. Recorded and different: that note.
+  EXPECT_EQ(note_with(compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, CompareOptions{}), "timed"), "");
   old_r.control->protocol = kControlProtocolCooldown;
-  EXPECT_EQ(mixed_note(compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o)), "");
+  EXPECT_EQ(note_with(compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o), "timed"), "");
+  old_r.control->protocol = "back_to_back";
+  EXPECT_EQ(note_with(compare_reports({{"old.json", old_r}}, {{"new.json", new_r}}, o), "timed"),
+            "the control workloads of old.json (back_to_back) and new.json (cooldown) were timed differently: a "
+            "control compares only with one timed alike, so these normalized ratios can carry the difference; "
+            "compare raw (docs/ci.md)");
 }
 
 // A normalized entry whose interval is mostly the control's (the step's samples tight, the control's noisy): its

@@ -72,11 +72,20 @@ TEST(PluginDescription, ANegativeCountAndAnUnknownOutputRoleAreNamed) {
                          "GPUBENCH_ROLE_OUTPUT (an op has exactly one)");
 }
 
+TEST(PluginDescription, DocTextIsOneLineWithItsControlCharactersEscaped) {
+  ToyOp t;
+  t.tensors[0].doc = "in\nput \x1b[31mred";  // the recheck of trial 12: list printed these as they were
+  t.params[0].doc = "wi\rdth";
+  const PluginOperation o(t.op, PluginSource{"libx.so", "", false});
+  EXPECT_EQ(o.tensors()[0].doc, "in\\x0Aput \\x1B[31mred");
+  EXPECT_EQ(o.rules().shape.back().doc, "wi\\x0Ddth");
+}
+
 TEST(PluginDescription, AnOutputWithAFillIsRefused) {
   ToyOp t;
   t.tensors[1].fill = GPUBENCH_FILL_RANDOM;  // trial 12: accepted, and ignored (the output is poisoned)
-  EXPECT_EQ(refusal(t.op), "libx.so: op toy: output tensor Y has fill 0; the output is not filled (gpubench poisons "
-                           "it before each check): set fill to GPUBENCH_FILL_NONE (4)");
+  EXPECT_EQ(refusal(t.op), "libx.so: op toy: output tensor Y has fill GPUBENCH_FILL_RANDOM (0); the output is not "
+                           "filled (gpubench poisons it before each check): set fill to GPUBENCH_FILL_NONE (4)");
   t.tensors[1].fill = GPUBENCH_FILL_NONE;
   EXPECT_EQ(refusal(t.op), "");
 }

@@ -409,6 +409,18 @@ TEST_F(PluginCli, TwoDifferentPluginsWithOneNameAreRefused) {
   EXPECT_EQ(err_.find("/workload/op"), std::string::npos) << err_;
 }
 
+TEST_F(PluginCli, ARefusedBuildGivenFirstLeavesTheNextBuildOfItsNameLoaded) {
+  // bad_shape is named test_plugin like good, and refused at registration: good stands in, and the refusal shown is
+  // bad_shape's own (the recheck of trial 12: good was blamed for sharing a name with a file that never loaded).
+  EXPECT_EQ(run({"list", "--plugin", plugin("bad_shape"), "--plugin", plugin("good")}), 2);
+  EXPECT_NE(err_.find("op toy_copy: tensor Y shape '[B, Q]' names 'Q'"), std::string::npos) << err_;
+  EXPECT_EQ(err_.find("is also the name of"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("plugin " + plugin("good") + ": loaded in place of the earlier file of plugin \"test_plugin\", "
+                      "which was refused"), std::string::npos) << err_;
+  EXPECT_NE(out_.find("test_plugin 1.2.3-test (ABI v1"), std::string::npos) << out_;
+  EXPECT_NE(out_.find(plugin("good")), std::string::npos) << out_;
+}
+
 TEST_F(PluginCli, TwoPluginsWithOneOpNameNameTheFirstFile) {
   // rival is another plugin (its own name) that declares good's op toy_copy: the refusal says whose op it is.
   EXPECT_EQ(run({"list", "--plugin", plugin("good"), "--plugin", plugin("rival")}), 2);
